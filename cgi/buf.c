@@ -1,0 +1,195 @@
+/*
+ * Growable buffers and JSON string quoting.  See buf.h.
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+int
+buf_reserve(struct buf *b, size_t extra)
+{
+	size_t	 need, cap;
+	char	*p;
+
+	if (extra > SIZE_MAX - b->len - 1)
+		return -1;
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	if ((p = realloc(b->p, cap)) == NULL)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int
+buf_add(struct buf *b, const void *data, size_t len)
+{
+	if (buf_reserve(b, len) == -1)
+		return -1;
+	if (len > 0)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int
+buf_adds(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+int
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, (size_t)n) == -1)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0 if
+ * the bytes there are not one (RFC 3629: no overlongs, no surrogates, nothing
+ * above U+10FFFF).
+ */
+static size_t
+utf8_seqlen(const unsigned char *s, size_t n)
+{
+	size_t		 len, i;
+	uint32_t	 cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	else if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * Appends s as a quoted JSON string (RFC 8259 section 7), escaping as
+ * Jackson does: '"', '\\' and control characters only, short forms where
+ * they exist.  Bytes that are not UTF-8 become U+FFFD, so the output is
+ * always valid JSON whatever a client or a command sent.
+ */
+int
+buf_add_json_string(struct buf *b, const char *str, size_t n)
+{
+	const unsigned char	*s = (const unsigned char *)str;
+	size_t			 i, run, len;
+	char			 esc[8];
+
+	if (buf_reserve(b, n + 2) == -1 || buf_add(b, "\"", 1) == -1)
+		return -1;
+	for (i = 0; i < n; i += len) {
+		/* Copy the longest run that needs no escaping at once. */
+		for (run = i; run < n && s[run] >= 0x20 && s[run] < 0x80 &&
+		    s[run] != '"' && s[run] != '\\'; run++)
+			;
+		if (run > i) {
+			if (buf_add(b, s + i, run - i) == -1)
+				return -1;
+			len = run - i;
+			continue;
+		}
+		len = 1;
+		switch (s[i]) {
+		case '"':
+			strcpy(esc, "\\\"");
+			break;
+		case '\\':
+			strcpy(esc, "\\\\");
+			break;
+		case '\b':
+			strcpy(esc, "\\b");
+			break;
+		case '\f':
+			strcpy(esc, "\\f");
+			break;
+		case '\n':
+			strcpy(esc, "\\n");
+			break;
+		case '\r':
+			strcpy(esc, "\\r");
+			break;
+		case '\t':
+			strcpy(esc, "\\t");
+			break;
+		default:
+			if (s[i] < 0x20) {
+				snprintf(esc, sizeof(esc), "\\u%04x", s[i]);
+				break;
+			}
+			if ((len = utf8_seqlen(s + i, n - i)) == 0) {
+				len = 1;
+				strcpy(esc, "\\ufffd");
+				break;
+			}
+			if (buf_add(b, s + i, len) == -1)
+				return -1;
+			continue;
+		}
+		if (buf_adds(b, esc) == -1)
+			return -1;
+	}
+	return buf_add(b, "\"", 1);
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->p != NULL)
+		b->p[0] = '\0';
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+const char *
+buf_str(const struct buf *b)
+{
+	return b->p != NULL ? b->p : "";
+}

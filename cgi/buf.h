@@ -1,0 +1,27 @@
+/*
+ * A growable byte buffer, always NUL-terminated, used to build response
+ * bodies and to collect request bodies and command output.  Every function
+ * returns 0 or -1 on allocation failure (the buffer is then unchanged).
+ */
+#ifndef BUF_H
+#define BUF_H
+
+#include <stddef.h>
+
+struct buf {
+	char	*p;	/* NUL-terminated contents, NULL when empty */
+	size_t	 len;	/* bytes used, without the NUL */
+	size_t	 cap;	/* bytes allocated */
+};
+
+int	buf_reserve(struct buf *, size_t extra);
+int	buf_add(struct buf *, const void *, size_t);
+int	buf_adds(struct buf *, const char *);
+int	buf_printf(struct buf *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+int	buf_add_json_string(struct buf *, const char *, size_t);
+void	buf_reset(struct buf *);
+void	buf_free(struct buf *);
+const char *buf_str(const struct buf *);
+
+#endif /* BUF_H */

@@ -1,0 +1,238 @@
+/*
+ * Handlers for POST /jobs/:jobid/checkpoints and
+ * GET /jobs/:jobid/checkpoints/:triggerid, in the order a request flows:
+ * route, method, body, path ids, store, answer.  API.md is the contract.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "body.h"
+#include "handler.h"
+#include "log.h"
+#include "route.h"
+
+void
+api_init(struct api *a, const struct settings *st)
+{
+	memset(a, 0, sizeof(*a));
+	a->settings = st;
+}
+
+void
+api_free(struct api *a)
+{
+	store_close(a->store);
+	a->store = NULL;
+	buf_free(&a->body);
+}
+
+/*
+ * The store, opened on first use and again after a fault, so that a
+ * database that was missing, unreadable or replaced is picked up again
+ * without a restart.  NULL: answer 503 (the cause is logged).
+ */
+static struct store *
+api_store(struct api *a)
+{
+	struct store_opts	 o;
+	char			 err[512];
+
+	if (a->store != NULL)
+		return a->store;
+	memset(&o, 0, sizeof(o));
+	o.path = a->settings->db_path;
+	o.sync_normal = a->settings->sync_normal;
+	o.busy_ms = a->settings->busy_ms;
+	if (store_open(&o, &a->store, err, sizeof(err)) != STORE_OK) {
+		log_error("open store: %s", err);
+		a->store = NULL;
+	}
+	return a->store;
+}
+
+/*
+ * Turns a store failure into its answer: BUSY is a retryable 503; a store
+ * that is unavailable or failed is closed so the next request reopens it.
+ */
+static void
+api_store_failed(struct api *a, enum store_rc rc, struct response *r)
+{
+	if (rc != STORE_BUSY) {
+		store_close(a->store);
+		a->store = NULL;
+	}
+	http_error(r, rc == STORE_ERROR ? ERR_INTERNAL : ERR_UNAVAILABLE);
+}
+
+/*
+ * Reads the announced body into a->body.  Returns 0, or -1 with r filled
+ * in (413 over the limit, 400 for a length that lies).
+ */
+static int
+api_read_body(struct api *a, const struct request *req, struct response *r)
+{
+	size_t		 len, got;
+	enum body_rc	 rc;
+	char		 limit[32];
+
+	buf_reset(&a->body);
+	rc = body_length(req->content_length, a->settings->max_body, &len);
+	if (rc == BODY_TOO_LARGE) {
+		snprintf(limit, sizeof(limit), "%zu", a->settings->max_body);
+		http_error(r, ERR_TOO_LARGE, limit);
+		return -1;
+	}
+	if (rc != BODY_OK) {
+		http_error(r, ERR_BODY_LENGTH);
+		return -1;
+	}
+	if (len == 0)
+		return 0;
+	if (buf_reserve(&a->body, len) == -1) {
+		http_error(r, ERR_INTERNAL);
+		return -1;
+	}
+	got = req->read_body != NULL ?
+	    req->read_body(req->ctx, a->body.p, len) : 0;
+	a->body.len = got;
+	a->body.p[got] = '\0';
+	if (got != len) {
+		http_error(r, ERR_BODY_LENGTH);
+		return -1;
+	}
+	return 0;
+}
+
+/* Validates a path id; on failure fills r with Flink's 400. */
+static int
+api_path_id(const struct segment *seg, const char *name, struct id *out,
+    struct response *r)
+{
+	char	 raw[512];
+
+	if (id_parse(seg->p, seg->len, out) == 0)
+		return 0;
+	/* The value is echoed, bounded, as Flink does; JSON-escaped later. */
+	snprintf(raw, sizeof(raw), "%.*s", (int)(seg->len < 256 ? seg->len : 256),
+	    seg->p);
+	http_error(r, ERR_PATH_PARAM, name, raw);
+	return -1;
+}
+
+static void
+api_trigger(struct api *a, const struct request *req, const struct route *rt,
+    struct response *r, int64_t now_ms)
+{
+	struct trigger_body	 tb;
+	struct trigger_rec	 rec;
+	struct store		*s;
+	enum store_rc		 rc;
+	int			 created;
+
+	/* The body is checked before the path ids, as in Flink. */
+	if (api_read_body(a, req, r) == -1)
+		return;
+	if (body_parse_trigger(a->body.p, a->body.len, &tb) != BODY_OK) {
+		http_error(r, ERR_BODY);
+		return;
+	}
+	memset(&rec, 0, sizeof(rec));
+	if (api_path_id(&rt->jobid, "jobid", &rec.job, r) == -1)
+		return;
+	if (tb.has_trigger_id)
+		rec.trigger = tb.trigger_id;
+	else if (id_random(&rec.trigger) == -1) {
+		log_error("getrandom: cannot make a trigger id");
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	rec.type = tb.type;
+	rec.remote_user = req->remote_user;
+	rec.remote_addr = req->remote_addr;
+	rec.now_ms = now_ms;
+	rec.store_ms = a->settings->store_ms;
+
+	if ((s = api_store(a)) == NULL) {
+		http_error(r, ERR_UNAVAILABLE);
+		return;
+	}
+	if (a->settings->reject_unknown_jobs) {
+		rc = store_job_known(s, &rec.job);
+		if (rc == STORE_NOTFOUND) {
+			http_error(r, ERR_NO_JOB, rec.job.s);
+			return;
+		}
+		if (rc != STORE_OK) {
+			api_store_failed(a, rc, r);
+			return;
+		}
+	}
+	/* Committed (synchronous=FULL by default) before the 202 goes out. */
+	if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	log_debug("trigger %s job %s: %s", rec.trigger.s, rec.job.s,
+	    created ? "recorded" : "already known");
+	r->status = HTTP_202;
+	buf_reset(&r->body);
+	if (buf_printf(&r->body, "{\"request-id\":\"%s\"}", rec.trigger.s) == -1)
+		http_error(r, ERR_INTERNAL);
+}
+
+static void
+api_status(struct api *a, const struct route *rt, struct response *r,
+    int64_t now_ms)
+{
+	struct id	 job, trigger;
+	struct store	*s;
+	enum store_rc	 rc;
+
+	/* jobid is resolved first: with both bad, jobid is reported. */
+	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
+	    api_path_id(&rt->triggerid, "triggerid", &trigger, r) == -1)
+		return;
+	if ((s = api_store(a)) == NULL) {
+		http_error(r, ERR_UNAVAILABLE);
+		return;
+	}
+	buf_reset(&r->body);
+	rc = store_read_status(s, &job, &trigger, now_ms, a->settings->store_ms,
+	    &r->body);
+	if (rc == STORE_NOTFOUND) {
+		http_error(r, ERR_NO_TRIGGER, trigger.s, job.s);
+		return;
+	}
+	if (rc != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	r->status = HTTP_200;
+}
+
+void
+api_handle(struct api *a, const struct request *req, struct response *r,
+    int64_t now_ms)
+{
+	struct route	 rt;
+	const char	*method = req->method != NULL ? req->method : "";
+
+	response_reset(r);
+	route_match(method, req->path, &rt);
+	if (rt.id == ROUTE_NONE) {
+		http_error(r, ERR_NOT_FOUND,
+		    req->uri != NULL ? req->uri : (req->path ? req->path : ""));
+		return;
+	}
+	if (!rt.method_ok) {
+		r->allow = rt.allow;
+		http_error(r, ERR_METHOD, method);
+		return;
+	}
+	if (rt.id == ROUTE_TRIGGER)
+		api_trigger(a, req, &rt, r, now_ms);
+	else
+		api_status(a, &rt, r, now_ms);
+}

@@ -1,0 +1,127 @@
+/*
+ * The status and error tables and the writing of CGI response headers.
+ * See http.h.
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "http.h"
+
+/* Reason phrases as Netty writes them (Flink's REST server). */
+static const char *const http_status_lines[HTTP__MAX] = {
+	[HTTP_200] = "200 OK",
+	[HTTP_202] = "202 Accepted",
+	[HTTP_400] = "400 Bad Request",
+	[HTTP_404] = "404 Not Found",
+	[HTTP_405] = "405 Method Not Allowed",
+	[HTTP_413] = "413 Payload Too Large",
+	[HTTP_500] = "500 Internal Server Error",
+	[HTTP_503] = "503 Service Unavailable",
+};
+
+static const struct {
+	enum http_status status;
+	const char	*fmt;
+} api_errors[ERR__MAX] = {
+	[ERR_NOT_FOUND] = { HTTP_404, "Not found: %s" },
+	[ERR_METHOD] = { HTTP_405,
+	    "Method %s is not allowed here; see the Allow header." },
+	[ERR_PATH_PARAM] = { HTTP_400,
+	    "Bad request, could not parse parameters: "
+	    "Cannot resolve path parameter (%s) from value \"%s\"." },
+	[ERR_BODY] = { HTTP_400,
+	    "Request did not match expected format "
+	    "CheckpointTriggerRequestBody." },
+	[ERR_BODY_LENGTH] = { HTTP_400,
+	    "Bad request received: the body does not match its "
+	    "Content-Length." },
+	[ERR_TOO_LARGE] = { HTTP_413,
+	    "Request entity too large: the limit is %s bytes. "
+	    "Try to raise [CHECKPOINT_MAX_BODY]" },
+	[ERR_NO_TRIGGER] = { HTTP_404,
+	    "There is no checkpoint operation with triggerId=%s for job %s." },
+	[ERR_NO_JOB] = { HTTP_404, "Job %s not found" },
+	[ERR_UNAVAILABLE] = { HTTP_503,
+	    "Service temporarily unavailable: the checkpoint store cannot "
+	    "be reached. Please retry." },
+	[ERR_INTERNAL] = { HTTP_500, "Internal server error." },
+};
+
+const char *
+http_status_line(enum http_status st)
+{
+	return st < HTTP__MAX ? http_status_lines[st] : http_status_lines[HTTP_500];
+}
+
+/*
+ * Fills r with the error's status and {"errors":["<message>"]}.  The
+ * arguments are the %s of the error's format (see enum api_error).
+ */
+int
+http_error(struct response *r, enum api_error e, ...)
+{
+	struct buf	 msg = { 0 };
+	va_list		 ap;
+	int		 n, rc;
+
+	if (e >= ERR__MAX)
+		e = ERR_INTERNAL;
+	va_start(ap, e);
+	n = vsnprintf(NULL, 0, api_errors[e].fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(&msg, (size_t)n) == -1)
+		return -1;
+	va_start(ap, e);
+	vsnprintf(msg.p, (size_t)n + 1, api_errors[e].fmt, ap);
+	va_end(ap);
+	msg.len = (size_t)n;
+
+	r->status = api_errors[e].status;
+	buf_reset(&r->body);
+	rc = 0;
+	if (buf_adds(&r->body, "{\"errors\":[") == -1 ||
+	    buf_add_json_string(&r->body, msg.p, msg.len) == -1 ||
+	    buf_adds(&r->body, "]}") == -1)
+		rc = -1;
+	buf_free(&msg);
+	return rc;
+}
+
+/*
+ * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
+ * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
+ */
+int
+http_headers(const struct response *r, const char *cors_origin,
+    struct buf *out)
+{
+	if (buf_printf(out, "Status: %s\r\n"
+	    "Content-Type: application/json; charset=UTF-8\r\n"
+	    "Content-Length: %zu\r\n", http_status_line(r->status),
+	    r->body.len) == -1)
+		return -1;
+	if (r->allow != NULL && buf_printf(out, "Allow: %s\r\n", r->allow) == -1)
+		return -1;
+	if (cors_origin != NULL &&
+	    buf_printf(out, "Access-Control-Allow-Origin: %s\r\n",
+	    cors_origin) == -1)
+		return -1;
+	return buf_add(out, "\r\n", 2);
+}
+
+void
+response_reset(struct response *r)
+{
+	r->status = HTTP_500;
+	r->allow = NULL;
+	buf_reset(&r->body);
+}
+
+void
+response_free(struct response *r)
+{
+	buf_free(&r->body);
+}

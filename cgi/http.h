@@ -1,0 +1,66 @@
+/*
+ * HTTP answers: the status table, the error table, and a response that the
+ * handlers fill in and the main writes out as CGI headers (RFC 3875 section
+ * 6) plus a JSON body.  No status line or error text is spelled anywhere
+ * else (API.md, "Errors").
+ */
+#ifndef HTTP_H
+#define HTTP_H
+
+#include "buf.h"
+
+enum http_status {
+	HTTP_200,
+	HTTP_202,
+	HTTP_400,
+	HTTP_404,
+	HTTP_405,
+	HTTP_413,
+	HTTP_500,
+	HTTP_503,
+	HTTP__MAX
+};
+
+/*
+ * Every error the API answers.  Each maps to one status and one message in
+ * http.c; the message's %s take the arguments named here.  The texts are
+ * Flink's (research/flink-rest.md, section 3.2) unless marked ours.
+ */
+enum api_error {
+	/* Unknown path.  %s: REQUEST_URI as sent, query included. */
+	ERR_NOT_FOUND,
+	/* Known path, wrong method (ours: Flink answers 404).  %s: method. */
+	ERR_METHOD,
+	/* A path id that is not 32 hex.  %s: "jobid" or "triggerid", value. */
+	ERR_PATH_PARAM,
+	/* The POST body is not a CheckpointTriggerRequestBody. */
+	ERR_BODY,
+	/* CONTENT_LENGTH disagrees with the body or is not a number. */
+	ERR_BODY_LENGTH,
+	/* The body is over CHECKPOINT_MAX_BODY.  %s: the limit in bytes. */
+	ERR_TOO_LARGE,
+	/* No such trigger for this job, or its result expired.  %s: tid, jid. */
+	ERR_NO_TRIGGER,
+	/* CHECKPOINT_REJECT_UNKNOWN_JOBS and the job is not registered (ours). */
+	ERR_NO_JOB,
+	/* The store cannot be opened, or stayed locked past the busy timeout. */
+	ERR_UNAVAILABLE,
+	/* Anything else: logged in full, answered without detail. */
+	ERR_INTERNAL,
+	ERR__MAX
+};
+
+struct response {
+	enum http_status status;
+	const char	*allow;	/* Allow: header value for 405, else NULL */
+	struct buf	 body;	/* JSON, without a trailing newline */
+};
+
+const char	*http_status_line(enum http_status);
+int		 http_error(struct response *, enum api_error, ...);
+int		 http_headers(const struct response *, const char *cors_origin,
+		    struct buf *out);
+void		 response_reset(struct response *);
+void		 response_free(struct response *);
+
+#endif /* HTTP_H */

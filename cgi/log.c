@@ -1,0 +1,88 @@
+/*
+ * Logging to stderr or syslog(3), filtered by level.  See log.h.
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char	*log_prog = "checkpoint";
+static int		 log_syslog;
+static enum log_level	 log_max = LOG_LVL_INFO;
+
+static const struct {
+	const char	*name;
+	int		 prio;
+} log_levels[] = {
+	[LOG_LVL_ERROR] = { "error", LOG_ERR },
+	[LOG_LVL_WARN] = { "warn", LOG_WARNING },
+	[LOG_LVL_INFO] = { "info", LOG_INFO },
+	[LOG_LVL_DEBUG] = { "debug", LOG_DEBUG },
+};
+
+void
+log_init(const char *prog, int use_syslog, enum log_level max)
+{
+	log_prog = prog;
+	log_syslog = use_syslog;
+	log_max = max;
+	if (use_syslog)
+		openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+int
+log_level_parse(const char *s, enum log_level *out)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(log_levels) / sizeof(log_levels[0]); i++)
+		if (strcasecmp(s, log_levels[i].name) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void
+log_vwrite(enum log_level lvl, const char *fmt, va_list ap)
+{
+	char		 msg[2048];
+	struct timespec	 ts;
+	struct tm	 tm;
+
+	if (lvl > log_max)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_syslog) {
+		syslog(log_levels[lvl].prio, "%s", msg);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%ld]: %s: %s\n",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_prog,
+	    (long)getpid(), log_levels[lvl].name, msg);
+}
+
+#define LOG_FN(fn, lvl)					\
+	void						\
+	fn(const char *fmt, ...)			\
+	{						\
+		va_list	 ap;				\
+		va_start(ap, fmt);			\
+		log_vwrite(lvl, fmt, ap);		\
+		va_end(ap);				\
+	}
+
+LOG_FN(log_error, LOG_LVL_ERROR)
+LOG_FN(log_warn, LOG_LVL_WARN)
+LOG_FN(log_info, LOG_LVL_INFO)
+LOG_FN(log_debug, LOG_LVL_DEBUG)

@@ -1,0 +1,96 @@
+/*
+ * The route table.  Flink's router (research/flink-rest.md, section 1.0):
+ * every route also answers under /v1, a trailing slash is tolerated, literal
+ * segments are case-sensitive, and the query string never reaches us in
+ * PATH_INFO.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "route.h"
+
+#define ROUTE_MAXSEG	6
+
+static const struct {
+	enum route_id	 id;
+	const char	*method;
+	size_t		 nseg;
+	/* Literal segments; NULL marks a parameter. */
+	const char	*seg[ROUTE_MAXSEG];
+} routes[] = {
+	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
+};
+
+/*
+ * Splits path into at most max segments.  Returns the count, or -1 for a
+ * path that cannot match anything: not starting with '/', an empty segment
+ * in the middle, or too many segments.  One trailing '/' is dropped.
+ */
+static int
+route_split(const char *path, struct segment *seg, size_t max)
+{
+	const char	*p, *end;
+	size_t		 n = 0, len;
+
+	if (path == NULL || path[0] != '/')
+		return -1;
+	len = strlen(path);
+	if (len > 1 && path[len - 1] == '/')
+		len--;
+	end = path + len;
+	for (p = path + 1; p < end; ) {
+		const char *q = memchr(p, '/', (size_t)(end - p));
+		if (q == NULL)
+			q = end;
+		if (q == p || n == max)
+			return -1;
+		seg[n].p = p;
+		seg[n].len = (size_t)(q - p);
+		n++;
+		p = q + 1;
+	}
+	return (int)n;
+}
+
+static int
+segment_is(const struct segment *s, const char *lit)
+{
+	return s->len == strlen(lit) && memcmp(s->p, lit, s->len) == 0;
+}
+
+void
+route_match(const char *method, const char *path, struct route *r)
+{
+	struct segment	 seg[ROUTE_MAXSEG + 1], *s = seg;
+	size_t		 i, j;
+	int		 n;
+
+	memset(r, 0, sizeof(*r));
+	r->id = ROUTE_NONE;
+	if ((n = route_split(path, seg, ROUTE_MAXSEG + 1)) <= 0)
+		return;
+	if (segment_is(&seg[0], "v1")) {
+		s++;
+		n--;
+	}
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if ((size_t)n != routes[i].nseg)
+			continue;
+		for (j = 0; j < routes[i].nseg; j++)
+			if (routes[i].seg[j] != NULL &&
+			    !segment_is(&s[j], routes[i].seg[j]))
+				break;
+		if (j < routes[i].nseg)
+			continue;
+		r->id = routes[i].id;
+		r->allow = routes[i].method;
+		r->method_ok = method != NULL &&
+		    strcmp(method, routes[i].method) == 0;
+		r->jobid = s[1];
+		if (r->id == ROUTE_STATUS)
+			r->triggerid = s[3];
+		return;
+	}
+}

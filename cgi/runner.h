@@ -1,0 +1,45 @@
+/*
+ * The checkpoint runner's pass: advance every pending trigger it can, in
+ * short BEGIN IMMEDIATE transactions, running checkpoint actions outside
+ * any transaction (DESIGN.md, "The store").
+ */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+struct runner_opts {
+	const char	*owner;		/* this runner's claim tag: host:pid:start */
+	size_t		 parallel;	/* actions at once, one per job */
+	size_t		 batch;		/* triggers per transaction */
+	int64_t		 store_ms;	/* retention, for purging */
+};
+
+struct runner_stats {
+	int64_t		 completed;	/* successful checkpoints */
+	int64_t		 failed;	/* completed with a failure */
+	int64_t		 stale;		/* dead runners' claims resolved */
+	int64_t		 purged;	/* expired results dropped */
+	int64_t		 actions;	/* commands run */
+	int64_t		 transactions;	/* write transactions committed */
+	int64_t		 duration_ms;
+};
+
+/* Flink's failure texts (research/flink-rest.md, section 3.5). */
+#define FAIL_JOB_CLASS	"java.util.concurrent.CompletionException"
+#define FAIL_JOB_TRACE	"java.util.concurrent.CompletionException: " \
+	"org.apache.flink.runtime.messages.FlinkJobNotFoundException: " \
+	"Could not find Flink job (%s)"
+#define FAIL_CKPT_CLASS	"org.apache.flink.runtime.checkpoint.CheckpointException"
+#define FAIL_DECLINED	"Checkpoint was declined."
+#define FAIL_EXPIRED	"Checkpoint expired before completing."
+
+int	runner_owner(char *buf, size_t len);
+int	runner_pass(struct store *, const struct runner_opts *,
+	    struct runner_stats *, volatile sig_atomic_t *quit);
+
+#endif /* RUNNER_H */

@@ -1,0 +1,170 @@
+/*
+ * Reading settings from the environment.  See settings.h and the ENVIRONMENT
+ * sections of the man pages, which list the same variables.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+
+/*
+ * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.
+ * No sign, no blanks, no empty string (strtoll would take all three).
+ */
+int
+settings_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	long long	 v;
+	char		*end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * A duration as Flink's rest.async.store-duration takes it: a plain number
+ * is seconds; the suffixes ms, s, min and h are accepted.  Result in
+ * milliseconds, at most about ten years.
+ */
+int
+settings_parse_duration(const char *s, int64_t *ms)
+{
+	static const struct {
+		const char	*suffix;
+		int64_t		 ms;
+	} units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "min", 60 * 1000 },
+		{ "h", 3600 * 1000 }, { "", 1000 },
+	};
+	const int64_t	 limit = 10LL * 366 * 24 * 3600 * 1000;
+	char		 num[32];
+	size_t		 i, digits, slen;
+	int64_t		 v;
+
+	if (s == NULL)
+		return -1;
+	for (digits = 0; s[digits] >= '0' && s[digits] <= '9'; digits++)
+		;
+	if (digits == 0 || digits >= sizeof(num))
+		return -1;
+	memcpy(num, s, digits);
+	num[digits] = '\0';
+	slen = strlen(s + digits);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strlen(units[i].suffix) != slen ||
+		    strcmp(s + digits, units[i].suffix) != 0)
+			continue;
+		if (settings_parse_int(num, 0, limit / units[i].ms, &v) == -1)
+			return -1;
+		*ms = v * units[i].ms;
+		return 0;
+	}
+	return -1;
+}
+
+/* A byte count with an optional K or M suffix (binary multiples). */
+int
+settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char	 num[32];
+	size_t	 len;
+	int64_t	 mult = 1, v;
+
+	if (s == NULL || (len = strlen(s)) == 0 || len >= sizeof(num))
+		return -1;
+	memcpy(num, s, len + 1);
+	if (num[len - 1] == 'K' || num[len - 1] == 'k')
+		mult = 1024;
+	else if (num[len - 1] == 'M' || num[len - 1] == 'm')
+		mult = 1024 * 1024;
+	if (mult != 1)
+		num[len - 1] = '\0';
+	if (settings_parse_int(num, 0, INT64_MAX / mult, &v) == -1)
+		return -1;
+	v *= mult;
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+settings_fail(char *err, size_t errlen, const char *name, const char *v,
+    const char *want)
+{
+	snprintf(err, errlen, "%s=\"%.64s\": expected %s", name, v, want);
+	return -1;
+}
+
+int
+settings_from_env(struct settings *st, const char *db_override, char *err,
+    size_t errlen)
+{
+	const char	*v;
+	int64_t		 n;
+
+	memset(st, 0, sizeof(*st));
+	st->db_path = DEFAULT_DB;
+	st->store_ms = DEFAULT_STORE_MS;
+	st->max_body = DEFAULT_MAX_BODY;
+	st->cors_origin = "*";
+	st->busy_ms = DEFAULT_BUSY_MS;
+
+	if (db_override != NULL)
+		st->db_path = db_override;
+	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
+		st->db_path = v;
+
+	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
+	    settings_parse_duration(v, &st->store_ms) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_STORE_DURATION",
+		    v, "a duration such as 300, 90s, 5min, 1h, 500ms or 0");
+
+	if ((v = getenv("CHECKPOINT_MAX_BODY")) != NULL) {
+		if (settings_parse_size(v, 2, 64 * 1024 * 1024, &n) == -1)
+			return settings_fail(err, errlen, "CHECKPOINT_MAX_BODY",
+			    v, "a size from 2 bytes to 64M, e.g. 65536 or 64K");
+		st->max_body = (size_t)n;
+	}
+
+	/* Set but empty disables the header (API.md, "Errors"). */
+	if ((v = getenv("CHECKPOINT_CORS_ORIGIN")) != NULL)
+		st->cors_origin = *v == '\0' ? NULL : v;
+	if (st->cors_origin != NULL && strpbrk(st->cors_origin, "\r\n") != NULL)
+		return settings_fail(err, errlen, "CHECKPOINT_CORS_ORIGIN",
+		    st->cors_origin, "one line");
+
+	if ((v = getenv("CHECKPOINT_REJECT_UNKNOWN_JOBS")) != NULL) {
+		if (strcmp(v, "1") == 0)
+			st->reject_unknown_jobs = 1;
+		else if (strcmp(v, "0") != 0 && *v != '\0')
+			return settings_fail(err, errlen,
+			    "CHECKPOINT_REJECT_UNKNOWN_JOBS", v, "0 or 1");
+	}
+
+	if ((v = getenv("CHECKPOINT_SYNC")) != NULL) {
+		if (strcmp(v, "NORMAL") == 0)
+			st->sync_normal = 1;
+		else if (strcmp(v, "FULL") != 0)
+			return settings_fail(err, errlen, "CHECKPOINT_SYNC", v,
+			    "FULL or NORMAL");
+	}
+
+	if ((v = getenv("CHECKPOINT_BUSY_TIMEOUT")) != NULL &&
+	    (settings_parse_duration(v, &st->busy_ms) == -1 ||
+	    st->busy_ms > 60 * 1000))
+		return settings_fail(err, errlen, "CHECKPOINT_BUSY_TIMEOUT", v,
+		    "a duration up to 60s, e.g. 2000ms");
+	return 0;
+}

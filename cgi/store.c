@@ -1,0 +1,918 @@
+/*
+ * The SQLite store behind store.h.
+ *
+ * One connection per process (or per thread), opened after any fork.  Every
+ * statement lives in the table below, is prepared once on first use and is
+ * referred to by name.  Transactions that may write are BEGIN IMMEDIATE or a
+ * single writing statement, so the lock is taken where the busy handler can
+ * wait for it; the handler waits in short steps and gives up after busy_ms,
+ * which the caller turns into a retryable error (DESIGN.md, "The store").
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "log.h"
+#include "schema.h"
+#include "store.h"
+
+/* "ckpt": marks a database file as ours (PRAGMA application_id). */
+#define STORE_APPLICATION_ID	0x636b7074
+
+enum stmt {
+	STMT_BEGIN,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RECORD,
+	STMT_STATUS,
+	STMT_JOB_KNOWN,
+	STMT_JOB_ADD,
+	STMT_JOB_SET,
+	STMT_JOB_RM,
+	STMT_JOB_LIST,
+	STMT_TRIGGER_LIST,
+	STMT_TRIGGER_LIST_JOB,
+	STMT_PURGE,
+	STMT_PENDING,
+	STMT_NEXT_ID,
+	STMT_COMPLETE,
+	STMT_CLAIM,
+	STMT_CLAIMED,
+	STMT_DATA_VERSION,
+	STMT_WAL_CHECKPOINT,
+	STMT__MAX
+};
+
+static const char *const stmt_sql[STMT__MAX] = {
+	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_COMMIT] = "COMMIT",
+	[STMT_ROLLBACK] = "ROLLBACK",
+	/*
+	 * A new trigger, or a fresh start for one whose result has expired
+	 * (API.md, "Idempotency and retention").  A live trigger is left
+	 * alone: the same (job, triggerId) starts nothing.
+	 */
+	[STMT_RECORD] =
+	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
+	    " created_ms, remote_user, remote_addr)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
+	    " requested_type = excluded.requested_type,"
+	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
+	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
+	    " failure_trace = NULL, created_ms = excluded.created_ms,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE status = 'COMPLETED' AND ?7 > 0 AND completed_ms <= ?4 - ?7",
+	[STMT_STATUS] =
+	    "SELECT response FROM trigger_status"
+	    " WHERE job_id = ?1 AND trigger_id = ?2"
+	    " AND (status = 'IN_PROGRESS' OR ?4 = 0 OR completed_ms > ?3 - ?4)",
+	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_ADD] =
+	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
+	    " timeout_s, created_ms, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+	[STMT_JOB_SET] =
+	    "UPDATE jobs SET"
+	    " name = CASE WHEN ?2 & 1 THEN ?3 ELSE name END,"
+	    " state = CASE WHEN ?2 & 2 THEN ?4 ELSE state END,"
+	    " checkpoint_type = CASE WHEN ?2 & 4 THEN ?5 ELSE checkpoint_type END,"
+	    " command = CASE WHEN ?2 & 8 THEN ?6 ELSE command END,"
+	    " timeout_s = CASE WHEN ?2 & 16 THEN ?7 ELSE timeout_s END,"
+	    " updated_ms = ?8"
+	    " WHERE job_id = ?1",
+	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_LIST] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	[STMT_TRIGGER_LIST] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms"
+	    " FROM triggers ORDER BY id DESC LIMIT ?2",
+	[STMT_TRIGGER_LIST_JOB] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms"
+	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
+	[STMT_PURGE] =
+	    "DELETE FROM triggers WHERE status = 'COMPLETED'"
+	    " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
+	/*
+	 * The queue in arrival order, with the job's registration and
+	 * whether one of its triggers is already claimed (one job's commands
+	 * never run at once).
+	 */
+	[STMT_PENDING] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s,"
+	    " EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
+	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND t.id > ?1 ORDER BY t.id LIMIT ?2",
+	[STMT_NEXT_ID] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, 1)"
+	    " ON CONFLICT (job_id) DO UPDATE SET last_id = last_id + 1"
+	    " RETURNING last_id",
+	[STMT_COMPLETE] =
+	    "UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce(?2, checkpoint_id),"
+	    " checkpoint_type = coalesce(?3, checkpoint_type),"
+	    " location = ?4, failure_class = ?5, failure_trace = ?6,"
+	    " completed_ms = ?7"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	[STMT_CLAIM] =
+	    "UPDATE triggers SET claimed_by = ?2, claimed_ms = ?5,"
+	    " lease_ms = ?6, checkpoint_id = ?3, checkpoint_type = ?4"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_CLAIMED] =
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms,"
+	    " checkpoint_id, checkpoint_type FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    " ORDER BY id",
+	[STMT_DATA_VERSION] = "PRAGMA data_version",
+	[STMT_WAL_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
+};
+
+struct store {
+	sqlite3		*db;
+	sqlite3_stmt	*stmt[STMT__MAX];
+	int64_t		 busy_ms;
+	struct timespec	 busy_start;
+	char		 path[4096];
+};
+
+int
+store_schema_version(void)
+{
+	int	 n = 0;
+
+	while (schema_migrations[n] != NULL)
+		n++;
+	return n;
+}
+
+const char *
+store_rc_name(enum store_rc rc)
+{
+	switch (rc) {
+	case STORE_OK:
+		return "ok";
+	case STORE_NOTFOUND:
+		return "not found";
+	case STORE_EXISTS:
+		return "already exists";
+	case STORE_BUSY:
+		return "database is locked";
+	case STORE_UNAVAILABLE:
+		return "database unavailable";
+	case STORE_NEWER:
+		return "database is from a newer version";
+	default:
+		return "database error";
+	}
+}
+
+/*
+ * SQLite's default handler sleeps up to 100 ms between tries, which with
+ * several writers gave second-long tails and lost races
+ * (research/ceilings.md).  Here: sleeps of 0.25 to 2 ms, with a little
+ * jitter so that waiters do not retry in step, until busy_ms have passed
+ * since this lock wait began.
+ */
+static int
+store_busy_handler(void *arg, int count)
+{
+	struct store	*s = arg;
+	struct timespec	 now, ts;
+	int64_t		 waited, step_us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (count == 0)
+		s->busy_start = now;
+	waited = (now.tv_sec - s->busy_start.tv_sec) * 1000 +
+	    (now.tv_nsec - s->busy_start.tv_nsec) / 1000000;
+	if (waited >= s->busy_ms)
+		return 0;
+	step_us = 250 * (1 + (count < 7 ? count : 7));
+	step_us += now.tv_nsec % 250;
+	ts.tv_sec = 0;
+	ts.tv_nsec = step_us * 1000;
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+/* Maps an SQLite result code to the caller's view of it. */
+static enum store_rc
+store_rc_from(struct store *s, int rc, const char *what)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return STORE_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		log_warn("%s: %s: %s", s->path, what, sqlite3_errstr(rc));
+		return STORE_BUSY;
+	case SQLITE_CONSTRAINT:
+		return STORE_EXISTS;
+	case SQLITE_CANTOPEN:
+	case SQLITE_NOTADB:
+	case SQLITE_IOERR:
+	case SQLITE_CORRUPT:
+	case SQLITE_READONLY:
+	case SQLITE_FULL:
+	case SQLITE_PERM:
+		log_error("%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		return STORE_UNAVAILABLE;
+	default:
+		log_error("%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		return STORE_ERROR;
+	}
+}
+
+/* The prepared statement for id, reset and unbound, or NULL (logged). */
+static sqlite3_stmt *
+stmt_get(struct store *s, enum stmt id)
+{
+	int	 rc;
+
+	if (s->stmt[id] != NULL)
+		return s->stmt[id];
+	rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
+	    SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
+	if (rc != SQLITE_OK) {
+		log_error("%s: prepare \"%.40s...\": %s", s->path, stmt_sql[id],
+		    sqlite3_errmsg(s->db));
+		s->stmt[id] = NULL;
+	}
+	return s->stmt[id];
+}
+
+/* Ends a statement's use: no read stays open past an operation. */
+static void
+stmt_done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+static void
+bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static const char *
+column_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static void
+column_id(sqlite3_stmt *st, int i, struct id *out)
+{
+	if (id_parse_str(column_text(st, i), out) == -1)
+		memset(out, 0, sizeof(*out));
+}
+
+/* Runs a statement that returns no rows to its end. */
+static enum store_rc
+stmt_run(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int	 rc;
+
+	rc = sqlite3_step(st);
+	stmt_done(st);
+	return store_rc_from(s, rc, what);
+}
+
+static enum store_rc
+store_exec(struct store *s, const char *sql, const char *what)
+{
+	int	 rc;
+
+	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return store_rc_from(s, rc, what);
+}
+
+static enum store_rc
+store_pragma_int(struct store *s, const char *sql, int64_t *v)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return store_rc_from(s, rc, sql);
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return store_rc_from(s, rc, sql);
+}
+
+/*
+ * Brings the schema up to date in one transaction, recorded in
+ * PRAGMA user_version.  A database of a newer version, or a non-empty
+ * database that is not ours, is refused and left untouched.
+ */
+static enum store_rc
+store_migrate(struct store *s, char *err, size_t errlen)
+{
+	enum store_rc	 rc;
+	int64_t		 version, appid, tables;
+	int		 target = store_schema_version(), i;
+	char		 sql[128];
+
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (version > target) {
+		snprintf(err, errlen, "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api", s->path,
+		    (long long)version, target);
+		return STORE_NEWER;
+	}
+	if (version == target && appid == STORE_APPLICATION_ID)
+		return STORE_OK;
+
+	if ((rc = store_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
+		snprintf(err, errlen, "%s: cannot lock for migration: %s",
+		    s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	/* Read again under the lock: another process may have migrated. */
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK ||
+	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    &tables)) != STORE_OK)
+		goto fail;
+	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
+		snprintf(err, errlen, "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)", s->path,
+		    (long long)appid, (long long)tables);
+		rc = STORE_UNAVAILABLE;
+		goto fail_msg;
+	}
+	if (version > target) {
+		snprintf(err, errlen, "%s: schema version %lld is newer than "
+		    "this program's %d", s->path, (long long)version, target);
+		rc = STORE_NEWER;
+		goto fail_msg;
+	}
+	for (i = (int)version; i < target; i++) {
+		if (sqlite3_exec(s->db, schema_migrations[i], NULL, NULL,
+		    NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "%s: migration %d: %s", s->path,
+			    i + 1, sqlite3_errmsg(s->db));
+			rc = STORE_ERROR;
+			goto fail_msg;
+		}
+		log_info("%s: applied schema migration %d", s->path, i + 1);
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; "
+	    "PRAGMA user_version = %d", STORE_APPLICATION_ID, target);
+	if ((rc = store_exec(s, sql, "migrate")) != STORE_OK ||
+	    (rc = store_exec(s, "COMMIT", "migrate")) != STORE_OK)
+		goto fail;
+	return STORE_OK;
+fail:
+	snprintf(err, errlen, "%s: migration: %s", s->path,
+	    sqlite3_errmsg(s->db));
+fail_msg:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * Opens (creating if need be) and migrates the database.  On failure *out
+ * is NULL and err says why, with the path: for logs, never for clients.
+ */
+enum store_rc
+store_open(const struct store_opts *o, struct store **out, char *err,
+    size_t errlen)
+{
+	struct store	*s;
+	enum store_rc	 rc;
+	int64_t		 mode;
+	char		 sql[128];
+	sqlite3_stmt	*st;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", o->path);
+	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
+	if (sqlite3_open_v2(o->path, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path,
+		    s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		rc = STORE_UNAVAILABLE;
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 0);
+	sqlite3_busy_handler(s->db, store_busy_handler, s);
+
+	/* journal_mode is persistent: set it only when it is not WAL yet. */
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st,
+	    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		goto fail;
+	}
+	mode = sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_stricmp(column_text(st, 0), "wal") == 0;
+	if (sqlite3_finalize(st) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		goto fail;
+	}
+	if (!mode && (rc = store_exec(s, "PRAGMA journal_mode = WAL",
+	    "journal_mode")) != STORE_OK) {
+		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
+		    sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
+	    o->sync_normal ? "NORMAL" : "FULL");
+	if ((rc = store_exec(s, sql, "synchronous")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	if (o->cache_kib > 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
+		    (long long)o->cache_kib);
+		store_exec(s, sql, "cache_size");
+	}
+	if ((rc = store_migrate(s, err, errlen)) != STORE_OK)
+		goto fail;
+	*out = s;
+	return STORE_OK;
+fail:
+	store_close(s);
+	return rc;
+}
+
+void
+store_close(struct store *s)
+{
+	int	 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(s->stmt[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+enum store_rc
+store_record_trigger(struct store *s, const struct trigger_rec *t,
+    int *created)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	*created = 0;
+	if ((st = stmt_get(s, STMT_RECORD)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, t->job.s);
+	bind_text(st, 2, t->trigger.s);
+	bind_text(st, 3, ckpt_type_name(t->type));
+	sqlite3_bind_int64(st, 4, t->now_ms);
+	bind_text(st, 5, t->remote_user);
+	bind_text(st, 6, t->remote_addr);
+	sqlite3_bind_int64(st, 7, t->store_ms);
+	rc = stmt_run(s, st, "record trigger");
+	if (rc == STORE_OK)
+		*created = sqlite3_changes(s->db) > 0;
+	return rc;
+}
+
+/*
+ * The status answer, rendered by the trigger_status view so that the API
+ * and the operator's sqlite3 shell can never disagree.
+ */
+enum store_rc
+store_read_status(struct store *s, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+	enum store_rc	 ret;
+
+	if ((st = stmt_get(s, STMT_STATUS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	bind_text(st, 2, trigger->s);
+	sqlite3_bind_int64(st, 3, now_ms);
+	sqlite3_bind_int64(st, 4, store_ms);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		ret = buf_add(json, sqlite3_column_text(st, 0),
+		    (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
+		    STORE_OK : STORE_ERROR;
+	} else if (rc == SQLITE_DONE)
+		ret = STORE_NOTFOUND;
+	else
+		ret = store_rc_from(s, rc, "read status");
+	stmt_done(st);
+	return ret;
+}
+
+enum store_rc
+store_job_known(struct store *s, const struct id *job)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt_get(s, STMT_JOB_KNOWN)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	stmt_done(st);
+	if (rc == SQLITE_DONE)
+		return STORE_NOTFOUND;
+	return store_rc_from(s, rc, "look up job");
+}
+
+enum store_rc
+store_job_add(struct store *s, const struct job *j, int64_t now_ms)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt_get(s, STMT_JOB_ADD)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, j->id.s);
+	bind_text(st, 2, j->name != NULL ? j->name : "");
+	bind_text(st, 3, job_state_name(j->state));
+	bind_text(st, 4, ckpt_type_name(j->type));
+	bind_text(st, 5, j->command);
+	sqlite3_bind_int64(st, 6, j->timeout_s);
+	sqlite3_bind_int64(st, 7, now_ms);
+	return stmt_run(s, st, "add job");
+}
+
+enum store_rc
+store_job_set(struct store *s, const struct job *j, int fields,
+    int64_t now_ms)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	if ((st = stmt_get(s, STMT_JOB_SET)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, j->id.s);
+	sqlite3_bind_int(st, 2, fields);
+	bind_text(st, 3, j->name != NULL ? j->name : "");
+	bind_text(st, 4, job_state_name(j->state));
+	bind_text(st, 5, ckpt_type_name(j->type));
+	bind_text(st, 6, j->command);
+	sqlite3_bind_int64(st, 7, j->timeout_s);
+	sqlite3_bind_int64(st, 8, now_ms);
+	if ((rc = stmt_run(s, st, "set job")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_job_rm(struct store *s, const struct id *job)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	if ((st = stmt_get(s, STMT_JOB_RM)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	if ((rc = stmt_run(s, st, "remove job")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_job_list(struct store *s, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt	*st;
+	struct job	 j;
+	int		 rc;
+
+	if ((st = stmt_get(s, STMT_JOB_LIST)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&j, 0, sizeof(j));
+		column_id(st, 0, &j.id);
+		j.name = column_text(st, 1);
+		job_state_parse(column_text(st, 2), &j.state);
+		ckpt_type_parse(column_text(st, 3), &j.type);
+		j.command = column_text(st, 4);
+		j.timeout_s = sqlite3_column_int64(st, 5);
+		j.last_checkpoint_id = sqlite3_column_int64(st, 6);
+		j.pending = sqlite3_column_int64(st, 7);
+		if (cb(&j, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "list jobs");
+}
+
+enum store_rc
+store_trigger_list(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	sqlite3_stmt		*st;
+	struct trigger_row	 t;
+	int			 rc;
+
+	st = stmt_get(s, job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST);
+	if (st == NULL)
+		return STORE_ERROR;
+	if (job != NULL)
+		bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&t, 0, sizeof(t));
+		column_id(st, 0, &t.job);
+		column_id(st, 1, &t.trigger);
+		t.status = column_text(st, 2);
+		t.requested_type = column_text(st, 3);
+		t.type = column_text(st, 4);
+		t.checkpoint_id = sqlite3_column_int64(st, 5);
+		t.location = column_text(st, 6);
+		t.failure_class = column_text(st, 7);
+		t.failure_trace = column_text(st, 8);
+		t.claimed_by = column_text(st, 9);
+		t.remote_user = column_text(st, 10);
+		t.remote_addr = column_text(st, 11);
+		t.created_ms = sqlite3_column_int64(st, 12);
+		t.completed_ms = sqlite3_column_int64(st, 13);
+		if (cb(&t, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "list triggers");
+}
+
+enum store_rc
+store_purge(struct store *s, int64_t now_ms, int64_t store_ms,
+    int64_t *purged)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	*purged = 0;
+	if ((st = stmt_get(s, STMT_PURGE)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, now_ms);
+	sqlite3_bind_int64(st, 2, store_ms);
+	if ((rc = stmt_run(s, st, "purge")) == STORE_OK)
+		*purged = sqlite3_changes(s->db);
+	return rc;
+}
+
+static enum store_rc
+store_simple(struct store *s, enum stmt id, const char *what)
+{
+	sqlite3_stmt	*st;
+
+	if ((st = stmt_get(s, id)) == NULL)
+		return STORE_ERROR;
+	return stmt_run(s, st, what);
+}
+
+enum store_rc
+store_begin(struct store *s)
+{
+	return store_simple(s, STMT_BEGIN, "begin");
+}
+
+enum store_rc
+store_commit(struct store *s)
+{
+	enum store_rc	 rc;
+
+	if ((rc = store_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
+		store_rollback(s);
+	return rc;
+}
+
+void
+store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		store_simple(s, STMT_ROLLBACK, "rollback");
+}
+
+/*
+ * Up to max pending, unclaimed triggers after after_row, in arrival order.
+ * The caller holds a transaction (store_begin) and frees with
+ * store_pending_free.
+ */
+enum store_rc
+store_pending(struct store *s, int64_t after_row, size_t max,
+    struct pending *p, size_t *n)
+{
+	sqlite3_stmt	*st;
+	const char	*cmd;
+	int		 rc = SQLITE_DONE;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_PENDING)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after_row);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct pending *e = &p[*n];
+		memset(e, 0, sizeof(*e));
+		e->row = sqlite3_column_int64(st, 0);
+		column_id(st, 1, &e->job);
+		column_id(st, 2, &e->trigger);
+		ckpt_type_parse(column_text(st, 3), &e->requested);
+		e->job_known = sqlite3_column_int(st, 4);
+		if (e->job_known) {
+			job_state_parse(column_text(st, 5), &e->job_state);
+			ckpt_type_parse(column_text(st, 6), &e->job_type);
+			if ((cmd = column_text(st, 7)) != NULL &&
+			    (e->command = strdup(cmd)) == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			e->timeout_s = sqlite3_column_int64(st, 8);
+		}
+		e->job_busy = sqlite3_column_int(st, 9);
+		(*n)++;
+	}
+	if (*n == max)
+		rc = SQLITE_DONE;
+	stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		store_pending_free(p, *n);
+		*n = 0;
+		return store_rc_from(s, rc, "read pending triggers");
+	}
+	return STORE_OK;
+}
+
+void
+store_pending_free(struct pending *p, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		free(p[i].command);
+		p[i].command = NULL;
+	}
+}
+
+/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
+enum store_rc
+store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt_get(s, STMT_NEXT_ID)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "next checkpoint id");
+}
+
+/*
+ * Completes a pending trigger.  owner is the claim it must carry (NULL: an
+ * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
+ * any more (another runner resolved it); nothing changed.
+ */
+enum store_rc
+store_complete(struct store *s, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	if ((st = stmt_get(s, STMT_COMPLETE)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, row);
+	if (o->checkpoint_id > 0) {
+		sqlite3_bind_int64(st, 2, o->checkpoint_id);
+		bind_text(st, 3, ckpt_type_name(o->type));
+	}
+	bind_text(st, 4, o->failure_class == NULL ? o->location : NULL);
+	bind_text(st, 5, o->failure_class);
+	bind_text(st, 6, o->failure_class != NULL ?
+	    (o->failure_trace != NULL ? o->failure_trace : "") : NULL);
+	sqlite3_bind_int64(st, 7, now_ms);
+	bind_text(st, 8, owner);
+	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
+    int64_t lease_ms)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	if ((st = stmt_get(s, STMT_CLAIM)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, row);
+	bind_text(st, 2, owner);
+	sqlite3_bind_int64(st, 3, checkpoint_id);
+	bind_text(st, 4, ckpt_type_name(type));
+	sqlite3_bind_int64(st, 5, now_ms);
+	sqlite3_bind_int64(st, 6, lease_ms);
+	if ((rc = stmt_run(s, st, "claim trigger")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* Every claimed, still pending trigger, for the caller to judge. */
+enum store_rc
+store_claimed(struct store *s, store_stale_cb cb, void *arg)
+{
+	sqlite3_stmt	*st;
+	struct stale	 c;
+	int		 rc;
+
+	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&c, 0, sizeof(c));
+		c.row = sqlite3_column_int64(st, 0);
+		column_id(st, 1, &c.job);
+		column_id(st, 2, &c.trigger);
+		snprintf(c.owner, sizeof(c.owner), "%s", column_text(st, 3));
+		c.lease_ms = sqlite3_column_int64(st, 4);
+		c.checkpoint_id = sqlite3_column_int64(st, 5);
+		c.type = CKPT_FULL;
+		ckpt_type_parse(column_text(st, 6), &c.type);
+		if (cb(&c, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read claims");
+}
+
+/* Truncates the WAL; *busy is set when readers kept it from finishing. */
+enum store_rc
+store_wal_checkpoint(struct store *s, int *busy)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*busy = 0;
+	if ((st = stmt_get(s, STMT_WAL_CHECKPOINT)) == NULL)
+		return STORE_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*busy = sqlite3_column_int(st, 0);
+	stmt_done(st);
+	return store_rc_from(s, rc, "wal checkpoint");
+}
+
+/* Changes whenever another connection commits (PRAGMA data_version). */
+enum store_rc
+store_data_version(struct store *s, int64_t *version)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
+		return STORE_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int64(st, 0);
+	stmt_done(st);
+	return store_rc_from(s, rc, "data_version");
+}
