@@ -1,1 +1,361 @@
+/*
+ * Running checkpoint actions.  See action.h.
+ *
+ * An action is started with action_start and then driven by the caller's
+ * poll(2) loop (action_pollfds, action_timeout, action_step), so that the
+ * runner can run the actions of several jobs at once; action_run does the
+ * whole thing for one action.
+ *
+ * The command runs as "/bin/sh -c COMMAND" in a new process group, so that
+ * a timeout kills everything it started.  When the shell exits, whatever it
+ * left running in its group is killed too: an action does not outlive its
+ * result.  PR_SET_PDEATHSIG ends the shell if the runner dies first.
+ */
 #include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "action.h"
+#include "buf.h"
+
+#define ACTION_KILL_GRACE_MS	2000	/* SIGTERM, then SIGKILL after this */
+#define ACTION_REAP_POLL_MS	20	/* poll for exit when the pipes are shut */
+
+struct action {
+	pid_t		 pid;		/* the shell, leader of its group */
+	int		 fd[2];		/* stdout, stderr; -1 at EOF */
+	int64_t		 deadline_ms;
+	int64_t		 kill_ms;	/* SIGKILL due; 0: not signalled */
+	int		 timed_out;
+	int		 exited;	/* reaped; wstatus valid */
+	int		 wstatus;
+	size_t		 linelen;
+	char		 line[ACTION_LINE];	/* stdout line being read */
+	char		 last[ACTION_LINE];	/* last complete non-empty one */
+	size_t		 taillen;
+	char		 tail[2 * ACTION_TAIL];	/* end of stderr */
+};
+
+int64_t
+action_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* In the child, after fork: never returns. */
+static void
+action_exec(const struct action_spec *spec, int out, int err)
+{
+	const char	*envp[ACTION_MAX_ENV + 2];
+	char		 path[1024];
+	const char	*p;
+	sigset_t	 none;
+	int		 null, i, n = 0;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
+	    dup2(null, STDIN_FILENO) == -1 ||
+	    dup2(out, STDOUT_FILENO) == -1 ||
+	    dup2(err, STDERR_FILENO) == -1)
+		_exit(126);
+
+	/* A clean environment: PATH and the CHECKPOINT_ variables only. */
+	p = getenv("PATH");
+	snprintf(path, sizeof(path), "PATH=%s",
+	    p != NULL && *p != '\0' ? p : "/usr/local/bin:/usr/bin:/bin");
+	envp[n++] = path;
+	for (i = 0; i < ACTION_MAX_ENV && spec->env[i] != NULL; i++)
+		envp[n++] = spec->env[i];
+	envp[n] = NULL;
+	execve("/bin/sh", (char *const[]){ "sh", "-c",
+	    (char *)spec->command, NULL }, (char *const *)envp);
+	_exit(127);
+}
+
+int
+action_start(const struct action_spec *spec, struct action **out)
+{
+	struct action	*a;
+	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, i;
+
+	*out = NULL;
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return -1;
+	if (pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1)
+		goto fail;
+	if ((a->pid = fork()) == -1)
+		goto fail;
+	if (a->pid == 0)
+		action_exec(spec, po[1], pe[1]);
+	/* Both sides set the group, so a kill can never miss it. */
+	setpgid(a->pid, a->pid);
+	close(po[1]);
+	close(pe[1]);
+	a->fd[0] = po[0];
+	a->fd[1] = pe[0];
+	for (i = 0; i < 2; i++)
+		fcntl(a->fd[i], F_SETFL, fcntl(a->fd[i], F_GETFL) | O_NONBLOCK);
+	a->deadline_ms = action_now_ms() + spec->timeout_ms;
+	*out = a;
+	return 0;
+fail:
+	for (i = 0; i < 2; i++) {
+		if (po[i] != -1)
+			close(po[i]);
+		if (pe[i] != -1)
+			close(pe[i]);
+	}
+	free(a);
+	return -1;
+}
+
+pid_t
+action_pid(const struct action *a)
+{
+	return a->pid;
+}
+
+size_t
+action_pollfds(const struct action *a, struct pollfd *pfd, size_t max)
+{
+	size_t	 n = 0;
+	int	 i;
+
+	for (i = 0; i < 2 && n < max; i++)
+		if (a->fd[i] != -1) {
+			pfd[n].fd = a->fd[i];
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			n++;
+		}
+	return n;
+}
+
+/* Milliseconds until action_step has something to do without input. */
+int
+action_timeout(const struct action *a, int64_t now)
+{
+	int64_t	 due;
+
+	if (a->exited)
+		return 0;
+	due = a->kill_ms != 0 ? a->kill_ms : a->deadline_ms;
+	if (a->fd[0] == -1 && a->fd[1] == -1 && due > now + ACTION_REAP_POLL_MS)
+		due = now + ACTION_REAP_POLL_MS;
+	if (due <= now)
+		return 0;
+	return due - now > 60000 ? 60000 : (int)(due - now);
+}
+
+static void
+action_stdout(struct action *a, const char *p, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\n') {
+			while (a->linelen > 0 && (a->line[a->linelen - 1] == '\r' ||
+			    a->line[a->linelen - 1] == ' ' ||
+			    a->line[a->linelen - 1] == '\t'))
+				a->linelen--;
+			if (a->linelen > 0) {
+				memcpy(a->last, a->line, a->linelen);
+				a->last[a->linelen] = '\0';
+			}
+			a->linelen = 0;
+		} else if (a->linelen < sizeof(a->line) - 1)
+			a->line[a->linelen++] = p[i];
+	}
+}
+
+static void
+action_stderr(struct action *a, const char *p, size_t n)
+{
+	if (n >= ACTION_TAIL) {
+		memcpy(a->tail, p + n - ACTION_TAIL, ACTION_TAIL);
+		a->taillen = ACTION_TAIL;
+		return;
+	}
+	if (a->taillen + n > sizeof(a->tail)) {
+		memmove(a->tail, a->tail + a->taillen - (ACTION_TAIL - n),
+		    ACTION_TAIL - n);
+		a->taillen = ACTION_TAIL - n;
+	}
+	memcpy(a->tail + a->taillen, p, n);
+	a->taillen += n;
+}
+
+/* Reads what is there without blocking; closes a pipe at EOF. */
+static void
+action_drain(struct action *a)
+{
+	char	 b[4096];
+	ssize_t	 r;
+	int	 i;
+
+	for (i = 0; i < 2; i++) {
+		while (a->fd[i] != -1) {
+			r = read(a->fd[i], b, sizeof(b));
+			if (r > 0) {
+				if (i == 0)
+					action_stdout(a, b, (size_t)r);
+				else
+					action_stderr(a, b, (size_t)r);
+				continue;
+			}
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r == -1 && errno == EAGAIN)
+				break;
+			close(a->fd[i]);
+			a->fd[i] = -1;
+		}
+	}
+}
+
+static void
+action_close_fds(struct action *a)
+{
+	int	 i;
+
+	for (i = 0; i < 2; i++)
+		if (a->fd[i] != -1) {
+			close(a->fd[i]);
+			a->fd[i] = -1;
+		}
+}
+
+/*
+ * Advances the action: reads output, enforces the deadline, reaps the
+ * shell.  Returns 1 once the action is over (action_result is then valid),
+ * else 0.
+ */
+int
+action_step(struct action *a, int64_t now)
+{
+	siginfo_t	 si;
+
+	if (a->exited)
+		return 1;
+	action_drain(a);
+
+	if (!a->timed_out && now >= a->deadline_ms) {
+		a->timed_out = 1;
+		kill(-a->pid, SIGTERM);
+		a->kill_ms = now + ACTION_KILL_GRACE_MS;
+	} else if (a->kill_ms != 0 && now >= a->kill_ms) {
+		kill(-a->pid, SIGKILL);
+		a->kill_ms = INT64_MAX;
+	}
+
+	/*
+	 * Look without reaping: while the shell is a zombie its pid, and so
+	 * its group id, cannot be reused, so the group kill below can only
+	 * hit what the action left behind.
+	 */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1 ||
+	    si.si_pid == 0)
+		return 0;
+	action_drain(a);
+	kill(-a->pid, SIGKILL);
+	while (waitpid(a->pid, &a->wstatus, 0) == -1 && errno == EINTR)
+		;
+	a->exited = 1;
+	action_close_fds(a);
+	return 1;
+}
+
+void
+action_result(const struct action *a, struct action_result *r)
+{
+	size_t	 n;
+
+	memset(r, 0, sizeof(*r));
+	if (a->timed_out)
+		r->status = ACTION_TIMEOUT;
+	else if (WIFEXITED(a->wstatus) && WEXITSTATUS(a->wstatus) == 0)
+		r->status = ACTION_OK;
+	else {
+		r->status = ACTION_FAILED;
+		if (WIFEXITED(a->wstatus))
+			r->exit_code = WEXITSTATUS(a->wstatus);
+		else if (WIFSIGNALED(a->wstatus))
+			r->signal = WTERMSIG(a->wstatus);
+	}
+	/* A last line without its newline counts too. */
+	if (a->linelen > 0) {
+		memcpy(r->last_line, a->line, a->linelen);
+		r->last_line[a->linelen] = '\0';
+	} else
+		memcpy(r->last_line, a->last, sizeof(r->last_line));
+	n = a->taillen > ACTION_TAIL ? ACTION_TAIL : a->taillen;
+	memcpy(r->err_tail, a->tail + a->taillen - n, n);
+	r->err_tail[n] = '\0';
+	/* Both end up in JSON and in the database: keep them text. */
+	buf_utf8_clean(r->last_line);
+	buf_utf8_clean(r->err_tail);
+}
+
+/* Ends a running action now (the runner is shutting down hard). */
+void
+action_kill(struct action *a)
+{
+	if (a->exited)
+		return;
+	kill(-a->pid, SIGKILL);
+	while (waitpid(a->pid, &a->wstatus, 0) == -1 && errno == EINTR)
+		;
+	a->exited = 1;
+	a->timed_out = 1;
+	action_close_fds(a);
+}
+
+void
+action_free(struct action *a)
+{
+	if (a == NULL)
+		return;
+	action_kill(a);
+	free(a);
+}
+
+/* Runs one action to its end.  Returns 0, or -1 if it could not start. */
+int
+action_run(const struct action_spec *spec, struct action_result *r)
+{
+	struct action	*a;
+	struct pollfd	 pfd[2];
+	size_t		 n;
+
+	if (action_start(spec, &a) == -1) {
+		memset(r, 0, sizeof(*r));
+		r->status = ACTION_ERROR;
+		return -1;
+	}
+	while (!action_step(a, action_now_ms())) {
+		n = action_pollfds(a, pfd, 2);
+		poll(pfd, n, action_timeout(a, action_now_ms()));
+	}
+	action_result(a, r);
+	action_free(a);
+	return 0;
+}

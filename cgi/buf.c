@@ -172,6 +172,29 @@ buf_add_json_string(struct buf *b, const char *str, size_t n)
 	return buf_add(b, "\"", 1);
 }
 
+/*
+ * Makes a NUL-terminated string valid UTF-8 text in place: bytes that are
+ * not UTF-8, and control characters other than tab and newline, become '?'.
+ * Returns how many bytes were replaced.
+ */
+int
+buf_utf8_clean(char *str)
+{
+	unsigned char	*s = (unsigned char *)str;
+	size_t		 n = strlen(str), i, len;
+	int		 fixed = 0;
+
+	for (i = 0; i < n; i += len) {
+		if ((len = utf8_seqlen(s + i, n - i)) == 0 ||
+		    (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f) {
+			s[i] = '?';
+			len = 1;
+			fixed++;
+		}
+	}
+	return fixed;
+}
+
 void
 buf_reset(struct buf *b)
 {

@@ -1,2 +1,791 @@
+/*
+ * checkpointctl: the operator's tool.  It creates or migrates the database,
+ * registers and changes jobs, lists recent triggers and purges expired
+ * results (DESIGN.md, "Programs"; checkpointctl(8)).
+ *
+ * Every command is checked in full before the database is opened, and then
+ * does exactly one store operation, so that a mistake on the command line
+ * never leaves anything half-done on disk (nor creates a database).  Every
+ * error is one line on stderr: exit 2 for a command line we cannot use,
+ * 1 for anything else.
+ */
 #include <config.h>
-int main(void){return 1;}
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "checkpoint.h"
+#include "ids.h"
+#include "log.h"
+#include "settings.h"
+#include "store.h"
+
+#define CTL_PROG		"checkpointctl"
+#define CTL_EXIT_FAIL		1
+#define CTL_EXIT_USAGE		2
+
+#define CTL_TIMEOUT_DEFAULT	600		/* as the jobs table's default */
+#define CTL_TIMEOUT_MAX		31536000	/* one year, in seconds */
+#define CTL_LIMIT_DEFAULT	20
+#define CTL_LIMIT_MAX		1000000
+
+/* Options that take a value; -h and -V are handled apart. */
+enum ctl_opt {
+	CTL_OPT_DB,
+	CTL_OPT_NAME,
+	CTL_OPT_STATE,
+	CTL_OPT_TYPE,
+	CTL_OPT_COMMAND,
+	CTL_OPT_TIMEOUT,
+	CTL_OPT_JOB,
+	CTL_OPT_LIMIT,
+	CTL_OPT__MAX
+};
+
+static const char *const ctl_opt_names[CTL_OPT__MAX] = {
+	[CTL_OPT_DB] = "db",
+	[CTL_OPT_NAME] = "name",
+	[CTL_OPT_STATE] = "state",
+	[CTL_OPT_TYPE] = "type",
+	[CTL_OPT_COMMAND] = "command",
+	[CTL_OPT_TIMEOUT] = "timeout",
+	[CTL_OPT_JOB] = "job",
+	[CTL_OPT_LIMIT] = "limit",
+};
+
+#define CTL_BIT(o)	(1u << (o))
+#define CTL_JOB_FIELDS	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
+			    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
+
+/* The most words any command has: "job add JOBID". */
+#define CTL_MAXWORDS	3
+
+/* The command line, split into words and option values (argv's strings). */
+struct ctl_args {
+	const char	*opt[CTL_OPT__MAX];	/* NULL: not given */
+	const char	*word[CTL_MAXWORDS];
+	int		 nwords;
+	const char	*operand;	/* the word after the command, or NULL */
+	int		 help;
+	int		 version;
+};
+
+struct ctl {
+	struct settings	 st;
+	struct store	*store;		/* opened by ctl_open, once */
+};
+
+struct ctl_cmd {
+	const char	*title;		/* the words that name it */
+	const char	*synopsis;	/* what follows the title in usage */
+	int		 operands;	/* 0, or 1 for JOBID */
+	unsigned	 opts;		/* CTL_BIT()s it takes besides --db */
+	int		(*run)(struct ctl *, const struct ctl_args *);
+};
+
+/*
+ * A table printed with its columns aligned, built from rows that the store
+ * hands over one at a time (and whose strings do not outlive the callback).
+ */
+#define CTL_TABLE_MAXCOLS	8
+
+struct ctl_table {
+	size_t		 ncols;
+	size_t		 width[CTL_TABLE_MAXCOLS];
+	char		**cell;		/* row-major; owned */
+	size_t		 n;
+	size_t		 cap;
+	int		 oom;
+};
+
+static void	ctl_err(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
+static void	ctl_table_addf(struct ctl_table *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+static int	ctl_init(struct ctl *, const struct ctl_args *);
+static int	ctl_job_add(struct ctl *, const struct ctl_args *);
+static int	ctl_job_set(struct ctl *, const struct ctl_args *);
+static int	ctl_job_rm(struct ctl *, const struct ctl_args *);
+static int	ctl_job_list(struct ctl *, const struct ctl_args *);
+static int	ctl_triggers(struct ctl *, const struct ctl_args *);
+static int	ctl_purge(struct ctl *, const struct ctl_args *);
+
+static const struct ctl_cmd ctl_cmds[] = {
+	{ "init", "", 0, 0, ctl_init },
+	{ "job add", "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
+	    "\t    [--command CMD] [--timeout SECONDS]", 1,
+	    CTL_JOB_FIELDS, ctl_job_add },
+	{ "job set", "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
+	    "\t    [--command CMD] [--timeout SECONDS]", 1,
+	    CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
+	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
+	{ "job list", "", 0, 0, ctl_job_list },
+	{ "triggers", "[--job JOBID] [--limit N]", 0,
+	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_LIMIT), ctl_triggers },
+	{ "purge", "", 0, 0, ctl_purge },
+};
+
+#define CTL_NCMDS	(sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
+
+static void
+ctl_err(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fputs(CTL_PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+ctl_usage(FILE *fp)
+{
+	size_t	 i;
+
+	fprintf(fp, "usage: %s [--db PATH] command [argument ...]\n"
+	    "       %s -h | -V\n"
+	    "commands:\n", CTL_PROG, CTL_PROG);
+	for (i = 0; i < CTL_NCMDS; i++)
+		fprintf(fp, "\t%s%s%s\n", ctl_cmds[i].title,
+		    *ctl_cmds[i].synopsis != '\0' ? " " : "",
+		    ctl_cmds[i].synopsis);
+}
+
+static int64_t
+ctl_now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- The command line. --- */
+
+/* The option "--name" or "--name=value" in arg, or -1; *len: up to '='. */
+static int
+ctl_opt_find(const char *arg, size_t *len)
+{
+	int	 o;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return -1;
+	*len = strcspn(arg, "=");
+	for (o = 0; o < CTL_OPT__MAX; o++)
+		if (strlen(ctl_opt_names[o]) == *len - 2 &&
+		    strncmp(arg + 2, ctl_opt_names[o], *len - 2) == 0)
+			return o;
+	return -1;
+}
+
+/*
+ * Options may come anywhere (before the command, as getopt would want, or
+ * after it, as operators type them); an option's value is the next word
+ * whatever it looks like, and "--" ends the options.
+ */
+static int
+ctl_parse(int argc, char *argv[], struct ctl_args *a)
+{
+	const char	*arg;
+	size_t		 len;
+	int		 i, o, words_only = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (i = 1; i < argc; i++) {
+		arg = argv[i];
+		if (words_only || arg[0] != '-' || arg[1] == '\0') {
+			if (a->nwords == CTL_MAXWORDS) {
+				ctl_err("unexpected argument '%.64s'", arg);
+				return -1;
+			}
+			a->word[a->nwords++] = arg;
+		} else if (strcmp(arg, "--") == 0)
+			words_only = 1;
+		else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
+			a->help = 1;
+		else if (strcmp(arg, "-V") == 0 ||
+		    strcmp(arg, "--version") == 0)
+			a->version = 1;
+		else if ((o = ctl_opt_find(arg, &len)) == -1) {
+			ctl_err("unknown option %.64s; see %s -h", arg,
+			    CTL_PROG);
+			return -1;
+		} else if (arg[len] == '=')
+			a->opt[o] = arg + len + 1;
+		else if (i + 1 < argc)
+			a->opt[o] = argv[++i];
+		else {
+			ctl_err("option --%s needs a value", ctl_opt_names[o]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* How many of the words the command's title takes (1 or 2), or 0. */
+static int
+ctl_cmd_match(const struct ctl_cmd *cmd, const struct ctl_args *a)
+{
+	size_t	 len = strlen(a->word[0]);
+
+	if (strncmp(cmd->title, a->word[0], len) != 0)
+		return 0;
+	if (cmd->title[len] == '\0')
+		return 1;
+	if (cmd->title[len] == ' ' && a->nwords > 1 &&
+	    strcmp(cmd->title + len + 1, a->word[1]) == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * The command the words name, with its operand and options checked against
+ * what it takes; NULL (said why) when the command line cannot be used.
+ */
+static const struct ctl_cmd *
+ctl_cmd_find(struct ctl_args *a)
+{
+	const struct ctl_cmd	*cmd = NULL;
+	size_t			 i;
+	int			 used = 0, o;
+
+	for (i = 0; i < CTL_NCMDS && used == 0; i++)
+		if ((used = ctl_cmd_match(&ctl_cmds[i], a)) != 0)
+			cmd = &ctl_cmds[i];
+	if (cmd == NULL) {
+		ctl_err("unknown command '%.32s%s%.32s'; see %s -h",
+		    a->word[0], a->nwords > 1 ? " " : "",
+		    a->nwords > 1 ? a->word[1] : "", CTL_PROG);
+		return NULL;
+	}
+	if (a->nwords - used < cmd->operands) {
+		ctl_err("%s: missing JOBID", cmd->title);
+		return NULL;
+	}
+	if (a->nwords - used > cmd->operands) {
+		ctl_err("%s: unexpected argument '%.64s'", cmd->title,
+		    a->word[used + cmd->operands]);
+		return NULL;
+	}
+	if (cmd->operands > 0)
+		a->operand = a->word[used];
+	for (o = 0; o < CTL_OPT__MAX; o++)
+		if (o != CTL_OPT_DB && a->opt[o] != NULL &&
+		    (cmd->opts & CTL_BIT(o)) == 0) {
+			ctl_err("%s: unknown option --%s", cmd->title,
+			    ctl_opt_names[o]);
+			return NULL;
+		}
+	return cmd;
+}
+
+/* --- Validators: each says what is wrong in one line. --- */
+
+static int
+ctl_parse_id(const char *what, const char *s, struct id *out)
+{
+	if (id_parse_str(s, out) == -1) {
+		ctl_err("bad %s '%.64s': expected 32 hexadecimal characters",
+		    what, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* A job's own type: CONFIGURED is for requests only (checkpoint.h). */
+static int
+ctl_parse_type(const char *s, enum ckpt_type *out)
+{
+	if (ckpt_type_parse(s, out) == -1 || *out == CKPT_CONFIGURED) {
+		ctl_err("bad --type '%.64s': expected FULL or INCREMENTAL", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ctl_parse_state(const char *s, enum job_state *out)
+{
+	if (job_state_parse(s, out) == -1) {
+		ctl_err("bad --state '%.64s': expected RUNNING, FINISHED, "
+		    "CANCELED, FAILED or SUSPENDED", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
+{
+	if (settings_parse_int(s, 1, max, out) == -1) {
+		ctl_err("bad --%s '%.64s': expected a whole number from 1 to "
+		    "%lld", opt, s, (long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The job id and whichever job options were given, into j; *fields says
+ * which (JOB_SET_*).  An empty --command means none: the schema keeps no
+ * empty commands, and a job without one completes at once.
+ */
+static int
+ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
+{
+	const char	*v;
+
+	*fields = 0;
+	if (ctl_parse_id("job id", a->operand, &j->id) == -1)
+		return -1;
+	if ((v = a->opt[CTL_OPT_NAME]) != NULL) {
+		j->name = v;
+		*fields |= JOB_SET_NAME;
+	}
+	if ((v = a->opt[CTL_OPT_STATE]) != NULL) {
+		if (ctl_parse_state(v, &j->state) == -1)
+			return -1;
+		*fields |= JOB_SET_STATE;
+	}
+	if ((v = a->opt[CTL_OPT_TYPE]) != NULL) {
+		if (ctl_parse_type(v, &j->type) == -1)
+			return -1;
+		*fields |= JOB_SET_TYPE;
+	}
+	if ((v = a->opt[CTL_OPT_COMMAND]) != NULL) {
+		j->command = *v != '\0' ? v : NULL;
+		*fields |= JOB_SET_COMMAND;
+	}
+	if ((v = a->opt[CTL_OPT_TIMEOUT]) != NULL) {
+		if (ctl_parse_num("timeout", v, CTL_TIMEOUT_MAX,
+		    &j->timeout_s) == -1)
+			return -1;
+		*fields |= JOB_SET_TIMEOUT;
+	}
+	return 0;
+}
+
+/* --- The store. --- */
+
+/* Opens (creating and migrating) the database; NULL: said why. */
+static struct store *
+ctl_open(struct ctl *c)
+{
+	struct store_opts	 o;
+	enum store_rc		 rc;
+	char			 err[512];
+
+	memset(&o, 0, sizeof(o));
+	o.path = c->st.db_path;
+	o.sync_normal = c->st.sync_normal;
+	o.busy_ms = c->st.busy_ms;
+	rc = store_open(&o, &c->store, err, sizeof(err));
+	if (rc == STORE_BUSY)
+		ctl_err("database is locked; try again");
+	else if (rc != STORE_OK)
+		ctl_err("%s", err);
+	return c->store;
+}
+
+/* The exit status for a store result the command has no word of its own for. */
+static int
+ctl_store_done(const struct ctl *c, enum store_rc rc, const char *what)
+{
+	if (rc == STORE_OK)
+		return 0;
+	if (rc == STORE_BUSY)
+		ctl_err("database is locked; try again");
+	else
+		ctl_err("%s: %s: %s", c->st.db_path, what, store_rc_name(rc));
+	return CTL_EXIT_FAIL;
+}
+
+/* --- Tables. --- */
+
+/* Columns as a terminal shows them: UTF-8 continuation bytes take none. */
+static size_t
+ctl_width(const char *s)
+{
+	size_t	 w = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/*
+ * Adds the next cell from n bytes of s.  Control characters become '?' so
+ * that a name or command with a newline cannot break the table; "-" stands
+ * for nothing, so that every row has every column.
+ */
+static void
+ctl_table_addn(struct ctl_table *t, const char *s, size_t n)
+{
+	char	**cell, *p;
+	size_t	 i, col, w;
+
+	if (t->oom)
+		return;
+	if (s == NULL || n == 0) {
+		s = "-";
+		n = 1;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		if ((cell = reallocarray(t->cell, t->cap,
+		    sizeof(*cell))) == NULL) {
+			t->oom = 1;
+			return;
+		}
+		t->cell = cell;
+	}
+	if ((p = malloc(n + 1)) == NULL) {
+		t->oom = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	p[n] = '\0';
+	col = t->n % t->ncols;
+	if ((w = ctl_width(p)) > t->width[col])
+		t->width[col] = w;
+	t->cell[t->n++] = p;
+}
+
+static void
+ctl_table_add(struct ctl_table *t, const char *s)
+{
+	ctl_table_addn(t, s, s != NULL ? strlen(s) : 0);
+}
+
+static void
+ctl_table_addf(struct ctl_table *t, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 s[512];
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s, sizeof(s), fmt, ap);
+	va_end(ap);
+	ctl_table_addn(t, s, n < 0 ? 0 : strnlen(s, sizeof(s)));
+}
+
+/* Columns two spaces apart; the last one unpadded. */
+static int
+ctl_table_print(const struct ctl_table *t)
+{
+	size_t	 i, col;
+
+	if (t->oom) {
+		ctl_err("out of memory");
+		return CTL_EXIT_FAIL;
+	}
+	for (i = 0; i < t->n; i++) {
+		col = i % t->ncols;
+		fputs(t->cell[i], stdout);
+		if (col + 1 == t->ncols)
+			putchar('\n');
+		else
+			printf("%*s", (int)(t->width[col] -
+			    ctl_width(t->cell[i]) + 2), "");
+	}
+	return 0;
+}
+
+static void
+ctl_table_free(struct ctl_table *t)
+{
+	size_t	 i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	t->cell = NULL;
+	t->n = t->cap = 0;
+}
+
+/* Starts a table with its header row; the names' count is its width. */
+static void
+ctl_table_init(struct ctl_table *t, const char *const *header, size_t ncols)
+{
+	size_t	 i;
+
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	for (i = 0; i < ncols; i++)
+		ctl_table_add(t, header[i]);
+}
+
+/* --- The commands, each: check everything, open, one operation. --- */
+
+static int
+ctl_init(struct ctl *c, const struct ctl_args *a)
+{
+	if (ctl_open(c) == NULL)
+		return CTL_EXIT_FAIL;
+	printf("%s: schema version %d\n", c->st.db_path,
+	    store_schema_version());
+	return 0;
+}
+
+static int
+ctl_job_add(struct ctl *c, const struct ctl_args *a)
+{
+	struct job	 j;
+	struct store	*s;
+	enum store_rc	 rc;
+	int		 fields;
+
+	memset(&j, 0, sizeof(j));
+	j.state = JOB_RUNNING;
+	j.type = CKPT_FULL;
+	j.timeout_s = CTL_TIMEOUT_DEFAULT;
+	if (ctl_job_parse(a, &j, &fields) == -1)
+		return CTL_EXIT_USAGE;
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	if ((rc = store_job_add(s, &j, ctl_now_ms())) == STORE_EXISTS) {
+		ctl_err("job %s already exists", j.id.s);
+		return CTL_EXIT_FAIL;
+	}
+	return ctl_store_done(c, rc, "job add");
+}
+
+static int
+ctl_job_set(struct ctl *c, const struct ctl_args *a)
+{
+	struct job	 j;
+	struct store	*s;
+	enum store_rc	 rc;
+	int		 fields;
+
+	memset(&j, 0, sizeof(j));
+	if (ctl_job_parse(a, &j, &fields) == -1)
+		return CTL_EXIT_USAGE;
+	if (fields == 0) {
+		ctl_err("job set: nothing to change; give --state, --name, "
+		    "--type, --command or --timeout");
+		return CTL_EXIT_USAGE;
+	}
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	if ((rc = store_job_set(s, &j, fields, ctl_now_ms())) ==
+	    STORE_NOTFOUND) {
+		ctl_err("job %s not found", j.id.s);
+		return CTL_EXIT_FAIL;
+	}
+	return ctl_store_done(c, rc, "job set");
+}
+
+static int
+ctl_job_rm(struct ctl *c, const struct ctl_args *a)
+{
+	struct id	 id;
+	struct store	*s;
+	enum store_rc	 rc;
+
+	if (ctl_parse_id("job id", a->operand, &id) == -1)
+		return CTL_EXIT_USAGE;
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	if ((rc = store_job_rm(s, &id)) == STORE_NOTFOUND) {
+		ctl_err("job %s not found", id.s);
+		return CTL_EXIT_FAIL;
+	}
+	return ctl_store_done(c, rc, "job rm");
+}
+
+static int
+ctl_job_row(const struct job *j, void *arg)
+{
+	struct ctl_table	*t = arg;
+
+	ctl_table_add(t, j->id.s);
+	ctl_table_add(t, job_state_name(j->state));
+	ctl_table_add(t, ckpt_type_name(j->type));
+	ctl_table_addf(t, "%llds", (long long)j->timeout_s);
+	if (j->last_checkpoint_id > 0)
+		ctl_table_addf(t, "%lld", (long long)j->last_checkpoint_id);
+	else
+		ctl_table_add(t, NULL);
+	ctl_table_addf(t, "%lld", (long long)j->pending);
+	ctl_table_add(t, j->name);
+	ctl_table_add(t, j->command);
+	return t->oom;
+}
+
+static int
+ctl_job_list(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "JOB ID", "STATE", "TYPE",
+	    "TIMEOUT", "CHECKPOINT", "PENDING", "NAME", "COMMAND" };
+	struct ctl_table	 t;
+	struct store		*s;
+	enum store_rc		 rc;
+	int			 ret;
+
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	ctl_table_init(&t, header, sizeof(header) / sizeof(header[0]));
+	rc = store_job_list(s, ctl_job_row, &t);
+	if ((ret = ctl_store_done(c, rc, "job list")) == 0)
+		ret = ctl_table_print(&t);
+	ctl_table_free(&t);
+	return ret;
+}
+
+/* What became of a trigger, in a few words. */
+static void
+ctl_trigger_result(struct ctl_table *t, const struct trigger_row *r)
+{
+	const char	*s;
+
+	if (r->failure_class != NULL) {
+		s = r->failure_trace != NULL && *r->failure_trace != '\0' ?
+		    r->failure_trace : r->failure_class;
+		ctl_table_addn(t, s, strcspn(s, "\n"));
+	} else if (strcmp(r->status, "COMPLETED") == 0)
+		ctl_table_add(t, r->location);
+	else if (r->claimed_by != NULL)
+		ctl_table_addf(t, "claimed by %s", r->claimed_by);
+	else
+		ctl_table_add(t, NULL);
+}
+
+static int
+ctl_trigger_row(const struct trigger_row *r, void *arg)
+{
+	struct ctl_table	*t = arg;
+	struct tm		 tm;
+	time_t			 sec = (time_t)(r->created_ms / 1000);
+	char			 when[32];
+
+	if (gmtime_r(&sec, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(when, sizeof(when), "%lld", (long long)r->created_ms);
+	ctl_table_add(t, when);
+	ctl_table_add(t, r->job.s);
+	ctl_table_add(t, r->trigger.s);
+	ctl_table_add(t, r->status);
+	if (r->checkpoint_id > 0)
+		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
+	else
+		ctl_table_add(t, NULL);
+	ctl_table_add(t, r->type != NULL ? r->type : r->requested_type);
+	if (r->remote_user != NULL && r->remote_addr != NULL)
+		ctl_table_addf(t, "%s@%s", r->remote_user, r->remote_addr);
+	else
+		ctl_table_add(t, r->remote_user != NULL ? r->remote_user :
+		    r->remote_addr);
+	ctl_trigger_result(t, r);
+	return t->oom;
+}
+
+static int
+ctl_triggers(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
+	    "TRIGGER ID", "STATUS", "CHECKPOINT", "TYPE", "CLIENT",
+	    "RESULT" };
+	struct ctl_table	 t;
+	struct store		*s;
+	struct id		 job;
+	enum store_rc		 rc;
+	int64_t			 limit = CTL_LIMIT_DEFAULT;
+	int			 ret;
+
+	if (a->opt[CTL_OPT_JOB] != NULL &&
+	    ctl_parse_id("--job", a->opt[CTL_OPT_JOB], &job) == -1)
+		return CTL_EXIT_USAGE;
+	if (a->opt[CTL_OPT_LIMIT] != NULL && ctl_parse_num("limit",
+	    a->opt[CTL_OPT_LIMIT], CTL_LIMIT_MAX, &limit) == -1)
+		return CTL_EXIT_USAGE;
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	ctl_table_init(&t, header, sizeof(header) / sizeof(header[0]));
+	rc = store_trigger_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
+	    limit, ctl_trigger_row, &t);
+	if ((ret = ctl_store_done(c, rc, "triggers")) == 0)
+		ret = ctl_table_print(&t);
+	ctl_table_free(&t);
+	return ret;
+}
+
+/* A store duration of 0 keeps results forever: the store purges nothing. */
+static int
+ctl_purge(struct ctl *c, const struct ctl_args *a)
+{
+	struct store	*s;
+	enum store_rc	 rc;
+	int64_t		 n;
+
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	rc = store_purge(s, ctl_now_ms(), c->st.store_ms, &n);
+	if (rc == STORE_OK)
+		printf("purged %lld\n", (long long)n);
+	return ctl_store_done(c, rc, "purge");
+}
+
+int
+main(int argc, char *argv[])
+{
+	const struct ctl_cmd	*cmd;
+	struct ctl_args		 a;
+	struct ctl		 c;
+	char			 err[256];
+	int			 ret;
+
+	/*
+	 * Errors only: the store's warning on a lock timeout would be a
+	 * second line beside ours, and its info lines are not for a terminal.
+	 */
+	log_init(CTL_PROG, 0, LOG_LVL_ERROR);
+	if (ctl_parse(argc, argv, &a) == -1)
+		return CTL_EXIT_USAGE;
+	if (a.help || (a.nwords > 0 && strcmp(a.word[0], "help") == 0)) {
+		ctl_usage(stdout);
+		return 0;
+	}
+	if (a.version) {
+		puts(PACKAGE_STRING);
+		return 0;
+	}
+	if (a.nwords == 0) {
+		ctl_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	if ((cmd = ctl_cmd_find(&a)) == NULL)
+		return CTL_EXIT_USAGE;
+	/* An empty path would make SQLite open a private temporary database. */
+	if (a.opt[CTL_OPT_DB] != NULL && *a.opt[CTL_OPT_DB] == '\0') {
+		ctl_err("--db: empty path");
+		return CTL_EXIT_USAGE;
+	}
+
+	memset(&c, 0, sizeof(c));
+	if (settings_from_env(&c.st, a.opt[CTL_OPT_DB], err,
+	    sizeof(err)) == -1) {
+		ctl_err("%s", err);
+		return CTL_EXIT_FAIL;
+	}
+	/* As the service: group (the web server's) may share it, others not. */
+	umask(007);
+	ret = cmd->run(&c, &a);
+	store_close(c.store);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		ctl_err("cannot write the output");
+		ret = CTL_EXIT_FAIL;
+	}
+	return ret;
+}

@@ -1,1 +1,498 @@
+/*
+ * One pass of the checkpoint runner.  See runner.h and checkpoint-runner(8).
+ *
+ * A pass works in rounds.  Each round is one short BEGIN IMMEDIATE
+ * transaction over up to `batch` pending triggers in arrival order: a
+ * trigger of an unknown or not-RUNNING job is completed as Flink's
+ * FlinkJobNotFoundException; one of a RUNNING job without a command gets
+ * the job's next checkpoint id and completes at once; one of a job with a
+ * command gets its id and a claim, and its command runs after the commit,
+ * outside any transaction, at most `parallel` at once and never two of one
+ * job.  The result is recorded in a transaction of its own, on condition
+ * that the claim is still ours.
+ *
+ * Claims name their runner (host:pid:start-time) and carry a lease of the
+ * job's timeout plus a grace period.  A claim whose runner is gone from
+ * this host, or whose lease has run out, is stale: the next pass of any
+ * runner fails it with "Checkpoint expired before completing." (its id
+ * stays consumed; the command is not run again, since it may have had
+ * effects).
+ */
 #include <config.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "action.h"
+#include "log.h"
+#include "runner.h"
+
+#define RUNNER_LEASE_GRACE_MS	30000	/* beyond the job's timeout */
+#define RUNNER_POLL_MS		50	/* how often a pass looks for news */
+#define RUNNER_MAX_ACTIVE	64
+
+/* An action in flight and what its result completes. */
+struct running {
+	struct action	*action;
+	int64_t		 row;
+	struct id	 job;
+	struct id	 trigger;
+	int64_t		 checkpoint_id;
+	enum ckpt_type	 type;
+	int64_t		 timeout_s;
+	char		 env[4][96];
+};
+
+struct pass {
+	struct store		*store;
+	const struct runner_opts *o;
+	struct runner_stats	*stats;
+	struct running		 run[RUNNER_MAX_ACTIVE];
+	size_t			 nrun;
+	int			 skipped;	/* left work for a later round */
+	struct pending		*pend;
+};
+
+static int64_t
+wall_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* This process's start time in clock ticks since boot, from /proc. */
+static unsigned long long
+proc_start_time(long pid)
+{
+	char			 path[64], buf[1024], *p;
+	unsigned long long	 start = 0;
+	FILE			*f;
+	int			 field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) == NULL ||
+	    (p = strrchr(buf, ')')) == NULL) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	/* Field 22 is starttime; fields 3.. follow the ") ". */
+	for (field = 3, p += 2; field < 22 && p != NULL; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (p != NULL)
+		start = strtoull(p, NULL, 10);
+	return start;
+}
+
+/* host:pid:start, unique over time on one host (pids are reused). */
+int
+runner_owner(char *buf, size_t len)
+{
+	char	 host[256];
+
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	return snprintf(buf, len, "%s:%ld:%llu", host, (long)getpid(),
+	    proc_start_time((long)getpid())) < (int)len ? 0 : -1;
+}
+
+/*
+ * Whether the runner named by owner still runs: 1 yes, 0 no, -1 cannot
+ * tell (another host: only its lease can say).
+ */
+static int
+owner_alive(const char *owner)
+{
+	char			 host[256], mine[256];
+	long			 pid;
+	unsigned long long	 start;
+
+	if (sscanf(owner, "%255[^:]:%ld:%llu", host, &pid, &start) != 3)
+		return -1;
+	if (gethostname(mine, sizeof(mine)) == -1 || strcmp(host, mine) != 0)
+		return -1;
+	return proc_start_time(pid) == start ? 1 : 0;
+}
+
+static int
+stale_collect(const struct stale *c, void *arg)
+{
+	struct pass	*p = arg;
+	struct outcome	 o;
+	struct buf	 trace = { 0 };
+	int		 alive;
+	int64_t		 now = wall_ms();
+
+	alive = owner_alive(c->owner);
+	if (alive == 1 || (alive == -1 && c->lease_ms > now))
+		return 0;
+	memset(&o, 0, sizeof(o));
+	buf_printf(&trace, "%s: %s\n\tat checkpoint-runner (the runner %s "
+	    "that claimed it is gone)\n", FAIL_CKPT_CLASS, FAIL_EXPIRED,
+	    c->owner);
+	o.failure_class = FAIL_CKPT_CLASS;
+	o.failure_trace = buf_str(&trace);
+	if (store_complete(p->store, c->row, c->owner, &o, now) == STORE_OK) {
+		log_warn("trigger %s job %s: stale claim of %s resolved as "
+		    "expired (checkpoint %lld)", c->trigger.s, c->job.s,
+		    c->owner, (long long)c->checkpoint_id);
+		p->stats->stale++;
+		p->stats->failed++;
+	}
+	buf_free(&trace);
+	return 0;
+}
+
+/* Resolves the claims of runners that died or overran their lease. */
+static enum store_rc
+pass_resolve_stale(struct pass *p)
+{
+	enum store_rc	 rc;
+
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	if ((rc = store_claimed(p->store, stale_collect, p)) != STORE_OK) {
+		store_rollback(p->store);
+		return rc;
+	}
+	if ((rc = store_commit(p->store)) == STORE_OK)
+		p->stats->transactions++;
+	return rc;
+}
+
+static int
+pass_job_running(const struct pass *p, const struct id *job)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nrun; i++)
+		if (strcmp(p->run[i].job.s, job->s) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Decides one pending trigger inside the round's transaction.  Returns
+ * STORE_OK (decided or skipped) or the store's failure.
+ */
+static enum store_rc
+pass_decide(struct pass *p, struct pending *e, struct running *claim,
+    int *claimed, struct buf *trace, int64_t now)
+{
+	struct outcome	 o;
+	enum store_rc	 rc;
+	enum ckpt_type	 type;
+	int64_t		 id;
+
+	*claimed = 0;
+	memset(&o, 0, sizeof(o));
+	if (!e->job_known || e->job_state != JOB_RUNNING) {
+		buf_reset(trace);
+		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s);
+		o.failure_class = FAIL_JOB_CLASS;
+		o.failure_trace = buf_str(trace);
+		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
+		    STORE_OK)
+			p->stats->failed++;
+		return rc == STORE_NOTFOUND ? STORE_OK : rc;
+	}
+	if (e->command != NULL && (e->job_busy || pass_job_running(p, &e->job) ||
+	    p->nrun + 1 > p->o->parallel)) {
+		p->skipped = 1;
+		return STORE_OK;
+	}
+	type = e->requested == CKPT_CONFIGURED ? e->job_type : e->requested;
+	if ((rc = store_next_checkpoint_id(p->store, &e->job, &id)) != STORE_OK)
+		return rc;
+	if (e->command == NULL) {
+		o.checkpoint_id = id;
+		o.type = type;
+		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
+		    STORE_OK)
+			p->stats->completed++;
+		return rc == STORE_NOTFOUND ? STORE_OK : rc;
+	}
+	rc = store_claim(p->store, e->row, p->o->owner, id, type, now,
+	    now + e->timeout_s * 1000 + RUNNER_LEASE_GRACE_MS);
+	if (rc == STORE_NOTFOUND)
+		return STORE_OK;
+	if (rc != STORE_OK)
+		return rc;
+	memset(claim, 0, sizeof(*claim));
+	claim->row = e->row;
+	claim->job = e->job;
+	claim->trigger = e->trigger;
+	claim->checkpoint_id = id;
+	claim->type = type;
+	claim->timeout_s = e->timeout_s;
+	*claimed = 1;
+	return STORE_OK;
+}
+
+/* Starts the command of a claim just committed. */
+static void
+pass_start(struct pass *p, struct running *r, const char *command)
+{
+	struct action_spec	 spec;
+	struct id		 job = r->job, trigger = r->trigger;
+
+	memset(&spec, 0, sizeof(spec));
+	snprintf(r->env[0], sizeof(r->env[0]), "CHECKPOINT_JOB_ID=%s", job.s);
+	snprintf(r->env[1], sizeof(r->env[1]), "CHECKPOINT_ID=%lld",
+	    (long long)r->checkpoint_id);
+	snprintf(r->env[2], sizeof(r->env[2]), "CHECKPOINT_TYPE=%s",
+	    ckpt_type_name(r->type));
+	snprintf(r->env[3], sizeof(r->env[3]), "CHECKPOINT_TRIGGER_ID=%s",
+	    trigger.s);
+	spec.command = command;
+	spec.env[0] = r->env[0];
+	spec.env[1] = r->env[1];
+	spec.env[2] = r->env[2];
+	spec.env[3] = r->env[3];
+	spec.timeout_ms = r->timeout_s * 1000;
+	r->action = NULL;
+	if (action_start(&spec, &r->action) == -1)
+		log_error("trigger %s job %s: cannot start the checkpoint "
+		    "action: %s", r->trigger.s, r->job.s, strerror(errno));
+	else
+		log_info("trigger %s job %s: checkpoint %lld: action started "
+		    "(pid %ld)", r->trigger.s, r->job.s,
+		    (long long)r->checkpoint_id, (long)action_pid(r->action));
+	p->stats->actions++;
+}
+
+/*
+ * One round: decide up to `batch` pending triggers after *cursor in one
+ * transaction, then start the commands it claimed.  *more is set while
+ * the queue may hold more rows past the cursor.
+ */
+static enum store_rc
+pass_round(struct pass *p, int64_t *cursor, int *more)
+{
+	struct running	 claims[RUNNER_MAX_ACTIVE];
+	char		*commands[RUNNER_MAX_ACTIVE];
+	struct buf	 trace = { 0 };
+	enum store_rc	 rc;
+	size_t		 n, i, nclaims = 0;
+	int		 claimed;
+	int64_t		 now = wall_ms();
+
+	*more = 0;
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	if ((rc = store_pending(p->store, *cursor, p->o->batch, p->pend,
+	    &n)) != STORE_OK) {
+		store_rollback(p->store);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		rc = pass_decide(p, &p->pend[i], &claims[nclaims], &claimed,
+		    &trace, now);
+		if (rc != STORE_OK)
+			break;
+		if (claimed) {
+			/* Counts against parallel and per-job exclusion. */
+			commands[nclaims] = p->pend[i].command;
+			p->pend[i].command = NULL;
+			p->run[p->nrun++] = claims[nclaims++];
+		}
+	}
+	if (n > 0)
+		*cursor = p->pend[n - 1].row;
+	*more = n == p->o->batch;
+	store_pending_free(p->pend, n);
+	buf_free(&trace);
+	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK)
+		p->stats->transactions++;
+	if (rc != STORE_OK) {
+		store_rollback(p->store);
+		/* Nothing was claimed after all. */
+		p->nrun -= nclaims;
+		for (i = 0; i < nclaims; i++)
+			free(commands[i]);
+		return rc;
+	}
+	for (i = 0; i < nclaims; i++) {
+		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
+		free(commands[i]);
+	}
+	return STORE_OK;
+}
+
+/* Records the end of an action, if the claim is still ours. */
+static void
+pass_finish(struct pass *p, struct running *r)
+{
+	struct action_result	 res;
+	struct outcome		 o;
+	struct buf		 trace = { 0 };
+	enum store_rc		 rc;
+	char			 what[64];
+	size_t			 tl;
+
+	memset(&o, 0, sizeof(o));
+	o.checkpoint_id = r->checkpoint_id;
+	o.type = r->type;
+	if (r->action == NULL) {
+		memset(&res, 0, sizeof(res));
+		res.status = ACTION_ERROR;
+	} else
+		action_result(r->action, &res);
+	switch (res.status) {
+	case ACTION_OK:
+		o.location = res.last_line[0] != '\0' ? res.last_line : NULL;
+		break;
+	case ACTION_TIMEOUT:
+		buf_printf(&trace, "%s: %s\n\tat checkpoint action "
+		    "(killed after its timeout of %lld s)\n", FAIL_CKPT_CLASS,
+		    FAIL_EXPIRED, (long long)r->timeout_s);
+		break;
+	default:
+		if (res.status == ACTION_ERROR)
+			snprintf(what, sizeof(what), "could not be started");
+		else if (res.signal != 0)
+			snprintf(what, sizeof(what), "was killed by signal %d",
+			    res.signal);
+		else
+			snprintf(what, sizeof(what), "exited with status %d",
+			    res.exit_code);
+		tl = strlen(res.err_tail);
+		while (tl > 0 && (res.err_tail[tl - 1] == '\n' ||
+		    res.err_tail[tl - 1] == ' '))
+			res.err_tail[--tl] = '\0';
+		buf_printf(&trace, "%s: %s %s\n\tat checkpoint action "
+		    "(it %s)\n", FAIL_CKPT_CLASS, FAIL_DECLINED,
+		    tl > 0 ? res.err_tail : "The checkpoint action failed.",
+		    what);
+		break;
+	}
+	if (res.status != ACTION_OK) {
+		o.failure_class = FAIL_CKPT_CLASS;
+		o.failure_trace = buf_str(&trace);
+	}
+	rc = store_complete(p->store, r->row, p->o->owner, &o, wall_ms());
+	if (rc == STORE_OK) {
+		if (res.status == ACTION_OK)
+			p->stats->completed++;
+		else
+			p->stats->failed++;
+		log_info("trigger %s job %s: checkpoint %lld %s", r->trigger.s,
+		    r->job.s, (long long)r->checkpoint_id,
+		    res.status == ACTION_OK ? "completed" : "failed");
+	} else if (rc == STORE_NOTFOUND)
+		log_warn("trigger %s job %s: resolved by another runner while "
+		    "its action ran; result dropped", r->trigger.s, r->job.s);
+	else
+		/* The claim stays; its lease makes it stale later. */
+		log_error("trigger %s job %s: cannot record the result: %s",
+		    r->trigger.s, r->job.s, store_rc_name(rc));
+	buf_free(&trace);
+	action_free(r->action);
+	r->action = NULL;
+}
+
+/* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
+static int
+pass_wait(struct pass *p)
+{
+	struct pollfd	 pfd[2 * RUNNER_MAX_ACTIVE];
+	size_t		 i, n = 0;
+	int		 timeout = RUNNER_POLL_MS, t, finished = 0;
+	int64_t		 now = action_now_ms();
+
+	for (i = 0; i < p->nrun; i++) {
+		if (p->run[i].action == NULL) {
+			timeout = 0;
+			continue;
+		}
+		n += action_pollfds(p->run[i].action, pfd + n, 2);
+		if ((t = action_timeout(p->run[i].action, now)) < timeout)
+			timeout = t;
+	}
+	if (poll(pfd, n, timeout) == -1 && errno != EINTR)
+		log_warn("poll: %s", strerror(errno));
+	now = action_now_ms();
+	for (i = 0; i < p->nrun; ) {
+		if (p->run[i].action == NULL ||
+		    action_step(p->run[i].action, now)) {
+			pass_finish(p, &p->run[i]);
+			p->run[i] = p->run[--p->nrun];
+			finished = 1;
+		} else
+			i++;
+	}
+	return finished;
+}
+
+/*
+ * One pass: resolve stale claims, then advance everything pending that
+ * this runner may take, until nothing is left to do.  On *quit no new work
+ * is taken; the actions running are waited for.  Returns 0, or -1 if the
+ * store failed (logged; the pass stopped where it was).
+ */
+int
+runner_pass(struct store *s, const struct runner_opts *o,
+    struct runner_stats *stats, volatile sig_atomic_t *quit)
+{
+	struct pass	 p;
+	enum store_rc	 rc = STORE_OK;
+	int64_t		 cursor = 0, start = action_now_ms(), purged;
+	int64_t		 version = 0, seen = 0;
+	int		 more = 1, rescan;
+
+	memset(&p, 0, sizeof(p));
+	p.store = s;
+	p.o = o;
+	p.stats = stats;
+	if ((p.pend = calloc(o->batch, sizeof(*p.pend))) == NULL)
+		return -1;
+	store_data_version(s, &seen);
+	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
+		log_error("resolving stale claims: %s", store_rc_name(rc));
+
+	while (rc == STORE_OK || rc == STORE_BUSY) {
+		if (!*quit && more) {
+			rc = pass_round(&p, &cursor, &more);
+			if (rc == STORE_BUSY)
+				log_warn("database busy; the round will be "
+				    "tried again");
+			if (more)
+				continue;
+		}
+		if (p.nrun == 0 && (!p.skipped || *quit))
+			break;
+		/* Look again from the start once an action frees its job,
+		 * or when another process committed (new triggers). */
+		rescan = pass_wait(&p) && p.skipped;
+		if (store_data_version(s, &version) == STORE_OK &&
+		    version != seen) {
+			seen = version;
+			rescan = 1;
+		}
+		if (rescan || rc == STORE_BUSY) {
+			p.skipped = 0;
+			cursor = 0;
+			more = 1;
+		}
+	}
+	while (p.nrun > 0)
+		pass_wait(&p);
+	free(p.pend);
+
+	if (rc == STORE_OK && o->store_ms > 0 &&
+	    store_purge(s, wall_ms(), o->store_ms, &purged) == STORE_OK)
+		stats->purged += purged;
+	stats->duration_ms += action_now_ms() - start;
+	return rc == STORE_OK ? 0 : -1;
+}

@@ -1,2 +1,292 @@
+/*
+ * checkpoint-runner: advances triggers from IN_PROGRESS to COMPLETED.
+ * By default one pass over everything pending, then exit (for cron and
+ * systemd timers); with --watch it keeps running and wakes up when the
+ * database changes.  Any number may run at once.  See checkpoint-runner(8).
+ */
 #include <config.h>
-int main(void){return 1;}
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runner.h"
+#include "settings.h"
+
+/* Exit statuses, as checkpoint-runner(8) lists them. */
+#define EXIT_OK		0	/* work done, or nothing to do */
+#define EXIT_PASS	1	/* a pass could not finish (database busy or failing) */
+#define EXIT_USAGE	2	/* bad options or settings */
+#define EXIT_DB		3	/* the database cannot be opened or is too new */
+
+#define WATCH_IDLE_PASS_MS	5000	/* a pass even without news: leases */
+#define WAL_TRUNCATE_BYTES	(4 * 1024 * 1024)
+
+static volatile sig_atomic_t	 quit;
+
+static void
+on_signal(int sig)
+{
+	quit = 1;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: checkpoint-runner [--watch] [--stats] "
+	    "[--syslog] [--db path]\n"
+	    "                         [--parallel n] [--batch n] "
+	    "[--log-level level]\n");
+	exit(EXIT_USAGE);
+}
+
+static void
+print_stats(const struct runner_stats *st)
+{
+	printf("{\"completed\":%lld,\"failed\":%lld,\"stale\":%lld,"
+	    "\"purged\":%lld,\"actions\":%lld,\"transactions\":%lld,"
+	    "\"duration_ms\":%lld}\n", (long long)st->completed,
+	    (long long)st->failed, (long long)st->stale,
+	    (long long)st->purged, (long long)st->actions,
+	    (long long)st->transactions, (long long)st->duration_ms);
+	fflush(stdout);
+}
+
+/* Truncates the WAL once it has grown; readers may keep it from that. */
+static void
+wal_housekeeping(struct store *s, const char *db)
+{
+	char		 wal[PATH_MAX];
+	struct stat	 sb;
+	int		 busy;
+
+	if (snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) ||
+	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
+		return;
+	if (store_wal_checkpoint(s, &busy) == STORE_OK && !busy)
+		log_info("%s: WAL truncated from %lld bytes", db,
+		    (long long)sb.st_size);
+}
+
+/*
+ * An inotify watch on the database's directory: every commit of another
+ * process writes the -wal file there.  -1 if inotify is not to be had;
+ * the watcher then polls.
+ */
+static int
+watch_open(const char *db)
+{
+	char	 dir[PATH_MAX];
+	int	 fd;
+
+	snprintf(dir, sizeof(dir), "%s", db);
+	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return -1;
+	if (inotify_add_watch(fd, dirname(dir), IN_MODIFY | IN_CREATE |
+	    IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Sleeps until the directory changes, a signal, or timeout_ms. */
+static void
+watch_wait(int fd, int timeout_ms)
+{
+	struct pollfd	 pfd;
+	char		 buf[4096];
+
+	if (fd == -1) {
+		poll(NULL, 0, timeout_ms < 20 ? timeout_ms : 20);
+		return;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, timeout_ms) > 0)
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+}
+
+static int
+open_store(const struct settings *st, struct store **s, int64_t cache_kib)
+{
+	struct store_opts	 so;
+	char			 err[512];
+
+	memset(&so, 0, sizeof(so));
+	so.path = st->db_path;
+	so.sync_normal = st->sync_normal;
+	so.busy_ms = st->busy_ms;
+	so.cache_kib = cache_kib;
+	if (store_open(&so, s, err, sizeof(err)) != STORE_OK) {
+		log_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "batch", required_argument, NULL, 'b' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "parallel", required_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "syslog", no_argument, NULL, 'L' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct settings		 st;
+	struct runner_opts	 ro;
+	struct runner_stats	 stats;
+	struct sigaction	 sa;
+	struct store		*s;
+	enum log_level		 lvl = LOG_LVL_INFO;
+	const char		*db = NULL;
+	char			 owner[300], err[256];
+	int64_t			 n, version, seen, last_pass;
+	long			 ncpu;
+	int			 ch, watch = 0, want_stats = 0, use_syslog = 0;
+	int			 rc = EXIT_OK, wfd;
+
+	memset(&ro, 0, sizeof(ro));
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ro.parallel = ncpu > 0 ? (size_t)ncpu : 1;
+	ro.batch = 5000;
+	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			if (settings_parse_int(optarg, 1, 100000, &n) == -1) {
+				fprintf(stderr, "checkpoint-runner: --batch "
+				    "%s: expected 1 to 100000\n", optarg);
+				usage();
+			}
+			ro.batch = (size_t)n;
+			break;
+		case 'D':
+			db = optarg;
+			break;
+		case 'l':
+			if (log_level_parse(optarg, &lvl) == -1) {
+				fprintf(stderr, "checkpoint-runner: --log-level "
+				    "%s: expected error, warn, info or "
+				    "debug\n", optarg);
+				usage();
+			}
+			break;
+		case 'p':
+			if (settings_parse_int(optarg, 1, 63, &n) == -1) {
+				fprintf(stderr, "checkpoint-runner: --parallel "
+				    "%s: expected 1 to 63\n", optarg);
+				usage();
+			}
+			ro.parallel = (size_t)n;
+			break;
+		case 'S':
+			want_stats = 1;
+			break;
+		case 'L':
+			use_syslog = 1;
+			break;
+		case 'V':
+			puts(PACKAGE_STRING);
+			return EXIT_OK;
+		case 'w':
+			watch = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (ro.parallel > 63)
+		ro.parallel = 63;
+	log_init("checkpoint-runner", use_syslog, lvl);
+	if (settings_from_env(&st, db, err, sizeof(err)) == -1) {
+		log_error("%s", err);
+		return EXIT_USAGE;
+	}
+	ro.store_ms = st.store_ms;
+	if (runner_owner(owner, sizeof(owner)) == -1) {
+		log_error("cannot name this runner");
+		return EXIT_USAGE;
+	}
+	ro.owner = owner;
+
+	umask(007);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* A 64 MiB page cache: batches over large queues stay in memory. */
+	if (open_store(&st, &s, 64 * 1024) == -1)
+		return EXIT_DB;
+
+	if (!watch) {
+		memset(&stats, 0, sizeof(stats));
+		if (runner_pass(s, &ro, &stats, &quit) == -1)
+			rc = EXIT_PASS;
+		wal_housekeeping(s, st.db_path);
+		if (want_stats)
+			print_stats(&stats);
+		store_close(s);
+		return rc;
+	}
+
+	log_info("watching %s", st.db_path);
+	wfd = watch_open(st.db_path);
+	seen = 0;
+	last_pass = 0;
+	while (!quit) {
+		if (store_data_version(s, &seen) != STORE_OK) {
+			/* Reopen: the file may have been replaced. */
+			store_close(s);
+			s = NULL;
+			while (!quit && open_store(&st, &s, 64 * 1024) == -1)
+				watch_wait(-1, 1000);
+			if (s == NULL)
+				break;
+			continue;
+		}
+		memset(&stats, 0, sizeof(stats));
+		if (runner_pass(s, &ro, &stats, &quit) == -1)
+			log_warn("pass did not finish; trying again");
+		last_pass = 0;
+		wal_housekeeping(s, st.db_path);
+		if (want_stats && (stats.completed || stats.failed ||
+		    stats.stale || stats.purged))
+			print_stats(&stats);
+		/* Sleep until another process commits, or a while passes. */
+		while (!quit && last_pass < WATCH_IDLE_PASS_MS) {
+			watch_wait(wfd, 1000);
+			last_pass += 1000;
+			if (store_data_version(s, &version) != STORE_OK ||
+			    version != seen)
+				break;
+		}
+	}
+	if (wfd != -1)
+		close(wfd);
+	store_close(s);
+	log_info("stopped");
+	return EXIT_OK;
+}

@@ -1,0 +1,54 @@
+# Shared by scripts/run and scripts/test: the Debian packages the project
+# needs, and the build.  Sourced from the checkout's root.
+
+# What building, running and testing need on Debian 12.
+PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev"
+PACKAGES_RUN="lighttpd sqlite3 curl"
+PACKAGES_TEST="libfcgi-bin procps"
+
+# Installs the missing packages when root; otherwise prints the exact
+# apt-get line and stops.
+need_packages() {
+	missing=
+	for p in "$@"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q 'install ok installed'; then
+			missing="$missing $p"
+		fi
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing Debian packages; as root, run:" >&2
+		echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+		exit 1
+	fi
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || exit 1
+	# policy-rc.d keeps the packages from starting system daemons
+	# (lighttpd would take port 80); ours start their own on loopback.
+	rc=/usr/sbin/policy-rc.d
+	made_rc=
+	if [ ! -e "$rc" ]; then
+		printf '#!/bin/sh\nexit 101\n' > "$rc" && chmod +x "$rc" && made_rc=1
+	fi
+	apt-get install -y -qq --no-install-recommends $missing
+	status=$?
+	[ -n "$made_rc" ] && rm -f "$rc"
+	[ $status -eq 0 ] || exit 1
+}
+
+# Configures (once) and builds in the checkout.  Extra configure options
+# may be given; a change of options reconfigures.
+build() {
+	if [ ! -x configure ] || [ configure.ac -nt configure ] ||
+	    [ Makefile.am -nt configure ]; then
+		autoreconf -fi || exit 1
+	fi
+	opts="$*"
+	if [ ! -f Makefile ] || [ "$(cat .configure-opts 2>/dev/null)" != "$opts" ]; then
+		./configure -q $opts || exit 1
+		printf '%s' "$opts" > .configure-opts
+	fi
+	make -j"$(nproc 2>/dev/null || echo 2)" || exit 1
+}

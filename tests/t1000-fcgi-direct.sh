@@ -1,0 +1,236 @@
+#!/bin/sh
+# Tier 2: checkpoint-api.fcgi driven directly, with no web server.  FastCGI
+# on a unix socket and on 127.0.0.1:PORT (-s), spoken by cgi-fcgi; plain CGI
+# (one request from the environment and stdin, answer on stdout); the exact
+# CGI response (status line, headers, CRLFs, body); SIGTERM, -n and usage.
+
+. "$(dirname "$0")/lib.sh"
+
+command -v cgi-fcgi >/dev/null 2>&1 || bail "cgi-fcgi (libfcgi-bin) is missing"
+CGIFCGI=$(command -v cgi-fcgi)
+
+J=0123456789abcdef0123456789abcdef
+TID=abcdef0123456789abcdef0123456789
+CT='Content-Type: application/json; charset=UTF-8\r'
+CORS='Access-Control-Allow-Origin: *\r'
+
+# fcgi METHOD URI [BODY]: one request through cgi-fcgi to $CONNECT (or, with
+# MODE=cgi, to the binary run as plain CGI).  PATH_INFO is URI without its
+# query string unless PATH_INFO_OVERRIDE is set; CONTENT_LENGTH is the body's
+# length when a BODY is given.  Sets RC, HEAD (the header block up to and with
+# its empty line, every CR shown as \r) and BODY (the bytes after it).
+fcgi() {
+	_uri=$2
+	_pi=${PATH_INFO_OVERRIDE-${_uri%%\?*}}
+	_cl=
+	if [ $# -ge 3 ]; then
+		printf '%s' "$3" > "$T/fcgi-req"
+		_cl=$(wc -c < "$T/fcgi-req" | tr -d ' ')
+	else
+		: > "$T/fcgi-req"
+	fi
+	if [ "${MODE:-fcgi}" = cgi ]; then
+		env -i REQUEST_METHOD="$1" PATH_INFO="$_pi" REQUEST_URI="$_uri" \
+		    REMOTE_ADDR=192.0.2.7 CHECKPOINT_DB="$DB" \
+		    ${_cl:+CONTENT_LENGTH=$_cl} \
+		    "$API" < "$T/fcgi-req" > "$T/fcgi-out" 2> "$T/fcgi-err"
+	else
+		env -i REQUEST_METHOD="$1" PATH_INFO="$_pi" REQUEST_URI="$_uri" \
+		    REMOTE_ADDR=192.0.2.7 ${_cl:+CONTENT_LENGTH=$_cl} \
+		    "$CGIFCGI" -bind -connect "$CONNECT" \
+		    < "$T/fcgi-req" > "$T/fcgi-out" 2> "$T/fcgi-err"
+	fi
+	RC=$?
+	HEAD=$(sed -n '1,/^\r$/p' "$T/fcgi-out" | sed 's/\r$/\\r/')
+	BODY=$(sed '1,/^\r$/d' "$T/fcgi-out")
+}
+
+# expect_head STATUS-LINE BODY [HEADER-LINE]: the header block the app must
+# send for BODY (Content-Length is BODY's length in bytes), shown as HEAD.
+expect_head() {
+	printf 'Status: %s\\r\n%s\nContent-Length: %s\\r\n' "$1" "$CT" \
+	    "$(printf '%s' "$2" | wc -c | tr -d ' ')"
+	if [ -n "${3:-}" ]; then
+		printf '%s\\r\n' "$3"
+	fi
+	printf '%s\n\\r' "$CORS"
+}
+
+# check NAME STATUS-LINE BODY [HEADER-LINE]: exact head and body of the last call.
+check() {
+	is "$HEAD" "$(expect_head "$2" "$3" "${4:-}")" "$1: status line and headers"
+	is "$BODY" "$3" "$1: body"
+}
+
+# Waits for the listener of pid $1 to answer a request at $CONNECT.
+wait_fcgi() {
+	i=0
+	while [ $i -lt 100 ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		fcgi GET /jobs/$J/checkpoints/$TID
+		[ -n "$HEAD" ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+in_progress='{"status":{"id":"IN_PROGRESS"},"operation":null}'
+no_trigger() {
+	printf '{"errors":["There is no checkpoint operation with triggerId=%s for job %s."]}' "$1" "$2"
+}
+
+# --- FastCGI on a unix socket ---------------------------------------------
+
+CONNECT=$T/app.sock
+spawn "$API" -s "$T/app.sock" 2>>"$T/app.log"
+APP=$LAST_PID
+wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s $T/app.sock did not answer"
+
+fcgi GET /jobs/$J/checkpoints/$TID
+is "$RC" 0 "unix socket: cgi-fcgi exits 0"
+check "unix socket: unknown trigger is 404" "404 Not Found" "$(no_trigger $TID $J)"
+
+fcgi POST /jobs/$J/checkpoints "{\"triggerId\":\"$TID\"}"
+check "unix socket: POST with a triggerId" "202 Accepted" "{\"request-id\":\"$TID\"}"
+is "$(sql "SELECT requested_type || ' ' || status || ' ' || remote_addr FROM triggers WHERE job_id='$J' AND trigger_id='$TID'")" \
+    "CONFIGURED IN_PROGRESS 192.0.2.7" "unix socket: trigger recorded with REMOTE_ADDR"
+
+fcgi GET /jobs/$J/checkpoints/$TID
+check "unix socket: GET after POST" "200 OK" "$in_progress"
+
+fcgi GET "/jobs/$(echo $J | tr a-f A-F)/checkpoints/$(echo $TID | tr a-f A-F)?x=1"
+check "unix socket: GET with uppercase ids and a query" "200 OK" "$in_progress"
+
+fcgi POST /jobs/$J/checkpoints
+like "$BODY" '^\{"request-id":"[0-9a-f]{32}"\}$' "unix socket: POST without CONTENT_LENGTH gets a random id"
+is "$HEAD" "$(expect_head "202 Accepted" "$BODY")" "unix socket: POST without CONTENT_LENGTH: headers"
+
+fcgi POST /jobs/$J/checkpoints '{"checkpointType":"FULL","triggerId":null}'
+like "$BODY" '^\{"request-id":"[0-9a-f]{32}"\}$' "unix socket: Flink client's body gets a random id"
+
+fcgi POST /jobs/$J/checkpoints '{"checkpointType":"full"}'
+check "unix socket: bad body is 400" "400 Bad Request" \
+    '{"errors":["Request did not match expected format CheckpointTriggerRequestBody."]}'
+
+fcgi POST /jobs/xyz/checkpoints '{}'
+check "unix socket: bad jobid is 400" "400 Bad Request" \
+    '{"errors":["Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value \"xyz\"."]}'
+
+fcgi GET /jobs/$J/checkpoints/nothex
+check "unix socket: bad triggerid is 400" "400 Bad Request" \
+    '{"errors":["Bad request, could not parse parameters: Cannot resolve path parameter (triggerid) from value \"nothex\"."]}'
+
+fcgi GET "/nope?a=1"
+check "unix socket: unknown path is 404 with REQUEST_URI" "404 Not Found" \
+    '{"errors":["Not found: /nope?a=1"]}'
+
+fcgi GET /jobs/$J/checkpoints
+is "$HEAD" "$(expect_head "405 Method Not Allowed" "$BODY" "Allow: POST")" \
+    "unix socket: GET on the trigger path is 405 with Allow: POST"
+like "$BODY" '^\{"errors":\["[^"]+"\]\}$' "unix socket: 405 body is a JSON error"
+
+fcgi DELETE /jobs/$J/checkpoints/$TID
+is "$HEAD" "$(expect_head "405 Method Not Allowed" "$BODY" "Allow: GET")" \
+    "unix socket: DELETE on the status path is 405 with Allow: GET"
+like "$BODY" '^\{"errors":\["[^"]+"\]\}$' "unix socket: 405 body is a JSON error"
+
+# Routing is on PATH_INFO: a mount under a prefix shows only in REQUEST_URI.
+T2=11111111111111111111111111111111
+PATH_INFO_OVERRIDE=/jobs/$J/checkpoints
+fcgi POST /api/jobs/$J/checkpoints "{\"triggerId\":\"$T2\"}"
+check "unix socket: routed on PATH_INFO under a prefix" "202 Accepted" "{\"request-id\":\"$T2\"}"
+
+# PATH_INFO is already decoded by the web server: never decode it again.
+PATH_INFO_OVERRIDE=/jobs/%30123456789abcdef0123456789abcdef/checkpoints/$T2
+fcgi GET /jobs/%2530123456789abcdef0123456789abcdef/checkpoints/$T2
+check "unix socket: PATH_INFO is not decoded twice" "400 Bad Request" \
+    '{"errors":["Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value \"%30123456789abcdef0123456789abcdef\"."]}'
+unset PATH_INFO_OVERRIDE
+
+# A body shorter than its CONTENT_LENGTH is refused, and nothing recorded.
+T3=33333333333333333333333333333333
+printf '{"triggerId":"%s"}' $T3 > "$T/short"
+env -i REQUEST_METHOD=POST PATH_INFO=/jobs/$J/checkpoints \
+    REQUEST_URI=/jobs/$J/checkpoints CONTENT_LENGTH=500 \
+    "$CGIFCGI" -bind -connect "$CONNECT" < "$T/short" > "$T/fcgi-out" 2>/dev/null
+like "$(head -n 1 "$T/fcgi-out")" '^Status: 400 Bad Request' "unix socket: body shorter than CONTENT_LENGTH is 400"
+is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T3'")" 0 \
+    "unix socket: short body records nothing"
+
+kill -TERM "$APP"
+wait "$APP"
+is "$?" 0 "unix socket: SIGTERM to an idle process exits 0"
+stop_pid "$APP"
+
+# --- FastCGI on 127.0.0.1:PORT --------------------------------------------
+
+TCP_PORT=$(free_port)
+CONNECT=127.0.0.1:$TCP_PORT
+spawn "$API" -s "127.0.0.1:$TCP_PORT" 2>>"$T/app.log"
+APP=$LAST_PID
+wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s 127.0.0.1:$TCP_PORT did not answer"
+
+fcgi GET /v1/jobs/$J/checkpoints/$TID
+check "tcp: GET under /v1 sees the same trigger" "200 OK" "$in_progress"
+T4=44444444444444444444444444444444
+fcgi POST /v1/jobs/$J/checkpoints/ "{\"triggerId\":\"$T4\",\"checkpointType\":\"INCREMENTAL\"}"
+check "tcp: POST under /v1 with a trailing slash" "202 Accepted" "{\"request-id\":\"$T4\"}"
+is "$(sql "SELECT requested_type FROM triggers WHERE trigger_id='$T4'")" INCREMENTAL \
+    "tcp: INCREMENTAL recorded"
+
+kill -TERM "$APP"
+wait "$APP"
+is "$?" 0 "tcp: SIGTERM to an idle process exits 0"
+stop_pid "$APP"
+
+# --- -n: a fixed number of requests ---------------------------------------
+
+CONNECT=$T/app-n.sock
+spawn "$API" -n 2 -s "$CONNECT" 2>>"$T/app.log"
+APP=$LAST_PID
+wait_fcgi "$APP" || bail "checkpoint-api.fcgi -n 2 did not answer"
+fcgi GET /jobs/$J/checkpoints/$TID
+check "-n 2: second request answered" "200 OK" "$in_progress"
+wait "$APP"
+is "$?" 0 "-n 2: exits 0 after two requests"
+stop_pid "$APP"
+
+# --- plain CGI: one request from the environment ---------------------------
+
+MODE=cgi
+T5=55555555555555555555555555555555
+fcgi POST /jobs/$J/checkpoints "{\"triggerId\":\"$T5\"}"
+is "$RC" 0 "cgi: POST exits 0"
+check "cgi: POST answers on stdout" "202 Accepted" "{\"request-id\":\"$T5\"}"
+is "$(sql "SELECT remote_addr FROM triggers WHERE trigger_id='$T5'")" 192.0.2.7 \
+    "cgi: REMOTE_ADDR recorded"
+
+fcgi GET /jobs/$J/checkpoints/$T5
+is "$RC" 0 "cgi: GET exits 0"
+check "cgi: GET answers on stdout" "200 OK" "$in_progress"
+
+fcgi GET /jobs/$J/checkpoints/$(echo $T5 | tr 5 6)
+check "cgi: unknown trigger is 404" "404 Not Found" \
+    "$(no_trigger 66666666666666666666666666666666 $J)"
+
+fcgi POST /jobs/$J/checkpoints 'null'
+is "$RC" 0 "cgi: a 400 still exits 0"
+check "cgi: null body is 400" "400 Bad Request" \
+    '{"errors":["Request did not match expected format CheckpointTriggerRequestBody."]}'
+MODE=fcgi
+
+# --- usage ---------------------------------------------------------------
+
+env -i CHECKPOINT_DB="$DB" "$API" < /dev/null > "$T/out" 2> "$T/err"
+rc=$?
+ok "$([ $rc -ne 0 ] && echo 0 || echo 1)" "no REQUEST_METHOD and no socket: exits non-zero (got $rc)"
+like "$(cat "$T/err")" '^usage: checkpoint-api\.fcgi ' "no REQUEST_METHOD and no socket: prints a usage line"
+is "$(cat "$T/out")" "" "no REQUEST_METHOD and no socket: nothing on stdout"
+
+"$API" -x < /dev/null > /dev/null 2> "$T/err"
+rc=$?
+ok "$([ $rc -ne 0 ] && echo 0 || echo 1)" "unknown option: exits non-zero (got $rc)"
+like "$(cat "$T/err")" 'usage: checkpoint-api\.fcgi ' "unknown option: prints a usage line"
+
+done_testing
