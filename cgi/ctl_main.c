@@ -62,8 +62,8 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 #define CTL_JOB_FIELDS	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
 			    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
 
-/* The most words any command has: "job add JOBID". */
-#define CTL_MAXWORDS	3
+/* The most words any command has ("job add JOBID"), and one more. */
+#define CTL_MAXWORDS	4
 
 /* The command line, split into words and option values (argv's strings). */
 struct ctl_args {
@@ -202,11 +202,12 @@ ctl_parse(int argc, char *argv[], struct ctl_args *a)
 	for (i = 1; i < argc; i++) {
 		arg = argv[i];
 		if (words_only || arg[0] != '-' || arg[1] == '\0') {
-			if (a->nwords == CTL_MAXWORDS) {
-				ctl_err("unexpected argument '%.64s'", arg);
-				return -1;
-			}
-			a->word[a->nwords++] = arg;
+			/*
+			 * Words past these are never looked at: one too
+			 * many already makes the command line wrong.
+			 */
+			if (a->nwords < CTL_MAXWORDS)
+				a->word[a->nwords++] = arg;
 		} else if (strcmp(arg, "--") == 0)
 			words_only = 1;
 		else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
@@ -236,7 +237,9 @@ ctl_cmd_match(const struct ctl_cmd *cmd, const struct ctl_args *a)
 {
 	size_t	 len = strlen(a->word[0]);
 
-	if (strncmp(cmd->title, a->word[0], len) != 0)
+	/* "job add" is two words, never one quoted. */
+	if (strchr(a->word[0], ' ') != NULL ||
+	    strncmp(cmd->title, a->word[0], len) != 0)
 		return 0;
 	if (cmd->title[len] == '\0')
 		return 1;

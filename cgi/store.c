@@ -325,6 +325,39 @@ store_pragma_int(struct store *s, const char *sql, int64_t *v)
 }
 
 /*
+ * Refuses, before anything is written, a database made by a newer version
+ * or one that is not ours: it must be left exactly as it was.
+ */
+static enum store_rc
+store_check_ours(struct store *s, char *err, size_t errlen)
+{
+	enum store_rc	 rc;
+	int64_t		 version, appid, objects;
+	int		 target = store_schema_version();
+
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK ||
+	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    &objects)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (appid != STORE_APPLICATION_ID && (appid != 0 || objects != 0)) {
+		snprintf(err, errlen, "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)", s->path,
+		    (long long)appid, (long long)objects);
+		return STORE_UNAVAILABLE;
+	}
+	if (version > target) {
+		snprintf(err, errlen, "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api", s->path,
+		    (long long)version, target);
+		return STORE_NEWER;
+	}
+	return STORE_OK;
+}
+
+/*
  * Brings the schema up to date in one transaction, recorded in
  * PRAGMA user_version.  A database of a newer version, or a non-empty
  * database that is not ours, is refused and left untouched.
@@ -429,6 +462,8 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	sqlite3_extended_result_codes(s->db, 0);
 	sqlite3_busy_handler(s->db, store_busy_handler, s);
+	if ((rc = store_check_ours(s, err, errlen)) != STORE_OK)
+		goto fail;
 
 	/* journal_mode is persistent: set it only when it is not WAL yet. */
 	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st,
