@@ -10,6 +10,7 @@
 #include <json.h>
 
 #include "body.h"
+#include "buf.h"
 
 /* Deeper than any valid body needs; deeper input is refused early. */
 #define BODY_MAX_DEPTH	16
@@ -42,10 +43,204 @@ body_length(const char *cl, size_t max, size_t *len)
 }
 
 /*
+ * A strict RFC 8259 scanner: what Jackson (Flink's parser) takes and nothing
+ * more.  json-c, even with JSON_TOKENER_STRICT, still takes single-quoted
+ * keys, NaN and Infinity, raw control characters in strings and some
+ * invalid UTF-8 (overlongs, surrogates); those must be a 400.
+ */
+struct scan {
+	const unsigned char	*p;
+	const unsigned char	*end;
+	int			 depth;
+};
+
+static int	scan_value(struct scan *);
+
+static void
+scan_ws(struct scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' ||
+	    *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+static int
+scan_char(struct scan *s, char c)
+{
+	if (s->p >= s->end || *s->p != (unsigned char)c)
+		return -1;
+	s->p++;
+	return 0;
+}
+
+static int
+scan_hex(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	    (c >= 'A' && c <= 'F');
+}
+
+static int
+scan_string(struct scan *s)
+{
+	size_t	 n, i;
+
+	if (scan_char(s, '"') == -1)
+		return -1;
+	while (s->p < s->end) {
+		if (*s->p == '"') {
+			s->p++;
+			return 0;
+		}
+		if (*s->p < 0x20)
+			return -1;
+		if (*s->p == '\\') {
+			if (++s->p >= s->end)
+				return -1;
+			if (*s->p == 'u') {
+				if (s->end - s->p < 5)
+					return -1;
+				for (i = 1; i <= 4; i++)
+					if (!scan_hex(s->p[i]))
+						return -1;
+				s->p += 5;
+			} else if (strchr("\"\\/bfnrt", *s->p) != NULL &&
+			    *s->p != '\0')
+				s->p++;
+			else
+				return -1;
+			continue;
+		}
+		if ((n = buf_utf8_len(s->p, (size_t)(s->end - s->p))) == 0)
+			return -1;
+		s->p += n;
+	}
+	return -1;
+}
+
+static int
+scan_digits(struct scan *s)
+{
+	const unsigned char	*start = s->p;
+
+	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+		s->p++;
+	return s->p > start ? 0 : -1;
+}
+
+static int
+scan_number(struct scan *s)
+{
+	if (s->p < s->end && *s->p == '-')
+		s->p++;
+	if (s->p < s->end && *s->p == '0')
+		s->p++;
+	else if (scan_digits(s) == -1)
+		return -1;
+	if (s->p < s->end && *s->p == '.') {
+		s->p++;
+		if (scan_digits(s) == -1)
+			return -1;
+	}
+	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+		s->p++;
+		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
+			s->p++;
+		if (scan_digits(s) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+scan_literal(struct scan *s, const char *lit)
+{
+	size_t	 n = strlen(lit);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, lit, n) != 0)
+		return -1;
+	s->p += n;
+	return 0;
+}
+
+/* An object or array body: members separated by commas, no trailing one. */
+static int
+scan_container(struct scan *s, char close, int object)
+{
+	if (++s->depth > BODY_MAX_DEPTH)
+		return -1;
+	s->p++;
+	scan_ws(s);
+	if (scan_char(s, close) == 0) {
+		s->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (object) {
+			if (scan_string(s) == -1)
+				return -1;
+			scan_ws(s);
+			if (scan_char(s, ':') == -1)
+				return -1;
+		}
+		if (scan_value(s) == -1)
+			return -1;
+		scan_ws(s);
+		if (scan_char(s, close) == 0)
+			break;
+		if (scan_char(s, ',') == -1)
+			return -1;
+		scan_ws(s);
+	}
+	s->depth--;
+	return 0;
+}
+
+static int
+scan_value(struct scan *s)
+{
+	scan_ws(s);
+	if (s->p >= s->end)
+		return -1;
+	switch (*s->p) {
+	case '{':
+		return scan_container(s, '}', 1);
+	case '[':
+		return scan_container(s, ']', 0);
+	case '"':
+		return scan_string(s);
+	case 't':
+		return scan_literal(s, "true");
+	case 'f':
+		return scan_literal(s, "false");
+	case 'n':
+		return scan_literal(s, "null");
+	default:
+		return scan_number(s);
+	}
+}
+
+/* Whether buf[0..len) is exactly one JSON value, blanks around it allowed. */
+static int
+body_is_json(const char *buf, size_t len)
+{
+	struct scan	 s;
+
+	s.p = (const unsigned char *)buf;
+	s.end = s.p + len;
+	s.depth = 0;
+	if (scan_value(&s) == -1)
+		return 0;
+	scan_ws(&s);
+	return s.p == s.end;
+}
+
+/*
  * Parses the body into out.  An empty body is {}.  Unknown fields are
  * ignored; null means the default; enum values are exact; a triggerId is
  * 32 hex.  Anything else (malformed JSON, trailing bytes, a non-object,
- * invalid UTF-8, a wrong type) is BODY_BAD.
+ * invalid UTF-8, a wrong type) is BODY_BAD.  buf need not be
+ * NUL-terminated.
  */
 enum body_rc
 body_parse_trigger(const char *buf, size_t len, struct trigger_body *out)
@@ -58,17 +253,14 @@ body_parse_trigger(const char *buf, size_t len, struct trigger_body *out)
 	out->type = CKPT_CONFIGURED;
 	if (len == 0)
 		return BODY_OK;
-	if (len > INT32_MAX - 1 || memchr(buf, '\0', len) != NULL)
+	if (len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
+	    !body_is_json(buf, len))
 		return BODY_BAD;
-	if ((tok = json_tokener_new_ex(BODY_MAX_DEPTH)) == NULL)
+	if ((tok = json_tokener_new_ex(BODY_MAX_DEPTH + 1)) == NULL)
 		return BODY_BAD;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-	    JSON_TOKENER_VALIDATE_UTF8);
-	/* json-c wants the terminating NUL counted when input is complete. */
-	root = json_tokener_parse_ex(tok, buf, (int)len + 1);
-	if (root == NULL || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < len ||
-	    !json_object_is_type(root, json_type_object))
+	/* Valid JSON by now; an object is complete at its closing brace. */
+	root = json_tokener_parse_ex(tok, buf, (int)len);
+	if (root == NULL || !json_object_is_type(root, json_type_object))
 		goto out;
 
 	if (json_object_object_get_ex(root, "checkpointType", &v) && v != NULL) {

@@ -73,8 +73,8 @@ buf_printf(struct buf *b, const char *fmt, ...)
  * the bytes there are not one (RFC 3629: no overlongs, no surrogates, nothing
  * above U+10FFFF).
  */
-static size_t
-utf8_seqlen(const unsigned char *s, size_t n)
+size_t
+buf_utf8_len(const unsigned char *s, size_t n)
 {
 	size_t		 len, i;
 	uint32_t	 cp;
@@ -106,8 +106,9 @@ utf8_seqlen(const unsigned char *s, size_t n)
 /*
  * Appends s as a quoted JSON string (RFC 8259 section 7), escaping as
  * Jackson does: '"', '\\' and control characters only, short forms where
- * they exist.  Bytes that are not UTF-8 become U+FFFD, so the output is
- * always valid JSON whatever a client or a command sent.
+ * they exist, else \u00XX in upper case.  Bytes that are not UTF-8
+ * become U+FFFD, so the output is always valid JSON whatever a client or
+ * a command sent.
  */
 int
 buf_add_json_string(struct buf *b, const char *str, size_t n)
@@ -154,10 +155,10 @@ buf_add_json_string(struct buf *b, const char *str, size_t n)
 			break;
 		default:
 			if (s[i] < 0x20) {
-				snprintf(esc, sizeof(esc), "\\u%04x", s[i]);
+				snprintf(esc, sizeof(esc), "\\u%04X", s[i]);
 				break;
 			}
-			if ((len = utf8_seqlen(s + i, n - i)) == 0) {
+			if ((len = buf_utf8_len(s + i, n - i)) == 0) {
 				len = 1;
 				strcpy(esc, "\\ufffd");
 				break;
@@ -185,7 +186,7 @@ buf_utf8_clean(char *str)
 	int		 fixed = 0;
 
 	for (i = 0; i < n; i += len) {
-		if ((len = utf8_seqlen(s + i, n - i)) == 0 ||
+		if ((len = buf_utf8_len(s + i, n - i)) == 0 ||
 		    (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f) {
 			s[i] = '?';
 			len = 1;

@@ -21,6 +21,7 @@ int	buf_printf(struct buf *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	buf_add_json_string(struct buf *, const char *, size_t);
 int	buf_utf8_clean(char *);
+size_t	buf_utf8_len(const unsigned char *, size_t);
 void	buf_reset(struct buf *);
 void	buf_free(struct buf *);
 const char *buf_str(const struct buf *);

@@ -1,6 +1,6 @@
 /*
  * The route table.  Flink's router (research/flink-rest.md, section 1.0):
- * every route also answers under /v1, a trailing slash is tolerated, literal
+ * every route also answers under /v1, slashes at both ends are dropped, literal
  * segments are case-sensitive, and the query string never reaches us in
  * PATH_INFO.
  */
@@ -26,21 +26,23 @@ static const struct {
 /*
  * Splits path into at most max segments.  Returns the count, or -1 for a
  * path that cannot match anything: not starting with '/', an empty segment
- * in the middle, or too many segments.  One trailing '/' is dropped.
+ * in the middle, or too many segments.  Slashes at both ends are dropped,
+ * as Flink's router does (PathPattern.removeSlashesAtBothEnds).
  */
 static int
 route_split(const char *path, struct segment *seg, size_t max)
 {
 	const char	*p, *end;
-	size_t		 n = 0, len;
+	size_t		 n = 0;
 
 	if (path == NULL || path[0] != '/')
 		return -1;
-	len = strlen(path);
-	if (len > 1 && path[len - 1] == '/')
-		len--;
-	end = path + len;
-	for (p = path + 1; p < end; ) {
+	for (p = path; *p == '/'; p++)
+		;
+	end = p + strlen(p);
+	while (end > p && end[-1] == '/')
+		end--;
+	while (p < end) {
 		const char *q = memchr(p, '/', (size_t)(end - p));
 		if (q == NULL)
 			q = end;

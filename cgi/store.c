@@ -226,7 +226,16 @@ store_rc_from(struct store *s, int rc, const char *what)
 		log_warn("%s: %s: %s", s->path, what, sqlite3_errstr(rc));
 		return STORE_BUSY;
 	case SQLITE_CONSTRAINT:
-		return STORE_EXISTS;
+		/* Only a duplicate key means "already there"; a CHECK is a bug. */
+		switch (sqlite3_extended_errcode(s->db)) {
+		case SQLITE_CONSTRAINT_UNIQUE:
+		case SQLITE_CONSTRAINT_PRIMARYKEY:
+			return STORE_EXISTS;
+		default:
+			log_error("%s: %s: %s", s->path, what,
+			    sqlite3_errmsg(s->db));
+			return STORE_ERROR;
+		}
 	case SQLITE_CANTOPEN:
 	case SQLITE_NOTADB:
 	case SQLITE_IOERR:

@@ -1,7 +1,7 @@
 /*
  * HTTP answers (cgi/http.c, cgi/buf.c; API.md, "Errors"): the status lines,
- * the exact bytes of every error body, JSON string escaping, and the CGI
- * header block.
+ * the exact bytes of every error body, JSON string escaping, cleaning text
+ * to UTF-8, and the CGI header block.
  */
 #include <config.h>
 
@@ -153,11 +153,11 @@ static const struct {
 	{ __LINE__, "\\\"", 0, "\"\\\\\\\"\"" },
 	{ __LINE__, "\n\t\r\b\f", 0, "\"\\n\\t\\r\\b\\f\"" },
 	{ __LINE__, "line1\nline2", 0, "\"line1\\nline2\"" },
-	/* Other control characters as \u00XX (lowercase hex digits). */
+	/* Other control characters as \u00XX (upper-case hex, as Jackson). */
 	{ __LINE__, "\x01", 0, "\"\\u0001\"" },
-	{ __LINE__, "\x0b", 0, "\"\\u000b\"" },
-	{ __LINE__, "\x1b[0m", 0, "\"\\u001b[0m\"" },
-	{ __LINE__, "\x1f", 0, "\"\\u001f\"" },
+	{ __LINE__, "\x0b", 0, "\"\\u000B\"" },
+	{ __LINE__, "\x1b[0m", 0, "\"\\u001B[0m\"" },
+	{ __LINE__, "\x1f", 0, "\"\\u001F\"" },
 	{ __LINE__, "a\0b", 3, "\"a\\u0000b\"" },
 	/* Not escaped: '/', DEL, space, printable ASCII. */
 	{ __LINE__, "/jobs/x", 0, "\"/jobs/x\"" },
@@ -226,6 +226,39 @@ test_json_strings(void)
 	tap_is_str(buf_str(&b), "[\"x\",\"y\"]", "json strings append");
 	tap_is_int((long long)b.len, 9, "json strings append: length");
 	buf_free(&b);
+}
+
+/* buf_utf8_clean: text for the database, '?' for what is not UTF-8 text. */
+static const struct {
+	int		 line;
+	const char	*in;
+	const char	*want;
+	int		 fixed;
+} clean_cases[] = {
+	{ __LINE__, "", "", 0 },
+	{ __LINE__, "plain\ttext\n", "plain\ttext\n", 0 },
+	{ __LINE__, "caf\xc3\xa9 \xf0\x9f\x98\x80",
+	    "caf\xc3\xa9 \xf0\x9f\x98\x80", 0 },
+	{ __LINE__, "a\rb\x1b[0m\x7f", "a?b?[0m?", 3 },
+	{ __LINE__, "\xff\xfe", "??", 2 },
+	{ __LINE__, "\xc0\xaf", "??", 2 },
+	{ __LINE__, "\xed\xa0\x80x", "???x", 3 },
+	{ __LINE__, "ok\xe2\x82", "ok??", 2 },
+};
+
+static void
+test_utf8_clean(void)
+{
+	char	 s[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(clean_cases) / sizeof(clean_cases[0]); i++) {
+		snprintf(s, sizeof(s), "%s", clean_cases[i].in);
+		tap_is_int_at(__FILE__, clean_cases[i].line, buf_utf8_clean(s),
+		    clean_cases[i].fixed, "utf8 clean %zu: count", i + 1);
+		tap_is_str_at(__FILE__, clean_cases[i].line, s,
+		    clean_cases[i].want, "utf8 clean %zu: text", i + 1);
+	}
 }
 
 static const struct {
@@ -341,6 +374,7 @@ main(void)
 	test_errors();
 	test_error_replaces();
 	test_json_strings();
+	test_utf8_clean();
 	test_headers();
 	return tap_done();
 }

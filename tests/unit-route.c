@@ -87,18 +87,17 @@ static const struct route_case {
 	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_NONE, 0, NULL,
 	    "", "" },
 
-	/* Empty segments. */
-	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
+	/* Empty segments in the middle; slashes at both ends are dropped. */
+	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_TRIGGER, 1, "POST",
+	    J, "" },
 	{ __LINE__, "POST", "/jobs//checkpoints", ROUTE_NONE, 0, NULL,
 	    "", "" },
-	/* One trailing slash is tolerated, not two or three. */
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints//", ROUTE_NONE, 0, NULL,
-	    "", "" },
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints///", ROUTE_NONE, 0, NULL,
-	    "", "" },
-	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "//", ROUTE_NONE, 0,
-	    NULL, "", "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints//", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints///", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "//", ROUTE_STATUS, 1,
+	    "GET", J, T },
 	{ __LINE__, "GET", "/jobs/" J "//checkpoints/" T, ROUTE_NONE, 0, NULL,
 	    "", "" },
 

@@ -1,0 +1,392 @@
+/*
+ * Settings (cgi/settings.c): the strict integer, size and duration parsers,
+ * and settings_from_env with each variable set, unset, empty and wrong.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+#include "tap.h"
+
+/* What a refused parse must leave in the output. */
+#define UNTOUCHED	(-4242)
+
+static const struct {
+	int		 line;
+	const char	*in;
+	int		 rc;
+	int64_t		 ms;
+} duration_cases[] = {
+	{ __LINE__, "300", 0, 300000 },
+	{ __LINE__, "90s", 0, 90000 },
+	{ __LINE__, "5min", 0, 300000 },
+	{ __LINE__, "1h", 0, 3600000 },
+	{ __LINE__, "500ms", 0, 500 },
+	{ __LINE__, "0", 0, 0 },
+	{ __LINE__, "0ms", 0, 0 },
+	{ __LINE__, "0s", 0, 0 },
+	{ __LINE__, "007s", 0, 7000 },
+	/* Ten years (of 366 days) is the most. */
+	{ __LINE__, "316224000000ms", 0, 316224000000LL },
+	{ __LINE__, "316224000s", 0, 316224000000LL },
+	{ __LINE__, "87840h", 0, 316224000000LL },
+	{ __LINE__, "316224001s", -1, UNTOUCHED },
+	{ __LINE__, "316224000001ms", -1, UNTOUCHED },
+	{ __LINE__, "87841h", -1, UNTOUCHED },
+	{ __LINE__, "99999999999999999999", -1, UNTOUCHED },
+	{ __LINE__, "9223372036854775807ms", -1, UNTOUCHED },
+	{ __LINE__, "123456789012345678901234567890123", -1, UNTOUCHED },
+	/* Not a duration. */
+	{ __LINE__, NULL, -1, UNTOUCHED },
+	{ __LINE__, "", -1, UNTOUCHED },
+	{ __LINE__, "-1", -1, UNTOUCHED },
+	{ __LINE__, "+1", -1, UNTOUCHED },
+	{ __LINE__, "5m", -1, UNTOUCHED },
+	{ __LINE__, "5M", -1, UNTOUCHED },
+	{ __LINE__, "5MIN", -1, UNTOUCHED },
+	{ __LINE__, "5mins", -1, UNTOUCHED },
+	{ __LINE__, "1d", -1, UNTOUCHED },
+	{ __LINE__, "1.5s", -1, UNTOUCHED },
+	{ __LINE__, "s", -1, UNTOUCHED },
+	{ __LINE__, "ms", -1, UNTOUCHED },
+	{ __LINE__, "10 s", -1, UNTOUCHED },
+	{ __LINE__, " 10", -1, UNTOUCHED },
+	{ __LINE__, "10 ", -1, UNTOUCHED },
+	{ __LINE__, "10s10", -1, UNTOUCHED },
+	{ __LINE__, "0x10", -1, UNTOUCHED },
+	{ __LINE__, "PT5M", -1, UNTOUCHED },
+};
+
+static void
+test_duration(void)
+{
+	size_t	 i;
+	int64_t	 ms;
+
+	for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]);
+	    i++) {
+		ms = UNTOUCHED;
+		tap_is_int_at(__FILE__, duration_cases[i].line,
+		    settings_parse_duration(duration_cases[i].in, &ms),
+		    duration_cases[i].rc, "duration %zu (%s): rc", i + 1,
+		    duration_cases[i].in ? duration_cases[i].in : "NULL");
+		tap_is_int_at(__FILE__, duration_cases[i].line, ms,
+		    duration_cases[i].ms, "duration %zu: ms", i + 1);
+	}
+}
+
+static const struct {
+	int		 line;
+	const char	*in;
+	int64_t		 min, max;
+	int		 rc;
+	int64_t		 v;
+} size_cases[] = {
+	{ __LINE__, "65536", 0, INT64_MAX, 0, 65536 },
+	{ __LINE__, "64K", 0, INT64_MAX, 0, 65536 },
+	{ __LINE__, "64k", 0, INT64_MAX, 0, 65536 },
+	{ __LINE__, "1M", 0, INT64_MAX, 0, 1048576 },
+	{ __LINE__, "1m", 0, INT64_MAX, 0, 1048576 },
+	{ __LINE__, "0", 0, INT64_MAX, 0, 0 },
+	{ __LINE__, "0K", 0, INT64_MAX, 0, 0 },
+	{ __LINE__, "2", 2, 64, 0, 2 },
+	{ __LINE__, "64", 2, 64, 0, 64 },
+	{ __LINE__, "1", 2, 64, -1, UNTOUCHED },
+	{ __LINE__, "65", 2, 64, -1, UNTOUCHED },
+	{ __LINE__, "64M", 2, 64 * 1024 * 1024, 0, 64 * 1024 * 1024 },
+	{ __LINE__, "65M", 2, 64 * 1024 * 1024, -1, UNTOUCHED },
+	{ __LINE__, "1K", 2, 1023, -1, UNTOUCHED },
+	{ __LINE__, "9223372036854775807", 0, INT64_MAX, 0, INT64_MAX },
+	{ __LINE__, "9223372036854775808", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "9007199254740992K", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "8796093022208M", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, NULL, 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "K", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "M", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "1G", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "1KB", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "1KK", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "-1", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "-1K", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "1 K", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, " 1", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "1.5K", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "0x10", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "123456789012345678901234567890123", 0, INT64_MAX, -1,
+	    UNTOUCHED },
+};
+
+static void
+test_size(void)
+{
+	size_t	 i;
+	int64_t	 v;
+
+	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+		v = UNTOUCHED;
+		tap_is_int_at(__FILE__, size_cases[i].line,
+		    settings_parse_size(size_cases[i].in, size_cases[i].min,
+		    size_cases[i].max, &v), size_cases[i].rc,
+		    "size %zu (%s): rc", i + 1,
+		    size_cases[i].in ? size_cases[i].in : "NULL");
+		tap_is_int_at(__FILE__, size_cases[i].line, v, size_cases[i].v,
+		    "size %zu: value", i + 1);
+	}
+}
+
+static const struct {
+	int		 line;
+	const char	*in;
+	int64_t		 min, max;
+	int		 rc;
+	int64_t		 v;
+} int_cases[] = {
+	{ __LINE__, "0", 0, 10, 0, 0 },
+	{ __LINE__, "10", 0, 10, 0, 10 },
+	{ __LINE__, "042", 0, 100, 0, 42 },
+	{ __LINE__, "11", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "4", 5, 10, -1, UNTOUCHED },
+	{ __LINE__, "9223372036854775807", 0, INT64_MAX, 0, INT64_MAX },
+	{ __LINE__, "9223372036854775808", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, "99999999999999999999999", 0, INT64_MAX, -1, UNTOUCHED },
+	{ __LINE__, NULL, 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "-1", -10, 10, -1, UNTOUCHED },
+	{ __LINE__, "+1", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, " 1", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "1 ", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "1a", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "0x1", 0, 10, -1, UNTOUCHED },
+	{ __LINE__, "1e1", 0, 100, -1, UNTOUCHED },
+};
+
+static void
+test_int(void)
+{
+	size_t	 i;
+	int64_t	 v;
+
+	for (i = 0; i < sizeof(int_cases) / sizeof(int_cases[0]); i++) {
+		v = UNTOUCHED;
+		tap_is_int_at(__FILE__, int_cases[i].line,
+		    settings_parse_int(int_cases[i].in, int_cases[i].min,
+		    int_cases[i].max, &v), int_cases[i].rc,
+		    "int %zu (%s): rc", i + 1,
+		    int_cases[i].in ? int_cases[i].in : "NULL");
+		tap_is_int_at(__FILE__, int_cases[i].line, v, int_cases[i].v,
+		    "int %zu: value", i + 1);
+	}
+}
+
+/* --- settings_from_env --------------------------------------------------- */
+
+static const char *const env_names[] = {
+	"CHECKPOINT_DB",
+	"CHECKPOINT_STORE_DURATION",
+	"CHECKPOINT_MAX_BODY",
+	"CHECKPOINT_CORS_ORIGIN",
+	"CHECKPOINT_REJECT_UNKNOWN_JOBS",
+	"CHECKPOINT_SYNC",
+	"CHECKPOINT_BUSY_TIMEOUT",
+};
+#define NENV	(sizeof(env_names) / sizeof(env_names[0]))
+
+/* A field expected to keep its default. */
+#define DFLT	((const char *)-1)
+
+struct env_case {
+	int		 line;
+	const char	*env[NENV];	/* NULL: unset */
+	const char	*db_override;
+	int		 rc;
+	const char	*err;		/* the exact message, on failure */
+	/* Expected on success. */
+	const char	*db_path;	/* DFLT: DEFAULT_DB */
+	int64_t		 store_ms;
+	size_t		 max_body;
+	const char	*cors;		/* DFLT: "*" */
+	int		 reject;
+	int		 sync_normal;
+	int64_t		 busy_ms;
+};
+
+#define FAILS(msg)	-1, msg, NULL, 0, 0, NULL, 0, 0, 0
+#define OK_DEFAULTS	0, NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, \
+			DFLT, 0, 0, DEFAULT_BUSY_MS
+
+static const struct env_case env_cases[] = {
+	/* Nothing set: every default. */
+	{ __LINE__, { NULL }, NULL, OK_DEFAULTS },
+
+	/* CHECKPOINT_DB, and the command line's override. */
+	{ __LINE__, { "/tmp/x.db" }, NULL, 0, NULL,
+	    "/tmp/x.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0,
+	    DEFAULT_BUSY_MS },
+	{ __LINE__, { "" }, NULL, OK_DEFAULTS },
+	{ __LINE__, { "/tmp/x.db" }, "/tmp/override.db", 0, NULL,
+	    "/tmp/override.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0,
+	    0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL }, "/tmp/override.db", 0, NULL,
+	    "/tmp/override.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0,
+	    0, DEFAULT_BUSY_MS },
+
+	/* CHECKPOINT_STORE_DURATION. */
+	{ __LINE__, { NULL, "0" }, NULL, 0, NULL,
+	    DFLT, 0, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, "10min" }, NULL, 0, NULL,
+	    DFLT, 600000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, "60" }, NULL, 0, NULL,
+	    DFLT, 60000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, "5m" }, NULL, FAILS(
+	    "CHECKPOINT_STORE_DURATION=\"5m\": expected a duration such as "
+	    "300, 90s, 5min, 1h, 500ms or 0") },
+	{ __LINE__, { NULL, "" }, NULL, FAILS(
+	    "CHECKPOINT_STORE_DURATION=\"\": expected a duration such as "
+	    "300, 90s, 5min, 1h, 500ms or 0") },
+	{ __LINE__, { NULL, "-1" }, NULL, FAILS(
+	    "CHECKPOINT_STORE_DURATION=\"-1\": expected a duration such as "
+	    "300, 90s, 5min, 1h, 500ms or 0") },
+
+	/* CHECKPOINT_MAX_BODY. */
+	{ __LINE__, { NULL, NULL, "1M" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, 1048576, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, "2" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, 2, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, "64M" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, 67108864, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, "1" }, NULL, FAILS(
+	    "CHECKPOINT_MAX_BODY=\"1\": expected a size from 2 bytes to 64M, "
+	    "e.g. 65536 or 64K") },
+	{ __LINE__, { NULL, NULL, "65M" }, NULL, FAILS(
+	    "CHECKPOINT_MAX_BODY=\"65M\": expected a size from 2 bytes to 64M, "
+	    "e.g. 65536 or 64K") },
+	{ __LINE__, { NULL, NULL, "64 K" }, NULL, FAILS(
+	    "CHECKPOINT_MAX_BODY=\"64 K\": expected a size from 2 bytes to "
+	    "64M, e.g. 65536 or 64K") },
+
+	/* CHECKPOINT_CORS_ORIGIN: set but empty means no header. */
+	{ __LINE__, { NULL, NULL, NULL, "" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, NULL, 0, 0,
+	    DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, NULL, "https://ui.example.com" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY,
+	    "https://ui.example.com", 0, 0, DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, NULL, "*\r\nSet-Cookie: x=1" }, NULL, FAILS(
+	    "CHECKPOINT_CORS_ORIGIN=\"*\r\nSet-Cookie: x=1\": expected one "
+	    "line") },
+	{ __LINE__, { NULL, NULL, NULL, "a\nb" }, NULL, FAILS(
+	    "CHECKPOINT_CORS_ORIGIN=\"a\nb\": expected one line") },
+
+	/* CHECKPOINT_REJECT_UNKNOWN_JOBS. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, "1" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 1, 0,
+	    DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, "0" }, NULL, OK_DEFAULTS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, "" }, NULL, OK_DEFAULTS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, "yes" }, NULL, FAILS(
+	    "CHECKPOINT_REJECT_UNKNOWN_JOBS=\"yes\": expected 0 or 1") },
+	{ __LINE__, { NULL, NULL, NULL, NULL, "01" }, NULL, FAILS(
+	    "CHECKPOINT_REJECT_UNKNOWN_JOBS=\"01\": expected 0 or 1") },
+
+	/* CHECKPOINT_SYNC. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "NORMAL" }, NULL, 0, NULL,
+	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 1,
+	    DEFAULT_BUSY_MS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "FULL" }, NULL,
+	    OK_DEFAULTS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "normal" }, NULL, FAILS(
+	    "CHECKPOINT_SYNC=\"normal\": expected FULL or NORMAL") },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "OFF" }, NULL, FAILS(
+	    "CHECKPOINT_SYNC=\"OFF\": expected FULL or NORMAL") },
+
+	/* CHECKPOINT_BUSY_TIMEOUT: at most 60 s. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "500ms" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 500 },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "2" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 2000 },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "60s" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000 },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "1min" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000 },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "60001ms" }, NULL,
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"60001ms\": expected a duration up "
+	    "to 60s, e.g. 2000ms") },
+	/* A plain number is seconds: 2000 is over half an hour. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "2000" }, NULL,
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"2000\": expected a duration up "
+	    "to 60s, e.g. 2000ms") },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "fast" }, NULL,
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"fast\": expected a duration up "
+	    "to 60s, e.g. 2000ms") },
+
+	/* Everything at once. */
+	{ __LINE__, { "/srv/c.db", "1h", "8K", "https://a", "1", "NORMAL",
+	    "250ms" }, NULL, 0, NULL, "/srv/c.db", 3600000, 8192, "https://a",
+	    1, 1, 250 },
+	/* The message quotes at most 64 bytes of the value. */
+	{ __LINE__, { NULL, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxyyyyy" }, NULL, FAILS(
+	    "CHECKPOINT_STORE_DURATION=\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxx\": expected a duration such as "
+	    "300, 90s, 5min, 1h, 500ms or 0") },
+};
+
+static void
+test_env(void)
+{
+	const struct env_case	*c;
+	struct settings		 st;
+	char			 err[256], name[32];
+	size_t			 i, k;
+	int			 rc;
+
+	for (i = 0; i < sizeof(env_cases) / sizeof(env_cases[0]); i++) {
+		c = &env_cases[i];
+		for (k = 0; k < NENV; k++) {
+			if (c->env[k] == NULL)
+				unsetenv(env_names[k]);
+			else
+				setenv(env_names[k], c->env[k], 1);
+		}
+		snprintf(name, sizeof(name), "env case %zu", i + 1);
+		strcpy(err, "(untouched)");
+		rc = settings_from_env(&st, c->db_override, err, sizeof(err));
+		tap_is_int_at(__FILE__, c->line, rc, c->rc, "%s: rc", name);
+		if (c->rc != 0) {
+			tap_is_str_at(__FILE__, c->line, err, c->err,
+			    "%s: message", name);
+			continue;
+		}
+		tap_is_str_at(__FILE__, c->line, st.db_path,
+		    c->db_path == DFLT ? DEFAULT_DB : c->db_path,
+		    "%s: db_path", name);
+		tap_is_int_at(__FILE__, c->line, st.store_ms, c->store_ms,
+		    "%s: store_ms", name);
+		tap_is_int_at(__FILE__, c->line, (long long)st.max_body,
+		    (long long)c->max_body, "%s: max_body", name);
+		tap_is_str_at(__FILE__, c->line, st.cors_origin,
+		    c->cors == DFLT ? "*" : c->cors, "%s: cors_origin", name);
+		tap_is_int_at(__FILE__, c->line, st.reject_unknown_jobs,
+		    c->reject, "%s: reject_unknown_jobs", name);
+		tap_is_int_at(__FILE__, c->line, st.sync_normal,
+		    c->sync_normal, "%s: sync_normal", name);
+		tap_is_int_at(__FILE__, c->line, st.busy_ms, c->busy_ms,
+		    "%s: busy_ms", name);
+	}
+	for (k = 0; k < NENV; k++)
+		unsetenv(env_names[k]);
+}
+
+int
+main(void)
+{
+	test_duration();
+	test_size();
+	test_int();
+	test_env();
+	return tap_done();
+}

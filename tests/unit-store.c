@@ -1,0 +1,969 @@
+/*
+ * The SQLite store (cgi/store.c, schema/0001-initial.sql) on temporary
+ * databases: opening and migrating, refusing databases that are not ours,
+ * the API's two operations with idempotency and retention (API.md,
+ * "Idempotency and retention"), checkpoint ids (API.md, "Checkpoint ids"),
+ * jobs, listings, purging, the runner's claims, and the exact JSON of the
+ * trigger_status view.  Everything lives in one mkdtemp directory, removed
+ * at the end.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "tap.h"
+
+#define J1	"11111111111111111111111111111111"
+#define J2	"22222222222222222222222222222222"
+#define J3	"33333333333333333333333333333333"
+#define J4	"44444444444444444444444444444444"
+#define J5	"55555555555555555555555555555555"
+#define TA	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define TB	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define TC	"cccccccccccccccccccccccccccccccc"
+#define TD	"dddddddddddddddddddddddddddddddd"
+#define TE	"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+
+#define STORE_MS	300000		/* the default retention */
+#define APP_ID		0x636b7074	/* "ckpt" */
+
+#define IN_PROGRESS	"{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}"
+#define COMPLETED(n) \
+	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":" \
+	#n "}}"
+
+static char	 dir[64];
+
+static const char *
+path_in(const char *name)
+{
+	static char	 p[4][128];
+	static int	 i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
+	return p[i];
+}
+
+static struct id
+mkid(const char *s)
+{
+	struct id	 id;
+
+	if (id_parse_str(s, &id) == -1)
+		memset(&id, 0, sizeof(id));
+	return id;
+}
+
+static enum store_rc
+open_at(const char *path, struct store **s, char *err, size_t errlen)
+{
+	struct store_opts	 o = { path, 0, 50, 0 };
+
+	err[0] = '\0';
+	return store_open(&o, s, err, errlen);
+}
+
+/* --- Raw access beside the store, as an operator's sqlite3 shell. --- */
+
+static int
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3	*db;
+	int	 rc;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* The first column of the first row as text ("" if none), in out. */
+static const char *
+raw_text(const char *path, const char *sql, char *out, size_t len)
+{
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+
+	snprintf(out, len, "(error)");
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return out;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			snprintf(out, len, "%s",
+			    sqlite3_column_text(st, 0) ? (const char *)
+			    sqlite3_column_text(st, 0) : "NULL");
+		else
+			snprintf(out, len, "%s", "");
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return out;
+}
+
+static long long
+raw_int(const char *path, const char *sql)
+{
+	char	 b[64];
+
+	return strtoll(raw_text(path, sql, b, sizeof(b)), NULL, 10);
+}
+
+/* The whole file, malloc'd; *len its size.  NULL if it cannot be read. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE	*f;
+	char	*p;
+	long	 n;
+
+	*len = 0;
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == -1 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) == -1 || (p = malloc((size_t)n + 1)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(p, 1, (size_t)n, f);
+	fclose(f);
+	return p;
+}
+
+static int
+same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return a != NULL && b != NULL && alen == blen &&
+	    memcmp(a, b, alen) == 0;
+}
+
+static int
+file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* --- Runner-side helpers. --- */
+
+/* The queue row of (job, trigger), or 0 if it is not pending unclaimed. */
+static int64_t
+pending_row(struct store *s, const char *job, const char *trigger)
+{
+	struct pending	 p[64];
+	size_t		 n, i;
+	int64_t		 after = 0, row = 0;
+
+	do {
+		if (store_pending(s, after, 64, p, &n) != STORE_OK)
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (strcmp(p[i].job.s, job) == 0 &&
+			    strcmp(p[i].trigger.s, trigger) == 0)
+				row = p[i].row;
+			after = p[i].row;
+		}
+		store_pending_free(p, n);
+	} while (n == 64 && row == 0);
+	return row;
+}
+
+/*
+ * Completes the pending (job, trigger) as the runner would: in one
+ * transaction, with a new checkpoint id unless failure_class is given
+ * without take_id.  Returns the store's rc; *ckpt the id consumed (or 0).
+ */
+static enum store_rc
+complete(struct store *s, const char *job, const char *trigger, int take_id,
+    const char *failure_class, const char *failure_trace, int64_t now,
+    int64_t *ckpt)
+{
+	struct outcome	 o;
+	struct id	 jid = mkid(job);
+	enum store_rc	 rc;
+	int64_t		 row;
+
+	*ckpt = 0;
+	memset(&o, 0, sizeof(o));
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	if ((row = pending_row(s, job, trigger)) == 0) {
+		store_rollback(s);
+		return STORE_NOTFOUND;
+	}
+	if (take_id && (rc = store_next_checkpoint_id(s, &jid, ckpt)) !=
+	    STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	o.checkpoint_id = *ckpt;
+	o.type = CKPT_FULL;
+	o.location = failure_class == NULL ? "file:///checkpoints/x" : NULL;
+	o.failure_class = failure_class;
+	o.failure_trace = failure_trace;
+	if ((rc = store_complete(s, row, NULL, &o, now)) != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
+static enum store_rc
+record(struct store *s, const char *job, const char *trigger,
+    enum ckpt_type type, int64_t now, int64_t store_ms, int *created)
+{
+	struct trigger_rec	 t;
+
+	memset(&t, 0, sizeof(t));
+	t.job = mkid(job);
+	t.trigger = mkid(trigger);
+	t.type = type;
+	t.remote_user = "alice";
+	t.remote_addr = "192.0.2.7";
+	t.now_ms = now;
+	t.store_ms = store_ms;
+	*created = -1;
+	return store_record_trigger(s, &t, created);
+}
+
+/* The status answer, or the rc's name in angle brackets. */
+static const char *
+status(struct store *s, const char *job, const char *trigger, int64_t now,
+    int64_t store_ms)
+{
+	static struct buf	 b;
+	struct id		 jid = mkid(job), tid = mkid(trigger);
+	enum store_rc		 rc;
+
+	buf_reset(&b);
+	if ((rc = store_read_status(s, &jid, &tid, now, store_ms, &b)) !=
+	    STORE_OK) {
+		buf_reset(&b);
+		buf_printf(&b, "<%s>", store_rc_name(rc));
+	}
+	return buf_str(&b);
+}
+
+#define NOTFOUND	"<not found>"
+
+/* ------------------------------------------------------------------------ */
+
+static void
+test_open(void)
+{
+	struct store	*s;
+	char		 err[512], b[64];
+	const char	*db = path_in("open.db");
+	long long	 objects;
+
+	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
+	    "open: creates a new database");
+	tap_ok(s != NULL, "open: a store");
+	store_close(s);
+	tap_ok(file_exists(db), "open: the file exists");
+	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)), "wal",
+	    "open: WAL mode");
+	tap_ok(store_schema_version() >= 1, "schema version is at least 1");
+	tap_is_int(raw_int(db, "PRAGMA user_version"), store_schema_version(),
+	    "open: user_version is the schema version");
+	tap_is_int(raw_int(db, "PRAGMA application_id"), APP_ID,
+	    "open: application_id marks it ours");
+	tap_is_int(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN"
+	    " ('jobs', 'checkpoint_counters', 'triggers', 'trigger_status',"
+	    " 'job_overview')"), 5, "open: tables and views are there");
+	objects = raw_int(db, "SELECT count(*) FROM sqlite_schema");
+
+	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
+	    "reopen: OK");
+	store_close(s);
+	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
+	    "reopen again: OK");
+	store_close(s);
+	tap_is_int(raw_int(db, "PRAGMA user_version"), store_schema_version(),
+	    "reopen: same user_version");
+	tap_is_int(raw_int(db, "SELECT count(*) FROM sqlite_schema"), objects,
+	    "reopen: no schema object added or lost");
+
+	/* An empty file is a new database. */
+	{
+		const char	*empty = path_in("empty.db");
+		FILE		*f = fopen(empty, "w");
+
+		if (f != NULL)
+			fclose(f);
+		tap_is_int(open_at(empty, &s, err, sizeof(err)), STORE_OK,
+		    "open: an empty file becomes a database");
+		store_close(s);
+		tap_is_int(raw_int(empty, "PRAGMA user_version"),
+		    store_schema_version(), "empty file: migrated");
+	}
+}
+
+/*
+ * A database the store must not touch: refused with want, and its bytes
+ * unchanged (no WAL switch, no migration, no application_id).
+ */
+static void
+check_refused(const char *what, const char *db, enum store_rc want,
+    const char *err_has)
+{
+	struct store	*s = (struct store *)&s;
+	char		 err[512];
+	char		*before, *after;
+	size_t		 blen, alen;
+
+	before = slurp(db, &blen);
+	tap_is_int(open_at(db, &s, err, sizeof(err)), want, "%s: refused as %s",
+	    what, store_rc_name(want));
+	tap_ok(s == NULL, "%s: no store", what);
+	if (s != NULL)
+		store_close(s);
+	tap_ok(strstr(err, db) != NULL && strstr(err, err_has) != NULL,
+	    "%s: the message names the path and says \"%s\" (%s)", what,
+	    err_has, err);
+	after = slurp(db, &alen);
+	tap_ok(same_bytes(before, blen, after, alen),
+	    "%s: the file is left untouched", what);
+	free(before);
+	free(after);
+}
+
+static void
+test_refused(void)
+{
+	char		 b[64], sql[256];
+	const char	*db;
+	FILE		*f;
+	int		 i;
+
+	db = path_in("newer.db");
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d;"
+	    " CREATE TABLE future (x); PRAGMA user_version = 99", APP_ID);
+	raw_exec(db, sql);
+	check_refused("user_version 99", db, STORE_NEWER, "is newer than");
+	tap_is_int(raw_int(db, "PRAGMA user_version"), 99,
+	    "user_version 99: still 99");
+	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)),
+	    "delete", "user_version 99: journal mode unchanged");
+
+	/* Newer, with nothing but the version in it. */
+	db = path_in("newer-empty.db");
+	raw_exec(db, "PRAGMA user_version = 99");
+	check_refused("bare user_version 99", db, STORE_NEWER,
+	    "is newer than");
+
+	db = path_in("foreign.db");
+	raw_exec(db, "CREATE TABLE mine (a, b); INSERT INTO mine VALUES (1, 2)");
+	check_refused("foreign database", db, STORE_UNAVAILABLE,
+	    "not a checkpoint-api database");
+	tap_is_int(raw_int(db, "SELECT count(*) FROM sqlite_schema"), 1,
+	    "foreign database: only its own table");
+	tap_is_int(raw_int(db, "PRAGMA application_id"), 0,
+	    "foreign database: application_id still 0");
+	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)),
+	    "delete", "foreign database: journal mode unchanged");
+
+	/* Empty, but marked as some other application's. */
+	db = path_in("other-app.db");
+	raw_exec(db, "PRAGMA application_id = 42");
+	check_refused("other application_id", db, STORE_UNAVAILABLE,
+	    "not a checkpoint-api database");
+
+	db = path_in("text.db");
+	if ((f = fopen(db, "w")) != NULL) {
+		for (i = 0; i < 200; i++)
+			fputs("this is not a database\n", f);
+		fclose(f);
+	}
+	check_refused("not a database", db, STORE_UNAVAILABLE, db);
+
+	{
+		struct store	*s;
+		char		 err[512];
+
+		tap_is_int(open_at(path_in("no/such/dir/x.db"), &s, err,
+		    sizeof(err)), STORE_UNAVAILABLE,
+		    "missing directory: STORE_UNAVAILABLE");
+		tap_ok(s == NULL && err[0] != '\0',
+		    "missing directory: no store, a message (%s)", err);
+	}
+}
+
+static void
+test_triggers(struct store *s)
+{
+	struct buf	 b = { 0 };
+	struct id	 j = mkid(J1), t = mkid(TE);
+	int		 created;
+	int64_t		 t0 = 1700000000000LL, ck;
+
+	tap_is_int(record(s, J1, TA, CKPT_FULL, t0, STORE_MS, &created),
+	    STORE_OK, "record: OK");
+	tap_is_int(created, 1, "record: created");
+	tap_is_int(record(s, J1, TA, CKPT_INCREMENTAL, t0 + 1, STORE_MS,
+	    &created), STORE_OK, "record again: OK");
+	tap_is_int(created, 0, "record again: not created");
+	tap_is_str(status(s, J1, TA, t0 + 2, STORE_MS), IN_PROGRESS,
+	    "status: IN_PROGRESS, exact JSON");
+	tap_is_str(raw_text(path_in("main.db"), "SELECT requested_type FROM"
+	    " triggers WHERE trigger_id = '" TA "'", (char[32]){ 0 }, 32),
+	    "FULL", "record again: the first request's type is kept");
+
+	/* The same trigger id on another job is another trigger. */
+	tap_is_int(record(s, J2, TA, CKPT_FULL, t0, STORE_MS, &created),
+	    STORE_OK, "same trigger, other job: OK");
+	tap_is_int(created, 1, "same trigger, other job: created");
+
+	tap_is_str(status(s, J1, TB, t0, STORE_MS), NOTFOUND,
+	    "status: unknown trigger");
+	tap_is_str(status(s, J3, TA, t0, STORE_MS), NOTFOUND,
+	    "status: known trigger, other job");
+	/* NOTFOUND leaves the caller's buffer alone. */
+	buf_adds(&b, "keep");
+	tap_is_int(store_read_status(s, &j, &t, t0, STORE_MS, &b),
+	    STORE_NOTFOUND, "status: STORE_NOTFOUND");
+	tap_is_str(buf_str(&b), "keep", "status: NOTFOUND appends nothing");
+	buf_free(&b);
+
+	/* Retention, counted from completion (API.md). */
+	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 1000, &ck),
+	    STORE_OK, "complete: OK");
+	tap_is_int(ck, 1, "complete: the job's first checkpoint id");
+	tap_is_str(status(s, J1, TA, t0 + 1000, STORE_MS), COMPLETED(1),
+	    "status: COMPLETED, exact JSON");
+	tap_is_str(status(s, J1, TA, t0 + 1000 + STORE_MS - 1, STORE_MS),
+	    COMPLETED(1), "status: still there 1 ms before expiry");
+	tap_is_str(status(s, J1, TA, t0 + 1000 + STORE_MS, STORE_MS), NOTFOUND,
+	    "status: expired at exactly store_ms");
+	tap_is_str(status(s, J1, TA, t0 + 1000 + 100LL * 365 * 86400000,
+	    0), COMPLETED(1), "status: store_ms 0 keeps it forever");
+	tap_is_str(status(s, J2, TA, t0 + 100LL * 365 * 86400000, 1),
+	    IN_PROGRESS, "status: a running trigger never expires");
+
+	/* Re-POST: live is left alone, expired starts afresh. */
+	tap_is_int(record(s, J1, TA, CKPT_FULL, t0 + 1000 + STORE_MS - 1,
+	    STORE_MS, &created), STORE_OK, "record on a live result: OK");
+	tap_is_int(created, 0, "record on a live result: not created");
+	tap_is_str(status(s, J1, TA, t0 + 1000, STORE_MS), COMPLETED(1),
+	    "record on a live result: result unchanged");
+	tap_is_int(record(s, J1, TA, CKPT_FULL, t0 + 1000 + 100LL * 365 *
+	    86400000, 0, &created), STORE_OK,
+	    "record with store_ms 0: OK");
+	tap_is_int(created, 0, "record with store_ms 0: never expired");
+	tap_is_int(record(s, J1, TA, CKPT_INCREMENTAL, t0 + 1000 + STORE_MS,
+	    STORE_MS, &created), STORE_OK, "record on an expired result: OK");
+	tap_is_int(created, 1, "record on an expired result: created");
+	tap_is_str(status(s, J1, TA, t0 + 1000 + STORE_MS, STORE_MS),
+	    IN_PROGRESS, "record on an expired result: IN_PROGRESS again");
+	tap_is_str(raw_text(path_in("main.db"), "SELECT requested_type ||"
+	    " coalesce(checkpoint_id, '-') || coalesce(completed_ms, '-')"
+	    " FROM triggers WHERE job_id = '" J1 "' AND trigger_id = '" TA "'",
+	    (char[64]){ 0 }, 64), "INCREMENTAL--",
+	    "record on an expired result: old outcome cleared");
+	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 2000 + STORE_MS,
+	    &ck), STORE_OK, "complete again: OK");
+	tap_is_int(ck, 2, "complete again: a new, higher checkpoint id");
+	tap_is_str(status(s, J1, TA, t0 + 2000 + STORE_MS, STORE_MS),
+	    COMPLETED(2), "complete again: the new id");
+}
+
+static void
+test_checkpoint_ids(struct store *s)
+{
+	struct id	 j3 = mkid(J3), j4 = mkid(J4);
+	struct job	 job;
+	int64_t		 id;
+	int		 i;
+
+	for (i = 1; i <= 3; i++) {
+		id = -1;
+		tap_is_int(store_next_checkpoint_id(s, &j3, &id), STORE_OK,
+		    "next id %d: OK", i);
+		tap_is_int(id, i, "next id for J3: %d", i);
+	}
+	id = -1;
+	store_next_checkpoint_id(s, &j4, &id);
+	tap_is_int(id, 1, "next id for J4: its own 1");
+	store_next_checkpoint_id(s, &j3, &id);
+	tap_is_int(id, 4, "next id for J3: 4");
+
+	/* Removing and re-adding the job never reuses an id. */
+	memset(&job, 0, sizeof(job));
+	job.id = j3;
+	job.type = CKPT_FULL;
+	job.timeout_s = 60;
+	tap_is_int(store_job_add(s, &job, 1), STORE_OK, "ids: add J3");
+	tap_is_int(store_job_rm(s, &j3), STORE_OK, "ids: remove J3");
+	tap_is_int(store_job_add(s, &job, 2), STORE_OK, "ids: add J3 again");
+	store_next_checkpoint_id(s, &j3, &id);
+	tap_is_int(id, 5, "next id for J3 after rm and add: 5");
+	tap_is_int(store_job_rm(s, &j3), STORE_OK, "ids: remove J3 again");
+}
+
+struct job_seen {
+	int	 n;
+	char	 ids[8][33];
+	char	 names[8][32];
+	int	 state[8], type[8];
+	char	 command[8][32];
+	int64_t	 timeout[8], last[8], pending[8];
+	int	 stop_after;
+};
+
+static int
+job_cb(const struct job *j, void *arg)
+{
+	struct job_seen	*w = arg;
+
+	if (w->n < 8) {
+		snprintf(w->ids[w->n], sizeof(w->ids[0]), "%s", j->id.s);
+		snprintf(w->names[w->n], sizeof(w->names[0]), "%s", j->name);
+		snprintf(w->command[w->n], sizeof(w->command[0]), "%s",
+		    j->command ? j->command : "NULL");
+		w->state[w->n] = j->state;
+		w->type[w->n] = j->type;
+		w->timeout[w->n] = j->timeout_s;
+		w->last[w->n] = j->last_checkpoint_id;
+		w->pending[w->n] = j->pending;
+	}
+	w->n++;
+	return w->stop_after > 0 && w->n >= w->stop_after;
+}
+
+static void
+test_jobs(struct store *s)
+{
+	struct job	 j;
+	struct job_seen	 w;
+	struct id	 j5 = mkid(J5), j4 = mkid(J4), j2 = mkid(J2);
+	int		 created;
+
+	memset(&j, 0, sizeof(j));
+	j.id = j5;
+	j.name = "orders";
+	j.state = JOB_RUNNING;
+	j.type = CKPT_INCREMENTAL;
+	j.command = "/usr/local/bin/ckpt";
+	j.timeout_s = 120;
+	tap_is_int(store_job_add(s, &j, 10), STORE_OK, "job add: OK");
+	tap_is_int(store_job_add(s, &j, 11), STORE_EXISTS,
+	    "job add twice: STORE_EXISTS");
+	tap_is_int(store_job_known(s, &j5), STORE_OK, "job known: J5");
+	tap_is_int(store_job_known(s, &j4), STORE_NOTFOUND,
+	    "job known: J4 is not registered (only has ids)");
+
+	j.id = j4;
+	j.name = NULL;
+	j.command = NULL;
+	j.type = CKPT_FULL;
+	j.timeout_s = 600;
+	tap_is_int(store_job_add(s, &j, 12), STORE_OK,
+	    "job add without name or command: OK");
+
+	/* A value the schema refuses is not "already exists". */
+	j.id = j2;
+	j.timeout_s = 0;
+	tap_is_int(store_job_add(s, &j, 13), STORE_ERROR,
+	    "job add with timeout 0: STORE_ERROR, not STORE_EXISTS");
+	tap_is_int(store_job_known(s, &j2), STORE_NOTFOUND,
+	    "job add with timeout 0: nothing added");
+
+	/* Set changes only the fields named. */
+	memset(&j, 0, sizeof(j));
+	j.id = j5;
+	j.name = "orders-v2";
+	j.state = JOB_CANCELED;
+	j.type = CKPT_FULL;
+	j.command = "/bin/false";
+	j.timeout_s = 5;
+	tap_is_int(store_job_set(s, &j, JOB_SET_NAME | JOB_SET_STATE, 20),
+	    STORE_OK, "job set name and state: OK");
+	j.id = mkid(J3);
+	tap_is_int(store_job_set(s, &j, JOB_SET_NAME, 21), STORE_NOTFOUND,
+	    "job set unknown: STORE_NOTFOUND");
+	tap_is_int(store_job_rm(s, &j.id), STORE_NOTFOUND,
+	    "job rm unknown: STORE_NOTFOUND");
+
+	/* J4 has the checkpoint id 1 and J5 one pending trigger. */
+	record(s, J5, TA, CKPT_CONFIGURED, 30, STORE_MS, &created);
+	memset(&w, 0, sizeof(w));
+	tap_is_int(store_job_list(s, job_cb, &w), STORE_OK, "job list: OK");
+	tap_is_int(w.n, 2, "job list: two jobs");
+	tap_is_str(w.ids[0], J4, "job list: J4 first (by id)");
+	tap_is_str(w.names[0], "", "job list: J4 has an empty name");
+	tap_is_str(w.command[0], "NULL", "job list: J4 has no command");
+	tap_is_int(w.type[0], CKPT_FULL, "job list: J4 FULL");
+	tap_is_int(w.timeout[0], 600, "job list: J4 timeout");
+	tap_is_int(w.last[0], 1, "job list: J4 last checkpoint id");
+	tap_is_int(w.pending[0], 0, "job list: J4 nothing pending");
+	tap_is_str(w.ids[1], J5, "job list: J5 second");
+	tap_is_str(w.names[1], "orders-v2", "job list: J5 name set");
+	tap_is_int(w.state[1], JOB_CANCELED, "job list: J5 state set");
+	tap_is_int(w.type[1], CKPT_INCREMENTAL, "job list: J5 type kept");
+	tap_is_str(w.command[1], "/usr/local/bin/ckpt",
+	    "job list: J5 command kept");
+	tap_is_int(w.timeout[1], 120, "job list: J5 timeout kept");
+	tap_is_int(w.last[1], 0, "job list: J5 no checkpoint yet");
+	tap_is_int(w.pending[1], 1, "job list: J5 one pending");
+
+	/* Set each remaining field, including clearing the command. */
+	j.id = j5;
+	j.command = NULL;
+	tap_is_int(store_job_set(s, &j, JOB_SET_TYPE | JOB_SET_COMMAND |
+	    JOB_SET_TIMEOUT, 22), STORE_OK, "job set type, command, timeout");
+	memset(&w, 0, sizeof(w));
+	store_job_list(s, job_cb, &w);
+	tap_is_int(w.type[1], CKPT_FULL, "job set: type");
+	tap_is_str(w.command[1], "NULL", "job set: command cleared");
+	tap_is_int(w.timeout[1], 5, "job set: timeout");
+	tap_is_str(w.names[1], "orders-v2", "job set: name untouched");
+
+	memset(&w, 0, sizeof(w));
+	w.stop_after = 1;
+	tap_is_int(store_job_list(s, job_cb, &w), STORE_OK,
+	    "job list stopped by the callback: OK");
+	tap_is_int(w.n, 1, "job list stopped by the callback: one row");
+
+	tap_is_int(store_job_rm(s, &j4), STORE_OK, "job rm J4");
+	tap_is_int(store_job_known(s, &j4), STORE_NOTFOUND,
+	    "job rm J4: gone");
+	memset(&w, 0, sizeof(w));
+	store_job_list(s, job_cb, &w);
+	tap_is_int(w.n, 1, "job list after rm: one job");
+}
+
+struct trig_seen {
+	int		 n;
+	char		 trig[8][33];
+	char		 job[8][33];
+	char		 desc[8][200];
+};
+
+static int
+trig_cb(const struct trigger_row *t, void *arg)
+{
+	struct trig_seen	*w = arg;
+
+	if (w->n < 8) {
+		snprintf(w->trig[w->n], sizeof(w->trig[0]), "%s", t->trigger.s);
+		snprintf(w->job[w->n], sizeof(w->job[0]), "%s", t->job.s);
+		snprintf(w->desc[w->n], sizeof(w->desc[0]),
+		    "%s %s %s %lld %s %s %s %s %s %lld %lld", t->status,
+		    t->requested_type, t->type ? t->type : "NULL",
+		    (long long)t->checkpoint_id,
+		    t->location ? t->location : "NULL",
+		    t->failure_class ? t->failure_class : "NULL",
+		    t->claimed_by ? t->claimed_by : "NULL",
+		    t->remote_user ? t->remote_user : "NULL",
+		    t->remote_addr ? t->remote_addr : "NULL",
+		    (long long)t->created_ms, (long long)t->completed_ms);
+	}
+	w->n++;
+	return 0;
+}
+
+static void
+test_trigger_list(struct store *s)
+{
+	struct trig_seen	 w;
+	struct id		 j = mkid(J3);
+	int			 created;
+	int64_t			 ck;
+
+	record(s, J3, TC, CKPT_FULL, 100, STORE_MS, &created);
+	record(s, J3, TA, CKPT_INCREMENTAL, 101, STORE_MS, &created);
+	record(s, J3, TB, CKPT_CONFIGURED, 102, STORE_MS, &created);
+	complete(s, J3, TA, 1, NULL, NULL, 200, &ck);
+
+	memset(&w, 0, sizeof(w));
+	tap_is_int(store_trigger_list(s, &j, 10, trig_cb, &w), STORE_OK,
+	    "trigger list J3: OK");
+	tap_is_int(w.n, 3, "trigger list J3: three");
+	tap_is_str(w.trig[0], TB, "trigger list J3: newest first");
+	tap_is_str(w.trig[1], TA, "trigger list J3: then the middle one");
+	tap_is_str(w.trig[2], TC, "trigger list J3: oldest last");
+	tap_is_str(w.desc[0], "IN_PROGRESS CONFIGURED NULL 0 NULL NULL NULL "
+	    "alice 192.0.2.7 102 0", "trigger list: a pending row");
+	tap_is_str(w.desc[1], "COMPLETED INCREMENTAL FULL 6 "
+	    "file:///checkpoints/x NULL NULL alice 192.0.2.7 101 200",
+	    "trigger list: a completed row");
+
+	memset(&w, 0, sizeof(w));
+	store_trigger_list(s, &j, 2, trig_cb, &w);
+	tap_is_int(w.n, 2, "trigger list J3 limit 2: two");
+	tap_is_str(w.trig[1], TA, "trigger list J3 limit 2: the newest two");
+
+	memset(&w, 0, sizeof(w));
+	store_trigger_list(s, NULL, 1, trig_cb, &w);
+	tap_is_int(w.n, 1, "trigger list all, limit 1: one");
+	tap_is_str(w.job[0], J3, "trigger list all, limit 1: the newest job");
+	tap_is_str(w.trig[0], TB, "trigger list all, limit 1: newest trigger");
+
+	memset(&w, 0, sizeof(w));
+	store_trigger_list(s, NULL, 100, trig_cb, &w);
+	tap_is_int(w.n, 6, "trigger list all: every trigger");
+}
+
+struct claim_seen {
+	int		 n;
+	struct stale	 c;
+};
+
+static int
+claimed_cb(const struct stale *c, void *arg)
+{
+	struct claim_seen	*w = arg;
+
+	if (w->n++ == 0)
+		w->c = *c;
+	return 0;
+}
+
+/* The runner's claim: only its owner may complete it. */
+static void
+test_claims(struct store *s)
+{
+	struct outcome	 o;
+	struct pending	 p[16];
+	struct id	 j = mkid(J2);
+	struct claim_seen seen;
+	size_t		 n, i;
+	int64_t		 row, ck = 0;
+	int		 created, busy = -1;
+
+	record(s, J2, TC, CKPT_INCREMENTAL, 500, STORE_MS, &created);
+	record(s, J2, TD, CKPT_FULL, 501, STORE_MS, &created);
+	store_begin(s);
+	row = pending_row(s, J2, TC);
+	store_next_checkpoint_id(s, &j, &ck);
+	tap_is_int(store_claim(s, row, "runner-a:123", ck, CKPT_INCREMENTAL,
+	    600, 900), STORE_OK, "claim: OK");
+	tap_is_int(store_commit(s), STORE_OK, "claim: committed");
+	tap_is_int(store_claim(s, row, "runner-b:456", ck + 1, CKPT_FULL, 601,
+	    901), STORE_NOTFOUND, "claim a claimed trigger: STORE_NOTFOUND");
+
+	/* Claimed rows leave the queue; the job's others show it is busy. */
+	store_begin(s);
+	store_pending(s, 0, 16, p, &n);
+	store_commit(s);
+	for (i = 0; i < n && p[i].row != row; i++)
+		;
+	tap_ok(i == n, "claim: the claimed trigger is no longer pending");
+	for (i = 0; i < n && strcmp(p[i].trigger.s, TD) != 0; i++)
+		;
+	tap_ok(i < n && p[i].job_busy == 1,
+	    "claim: another trigger of the job is marked busy");
+	tap_ok(i < n && p[i].requested == CKPT_FULL && p[i].job_known == 0,
+	    "pending: requested type and unregistered job");
+	store_pending_free(p, n);
+
+	memset(&seen, 0, sizeof(seen));
+	tap_is_int(store_claimed(s, claimed_cb, &seen), STORE_OK,
+	    "claimed: OK");
+	tap_is_int(seen.n, 1, "claimed: one claim");
+	tap_is_int(seen.c.row, row, "claimed: its row");
+	tap_is_str(seen.c.owner, "runner-a:123", "claimed: its owner");
+	tap_is_str(seen.c.job.s, J2, "claimed: its job");
+	tap_is_str(seen.c.trigger.s, TC, "claimed: its trigger");
+	tap_is_int(seen.c.lease_ms, 900, "claimed: its lease");
+	tap_is_int(seen.c.checkpoint_id, ck, "claimed: its checkpoint id");
+	tap_is_int(seen.c.type, CKPT_INCREMENTAL, "claimed: its type");
+	tap_is_str(status(s, J2, TC, 700, STORE_MS), IN_PROGRESS,
+	    "claimed: still IN_PROGRESS to the API");
+
+	memset(&o, 0, sizeof(o));
+	o.location = "s3://b/chk-1";
+	tap_is_int(store_complete(s, row, "runner-b:456", &o, 800),
+	    STORE_NOTFOUND, "complete with the wrong owner: STORE_NOTFOUND");
+	tap_is_int(store_complete(s, row, NULL, &o, 800), STORE_NOTFOUND,
+	    "complete a claimed trigger as unclaimed: STORE_NOTFOUND");
+	tap_is_str(status(s, J2, TC, 800, STORE_MS), IN_PROGRESS,
+	    "wrong owner: nothing changed");
+	tap_is_int(store_complete(s, row, "runner-a:123", &o, 800), STORE_OK,
+	    "complete with the right owner: OK");
+	tap_is_str(status(s, J2, TC, 800, STORE_MS),
+	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":"
+	    "1}}", "right owner: the claimed checkpoint id is kept");
+	tap_is_int(store_complete(s, row, "runner-a:123", &o, 801),
+	    STORE_NOTFOUND, "complete twice: STORE_NOTFOUND");
+	memset(&seen, 0, sizeof(seen));
+	store_claimed(s, claimed_cb, &seen);
+	tap_is_int(seen.n, 0, "claimed: none left");
+
+	tap_is_int(store_wal_checkpoint(s, &busy), STORE_OK,
+	    "wal checkpoint: OK");
+	tap_is_int(busy, 0, "wal checkpoint: not busy");
+}
+
+static void
+test_failure_json(struct store *s)
+{
+	int	 created;
+	int64_t	 ck;
+
+	record(s, J1, TD, CKPT_FULL, 1000, STORE_MS, &created);
+	tap_is_int(complete(s, J1, TD, 0,
+	    "org.apache.flink.runtime.checkpoint.CheckpointException",
+	    "org.apache.flink.runtime.checkpoint.CheckpointException: "
+	    "Checkpoint was declined.\n\tat \"stage\" C:\\tmp\x01 \xc3\xa9/",
+	    2000, &ck), STORE_OK, "complete as failed: OK");
+	tap_is_str(status(s, J1, TD, 2000, STORE_MS),
+	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
+	    "{\"class\":\"org.apache.flink.runtime.checkpoint."
+	    "CheckpointException\",\"stack-trace\":\"org.apache.flink.runtime."
+	    "checkpoint.CheckpointException: Checkpoint was declined.\\n\\tat "
+	    "\\\"stage\\\" C:\\\\tmp\\u0001 \xc3\xa9/\"}}}",
+	    "failure: exact JSON, escaped");
+
+	/* A failed attempt that consumed an id still shows the failure. */
+	record(s, J1, TC, CKPT_FULL, 3000, STORE_MS, &created);
+	tap_is_int(complete(s, J1, TC, 1,
+	    "java.util.concurrent.CompletionException", "x", 4000, &ck),
+	    STORE_OK, "complete as failed with an id: OK");
+	tap_is_str(status(s, J1, TC, 4000, STORE_MS),
+	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
+	    "{\"class\":\"java.util.concurrent.CompletionException\","
+	    "\"stack-trace\":\"x\"}}}", "failure with an id: failureCause");
+	tap_is_int(raw_int(path_in("main.db"), "SELECT checkpoint_id FROM"
+	    " triggers WHERE job_id = '" J1 "' AND trigger_id = '" TC "'"), ck,
+	    "failure with an id: the id is recorded");
+	tap_ok(ck > 0, "failure with an id: an id was consumed");
+
+	/* A NULL trace with a class is stored as "". */
+	record(s, J1, TB, CKPT_FULL, 5000, STORE_MS, &created);
+	complete(s, J1, TB, 0, "java.lang.Exception", NULL, 6000, &ck);
+	tap_is_str(status(s, J1, TB, 6000, STORE_MS),
+	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
+	    "{\"class\":\"java.lang.Exception\",\"stack-trace\":\"\"}}}",
+	    "failure with no trace: empty stack-trace");
+}
+
+static void
+test_purge(void)
+{
+	struct store	*s;
+	char		 err[512];
+	int64_t		 purged = -1, ck;
+	int		 created;
+
+	if (open_at(path_in("purge.db"), &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "purge: open (%s)", err);
+		return;
+	}
+	record(s, J1, TA, CKPT_FULL, 0, STORE_MS, &created);
+	record(s, J1, TB, CKPT_FULL, 0, STORE_MS, &created);
+	record(s, J1, TC, CKPT_FULL, 0, STORE_MS, &created);
+	complete(s, J1, TA, 1, NULL, NULL, 1000, &ck);
+	complete(s, J1, TB, 0, "java.lang.Exception", "boom", 2000, &ck);
+
+	tap_is_int(store_purge(s, 1000 + STORE_MS - 1, STORE_MS, &purged),
+	    STORE_OK, "purge before expiry: OK");
+	tap_is_int(purged, 0, "purge before expiry: none");
+	tap_is_int(store_purge(s, 10LL * STORE_MS, 0, &purged), STORE_OK,
+	    "purge with store_ms 0: OK");
+	tap_is_int(purged, 0, "purge with store_ms 0: none (kept forever)");
+	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged),
+	    STORE_OK, "purge at the first expiry: OK");
+	tap_is_int(purged, 1, "purge at the first expiry: one");
+	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged),
+	    STORE_OK, "purge again: OK");
+	tap_is_int(purged, 0, "purge again: none");
+	tap_is_int(store_purge(s, 100LL * STORE_MS, STORE_MS, &purged),
+	    STORE_OK, "purge much later: OK");
+	tap_is_int(purged, 1, "purge much later: the failed one; never pending");
+	tap_is_str(status(s, J1, TA, 1000, 0), NOTFOUND,
+	    "purged: gone even with store_ms 0");
+	tap_is_str(status(s, J1, TC, 100LL * STORE_MS, STORE_MS), IN_PROGRESS,
+	    "purge: the pending trigger stays");
+	store_close(s);
+}
+
+/* Locked past the busy timeout: STORE_BUSY, and nothing changed. */
+static void
+test_busy(void)
+{
+	struct store	*s;
+	sqlite3		*db;
+	char		 err[512];
+	const char	*path = path_in("busy.db");
+	int		 created;
+
+	if (open_at(path, &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "busy: open (%s)", err);
+		return;
+	}
+	record(s, J1, TA, CKPT_FULL, 0, STORE_MS, &created);
+	sqlite3_open(path, &db);
+	sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	tap_is_int(record(s, J1, TB, CKPT_FULL, 0, STORE_MS, &created),
+	    STORE_BUSY, "record under another writer: STORE_BUSY");
+	tap_is_str(status(s, J1, TA, 0, STORE_MS), IN_PROGRESS,
+	    "status under another writer: readers are not blocked");
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	tap_is_int(record(s, J1, TB, CKPT_FULL, 0, STORE_MS, &created),
+	    STORE_OK, "record after the lock: OK");
+	tap_is_int(created, 1, "record after the lock: created (BUSY wrote "
+	    "nothing)");
+	store_close(s);
+}
+
+static void
+cleanup(void)
+{
+	char		 p[512];
+	DIR		*d;
+	struct dirent	*e;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	struct store	*s;
+	char		 err[512];
+
+	snprintf(dir, sizeof(dir), "/tmp/unit-store.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 99;
+	}
+	test_open();
+	test_refused();
+	if (open_at(path_in("main.db"), &s, err, sizeof(err)) == STORE_OK) {
+		test_triggers(s);
+		test_checkpoint_ids(s);
+		test_jobs(s);
+		test_trigger_list(s);
+		test_claims(s);
+		test_failure_json(s);
+		store_close(s);
+	} else
+		tap_ok(0, "open main.db: %s", err);
+	test_purge();
+	test_busy();
+	cleanup();
+	tap_ok(!file_exists(dir), "the temporary directory is removed");
+	return tap_done();
+}
