@@ -66,6 +66,10 @@ CREATE TABLE triggers (
 
 -- The runner's queue: pending triggers in arrival order.
 CREATE INDEX triggers_pending ON triggers (id) WHERE status = 'IN_PROGRESS';
+-- Claimed triggers, by job: whether a job's command is running is one
+-- probe, however long the queue (one job's commands never overlap).
+CREATE INDEX triggers_claimed ON triggers (job_id)
+	WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL;
 -- Purging and retention scans.
 CREATE INDEX triggers_completed ON triggers (completed_ms) WHERE status = 'COMPLETED';
 
