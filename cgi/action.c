@@ -28,7 +28,7 @@
 #include "buf.h"
 
 #define ACTION_KILL_GRACE_MS	2000	/* SIGTERM, then SIGKILL after this */
-#define ACTION_REAP_POLL_MS	20	/* poll for exit when the pipes are shut */
+#define ACTION_REAP_POLL_MS	20	/* how often to look for the shell's exit */
 
 struct action {
 	pid_t		 pid;		/* the shell, leader of its group */
@@ -149,7 +149,11 @@ action_pollfds(const struct action *a, struct pollfd *pfd, size_t max)
 	return n;
 }
 
-/* Milliseconds until action_step has something to do without input. */
+/*
+ * Milliseconds until action_step should run again without input: the
+ * deadline, or a short poll for the shell's exit, which no pipe announces
+ * while something it started still holds its stdout.
+ */
 int
 action_timeout(const struct action *a, int64_t now)
 {
@@ -158,27 +162,36 @@ action_timeout(const struct action *a, int64_t now)
 	if (a->exited)
 		return 0;
 	due = a->kill_ms != 0 ? a->kill_ms : a->deadline_ms;
-	if (a->fd[0] == -1 && a->fd[1] == -1 && due > now + ACTION_REAP_POLL_MS)
+	if (due > now + ACTION_REAP_POLL_MS)
 		due = now + ACTION_REAP_POLL_MS;
 	if (due <= now)
 		return 0;
 	return due - now > 60000 ? 60000 : (int)(due - now);
 }
 
+/*
+ * The length of a stdout line without trailing blanks and carriage
+ * returns: a location is compared and stored as the operator sees it.
+ */
+static size_t
+line_trimmed(const char *line, size_t len)
+{
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+	    line[len - 1] == '\t'))
+		len--;
+	return len;
+}
+
 static void
 action_stdout(struct action *a, const char *p, size_t n)
 {
-	size_t	 i;
+	size_t	 i, len;
 
 	for (i = 0; i < n; i++) {
 		if (p[i] == '\n') {
-			while (a->linelen > 0 && (a->line[a->linelen - 1] == '\r' ||
-			    a->line[a->linelen - 1] == ' ' ||
-			    a->line[a->linelen - 1] == '\t'))
-				a->linelen--;
-			if (a->linelen > 0) {
-				memcpy(a->last, a->line, a->linelen);
-				a->last[a->linelen] = '\0';
+			if ((len = line_trimmed(a->line, a->linelen)) > 0) {
+				memcpy(a->last, a->line, len);
+				a->last[len] = '\0';
 			}
 			a->linelen = 0;
 		} else if (a->linelen < sizeof(a->line) - 1)
@@ -301,10 +314,10 @@ action_result(const struct action *a, struct action_result *r)
 		else if (WIFSIGNALED(a->wstatus))
 			r->signal = WTERMSIG(a->wstatus);
 	}
-	/* A last line without its newline counts too. */
-	if (a->linelen > 0) {
-		memcpy(r->last_line, a->line, a->linelen);
-		r->last_line[a->linelen] = '\0';
+	/* A last line without its newline counts too, if it is not blank. */
+	if ((n = line_trimmed(a->line, a->linelen)) > 0) {
+		memcpy(r->last_line, a->line, n);
+		r->last_line[n] = '\0';
 	} else
 		memcpy(r->last_line, a->last, sizeof(r->last_line));
 	n = a->taillen > ACTION_TAIL ? ACTION_TAIL : a->taillen;

@@ -134,8 +134,9 @@ stale_collect(const struct stale *c, void *arg)
 	int		 alive;
 	int64_t		 now = wall_ms();
 
+	/* Gone from this host, or past its lease wherever it runs. */
 	alive = owner_alive(c->owner);
-	if (alive == 1 || (alive == -1 && c->lease_ms > now))
+	if (alive != 0 && c->lease_ms > now)
 		return 0;
 	memset(&o, 0, sizeof(o));
 	buf_printf(&trace, "%s: %s\n\tat checkpoint-runner (the runner %s "
@@ -207,10 +208,19 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 			p->stats->failed++;
 		return rc == STORE_NOTFOUND ? STORE_OK : rc;
 	}
-	if (e->command != NULL && (e->job_busy || pass_job_running(p, &e->job) ||
-	    p->nrun + 1 > p->o->parallel)) {
-		p->skipped = 1;
-		return STORE_OK;
+	if (e->command != NULL) {
+		/*
+		 * Our own action of this job, or our parallel limit: look
+		 * again when one ends.  Another runner's: that runner takes
+		 * the job's next trigger when it is done.
+		 */
+		if (pass_job_running(p, &e->job) ||
+		    p->nrun + 1 > p->o->parallel) {
+			p->skipped = 1;
+			return STORE_OK;
+		}
+		if (e->job_busy)
+			return STORE_OK;
 	}
 	type = e->requested == CKPT_CONFIGURED ? e->job_type : e->requested;
 	if ((rc = store_next_checkpoint_id(p->store, &e->job, &id)) != STORE_OK)

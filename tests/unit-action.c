@@ -333,7 +333,10 @@ test_leftovers(void)
 	    (long)child);
 	reap_leftover(child);
 
-	/* It does: the shell's exit alone must end the action. */
+	/*
+	 * It does: the shell's exit alone must end the action, even when its
+	 * output came earlier (so that no read is pending when it exits).
+	 */
 	run("sleep 30 & echo $!; sleep 0.3", 4000);
 	child = (pid_t)atol(res.last_line);
 	tap_is_int(res.status, ACTION_OK, "sleep 30 & (holding stdout) then "
