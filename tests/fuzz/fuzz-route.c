@@ -1,0 +1,127 @@
+/*
+ * libFuzzer harness for route_match (cgi/route.c; API.md, "Routing").  The
+ * first byte picks the method (GET, POST, PUT, DELETE, HEAD, none, or the
+ * bytes up to the first newline); the rest, NUL-terminated, is PATH_INFO.
+ * A match must be exactly one of the route shapes rebuilt from the segments
+ * it returns, and those segments must lie inside the path.  The harness
+ * only checks what it matched: tests/unit-route.c has the misses.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "route.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Whether seg is a non-empty, slash-free part of path[0..len). */
+static int
+segment_inside(const struct segment *seg, const char *path, size_t len)
+{
+	return seg->p != NULL && seg->len > 0 && seg->p > path &&
+	    seg->p + seg->len <= path + len &&
+	    memchr(seg->p, '/', seg->len) == NULL;
+}
+
+/*
+ * Whether path is one of the shapes of a route: slashes at both ends (as
+ * Flink's router drops them), an optional "v1/", then the literals around
+ * the segments.
+ */
+static int
+route_shape(const struct route *r, const char *path, size_t len)
+{
+	static const char *const prefixes[] = { "", "v1/" };
+	const char	*core, *end;
+	char		*want;
+	size_t		 i, n;
+	int		 found = 0;
+
+	if (path[0] != '/')
+		return 0;
+	for (core = path; *core == '/'; core++)
+		;
+	for (end = path + len; end > core && end[-1] == '/'; end--)
+		;
+	n = len + 64;
+	FUZZ_CHECK((want = malloc(n)) != NULL);
+	for (i = 0; i < 2 && !found; i++) {
+		if (r->id == ROUTE_TRIGGER)
+			snprintf(want, n, "%sjobs/%.*s/checkpoints",
+			    prefixes[i], (int)r->jobid.len, r->jobid.p);
+		else
+			snprintf(want, n, "%sjobs/%.*s/checkpoints/%.*s",
+			    prefixes[i], (int)r->jobid.len, r->jobid.p,
+			    (int)r->triggerid.len, r->triggerid.p);
+		found = strlen(want) == (size_t)(end - core) &&
+		    memcmp(want, core, (size_t)(end - core)) == 0;
+	}
+	free(want);
+	return found;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const methods[] = {
+		"GET", "POST", "PUT", "DELETE", "HEAD", NULL
+	};
+	struct route	 r;
+	const char	*method;
+	char		*copy, *path, *nl;
+	size_t		 len, pick;
+
+	if (size == 0)
+		return 0;
+	pick = data[0] % (sizeof(methods) / sizeof(methods[0]) + 1);
+	/* An exact-size copy, so that ASan sees any read past the NUL. */
+	FUZZ_CHECK((copy = malloc(size)) != NULL);
+	memcpy(copy, data + 1, size - 1);
+	copy[size - 1] = '\0';
+	path = copy;
+	if (pick < sizeof(methods) / sizeof(methods[0]))
+		method = methods[pick];
+	else {
+		method = copy;
+		if ((nl = strchr(copy, '\n')) != NULL) {
+			*nl = '\0';
+			path = nl + 1;
+		} else
+			path = copy + strlen(copy);
+	}
+	len = strlen(path);
+
+	route_match(method, path, &r);
+	switch (r.id) {
+	case ROUTE_NONE:
+		FUZZ_CHECK(!r.method_ok && r.allow == NULL);
+		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL);
+		break;
+	case ROUTE_TRIGGER:
+	case ROUTE_STATUS:
+		FUZZ_CHECK(r.allow != NULL);
+		FUZZ_CHECK(strcmp(r.allow, r.id == ROUTE_TRIGGER ?
+		    "POST" : "GET") == 0);
+		FUZZ_CHECK(r.method_ok == (method != NULL &&
+		    strcmp(method, r.allow) == 0));
+		FUZZ_CHECK(segment_inside(&r.jobid, path, len));
+		if (r.id == ROUTE_STATUS)
+			FUZZ_CHECK(segment_inside(&r.triggerid, path, len));
+		else
+			FUZZ_CHECK(r.triggerid.p == NULL &&
+			    r.triggerid.len == 0);
+		FUZZ_CHECK(route_shape(&r, path, len));
+		break;
+	default:
+		FUZZ_CHECK(!"route id out of range");
+	}
+
+	/* No path at all (PATH_INFO unset) is never a route. */
+	route_match(method, NULL, &r);
+	FUZZ_CHECK(r.id == ROUTE_NONE);
+	free(copy);
+	return 0;
+}
