@@ -1,42 +1,57 @@
 /*
  * checkpoint-api.fcgi: the FastCGI responder.  It keeps nothing between
- * requests but the store's connection and prepared statements.  Under a
- * process manager (lighttpd bin-path, mod_fcgid, spawn-fcgi) it accepts on
- * the listening socket it was given as fd 0; with -s it opens its own; run
- * as plain CGI (no listening socket, REQUEST_METHOD set) it serves the one
- * request in its environment and exits.
+ * requests but database connections and their prepared statements.  Under
+ * a process manager (lighttpd bin-path, mod_fcgid, spawn-fcgi) it accepts
+ * on the listening socket it was given as fd 0; with -s it opens its own;
+ * run as plain CGI (no listening socket, REQUEST_METHOD set) it serves the
+ * one request in its environment and exits.
+ *
+ * Several threads accept on the socket, each with its own connection for
+ * reads; POSTs of all threads go through one group committer (commit.c),
+ * so that requests arriving together share one transaction and one fsync.
  */
 #include <config.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <fcgiapp.h>
 
+#include "commit.h"
 #include "handler.h"
 #include "log.h"
 #include "settings.h"
 
-static volatile sig_atomic_t	 quit;
+#define DEFAULT_THREADS	8
+#define MAX_THREADS	256
+#define DRAIN_MS	30000	/* how long SIGTERM waits for requests in flight */
 
-static void
-on_term(int sig)
-{
-	quit = 1;
-	FCGX_ShutdownPending();
-}
+/* One accepting thread; each has its own read connection (in api). */
+struct worker {
+	pthread_t	 thread;
+	struct api	 api;
+	int		 sock;
+};
+
+static pthread_mutex_t	 inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t	 inflight_cond = PTHREAD_COND_INITIALIZER;
+static int		 inflight;	/* requests being answered */
+static long		 served;	/* requests answered, for -n */
+static long		 max_requests;	/* -n; 0: no limit */
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: checkpoint-api.fcgi [-dV] [-n requests] "
-	    "[-s path | -s 127.0.0.1:port]\n");
+	    "[-t threads] [-s path | -s 127.0.0.1:port]\n");
 	exit(2);
 }
 
@@ -118,32 +133,26 @@ serve_cgi(struct api *a)
 	return rc;
 }
 
-static void
-serve_fcgi(struct api *a, int sock, long max_requests)
+/*
+ * A worker's loop: accept, answer, finish.  Signals are blocked here; the
+ * main thread takes them (serve_fcgi).
+ */
+static void *
+worker_main(void *arg)
 {
+	struct worker	*w = arg;
 	FCGX_Request	 fr;
 	struct request	 req;
 	struct response	 r = { 0 };
 	struct buf	 head = { 0 };
-	sigset_t	 term, old;
-	long		 served = 0;
+	int		 last;
 
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigaddset(&term, SIGINT);
-	sigaddset(&term, SIGUSR1);
-	FCGX_InitRequest(&fr, sock, FCGI_FAIL_ACCEPT_ON_INTR);
-	while (!quit && (max_requests == 0 || served < max_requests)) {
-		/*
-		 * Signals are taken only while waiting for a request: one in
-		 * flight is always finished first (a SIGTERM in the middle
-		 * would cut its reads and writes short).
-		 * XXX a signal between the check of quit and accept(2) waits
-		 * for the next connection.
-		 */
-		if (FCGX_Accept_r(&fr) < 0)
-			break;
-		sigprocmask(SIG_BLOCK, &term, &old);
+	FCGX_InitRequest(&fr, w->sock, 0);
+	while (FCGX_Accept_r(&fr) >= 0) {
+		pthread_mutex_lock(&inflight_lock);
+		inflight++;
+		pthread_mutex_unlock(&inflight_lock);
+
 		memset(&req, 0, sizeof(req));
 		req.method = FCGX_GetParam("REQUEST_METHOD", fr.envp);
 		req.path = request_path(FCGX_GetParam("PATH_INFO", fr.envp),
@@ -154,21 +163,84 @@ serve_fcgi(struct api *a, int sock, long max_requests)
 		req.remote_addr = FCGX_GetParam("REMOTE_ADDR", fr.envp);
 		req.read_body = fcgi_read;
 		req.ctx = fr.in;
-		api_handle(a, &req, &r, now_ms());
+		api_handle(&w->api, &req, &r, now_ms());
 
 		buf_reset(&head);
-		if (http_headers(&r, a->settings->cors_origin, &head) == -1 ||
+		if (http_headers(&r, w->api.settings->cors_origin, &head) == -1 ||
 		    FCGX_PutStr(head.p, (int)head.len, fr.out) < 0 ||
 		    FCGX_PutStr(buf_str(&r.body), (int)r.body.len, fr.out) < 0)
 			log_warn("%s %s: the client went away before the answer",
 			    req.method ? req.method : "-",
 			    req.path ? req.path : "-");
 		FCGX_Finish_r(&fr);
-		served++;
-		sigprocmask(SIG_SETMASK, &old, NULL);
+
+		pthread_mutex_lock(&inflight_lock);
+		inflight--;
+		last = max_requests > 0 && ++served == max_requests;
+		pthread_cond_broadcast(&inflight_cond);
+		pthread_mutex_unlock(&inflight_lock);
+		if (last)
+			kill(getpid(), SIGTERM);
 	}
 	buf_free(&head);
 	response_free(&r);
+	return NULL;
+}
+
+/*
+ * Serves FastCGI with nthreads workers accepting on sock, all sharing one
+ * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
+ * managers send) once the requests in flight are answered: the listening
+ * socket is shut so that no new one starts.
+ * XXX a worker holding a kept-alive connection (nginx fastcgi_keep_conn)
+ * is not waited for between two requests; the process exits under it.
+ */
+static int
+serve_fcgi(const struct settings *st, int sock, int nthreads)
+{
+	struct worker		*w;
+	struct committer	*c;
+	struct timespec		 until;
+	sigset_t		 set;
+	int			 i, sig, started = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	if ((w = calloc((size_t)nthreads, sizeof(*w))) == NULL ||
+	    (c = commit_new(st)) == NULL) {
+		log_error("out of memory");
+		return 1;
+	}
+	for (i = 0; i < nthreads; i++) {
+		api_init(&w[i].api, st);
+		w[i].api.committer = c;
+		w[i].sock = sock;
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
+			log_error("cannot start thread %d", i);
+			break;
+		}
+		started++;
+	}
+	if (started == 0)
+		return 1;
+
+	while (sigwait(&set, &sig) != 0)
+		;
+	log_debug("signal %d: finishing the requests in flight", sig);
+	shutdown(sock, SHUT_RDWR);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += DRAIN_MS / 1000;
+	pthread_mutex_lock(&inflight_lock);
+	while (inflight > 0 &&
+	    pthread_cond_timedwait(&inflight_cond, &inflight_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&inflight_lock);
+	/* Workers still blocked in a read are not joined; exit ends them. */
+	return 0;
 }
 
 int
@@ -176,15 +248,13 @@ main(int argc, char *argv[])
 {
 	struct settings		 st;
 	struct api		 a;
-	struct sigaction	 sa;
 	enum log_level		 lvl = LOG_LVL_INFO;
 	char			 err[256];
 	const char		*sockpath = NULL;
-	long			 max_requests = 0;
 	int64_t			 n;
-	int			 ch, sock = 0;
+	int			 ch, sock = 0, nthreads = DEFAULT_THREADS;
 
-	while ((ch = getopt(argc, argv, "dn:s:V")) != -1) {
+	while ((ch = getopt(argc, argv, "dn:s:t:V")) != -1) {
 		switch (ch) {
 		case 'd':
 			lvl = LOG_LVL_DEBUG;
@@ -196,6 +266,11 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			sockpath = optarg;
+			break;
+		case 't':
+			if (settings_parse_int(optarg, 1, MAX_THREADS, &n) == -1)
+				usage();
+			nthreads = (int)n;
 			break;
 		case 'V':
 			puts(PACKAGE_STRING);
@@ -215,17 +290,10 @@ main(int argc, char *argv[])
 	}
 	umask(007);
 	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
 	if (FCGX_Init() != 0) {
 		log_error("FCGX_Init failed");
 		return 1;
 	}
-	api_init(&a, &st);
 
 	if (sockpath != NULL) {
 		/* libfcgi exits on a failed bind; say what we tried first. */
@@ -245,11 +313,10 @@ main(int argc, char *argv[])
 			    "web server; use -s to listen on a socket\n");
 			usage();
 		}
+		api_init(&a, &st);
 		ch = serve_cgi(&a);
 		api_free(&a);
 		return ch;
 	}
-	serve_fcgi(&a, sock, max_requests);
-	api_free(&a);
-	return 0;
+	return serve_fcgi(&st, sock, nthreads);
 }

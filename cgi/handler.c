@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "commit.h"
 #include "handler.h"
 #include "log.h"
 #include "route.h"
@@ -154,11 +155,11 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	rec.now_ms = now_ms;
 	rec.store_ms = a->settings->store_ms;
 
-	if ((s = api_store(a)) == NULL) {
-		http_error(r, ERR_UNAVAILABLE);
-		return;
-	}
 	if (a->settings->reject_unknown_jobs) {
+		if ((s = api_store(a)) == NULL) {
+			http_error(r, ERR_UNAVAILABLE);
+			return;
+		}
 		rc = store_job_known(s, &rec.job);
 		if (rc == STORE_NOTFOUND) {
 			http_error(r, ERR_NO_JOB, rec.job.s);
@@ -170,9 +171,22 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 		}
 	}
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
-	if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
-		api_store_failed(a, rc, r);
-		return;
+	if (a->committer != NULL) {
+		if ((rc = commit_record(a->committer, &rec, &created)) !=
+		    STORE_OK) {
+			http_error(r, rc == STORE_ERROR ?
+			    ERR_INTERNAL : ERR_UNAVAILABLE);
+			return;
+		}
+	} else {
+		if ((s = api_store(a)) == NULL) {
+			http_error(r, ERR_UNAVAILABLE);
+			return;
+		}
+		if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
+			api_store_failed(a, rc, r);
+			return;
+		}
 	}
 	log_debug("trigger %s job %s: %s", rec.trigger.s, rec.job.s,
 	    created ? "recorded" : "already known");

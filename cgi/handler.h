@@ -27,10 +27,13 @@ struct request {
 	void		*ctx;
 };
 
+struct committer;
+
 /* One per process (or per thread): settings, the store, scratch space. */
 struct api {
 	const struct settings	*settings;
 	struct store		*store;	/* NULL until opened, or after a fault */
+	struct committer	*committer; /* shared group commit, or NULL */
 	struct buf		 body;	/* request body scratch */
 };
 

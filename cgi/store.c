@@ -551,6 +551,29 @@ store_record_trigger(struct store *s, const struct trigger_rec *t,
 }
 
 /*
+ * Records n triggers in one transaction: all are committed, or none is
+ * and the result says why.  created[i] tells which were new.
+ */
+enum store_rc
+store_record_triggers(struct store *s, const struct trigger_rec *const *t,
+    size_t n, int *created)
+{
+	enum store_rc	 rc;
+	size_t		 i;
+
+	if (n == 1)
+		return store_record_trigger(s, t[0], &created[0]);
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = store_record_trigger(s, t[i], &created[i])) != STORE_OK) {
+			store_rollback(s);
+			return rc;
+		}
+	return store_commit(s);
+}
+
+/*
  * The status answer, rendered by the trigger_status view so that the API
  * and the operator's sqlite3 shell can never disagree.
  */

@@ -57,6 +57,8 @@ struct trigger_rec {
 
 enum store_rc	 store_record_trigger(struct store *, const struct trigger_rec *,
 		    int *created);
+enum store_rc	 store_record_triggers(struct store *,
+		    const struct trigger_rec *const *, size_t n, int *created);
 enum store_rc	 store_read_status(struct store *, const struct id *job,
 		    const struct id *trigger, int64_t now_ms, int64_t store_ms,
 		    struct buf *json);

@@ -179,5 +179,5 @@ header() {
 
 # The database, as an operator would ask it.
 sql() {
-	sqlite3 -batch -noheader "$DB" "$@"
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$@"
 }
