@@ -76,6 +76,7 @@ commit_batch(struct committer *c, struct waiter **batch, size_t n)
 		o.path = c->settings->db_path;
 		o.sync_normal = c->settings->sync_normal;
 		o.busy_ms = c->settings->busy_ms;
+		o.cache_kib = 512;
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK) {
 			log_error("open store: %s", err);
 			c->store = NULL;

@@ -32,7 +32,7 @@ fcgi() {
 	if [ "${MODE:-fcgi}" = cgi ]; then
 		env -i REQUEST_METHOD="$1" PATH_INFO="$_pi" REQUEST_URI="$_uri" \
 		    REMOTE_ADDR=192.0.2.7 CHECKPOINT_DB="$DB" \
-		    ${_cl:+CONTENT_LENGTH=$_cl} \
+		    ${_cl:+CONTENT_LENGTH=$_cl} ${CGI_ENV:-} \
 		    "$API" < "$T/fcgi-req" > "$T/fcgi-out" 2> "$T/fcgi-err"
 	else
 		env -i REQUEST_METHOD="$1" PATH_INFO="$_pi" REQUEST_URI="$_uri" \
@@ -53,7 +53,10 @@ expect_head() {
 	if [ -n "${3:-}" ]; then
 		printf '%s\\r\n' "$3"
 	fi
-	printf '%s\n\\r' "$CORS"
+	if [ -n "$CORS" ]; then
+		printf '%s\n' "$CORS"
+	fi
+	printf '\\r'
 }
 
 # check NAME STATUS-LINE BODY [HEADER-LINE]: exact head and body of the last call.
@@ -218,6 +221,35 @@ fcgi POST /jobs/$J/checkpoints 'null'
 is "$RC" 0 "cgi: a 400 still exits 0"
 check "cgi: null body is 400" "400 Bad Request" \
     '{"errors":["Request did not match expected format CheckpointTriggerRequestBody."]}'
+
+# Status lines that lighttpd rewrites with its own reason phrase.
+CGI_ENV=CHECKPOINT_MAX_BODY=10
+fcgi POST /jobs/$J/checkpoints '{"triggerId":null}'
+check "cgi: body over CHECKPOINT_MAX_BODY is 413" "413 Payload Too Large" \
+    '{"errors":["Request entity too large: the limit is 10 bytes. Try to raise [CHECKPOINT_MAX_BODY]"]}'
+CGI_ENV=CHECKPOINT_DB=$T/missing/checkpoints.db
+fcgi GET /jobs/$J/checkpoints/$T5
+is "$HEAD" "$(expect_head "503 Service Unavailable" "$BODY")" \
+    "cgi: database unreachable is 503"
+like "$BODY" '^\{"errors":\["[^"]+"\]\}$' "cgi: 503 body is a JSON error"
+case $BODY in
+*missing*|*checkpoints.db*) rc=1 ;;
+*) rc=0 ;;
+esac
+ok $rc "cgi: 503 body does not show the database path"
+
+# The CORS setting: empty means no header at all (lighttpd would hide an
+# empty header line, so this is checked here).
+CGI_ENV=CHECKPOINT_CORS_ORIGIN=
+CORS=
+fcgi GET /jobs/$J/checkpoints/$T5
+check "cgi: CHECKPOINT_CORS_ORIGIN empty sends no CORS header" "200 OK" "$in_progress"
+CGI_ENV=CHECKPOINT_CORS_ORIGIN=https://ops.example
+CORS='Access-Control-Allow-Origin: https://ops.example\r'
+fcgi GET /jobs/$J/checkpoints/$T5
+check "cgi: CHECKPOINT_CORS_ORIGIN sets the CORS header" "200 OK" "$in_progress"
+CORS='Access-Control-Allow-Origin: *\r'
+unset CGI_ENV
 MODE=fcgi
 
 # --- usage ---------------------------------------------------------------

@@ -12,7 +12,7 @@ command -v lighttpd >/dev/null 2>&1 || bail "lighttpd is missing"
 command -v sqlite3 >/dev/null 2>&1 || bail "sqlite3 is missing"
 
 unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
-    CHECKPOINT_REJECT_UNKNOWN_JOBS
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
 
 J=0123456789abcdef0123456789abcdef
 JB=fedcba9876543210fedcba9876543210
@@ -115,7 +115,7 @@ is "$(sql "SELECT requested_type || ' ' || status FROM triggers WHERE trigger_id
 is "$(sql "SELECT remote_addr FROM triggers WHERE trigger_id='$ID1'")" 127.0.0.1 \
     "POST: REMOTE_ADDR recorded"
 http POST /jobs/$J/checkpoints '{}'
-check_like "POST {}: random id" 202 "$ID_RE"
+check_like "POST {}: random id (Content-Type is not checked: curl sent form-urlencoded)" 202 "$ID_RE"
 ID2=$(printf '%s' "$BODY" | cut -d'"' -f4)
 ok "$([ "$ID1" != "$ID2" ] && echo 0 || echo 1)" "two POSTs get different random ids"
 
@@ -213,6 +213,17 @@ http GET /jobs/%2530123456789abcdef0123456789abcdef/checkpoints/$T1
 check "GET, double-encoded id is not decoded twice" 400 \
     "$(bad_param jobid %30123456789abcdef0123456789abcdef)"
 
+# Echoed values are JSON-escaped; UTF-8 passes through.
+http GET /jobs/%22x%5C/checkpoints/$T1
+check "GET, a jobid with a quote and a backslash is JSON-escaped" 400 \
+    '{"errors":["Bad request, could not parse parameters: Cannot resolve path parameter (jobid) from value \"\"x\\\"."]}'
+http GET /jobs/$J/checkpoints/%C3%A9
+check "GET, a UTF-8 triggerid is echoed as UTF-8" 400 \
+    "$(printf '{"errors":["Bad request, could not parse parameters: Cannot resolve path parameter (triggerid) from value \\"\303\251\\"."]}')"
+http GET '/no"pe\x?q="\'
+check "unknown path: quotes and backslashes in the URI are JSON-escaped" 404 \
+    '{"errors":["Not found: /no\"pe\\x?q=\"\\"]}'
+
 # --- routing -----------------------------------------------------------------
 
 T6=66666666666666666666666666666666
@@ -306,7 +317,8 @@ is "$(sql "SELECT job_id || ' ' || requested_type FROM triggers WHERE trigger_id
 
 # --- completed results ---------------------------------------------------------
 
-complete $J $TA 7 "$(now_ms)"
+DONE_MS=$(now_ms)
+complete $J $TA 7 "$DONE_MS"
 http GET /jobs/$J/checkpoints/$TA
 check "GET, completed" 200 '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}'
 is "$BODY" "$(view $J $TA)" "GET, completed: body equals the trigger_status view"
@@ -317,6 +329,8 @@ check "POST again after completion: same id" 202 "$(request_id $TA)"
 http GET /jobs/$J/checkpoints/$TA
 check "POST again after completion starts nothing" 200 \
     '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}'
+is "$(sql "SELECT completed_ms FROM triggers WHERE job_id='$J' AND trigger_id='$TA'")" \
+    "$DONE_MS" "polling and re-POSTing do not extend the result's life"
 
 TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
@@ -328,6 +342,11 @@ http GET /jobs/$J/checkpoints/$TB
 check "GET, failed" 200 \
     '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"java.util.concurrent.CompletionException","stack-trace":"line1\nline2"}}}'
 is "$BODY" "$(view $J $TB)" "GET, failed: body equals the trigger_status view"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+check "POST again after a failure: same id" 202 "$(request_id $TB)"
+http GET /jobs/$J/checkpoints/$TB
+check "POST again after a failure: not retried" 200 \
+    '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"java.util.concurrent.CompletionException","stack-trace":"line1\nline2"}}}'
 
 TC=cccccccccccccccccccccccccccccccc
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TC\"}"
@@ -481,6 +500,42 @@ http GET /jobs/$J/checkpoints/$TA
 check "CHECKPOINT_STORE_DURATION=0: POST again starts nothing" 200 \
     '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}'
 unset CHECKPOINT_STORE_DURATION
+
+# === database locked past the busy timeout ====================================
+export CHECKPOINT_BUSY_TIMEOUT=300ms
+phase locked
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
+check "locked: POST before the lock" 202 "$(request_id $TA)"
+# Another writer holds the write lock (BEGIN IMMEDIATE) until told to commit.
+# fd 3 is opened read-write first so that no open of the FIFO blocks; the
+# FIFO is opened inside sh -c because dash gives a background command
+# /dev/null as stdin unless the command itself redirects it.
+mkfifo "$T/lock.fifo"
+exec 3<> "$T/lock.fifo"
+spawn sh -c 'exec sqlite3 -batch "$1" < "$2" > "$3" 2>&1' sh \
+    "$DB" "$T/lock.fifo" "$T/lock.out" 3>&-
+LOCKER=$LAST_PID
+echo "BEGIN IMMEDIATE; UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';" >&3
+i=0
+while sqlite3 -batch "$DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null 3>&- &&
+    [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+ok "$([ $i -lt 100 ] && echo 0 || echo 1)" "locked: another writer holds the lock"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+check_like "locked: POST is 503" 503 "$ERRORS_RE"
+http GET /jobs/$J/checkpoints/$TA
+check "locked: GET still answers (WAL readers are not blocked)" 200 "$IN_PROGRESS"
+echo "COMMIT;" >&3
+exec 3>&-
+wait "$LOCKER"
+stop_pid "$LOCKER"
+is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TB'")" 0 \
+    "locked: the 503 left nothing behind"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+check "locked: the retried POST is 202" 202 "$(request_id $TB)"
+unset CHECKPOINT_BUSY_TIMEOUT
 
 # === database unavailable =====================================================
 stop_lighttpd
