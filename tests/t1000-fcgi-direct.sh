@@ -213,7 +213,7 @@ fcgi GET /jobs/$J/checkpoints/$T5
 is "$RC" 0 "cgi: GET exits 0"
 check "cgi: GET answers on stdout" "200 OK" "$in_progress"
 
-fcgi GET /jobs/$J/checkpoints/$(echo $T5 | tr 5 6)
+fcgi GET "/jobs/$J/checkpoints/$(echo $T5 | tr 5 6)"
 check "cgi: unknown trigger is 404" "404 Not Found" \
     "$(no_trigger 66666666666666666666666666666666 $J)"
 

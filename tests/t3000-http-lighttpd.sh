@@ -80,8 +80,8 @@ request_id() {
 now_ms() {
 	date +%s%3N
 }
-# complete JOB TRIGGER CHECKPOINT-ID COMPLETED-MS: a successful result, by hand.
-complete() {
+# finish JOB TRIGGER CHECKPOINT-ID COMPLETED-MS: a successful result, by hand.
+finish() {
 	sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=$3,
 	    checkpoint_type='FULL', completed_ms=$4
 	    WHERE job_id='$1' AND trigger_id='$2'"
@@ -188,6 +188,36 @@ is "$(sql "SELECT count(*) FROM triggers WHERE job_id='$JBAD'")" 0 \
 http POST /jobs/xyz/checkpoints '[]'
 check "POST, bad body and bad jobid: the body is reported" 400 "$BAD_BODY"
 
+# Not JSON by RFC 8259 either (Flink's Jackson refuses them too): the
+# non-numeric literals, and control characters left unescaped in a string.
+JSTRICT=5afe5afe5afe5afe5afe5afe5afe5afe
+strict() {
+	http POST /jobs/$JSTRICT/checkpoints "$2"
+	check "POST, $1: 400" 400 "$BAD_BODY"
+}
+strict "NaN literal" '{"a":NaN}'
+strict "Infinity literal" '{"a":Infinity}'
+strict "-Infinity literal" '{"a":[-Infinity]}'
+strict "raw tab in a string" "$(printf '{"x":"a\tb"}')"
+strict "raw newline in a string" "$(printf '{"x":"a\nb"}')"
+strict "raw control character in a string" "$(printf '{"x":"a\001b"}')"
+is "$(sql "SELECT count(*) FROM triggers WHERE job_id='$JSTRICT'")" 0 \
+    "refused non-JSON bodies recorded nothing"
+
+# Valid JSON in every form is accepted.
+ok_body() {
+	http POST /jobs/$J/checkpoints "$2"
+	check_like "POST, $1: 202" 202 "$ID_RE"
+}
+b=$(printf ' \t{ "checkpointType" : "FULL" }\r\n\n.')
+ok_body "surrounding whitespace and a trailing newline" "${b%.}"
+ok_body "an escaped enum value" '{"checkpointType":"F\u0055LL"}'
+is "$(sql "SELECT requested_type FROM triggers WHERE trigger_id='$(printf '%s' "$BODY" | cut -d'"' -f4)'")" \
+    FULL "POST, an escaped enum value: FULL recorded"
+ok_body "unknown fields of every type" \
+    '{"n":-0.5e-3,"big":123456789012345678901234567890,"huge":1e999,"t":true,"f":false,"z":null,"s":"\u0000\ud83d\ude00\"\\/","u":"\u00e9\u20ac","raw":"é€","o":{"a":[{}]}}'
+ok_body "DEL unescaped in a string" "$(printf '{"x":"a\177b"}')"
+
 # --- path ids ---------------------------------------------------------------
 
 http POST /jobs/xyz/checkpoints '{}'
@@ -203,7 +233,7 @@ http POST /jobs/$JU/checkpoints "{\"triggerId\":\"$T1\"}"
 check "POST, mixed-case jobid" 202 "$(request_id $T1)"
 is "$(sql "SELECT count(*) FROM triggers WHERE job_id='$(echo $JU | tr A-F a-f)' AND trigger_id='$T1'")" 1 \
     "POST, mixed-case jobid: stored in lowercase"
-http GET /jobs/$(echo $J | tr a-f A-F)/checkpoints/$(echo $T1 | tr a-f A-F)
+http GET "/jobs/$(echo $J | tr a-f A-F)/checkpoints/$(echo $T1 | tr a-f A-F)"
 check "GET, uppercase ids answer the same" 200 "$IN_PROGRESS"
 
 # lighttpd decodes the path once; the app must not decode it again.
@@ -296,7 +326,7 @@ http GET /jobs/$J/checkpoints/$T9
 check "GET, unknown trigger" 404 "$(no_trigger $T9 $J)"
 http GET /jobs/$JB/checkpoints/$T6
 check "GET, a trigger of job A read under job B" 404 "$(no_trigger $T6 $JB)"
-http GET /jobs/$(echo $JB | tr a-f A-F)/checkpoints/$(echo $T1 | tr a-f A-F)
+http GET "/jobs/$(echo $JB | tr a-f A-F)/checkpoints/$(echo $T1 | tr a-f A-F)"
 check "GET, unknown trigger: ids in lowercase in the message" 404 "$(no_trigger $T1 $JB)"
 
 # --- idempotency -------------------------------------------------------------
@@ -318,7 +348,7 @@ is "$(sql "SELECT job_id || ' ' || requested_type FROM triggers WHERE trigger_id
 # --- completed results ---------------------------------------------------------
 
 DONE_MS=$(now_ms)
-complete $J $TA 7 "$DONE_MS"
+finish $J $TA 7 "$DONE_MS"
 http GET /jobs/$J/checkpoints/$TA
 check "GET, completed" 200 '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}'
 is "$BODY" "$(view $J $TA)" "GET, completed: body equals the trigger_status view"
@@ -361,11 +391,11 @@ check "GET, failed: the trace is JSON-escaped" 200 \
 # Default store duration: 5 minutes from completion.
 TD=dddddddddddddddddddddddddddddddd
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TD\"}"
-complete $J $TD 9 $(($(now_ms) - 240000))
+finish $J $TD 9 $(($(now_ms) - 240000))
 http GET /jobs/$J/checkpoints/$TD
 check "default retention: a 4-minute-old result is kept" 200 \
     '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":9}}'
-complete $J $TD 9 $(($(now_ms) - 301000))
+finish $J $TD 9 $(($(now_ms) - 301000))
 http GET /jobs/$J/checkpoints/$TD
 check "default retention: a 5-minute-old result has expired" 404 "$(no_trigger $TD $J)"
 
@@ -464,7 +494,7 @@ export CHECKPOINT_STORE_DURATION=1
 phase retention
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\",\"checkpointType\":\"INCREMENTAL\"}"
 check "retention: POST" 202 "$(request_id $TA)"
-complete $J $TA 7 $(($(now_ms) - 5000))
+finish $J $TA 7 $(($(now_ms) - 5000))
 http GET /jobs/$J/checkpoints/$TA
 check "retention: an expired result is 404" 404 "$(no_trigger $TA $J)"
 is "$(view $J $TA)" '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}' \
@@ -490,7 +520,7 @@ unset CHECKPOINT_STORE_DURATION
 export CHECKPOINT_STORE_DURATION=0
 phase forever
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
-complete $J $TA 7 1
+finish $J $TA 7 1
 http GET /jobs/$J/checkpoints/$TA
 check "CHECKPOINT_STORE_DURATION=0: a result from 1970 is kept" 200 \
     '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":7}}'

@@ -1,0 +1,178 @@
+#!/bin/sh
+# Results survive restarts (API.md, "Idempotency and retention", [ours]):
+# triggers recorded and completed through one lighttpd answer with the same
+# bytes after lighttpd and its FastCGI processes are stopped and started
+# again, and after the FastCGI processes alone are killed with SIGKILL and
+# respawned by lighttpd.  Results are completed by hand with sqlite3.
+
+. "$(dirname "$0")/lib.sh"
+
+command -v lighttpd >/dev/null 2>&1 || bail "lighttpd is missing"
+command -v sqlite3 >/dev/null 2>&1 || bail "sqlite3 is missing"
+
+unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS
+
+J=0123456789abcdef0123456789abcdef
+JB=fedcba9876543210fedcba9876543210
+TA=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+TC=cccccccccccccccccccccccccccccccc
+TU=99999999999999999999999999999999
+
+# gone PID: true once the process no longer runs (a zombie left for init to
+# reap counts as gone).
+gone() {
+	_st=$(ps -o stat= -p "$1" 2>/dev/null) || return 0
+	case $_st in
+	Z*) return 0 ;;
+	esac
+	return 1
+}
+
+# wait_gone PID...: true once every PID is gone (up to ~5 s).
+wait_gone() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		_left=
+		for _p in "$@"; do
+			gone "$_p" || _left="$_left $_p"
+		done
+		[ -z "$_left" ] && return 0
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	diag "still running:$_left"
+	return 1
+}
+
+# The FastCGI processes lighttpd runs now, one pid a line.
+app_pids() {
+	for _p in $(pgrep -P "$LIGHTTPD_PID"); do
+		gone "$_p" || echo "$_p"
+	done
+}
+
+# wait_respawned N OLD-PID...: true once lighttpd runs N FastCGI processes,
+# none of them an OLD-PID (up to ~5 s, asking for a status meanwhile).
+wait_respawned() {
+	_n=$1
+	shift
+	_i=0
+	while [ $_i -lt 50 ]; do
+		_now=$(app_pids)
+		_stale=0
+		for _p in "$@"; do
+			printf '%s\n' "$_now" | grep -qx "$_p" && _stale=1
+		done
+		if [ "$_stale" -eq 0 ] && [ "$(printf '%s\n' "$_now" | grep -c .)" -eq "$_n" ]; then
+			return 0
+		fi
+		http GET /jobs/$J/checkpoints/$TA
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	diag "FastCGI processes now: $(echo $_now)"
+	return 1
+}
+
+# Every status the test knows (J/T pairs), one line each: STATUS BODY.
+statuses() {
+	for _jt in $J/$TA $J/$TB $J/$TC $J/$TD $JB/$TA $J/$TU; do
+		http GET "/jobs/${_jt%/*}/checkpoints/${_jt#*/}"
+		printf '%s %s\n' "$STATUS" "$BODY"
+	done
+}
+
+# === first run: record and complete ===========================================
+export CHECKPOINT_PROCS=2
+start_lighttpd 2>>"$T/lighttpd-stderr.log"
+
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TA\"}" "first run: POST, running trigger"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\",\"checkpointType\":\"FULL\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TB\"}" "first run: POST, trigger to complete"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TC\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TC\"}" "first run: POST, trigger to fail"
+http POST /jobs/$J/checkpoints
+like "$STATUS $BODY" '^202 \{"request-id":"[0-9a-f]{32}"\}$' "first run: POST, random id"
+TD=$(printf '%s' "$BODY" | cut -d'"' -f4)
+http POST /jobs/$JB/checkpoints "{\"triggerId\":\"$TA\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TA\"}" "first run: POST, same id on another job"
+
+now=$(date +%s%3N)
+sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=3,
+    checkpoint_type='FULL', completed_ms=$now
+    WHERE job_id='$J' AND trigger_id='$TB'"
+sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=4,
+    failure_class='org.apache.flink.runtime.checkpoint.CheckpointException',
+    failure_trace='org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined.' || char(10) || 'exit status 1',
+    completed_ms=$now WHERE job_id='$J' AND trigger_id='$TC'"
+ROWS=$(sql "SELECT count(*) FROM triggers")
+is "$ROWS" 5 "first run: five triggers recorded"
+
+WANT=$(printf '%s\n' \
+    '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
+    '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":3}}' \
+    '200 {"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"org.apache.flink.runtime.checkpoint.CheckpointException","stack-trace":"org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined.\nexit status 1"}}}' \
+    '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
+    '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
+    "404 {\"errors\":[\"There is no checkpoint operation with triggerId=$TU for job $J.\"]}")
+BEFORE=$(statuses)
+is "$BEFORE" "$WANT" "first run: every status answers as expected"
+
+# === lighttpd stopped: its FastCGI processes go with it ========================
+OLD=$(app_pids)
+is "$(printf '%s\n' "$OLD" | grep -c .)" 2 "first run: two FastCGI processes"
+OLD_LIGHTTPD=$LIGHTTPD_PID
+stop_lighttpd
+wait_gone "$OLD_LIGHTTPD"
+ok $? "lighttpd stopped"
+wait_gone $OLD
+ok $? "its FastCGI processes are gone"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/jobs/$J/checkpoints/$TA")
+is "$STATUS" 000 "nothing answers on the old port"
+
+# === second run, one FastCGI process: the same answers =========================
+export CHECKPOINT_PROCS=1
+start_lighttpd 2>>"$T/lighttpd-stderr.log"
+is "$(statuses)" "$BEFORE" "after a restart: every status answers the same bytes"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\",\"checkpointType\":\"INCREMENTAL\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TB\"}" "after a restart: POST of a completed id, same id"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TA\"}" "after a restart: POST of a running id, same id"
+is "$(sql "SELECT count(*) FROM triggers")" "$ROWS" "after a restart: re-POSTs started nothing"
+is "$(statuses)" "$BEFORE" "after a restart: re-POSTs changed no status"
+
+# --- the FastCGI process alone killed with SIGKILL ------------------------------
+OLD=$(app_pids)
+is "$(printf '%s\n' "$OLD" | grep -c .)" 1 "second run: one FastCGI process"
+kill -KILL $OLD
+wait_gone $OLD
+ok $? "SIGKILL: the FastCGI process is gone"
+is "$(statuses)" "$BEFORE" "SIGKILL: every status answers the same bytes"
+wait_respawned 1 $OLD
+ok $? "SIGKILL: lighttpd runs a new FastCGI process"
+kill -0 "$LIGHTTPD_PID" 2>/dev/null
+ok $? "SIGKILL: lighttpd itself still runs"
+stop_lighttpd
+
+# === third run, two FastCGI processes, both killed =============================
+export CHECKPOINT_PROCS=2
+start_lighttpd 2>>"$T/lighttpd-stderr.log"
+is "$(statuses)" "$BEFORE" "third run: every status answers the same bytes"
+OLD=$(app_pids)
+is "$(printf '%s\n' "$OLD" | grep -c .)" 2 "third run: two FastCGI processes"
+kill -KILL $OLD
+wait_gone $OLD
+ok $? "SIGKILL both: the FastCGI processes are gone"
+is "$(statuses)" "$BEFORE" "SIGKILL both: every status answers the same bytes"
+is "$(statuses)" "$BEFORE" "SIGKILL both: and again"
+wait_respawned 2 $OLD
+ok $? "SIGKILL both: lighttpd runs two new FastCGI processes"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TC\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TC\"}" "SIGKILL both: POST of a failed id, same id"
+is "$(sql "SELECT count(*) FROM triggers")" "$ROWS" "SIGKILL both: nothing lost, nothing duplicated"
+is "$(sql "PRAGMA integrity_check")" ok "the database passes integrity_check"
+
+done_testing
