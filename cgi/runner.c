@@ -284,8 +284,9 @@ pass_start(struct pass *p, struct running *r, const char *command)
 
 /*
  * One round: decide up to `batch` pending triggers after *cursor in one
- * transaction, then start the commands it claimed.  *more is set while
- * the queue may hold more rows past the cursor.
+ * transaction (set-based where no command is involved, row by row where
+ * one is), then start the commands it claimed.  *more is set while the
+ * queue may hold more rows past the cursor.
  */
 static enum store_rc
 pass_round(struct pass *p, int64_t *cursor, int *more)
@@ -294,15 +295,25 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	char		*commands[RUNNER_MAX_ACTIVE];
 	struct buf	 trace = { 0 };
 	enum store_rc	 rc;
-	size_t		 n, i, nclaims = 0;
+	size_t		 n, i, nclaims = 0, inrange;
 	int		 claimed;
-	int64_t		 now = wall_ms();
+	int64_t		 now = wall_ms(), upto, failed = 0, completed = 0;
 
 	*more = 0;
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
-	if ((rc = store_pending(p->store, *cursor, p->o->batch, p->pend,
-	    &n)) != STORE_OK) {
+	/*
+	 * The round's range, then what can be decided set-based over it,
+	 * then what is left (triggers of jobs with a command) row by row.
+	 */
+	n = 0;
+	if ((rc = store_pending_bound(p->store, *cursor, p->o->batch, &upto,
+	    &inrange)) != STORE_OK ||
+	    (inrange > 0 && ((rc = store_fail_unknown_jobs(p->store, *cursor,
+	    upto, FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &failed)) !=
+	    STORE_OK || (rc = store_complete_plain(p->store, *cursor, upto,
+	    now, &completed)) != STORE_OK || (rc = store_pending(p->store,
+	    *cursor, upto, p->o->batch, p->pend, &n)) != STORE_OK))) {
 		store_rollback(p->store);
 		return rc;
 	}
@@ -318,13 +329,10 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 			p->run[p->nrun++] = claims[nclaims++];
 		}
 	}
-	if (n > 0)
-		*cursor = p->pend[n - 1].row;
-	*more = n == p->o->batch;
 	store_pending_free(p->pend, n);
 	buf_free(&trace);
-	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK)
-		p->stats->transactions++;
+	if (rc == STORE_OK)
+		rc = store_commit(p->store);
 	if (rc != STORE_OK) {
 		store_rollback(p->store);
 		/* Nothing was claimed after all. */
@@ -333,6 +341,11 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 			free(commands[i]);
 		return rc;
 	}
+	p->stats->transactions++;
+	p->stats->failed += failed;
+	p->stats->completed += completed;
+	*cursor = upto;
+	*more = inrange == p->o->batch;
 	for (i = 0; i < nclaims; i++) {
 		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
 		free(commands[i]);

@@ -40,6 +40,10 @@ enum stmt {
 	STMT_TRIGGER_LIST_JOB,
 	STMT_PURGE,
 	STMT_PENDING,
+	STMT_PENDING_BOUND,
+	STMT_FAIL_UNKNOWN,
+	STMT_COMPLETE_PLAIN,
+	STMT_COUNTERS_SYNC,
 	STMT_NEXT_ID,
 	STMT_COMPLETE,
 	STMT_CLAIM,
@@ -119,7 +123,45 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
 	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
 	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
-	    " AND t.id > ?1 ORDER BY t.id LIMIT ?2",
+	    " AND t.id > ?1 AND t.id <= ?3 ORDER BY t.id LIMIT ?2",
+	/* The last row of the next round, and how many rows it holds. */
+	[STMT_PENDING_BOUND] =
+	    "SELECT max(id), count(*) FROM (SELECT id FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL AND id > ?1"
+	    " ORDER BY id LIMIT ?2)",
+	/*
+	 * Set-based completion of a round's easy triggers: those of jobs
+	 * that are not RUNNING (or not registered) fail; those of RUNNING
+	 * jobs without a command get the job's next ids in arrival order.
+	 */
+	[STMT_FAIL_UNKNOWN] =
+	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
+	    " failure_trace = printf(?4, job_id), completed_ms = ?5"
+	    " WHERE id > ?1 AND id <= ?2 AND status = 'IN_PROGRESS'"
+	    " AND claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
+	    "  WHERE j.job_id = triggers.job_id AND j.state = 'RUNNING')",
+	[STMT_COMPLETE_PLAIN] =
+	    "WITH r AS (SELECT t.id AS id,"
+	    "  coalesce(c.last_id, 0) + row_number() OVER"
+	    "   (PARTITION BY t.job_id ORDER BY t.id) AS cid,"
+	    "  CASE t.requested_type WHEN 'CONFIGURED' THEN j.checkpoint_type"
+	    "   ELSE t.requested_type END AS typ"
+	    " FROM triggers t JOIN jobs j ON j.job_id = t.job_id"
+	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
+	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
+	    " WHERE t.id > ?1 AND t.id <= ?2 AND t.status = 'IN_PROGRESS'"
+	    "  AND t.claimed_by IS NULL)"
+	    " UPDATE triggers SET status = 'COMPLETED', checkpoint_id = r.cid,"
+	    " checkpoint_type = r.typ, completed_ms = ?3"
+	    " FROM r WHERE triggers.id = r.id",
+	/* Ids in the range never exceed the counters afterwards. */
+	[STMT_COUNTERS_SYNC] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id)"
+	    " SELECT job_id, max(checkpoint_id) FROM triggers"
+	    " WHERE id > ?1 AND id <= ?2 AND checkpoint_id IS NOT NULL"
+	    " GROUP BY job_id"
+	    " ON CONFLICT (job_id) DO UPDATE"
+	    " SET last_id = max(last_id, excluded.last_id)",
 	[STMT_NEXT_ID] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, 1)"
 	    " ON CONFLICT (job_id) DO UPDATE SET last_id = last_id + 1"
@@ -792,13 +834,14 @@ store_rollback(struct store *s)
 }
 
 /*
- * Up to max pending, unclaimed triggers after after_row, in arrival order.
+ * Up to max pending, unclaimed triggers in (after_row, upto_row], in
+ * arrival order.
  * The caller holds a transaction (store_begin) and frees with
  * store_pending_free.
  */
 enum store_rc
-store_pending(struct store *s, int64_t after_row, size_t max,
-    struct pending *p, size_t *n)
+store_pending(struct store *s, int64_t after_row, int64_t upto_row,
+    size_t max, struct pending *p, size_t *n)
 {
 	sqlite3_stmt	*st;
 	const char	*cmd;
@@ -809,6 +852,7 @@ store_pending(struct store *s, int64_t after_row, size_t max,
 		return STORE_ERROR;
 	sqlite3_bind_int64(st, 1, after_row);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	sqlite3_bind_int64(st, 3, upto_row);
 	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct pending *e = &p[*n];
 		memset(e, 0, sizeof(*e));
@@ -850,6 +894,89 @@ store_pending_free(struct pending *p, size_t n)
 		free(p[i].command);
 		p[i].command = NULL;
 	}
+}
+
+/*
+ * The next round's range: *upto is the last of the next max pending
+ * unclaimed triggers after after_row, *count how many there are (0: none).
+ */
+enum store_rc
+store_pending_bound(struct store *s, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*upto = after_row;
+	*count = 0;
+	if ((st = stmt_get(s, STMT_PENDING_BOUND)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after_row);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*upto = sqlite3_column_int64(st, 0);
+		*count = (size_t)sqlite3_column_int64(st, 1);
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "pending range");
+}
+
+/*
+ * In (after, upto]: fails every pending trigger of a job that is not
+ * registered or not RUNNING, with class and a trace made by SQL printf of
+ * trace_fmt with the job id; *n is how many.  The caller holds the
+ * transaction.
+ */
+enum store_rc
+store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
+    const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_FAIL_UNKNOWN)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	bind_text(st, 3, class);
+	bind_text(st, 4, trace_fmt);
+	sqlite3_bind_int64(st, 5, now_ms);
+	if ((rc = stmt_run(s, st, "fail unknown jobs")) == STORE_OK)
+		*n = sqlite3_changes(s->db);
+	return rc;
+}
+
+/*
+ * In (after, upto]: completes every pending trigger of a RUNNING job
+ * without a command, handing out each job's next ids in arrival order and
+ * moving its counter past them; *n is how many.  The caller holds the
+ * transaction.
+ */
+enum store_rc
+store_complete_plain(struct store *s, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n)
+{
+	sqlite3_stmt	*st;
+	enum store_rc	 rc;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_COMPLETE_PLAIN)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	sqlite3_bind_int64(st, 3, now_ms);
+	if ((rc = stmt_run(s, st, "complete plain triggers")) != STORE_OK)
+		return rc;
+	*n = sqlite3_changes(s->db);
+	if (*n == 0)
+		return STORE_OK;
+	if ((st = stmt_get(s, STMT_COUNTERS_SYNC)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	return stmt_run(s, st, "move counters");
 }
 
 /* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */

@@ -167,8 +167,15 @@ typedef int	(*store_stale_cb)(const struct stale *, void *);
 enum store_rc	 store_begin(struct store *);
 enum store_rc	 store_commit(struct store *);
 void		 store_rollback(struct store *);
-enum store_rc	 store_pending(struct store *, int64_t after_row, size_t max,
-		    struct pending *, size_t *n);
+enum store_rc	 store_pending_bound(struct store *, int64_t after_row,
+		    size_t max, int64_t *upto, size_t *count);
+enum store_rc	 store_fail_unknown_jobs(struct store *, int64_t after,
+		    int64_t upto, const char *class, const char *trace_fmt,
+		    int64_t now_ms, int64_t *n);
+enum store_rc	 store_complete_plain(struct store *, int64_t after,
+		    int64_t upto, int64_t now_ms, int64_t *n);
+enum store_rc	 store_pending(struct store *, int64_t after_row,
+		    int64_t upto_row, size_t max, struct pending *, size_t *n);
 void		 store_pending_free(struct pending *, size_t n);
 enum store_rc	 store_next_checkpoint_id(struct store *, const struct id *job,
 		    int64_t *id);
