@@ -118,6 +118,15 @@ watch_wait(int fd, int timeout_ms)
 			;
 }
 
+/* The database file's identity, to notice it being replaced. */
+static ino_t
+db_inode(const char *path)
+{
+	struct stat	 sb;
+
+	return stat(path, &sb) == -1 ? 0 : sb.st_ino;
+}
+
 static int
 open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 {
@@ -160,6 +169,7 @@ main(int argc, char *argv[])
 	const char		*db = NULL;
 	char			 owner[300], err[256];
 	int64_t			 n, version, seen, last_pass;
+	ino_t			 inode;
 	long			 ncpu;
 	int			 ch, watch = 0, want_stats = 0, use_syslog = 0;
 	int			 rc = EXIT_OK, wfd;
@@ -256,15 +266,26 @@ main(int argc, char *argv[])
 	wfd = watch_open(st.db_path);
 	seen = 0;
 	last_pass = 0;
+	inode = db_inode(st.db_path);
 	while (!quit) {
-		if (store_data_version(s, &seen) != STORE_OK) {
-			/* Reopen: the file may have been replaced. */
+		/*
+		 * A database that fails, or a file replaced under the same
+		 * name (restored from a backup, say), is opened again.
+		 */
+		if (db_inode(st.db_path) != inode ||
+		    store_data_version(s, &seen) != STORE_OK) {
+			log_warn("%s: changed or failing; opening it again",
+			    st.db_path);
 			store_close(s);
 			s = NULL;
 			while (!quit && open_store(&st, &s, 64 * 1024) == -1)
 				watch_wait(-1, 1000);
 			if (s == NULL)
 				break;
+			inode = db_inode(st.db_path);
+			if (wfd != -1)
+				close(wfd);
+			wfd = watch_open(st.db_path);
 			continue;
 		}
 		memset(&stats, 0, sizeof(stats));
@@ -280,7 +301,7 @@ main(int argc, char *argv[])
 			watch_wait(wfd, 1000);
 			last_pass += 1000;
 			if (store_data_version(s, &version) != STORE_OK ||
-			    version != seen)
+			    version != seen || db_inode(st.db_path) != inode)
 				break;
 		}
 	}
