@@ -213,6 +213,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads)
 	if ((w = calloc((size_t)nthreads, sizeof(*w))) == NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
+		free(w);
 		return 1;
 	}
 	for (i = 0; i < nthreads; i++) {
@@ -225,8 +226,11 @@ serve_fcgi(const struct settings *st, int sock, int nthreads)
 		}
 		started++;
 	}
-	if (started == 0)
+	if (started == 0) {
+		commit_free(c);
+		free(w);
 		return 1;
+	}
 
 	while (sigwait(&set, &sig) != 0)
 		;

@@ -71,6 +71,7 @@ commit_batch(struct committer *c, struct waiter **batch, size_t n)
 	char				 err[512];
 	size_t				 i;
 
+	memset(created, 0, sizeof(created));
 	if (c->store == NULL) {
 		memset(&o, 0, sizeof(o));
 		o.path = c->settings->db_path;
@@ -109,11 +110,12 @@ commit_record(struct committer *c, const struct trigger_rec *rec,
 	memset(&me, 0, sizeof(me));
 	me.rec = rec;
 	pthread_mutex_lock(&c->lock);
+	/* me leaves the queue (taken by a leader) before this returns. */
 	if (c->tail != NULL)
 		c->tail->next = &me;
 	else
-		c->head = &me;
-	c->tail = &me;
+		c->head = &me;	/* cppcheck-suppress autoVariables */
+	c->tail = &me;		/* cppcheck-suppress autoVariables */
 	while (!me.done) {
 		if (c->leading) {
 			pthread_cond_wait(&c->cond, &c->lock);

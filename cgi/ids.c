@@ -26,9 +26,7 @@ id_parse(const char *s, size_t len, struct id *out)
 		return -1;
 	for (i = 0; i < ID_LEN; i++) {
 		c = s[i];
-		if (c >= '0' && c <= '9')
-			id.s[i] = c;
-		else if (c >= 'a' && c <= 'f')
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
 			id.s[i] = c;
 		else if (c >= 'A' && c <= 'F')
 			id.s[i] = (char)(c - 'A' + 'a');

@@ -265,7 +265,6 @@ main(int argc, char *argv[])
 	log_info("watching %s", st.db_path);
 	wfd = watch_open(st.db_path);
 	seen = 0;
-	last_pass = 0;
 	inode = db_inode(st.db_path);
 	while (!quit) {
 		/*
@@ -291,13 +290,12 @@ main(int argc, char *argv[])
 		memset(&stats, 0, sizeof(stats));
 		if (runner_pass(s, &ro, &stats, &quit) == -1)
 			log_warn("pass did not finish; trying again");
-		last_pass = 0;
 		wal_housekeeping(s, st.db_path);
 		if (want_stats && (stats.completed || stats.failed ||
 		    stats.stale || stats.purged))
 			print_stats(&stats);
 		/* Sleep until another process commits, or a while passes. */
-		while (!quit && last_pass < WATCH_IDLE_PASS_MS) {
+		for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS; ) {
 			watch_wait(wfd, 1000);
 			last_pass += 1000;
 			if (store_data_version(s, &version) != STORE_OK ||

@@ -367,6 +367,7 @@ store_pragma_int(struct store *s, const char *sql, int64_t *v)
 	sqlite3_stmt	*st;
 	int		 rc;
 
+	*v = 0;
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
 		return store_rc_from(s, rc, sql);
 	rc = sqlite3_step(st);

@@ -5,6 +5,8 @@
 PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev"
 PACKAGES_RUN="lighttpd sqlite3 curl"
 PACKAGES_TEST="libfcgi-bin procps"
+# What scripts/test --ci adds: sanitizers, valgrind, static analysis, fuzzing.
+PACKAGES_CI="valgrind cppcheck clang-tidy clang libclang-rt-14-dev strace"
 
 # Installs the missing packages when root; otherwise prints the exact
 # apt-get line and stops.
@@ -47,6 +49,8 @@ build() {
 	fi
 	opts="$*"
 	if [ ! -f Makefile ] || [ "$(cat .configure-opts 2>/dev/null)" != "$opts" ]; then
+		# Other flags: nothing built with the old ones may stay.
+		[ -f Makefile ] && make -s clean >/dev/null 2>&1
 		./configure -q $opts || exit 1
 		printf '%s' "$opts" > .configure-opts
 	fi

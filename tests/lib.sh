@@ -14,6 +14,20 @@ CTL=$top_builddir/cgi/checkpointctl
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/checkpoint-test.XXXXXX") || exit 99
 DB=$T/checkpoints.db
+
+# With VALGRIND_LOGS=DIR the app, the runner and the ctl run under
+# valgrind memcheck, each process logging to DIR (scripts/test --ci reads
+# the logs): the programs are replaced by wrappers in the trash directory.
+if [ -n "${VALGRIND_LOGS:-}" ]; then
+	for _prog in API RUNNER CTL; do
+		eval "_real=\$$_prog"
+		_wrap=$T/valgrind-$(basename "$_real")
+		printf '#!/bin/sh\nexec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --track-fds=no --log-file=%s/%%p.log %s "$@"\n' \
+		    "$VALGRIND_LOGS" "$_real" > "$_wrap"
+		chmod +x "$_wrap"
+		eval "$_prog=\$_wrap"
+	done
+fi
 export CHECKPOINT_DB=$DB
 PIDS=
 tap_n=0
