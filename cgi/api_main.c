@@ -41,6 +41,7 @@ struct worker {
 	int		 sock;
 };
 
+static struct worker	*workers;	/* reachable until every one is joined */
 static pthread_mutex_t	 inflight_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t	 inflight_cond = PTHREAD_COND_INITIALIZER;
 static int		 inflight;	/* requests being answered */
@@ -196,31 +197,25 @@ worker_main(void *arg)
  * is not waited for between two requests; the process exits under it.
  */
 static int
-serve_fcgi(const struct settings *st, int sock, int nthreads)
+serve_fcgi(const struct settings *st, int sock, int nthreads,
+    const sigset_t *set)
 {
-	struct worker		*w;
 	struct committer	*c;
 	struct timespec		 until;
-	sigset_t		 set;
-	int			 i, sig, started = 0;
+	int			 i, sig, started = 0, stuck = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-
-	if ((w = calloc((size_t)nthreads, sizeof(*w))) == NULL ||
+	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
-		free(w);
+		free(workers);
 		return 1;
 	}
 	for (i = 0; i < nthreads; i++) {
-		api_init(&w[i].api, st);
-		w[i].api.committer = c;
-		w[i].sock = sock;
-		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
+		api_init(&workers[i].api, st);
+		workers[i].api.committer = c;
+		workers[i].sock = sock;
+		if (pthread_create(&workers[i].thread, NULL, worker_main,
+		    &workers[i]) != 0) {
 			log_error("cannot start thread %d", i);
 			break;
 		}
@@ -228,11 +223,11 @@ serve_fcgi(const struct settings *st, int sock, int nthreads)
 	}
 	if (started == 0) {
 		commit_free(c);
-		free(w);
+		free(workers);
 		return 1;
 	}
 
-	while (sigwait(&set, &sig) != 0)
+	while (sigwait(set, &sig) != 0)
 		;
 	log_debug("signal %d: finishing the requests in flight", sig);
 	shutdown(sock, SHUT_RDWR);
@@ -243,7 +238,23 @@ serve_fcgi(const struct settings *st, int sock, int nthreads)
 	    pthread_cond_timedwait(&inflight_cond, &inflight_lock, &until) == 0)
 		;
 	pthread_mutex_unlock(&inflight_lock);
-	/* Workers still blocked in a read are not joined; exit ends them. */
+
+	/* Workers leave their accept once the socket is shut. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	for (i = 0; i < started; i++) {
+		if (pthread_timedjoin_np(workers[i].thread, NULL, &until) == 0)
+			api_free(&workers[i].api);
+		else
+			stuck++;
+	}
+	if (stuck == 0) {
+		commit_free(c);
+		free(workers);
+		workers = NULL;
+	} else
+		log_debug("%d workers still in a read; exiting under them",
+		    stuck);
 	return 0;
 }
 
@@ -252,6 +263,7 @@ main(int argc, char *argv[])
 {
 	struct settings		 st;
 	struct api		 a;
+	sigset_t		 set, oldset;
 	enum log_level		 lvl = LOG_LVL_INFO;
 	char			 err[256];
 	const char		*sockpath = NULL;
@@ -287,6 +299,17 @@ main(int argc, char *argv[])
 		usage();
 	log_init("checkpoint-api.fcgi", 0, lvl);
 
+	/*
+	 * SIGTERM and friends are taken by the main thread with sigwait
+	 * (serve_fcgi); blocked from the start so that one arriving while
+	 * the process starts is not lost.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &oldset);
+
 	/* Settings come from the process environment, before any accept. */
 	if (settings_from_env(&st, NULL, err, sizeof(err)) == -1) {
 		log_error("%s", err);
@@ -317,10 +340,11 @@ main(int argc, char *argv[])
 			    "web server; use -s to listen on a socket\n");
 			usage();
 		}
+		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		api_init(&a, &st);
 		ch = serve_cgi(&a);
 		api_free(&a);
 		return ch;
 	}
-	return serve_fcgi(&st, sock, nthreads);
+	return serve_fcgi(&st, sock, nthreads, &set);
 }

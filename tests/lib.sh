@@ -1,5 +1,5 @@
 # Shared by the shell tests (tests/t*.sh): TAP output, a trash directory per
-# test, the built programs, and a real lighttpd on a free loopback port.
+# test, the built programs, and real web servers on free loopback ports.
 # Sourced; the test then calls done_testing at its end.
 #
 # Every process started here is recorded and ended by its pid on exit.
@@ -22,7 +22,7 @@ if [ -n "${VALGRIND_LOGS:-}" ]; then
 	for _prog in API RUNNER CTL; do
 		eval "_real=\$$_prog"
 		_wrap=$T/valgrind-$(basename "$_real")
-		printf '#!/bin/sh\nexec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --track-fds=no --log-file=%s/%%p.log %s "$@"\n' \
+		printf '#!/bin/sh\nexec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no --log-file=%s/%%p.log %s "$@"\n' \
 		    "$VALGRIND_LOGS" "$_real" > "$_wrap"
 		chmod +x "$_wrap"
 		eval "$_prog=\$_wrap"
@@ -136,27 +136,272 @@ wait_port() {
 	return 1
 }
 
-# Starts lighttpd from scripts/lighttpd.conf in front of the built app, in
-# $T/lighttpd, with any settings already exported.  Sets PORT, BASE and
-# LIGHTTPD_PID.  Tries again on another port if the first one was taken.
-start_lighttpd() {
-	export CHECKPOINT_HOME=$T/lighttpd
-	export CHECKPOINT_FCGI=$API
-	export CHECKPOINT_PROCS=${CHECKPOINT_PROCS:-2}
-	mkdir -p "$CHECKPOINT_HOME/www" "$CHECKPOINT_HOME/tmp"
+# --- Web servers -------------------------------------------------------------
+#
+# start_server starts $SERVER in front of the built app, from the configs in
+# scripts/, in $T/$SERVER, on a free loopback port, with the app's settings
+# (SETTINGS) that are exported now:
+#   lighttpd         lighttpd + mod_fastcgi (scripts/lighttpd.conf)
+#   apache           Apache + mod_fcgid (scripts/apache-fcgid.conf)
+#   cgi              Apache + mod_cgid, the app as plain CGI (apache-cgi.conf)
+#   nginx            nginx + spawn-fcgi (scripts/nginx.conf)
+#   nginx-keepalive  nginx keeping FastCGI connections open to the app's own
+#                    -s socket (scripts/nginx-keepalive.conf)
+# MOUNT is the mount point: empty for the root, or /api.  AUTH=1 adds HTTP
+# Basic authentication as README.md shows it: user alice, password
+# $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
+# Sets PORT, BASE (with the mount point), SERVER_PID, APP_PID (the app's
+# pid where the test started it, else empty) and SERVER_LOG (where the
+# server and the app log).
+
+SERVER=${SERVER:-lighttpd}
+MOUNT=${MOUNT:-}
+AUTH=${AUTH:-}
+HTTP_USER=${HTTP_USER:-}
+AUTH_PASSWORD=s3cret-Pa55
+APACHE_EXTRA=${APACHE_EXTRA:-}
+SETTINGS="CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT"
+APP_PID=
+
+# Run as root, Apache and nginx run their workers and the app as RUN_USER,
+# who must reach $T and write the databases in it (share_dir).
+if [ "$(id -u)" -eq 0 ]; then
+	RUN_USER=nobody
+	RUN_GROUP=$(id -gn nobody)
+else
+	RUN_USER=$(id -un)
+	RUN_GROUP=$(id -gn)
+fi
+
+# as_run_user CMD...: runs CMD as RUN_USER in place of the shell (so that
+# "spawn as_run_user CMD" records CMD's pid).
+as_run_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		exec setpriv --reuid="$RUN_USER" --regid="$RUN_GROUP" \
+		    --clear-groups -- "$@"
+	fi
+	exec "$@"
+}
+
+# share_dir DIR...: creates the directories, owned by RUN_USER.
+share_dir() {
+	mkdir -p "$@" || bail "mkdir $*"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown "$RUN_USER:$RUN_GROUP" "$@" || bail "chown $*"
+	fi
+}
+
+# Prints the exported settings as "NAME value" lines (value may be empty).
+settings_set() {
+	for _s in $SETTINGS; do
+		eval "_set=\${$_s+x} _v=\${$_s-}"
+		if [ -n "$_set" ]; then
+			printf '%s %s\n' "$_s" "$_v"
+		fi
+	done
+}
+
+# The htpasswd file of AUTH=1 (bcrypt, which all three servers read).
+write_htpasswd() {
+	htpasswd -cbB "$1" alice "$AUTH_PASSWORD" 2>/dev/null ||
+	    bail "htpasswd (apache2-utils) failed"
+	chmod 644 "$1"
+}
+
+start_server() {
+	H=$T/$SERVER
+	mkdir -p "$H" || bail "mkdir $H"
+	APP_PID=
 	for attempt in 1 2 3; do
 		PORT=$(free_port)
 		export PORT
-		spawn lighttpd -D -f "$top_srcdir/scripts/lighttpd.conf"
-		LIGHTTPD_PID=$LAST_PID
-		BASE=http://127.0.0.1:$PORT
+		BASE=http://127.0.0.1:$PORT$MOUNT
+		case $SERVER in
+		lighttpd) start_lighttpd_once ;;
+		apache) start_apache fcgid ;;
+		cgi) start_apache cgid ;;
+		nginx|nginx-keepalive) start_nginx ;;
+		*) bail "unknown SERVER=$SERVER" ;;
+		esac
 		if wait_port "$PORT"; then
 			return 0
 		fi
-		stop_pid "$LIGHTTPD_PID"
+		stop_server
 	done
-	cat "$CHECKPOINT_HOME/lighttpd-error.log" 2>/dev/null | sed 's/^/# /'
-	bail "lighttpd did not start"
+	sed 's/^/# /' "$SERVER_LOG" 2>/dev/null
+	bail "$SERVER did not start"
+}
+
+# Stops the server, then the app if the test started it, and waits for both.
+stop_server() {
+	stop_pid "$SERVER_PID"
+	if [ -n "$APP_PID" ]; then
+		stop_pid "$APP_PID"
+		APP_PID=
+	fi
+}
+
+start_lighttpd_once() {
+	export CHECKPOINT_HOME=$H
+	export CHECKPOINT_FCGI=$API
+	export CHECKPOINT_PROCS=${CHECKPOINT_PROCS:-2}
+	mkdir -p "$H/www" "$H/tmp"
+	_conf=$top_srcdir/scripts/lighttpd.conf
+	[ "$MOUNT" = /api ] && _conf=$top_srcdir/scripts/lighttpd-prefix.conf
+	if [ -n "$AUTH" ]; then
+		write_htpasswd "$H/htpasswd"
+		cat > "$H/auth.conf" <<-EOF
+		include "$_conf"
+		server.modules := ( "mod_auth", "mod_authn_file", "mod_fastcgi" )
+		auth.backend = "htpasswd"
+		auth.backend.htpasswd.userfile = "$H/htpasswd"
+		auth.require = ( "/" => ( "method" => "basic",
+		    "realm" => "checkpoint-api", "require" => "valid-user" ) )
+		EOF
+		_conf=$H/auth.conf
+	fi
+	SERVER_LOG=$H/lighttpd-error.log
+	spawn lighttpd -D -f "$_conf"
+	SERVER_PID=$LAST_PID
+	LIGHTTPD_PID=$SERVER_PID
+}
+
+# Apache from a minimal httpd.conf that includes scripts/apache-$1.conf
+# (fcgid or cgi), as root with User and Group.
+start_apache() {
+	share_dir "$T"
+	mkdir -p "$H/www"
+	export CHECKPOINT_PREFIX=$MOUNT
+	export CHECKPOINT_FCGI=$API
+	export CHECKPOINT_PROCS=${CHECKPOINT_PROCS:-2}
+	_m=/usr/lib/apache2/modules
+	{
+		cat <<-EOF
+		ServerRoot "$H"
+		ServerName 127.0.0.1
+		Listen 127.0.0.1:$PORT
+		PidFile "$H/apache.pid"
+		ErrorLog "$H/apache-error.log"
+		DefaultRuntimeDir "$H"
+		Mutex file:$H
+		LoadModule mpm_event_module $_m/mod_mpm_event.so
+		LoadModule authz_core_module $_m/mod_authz_core.so
+		LoadModule alias_module $_m/mod_alias.so
+		LoadModule env_module $_m/mod_env.so
+		LoadModule $1_module $_m/mod_$1.so
+		StartServers 1
+		ServerLimit 2
+		ThreadsPerChild 16
+		MaxRequestWorkers 32
+		DocumentRoot "$H/www"
+		<Directory />
+		    Require all denied
+		</Directory>
+		<Directory "$H/www">
+		    Require all granted
+		</Directory>
+		EOF
+		if [ "$(id -u)" -eq 0 ]; then
+			printf 'User %s\nGroup %s\n' "$RUN_USER" "$RUN_GROUP"
+		fi
+		if [ "$1" = fcgid ]; then
+			printf 'FcgidIPCDir "%s"\nFcgidProcessTableFile "%s"\n' \
+			    "$H/fcgidsock" "$H/fcgid_shm"
+			echo "Include \"$top_srcdir/scripts/apache-fcgid.conf\""
+			settings_set | sed 's/^\([^ ]*\) \(.*\)$/FcgidInitialEnv \1 "\2"/'
+		else
+			echo "ScriptSock \"$H/cgid.sock\""
+			echo "Include \"$top_srcdir/scripts/apache-cgi.conf\""
+			settings_set | sed 's/^\([^ ]*\) \(.*\)$/SetEnv \1 "\2"/'
+		fi
+		if [ -n "$AUTH" ]; then
+			write_htpasswd "$H/htpasswd"
+			cat <<-EOF
+			LoadModule authn_core_module $_m/mod_authn_core.so
+			LoadModule authn_file_module $_m/mod_authn_file.so
+			LoadModule auth_basic_module $_m/mod_auth_basic.so
+			LoadModule authz_user_module $_m/mod_authz_user.so
+			<Location "$MOUNT/">
+			    AuthType Basic
+			    AuthName "checkpoint-api"
+			    AuthUserFile "$H/htpasswd"
+			    Require valid-user
+			</Location>
+			EOF
+		fi
+		printf '%s\n' "$APACHE_EXTRA"
+	} > "$H/httpd.conf"
+	SERVER_LOG=$H/apache-error.log
+	spawn apache2 -d "$H" -f "$H/httpd.conf" -DFOREGROUND
+	SERVER_PID=$LAST_PID
+}
+
+# nginx from a minimal nginx.conf that includes the site made from
+# scripts/nginx.conf (app started by spawn-fcgi) or nginx-keepalive.conf
+# (app started with -s), placeholders replaced with sed.
+start_nginx() {
+	share_dir "$T" "$H"
+	mkdir -p "$H/tmp"
+	_sock=$H/api.sock
+	_site=nginx
+	[ "$SERVER" = nginx-keepalive ] && _site=nginx-keepalive
+	sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
+	    -e "s|@SOCKET@|$_sock|g" "$top_srcdir/scripts/$_site.conf" \
+	    > "$H/site.conf"
+	{
+		echo "daemon off;"
+		echo "worker_processes 1;"
+		echo "pid \"$H/nginx.pid\";"
+		echo "error_log \"$H/nginx-error.log\" notice;"
+		if [ "$(id -u)" -eq 0 ]; then
+			echo "user $RUN_USER $RUN_GROUP;"
+		fi
+		echo "events { worker_connections 512; }"
+		echo "http {"
+		echo "	access_log off;"
+		for _t in client_body proxy fastcgi uwsgi scgi; do
+			echo "	${_t}_temp_path \"$H/tmp/$_t\";"
+		done
+		if [ -n "$AUTH" ]; then
+			write_htpasswd "$H/htpasswd"
+			echo "	auth_basic \"checkpoint-api\";"
+			echo "	auth_basic_user_file \"$H/htpasswd\";"
+		fi
+		echo "	include \"$H/site.conf\";"
+		echo "}"
+	} > "$H/nginx.conf"
+	SERVER_LOG=$H/nginx-error.log
+	rm -f "$_sock"
+	if [ "$SERVER" = nginx ]; then
+		if [ "$(id -u)" -eq 0 ]; then
+			spawn spawn-fcgi -n -s "$_sock" -M 0660 -u "$RUN_USER" \
+			    -g "$RUN_GROUP" -U "$RUN_USER" -G "$RUN_GROUP" -- "$API" \
+			    2>>"$SERVER_LOG"
+		else
+			spawn spawn-fcgi -n -s "$_sock" -M 0600 -- "$API" \
+			    2>>"$SERVER_LOG"
+		fi
+	else
+		spawn as_run_user "$API" -t 64 -s "$_sock" 2>>"$SERVER_LOG"
+	fi
+	APP_PID=$LAST_PID
+	_i=0
+	while [ ! -S "$_sock" ] && [ $_i -lt 100 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	spawn nginx -p "$H/" -c "$H/nginx.conf" -e "$SERVER_LOG"
+	SERVER_PID=$LAST_PID
+}
+
+# Starts lighttpd (SERVER=lighttpd start_server), as the tests before
+# start_server did.  Sets PORT, BASE and LIGHTTPD_PID.
+start_lighttpd() {
+	_server=$SERVER
+	SERVER=lighttpd
+	start_server
+	SERVER=$_server
 }
 
 stop_lighttpd() {
@@ -165,7 +410,8 @@ stop_lighttpd() {
 
 # http METHOD PATH [BODY]: sets STATUS, BODY (the response body) and
 # HEADERS (names in lowercase, values as sent).  A BODY argument is sent as is, with its
-# Content-Length; without it a POST sends an empty body (-d '').
+# Content-Length; without it a POST sends an empty body (-d '').  HTTP_USER
+# (user:password), when set, is sent with HTTP Basic authentication.
 http() {
 	_m=$1 _p=$2
 	if [ $# -ge 3 ]; then
@@ -175,9 +421,11 @@ http() {
 	fi
 	if [ "$_m" = GET ] && [ $# -lt 3 ]; then
 		STATUS=$(curl -s -g -o "$T/resp-body" -D "$T/resp-head" \
+		    ${HTTP_USER:+--user "$HTTP_USER"} \
 		    -w '%{http_code}' "$BASE$_p")
 	else
 		STATUS=$(curl -s -g -o "$T/resp-body" -D "$T/resp-head" \
+		    ${HTTP_USER:+--user "$HTTP_USER"} \
 		    -w '%{http_code}' -X "$_m" --data-binary "@$T/req-body" \
 		    "$BASE$_p")
 	fi
