@@ -76,6 +76,8 @@ action_exec(const struct action_spec *spec, int out, int err)
 	    dup2(out, STDOUT_FILENO) == -1 ||
 	    dup2(err, STDERR_FILENO) == -1)
 		_exit(126);
+	/* Nothing the runner inherited (sockets, a cron's pipes) goes on. */
+	close_range(3, ~0U, 0);
 
 	/* A clean environment: PATH and the CHECKPOINT_ variables only. */
 	p = getenv("PATH");
