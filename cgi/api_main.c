@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 
 #include <fcgiapp.h>
 
+#include "body.h"
 #include "commit.h"
 #include "handler.h"
 #include "log.h"
@@ -80,6 +82,8 @@ fcgi_read(void *ctx, char *p, size_t n)
 	return got;
 }
 
+static size_t	 stdin_consumed;	/* CGI: body bytes read so far */
+
 static size_t
 stdin_read(void *ctx, char *p, size_t n)
 {
@@ -94,6 +98,7 @@ stdin_read(void *ctx, char *p, size_t n)
 			break;
 		got += (size_t)r;
 	}
+	stdin_consumed += got;
 	return got;
 }
 
@@ -113,6 +118,8 @@ serve_cgi(struct api *a)
 	struct request	 req;
 	struct response	 r = { 0 };
 	struct buf	 head = { 0 };
+	char		 drain[4096];
+	size_t		 announced;
 	int		 rc = 0;
 
 	memset(&req, 0, sizeof(req));
@@ -129,6 +136,17 @@ serve_cgi(struct api *a)
 	    fwrite(buf_str(&r.body), 1, r.body.len, stdout) != r.body.len ||
 	    fflush(stdout) == EOF)
 		rc = 1;
+	/*
+	 * Read what is left of the announced body (a 413 reads none of
+	 * it): a CGI that exits with unread input can make the server
+	 * (mod_cgid) drop the answer.
+	 */
+	if (body_length(req.content_length, SIZE_MAX, &announced) == BODY_OK)
+		while (stdin_consumed < announced &&
+		    stdin_read(NULL, drain, announced - stdin_consumed <
+		    sizeof(drain) ? announced - stdin_consumed :
+		    sizeof(drain)) > 0)
+			;
 	buf_free(&head);
 	response_free(&r);
 	return rc;

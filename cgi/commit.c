@@ -72,22 +72,22 @@ commit_batch(struct committer *c, struct waiter **batch, size_t n)
 	size_t				 i;
 
 	memset(created, 0, sizeof(created));
+	rc = STORE_OK;
 	if (c->store == NULL) {
 		memset(&o, 0, sizeof(o));
 		o.path = c->settings->db_path;
 		o.sync_normal = c->settings->sync_normal;
 		o.busy_ms = c->settings->busy_ms;
 		o.cache_kib = 512;
-		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK) {
+		if ((rc = store_open(&o, &c->store, err, sizeof(err))) !=
+		    STORE_OK) {
 			log_error("open store: %s", err);
 			c->store = NULL;
 		}
 	}
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
-	if (c->store == NULL)
-		rc = STORE_UNAVAILABLE;
-	else
+	if (rc == STORE_OK)
 		rc = store_record_triggers(c->store, recs, n, created);
 	if (rc != STORE_OK && rc != STORE_BUSY) {
 		/* Reopen next time: the file may be gone or replaced. */

@@ -32,12 +32,14 @@ api_free(struct api *a)
 /*
  * The store, opened on first use and again after a fault, so that a
  * database that was missing, unreadable or replaced is picked up again
- * without a restart.  NULL: answer 503 (the cause is logged).
+ * without a restart.  NULL: r holds the 503 naming the cause; the log has
+ * the path and SQLite's error.
  */
 static struct store *
-api_store(struct api *a)
+api_store(struct api *a, struct response *r)
 {
 	struct store_opts	 o;
+	enum store_rc		 rc;
 	char			 err[512];
 
 	if (a->store != NULL)
@@ -48,16 +50,31 @@ api_store(struct api *a)
 	o.busy_ms = a->settings->busy_ms;
 	/* Point reads by key: a small cache per thread keeps RSS low. */
 	o.cache_kib = 256;
-	if (store_open(&o, &a->store, err, sizeof(err)) != STORE_OK) {
+	if ((rc = store_open(&o, &a->store, err, sizeof(err))) != STORE_OK) {
 		log_error("open store: %s", err);
 		a->store = NULL;
+		http_error(r, rc == STORE_BUSY ? ERR_BUSY : ERR_UNAVAILABLE);
 	}
 	return a->store;
 }
 
+/* The answer to a failed store operation. */
+static enum api_error
+api_store_error(enum store_rc rc)
+{
+	switch (rc) {
+	case STORE_BUSY:
+		return ERR_BUSY;
+	case STORE_ERROR:
+		return ERR_INTERNAL;
+	default:
+		return ERR_UNAVAILABLE;
+	}
+}
+
 /*
- * Turns a store failure into its answer: BUSY is a retryable 503; a store
- * that is unavailable or failed is closed so the next request reopens it.
+ * Answers a failed store operation; a store that is unavailable or failed
+ * is closed so the next request reopens it.  A locked one is kept.
  */
 static void
 api_store_failed(struct api *a, enum store_rc rc, struct response *r)
@@ -66,7 +83,7 @@ api_store_failed(struct api *a, enum store_rc rc, struct response *r)
 		store_close(a->store);
 		a->store = NULL;
 	}
-	http_error(r, rc == STORE_ERROR ? ERR_INTERNAL : ERR_UNAVAILABLE);
+	http_error(r, api_store_error(rc));
 }
 
 /*
@@ -158,10 +175,8 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	rec.store_ms = a->settings->store_ms;
 
 	if (a->settings->reject_unknown_jobs) {
-		if ((s = api_store(a)) == NULL) {
-			http_error(r, ERR_UNAVAILABLE);
+		if ((s = api_store(a, r)) == NULL)
 			return;
-		}
 		rc = store_job_known(s, &rec.job);
 		if (rc == STORE_NOTFOUND) {
 			http_error(r, ERR_NO_JOB, rec.job.s);
@@ -176,15 +191,12 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	if (a->committer != NULL) {
 		if ((rc = commit_record(a->committer, &rec, &created)) !=
 		    STORE_OK) {
-			http_error(r, rc == STORE_ERROR ?
-			    ERR_INTERNAL : ERR_UNAVAILABLE);
+			http_error(r, api_store_error(rc));
 			return;
 		}
 	} else {
-		if ((s = api_store(a)) == NULL) {
-			http_error(r, ERR_UNAVAILABLE);
+		if ((s = api_store(a, r)) == NULL)
 			return;
-		}
 		if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
 			api_store_failed(a, rc, r);
 			return;
@@ -210,10 +222,8 @@ api_status(struct api *a, const struct route *rt, struct response *r,
 	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
 	    api_path_id(&rt->triggerid, "triggerid", &trigger, r) == -1)
 		return;
-	if ((s = api_store(a)) == NULL) {
-		http_error(r, ERR_UNAVAILABLE);
+	if ((s = api_store(a, r)) == NULL)
 		return;
-	}
 	buf_reset(&r->body);
 	rc = store_read_status(s, &job, &trigger, now_ms, a->settings->store_ms,
 	    &r->body);

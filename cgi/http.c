@@ -44,9 +44,13 @@ static const struct {
 	[ERR_NO_TRIGGER] = { HTTP_404,
 	    "There is no checkpoint operation with triggerId=%s for job %s." },
 	[ERR_NO_JOB] = { HTTP_404, "Job %s not found" },
+	/* Ours: the cause, never the path (that is for the log). */
+	[ERR_BUSY] = { HTTP_503,
+	    "Service temporarily unavailable: the checkpoint database is "
+	    "locked. Please retry." },
 	[ERR_UNAVAILABLE] = { HTTP_503,
-	    "Service temporarily unavailable: the checkpoint store cannot "
-	    "be reached. Please retry." },
+	    "Service temporarily unavailable: the checkpoint database cannot "
+	    "be opened or read. Please retry." },
 	[ERR_INTERNAL] = { HTTP_500, "Internal server error." },
 };
 

@@ -43,7 +43,10 @@ enum api_error {
 	ERR_NO_TRIGGER,
 	/* CHECKPOINT_REJECT_UNKNOWN_JOBS and the job is not registered (ours). */
 	ERR_NO_JOB,
-	/* The store cannot be opened, or stayed locked past the busy timeout. */
+	/* The store stayed locked past the busy timeout (retryable). */
+	ERR_BUSY,
+	/* The store cannot be opened or read: missing, no permission, not a
+	 * database, an I/O error (the log has the path and SQLite's error). */
 	ERR_UNAVAILABLE,
 	/* Anything else: logged in full, answered without detail. */
 	ERR_INTERNAL,

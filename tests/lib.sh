@@ -85,6 +85,12 @@ like() {
 	fi
 }
 
+# skip DESCRIPTION REASON: a case that cannot be checked here, said so.
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
 diag() {
 	printf '%s\n' "$*" | sed 's/^/# /'
 }
@@ -143,7 +149,7 @@ wait_port() {
 # (SETTINGS) that are exported now:
 #   lighttpd         lighttpd + mod_fastcgi (scripts/lighttpd.conf)
 #   apache           Apache + mod_fcgid (scripts/apache-fcgid.conf)
-#   cgi              Apache + mod_cgid, the app as plain CGI (apache-cgi.conf)
+#   cgi              Apache + mod_cgi, the app as plain CGI (apache-cgi.conf)
 #   nginx            nginx + spawn-fcgi (scripts/nginx.conf)
 #   nginx-keepalive  nginx keeping FastCGI connections open to the app's own
 #                    -s socket (scripts/nginx-keepalive.conf)
@@ -192,9 +198,11 @@ share_dir() {
 	fi
 }
 
-# Prints the exported settings as "NAME value" lines (value may be empty).
+# The exported settings, and the sanitizers' options of the test suite's
+# sanitizer run, as "NAME value" lines (value may be empty): what Apache
+# must hand the app.
 settings_set() {
-	for _s in $SETTINGS; do
+	for _s in $SETTINGS ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
 		eval "_set=\${$_s+x} _v=\${$_s-}"
 		if [ -n "$_set" ]; then
 			printf '%s %s\n' "$_s" "$_v"
@@ -213,6 +221,11 @@ start_server() {
 	H=$T/$SERVER
 	mkdir -p "$H" || bail "mkdir $H"
 	APP_PID=
+	if [ "$SERVER" != lighttpd ]; then
+		share_dir "$T"
+		(as_run_user test -x "$API") ||
+		    bail "$RUN_USER cannot run $API: open its directories to others"
+	fi
 	for attempt in 1 2 3; do
 		PORT=$(free_port)
 		export PORT
@@ -220,7 +233,7 @@ start_server() {
 		case $SERVER in
 		lighttpd) start_lighttpd_once ;;
 		apache) start_apache fcgid ;;
-		cgi) start_apache cgid ;;
+		cgi) start_apache cgi ;;
 		nginx|nginx-keepalive) start_nginx ;;
 		*) bail "unknown SERVER=$SERVER" ;;
 		esac
@@ -268,9 +281,9 @@ start_lighttpd_once() {
 }
 
 # Apache from a minimal httpd.conf that includes scripts/apache-$1.conf
-# (fcgid or cgi), as root with User and Group.
+# (fcgid, with the event MPM, or cgi, with prefork), as root with User and
+# Group.
 start_apache() {
-	share_dir "$T"
 	mkdir -p "$H/www"
 	export CHECKPOINT_PREFIX=$MOUNT
 	export CHECKPOINT_FCGI=$API
@@ -285,15 +298,30 @@ start_apache() {
 		ErrorLog "$H/apache-error.log"
 		DefaultRuntimeDir "$H"
 		Mutex file:$H
-		LoadModule mpm_event_module $_m/mod_mpm_event.so
+		EOF
+		if [ "$1" = fcgid ]; then
+			cat <<-EOF
+			LoadModule mpm_event_module $_m/mod_mpm_event.so
+			StartServers 1
+			ServerLimit 2
+			ThreadsPerChild 16
+			MaxRequestWorkers 32
+			EOF
+		else
+			cat <<-EOF
+			LoadModule mpm_prefork_module $_m/mod_mpm_prefork.so
+			StartServers 2
+			MinSpareServers 1
+			MaxSpareServers 4
+			ServerLimit 8
+			MaxRequestWorkers 8
+			EOF
+		fi
+		cat <<-EOF
 		LoadModule authz_core_module $_m/mod_authz_core.so
 		LoadModule alias_module $_m/mod_alias.so
 		LoadModule env_module $_m/mod_env.so
 		LoadModule $1_module $_m/mod_$1.so
-		StartServers 1
-		ServerLimit 2
-		ThreadsPerChild 16
-		MaxRequestWorkers 32
 		DocumentRoot "$H/www"
 		<Directory />
 		    Require all denied
@@ -311,7 +339,6 @@ start_apache() {
 			echo "Include \"$top_srcdir/scripts/apache-fcgid.conf\""
 			settings_set | sed 's/^\([^ ]*\) \(.*\)$/FcgidInitialEnv \1 "\2"/'
 		else
-			echo "ScriptSock \"$H/cgid.sock\""
 			echo "Include \"$top_srcdir/scripts/apache-cgi.conf\""
 			settings_set | sed 's/^\([^ ]*\) \(.*\)$/SetEnv \1 "\2"/'
 		fi
@@ -333,7 +360,9 @@ start_apache() {
 		printf '%s\n' "$APACHE_EXTRA"
 	} > "$H/httpd.conf"
 	SERVER_LOG=$H/apache-error.log
-	spawn apache2 -d "$H" -f "$H/httpd.conf" -DFOREGROUND
+	# A group of its own: stopping, the prefork MPM signals its whole
+	# process group, which would otherwise be the test's.
+	spawn setsid apache2 -d "$H" -f "$H/httpd.conf" -DFOREGROUND
 	SERVER_PID=$LAST_PID
 }
 
@@ -341,7 +370,7 @@ start_apache() {
 # scripts/nginx.conf (app started by spawn-fcgi) or nginx-keepalive.conf
 # (app started with -s), placeholders replaced with sed.
 start_nginx() {
-	share_dir "$T" "$H"
+	share_dir "$H"
 	mkdir -p "$H/tmp"
 	_sock=$H/api.sock
 	_site=nginx
@@ -406,6 +435,61 @@ start_lighttpd() {
 
 stop_lighttpd() {
 	stop_pid "$LIGHTTPD_PID"
+}
+
+# --- The app without a web server ------------------------------------------
+
+SOCK=$T/app.sock
+CGIFCGI=$(command -v cgi-fcgi)
+
+# fcgi_raw METHOD PATH [BODY]: one request to the app listening on $SOCK,
+# through cgi-fcgi; prints the app's whole answer (CGI headers and body).
+fcgi_raw() {
+	if [ $# -ge 3 ]; then
+		printf '%s' "$3" > "$T/fcgi-raw-req"
+	else
+		: > "$T/fcgi-raw-req"
+	fi
+	env -i REQUEST_METHOD="$1" PATH_INFO="${2%%\?*}" REQUEST_URI="$2" \
+	    REMOTE_ADDR=192.0.2.7 \
+	    CONTENT_LENGTH="$(wc -c < "$T/fcgi-raw-req" | tr -d ' ')" \
+	    "$CGIFCGI" -bind -connect "$SOCK" < "$T/fcgi-raw-req"
+}
+
+# status_body: the code of the Status line and the body, of an answer on
+# stdin.
+status_body() {
+	tr -d '\r' | awk 'NR == 1 { s = $2 } body { b = b $0 } /^$/ { body = 1 }
+	    END { printf "%s %s", s, b }'
+}
+
+# start_app [RUNNER]: the app listening on $SOCK (-s), started through
+# RUNNER if given (as_run_user), once it answers.  Sets APP.
+start_app() {
+	rm -f "$SOCK"
+	spawn ${1:-} "$API" -s "$SOCK"
+	APP=$LAST_PID
+	_i=0
+	until [ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && bail "checkpoint-api.fcgi -s $SOCK did not answer"
+		sleep 0.05
+	done
+}
+
+# hold_lock SECONDS: another writer takes the write lock of $DB and keeps it
+# for SECONDS.  Returns once the lock is held; LOCKER is its pid.
+hold_lock() {
+	rm -f "$T/locked"
+	spawn sh -c 'printf "BEGIN IMMEDIATE;\n.shell touch %s; sleep %s\nCOMMIT;\n" \
+	    "$2" "$3" | sqlite3 -batch "$1"' sh "$DB" "$T/locked" "$1"
+	LOCKER=$LAST_PID
+	_i=0
+	until [ -e "$T/locked" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && bail "sqlite3 did not take the lock"
+		sleep 0.02
+	done
 }
 
 # http METHOD PATH [BODY]: sets STATUS, BODY (the response body) and

@@ -85,9 +85,12 @@ static const struct {
 	    TID " for job " JID ".\"]}" },
 	{ __LINE__, ERR_NO_JOB, JID, NULL, HTTP_404,
 	    "{\"errors\":[\"Job " JID " not found\"]}" },
+	{ __LINE__, ERR_BUSY, NULL, NULL, HTTP_503,
+	    "{\"errors\":[\"Service temporarily unavailable: the checkpoint "
+	    "database is locked. Please retry.\"]}" },
 	{ __LINE__, ERR_UNAVAILABLE, NULL, NULL, HTTP_503,
 	    "{\"errors\":[\"Service temporarily unavailable: the checkpoint "
-	    "store cannot be reached. Please retry.\"]}" },
+	    "database cannot be opened or read. Please retry.\"]}" },
 	{ __LINE__, ERR_INTERNAL, NULL, NULL, HTTP_500,
 	    "{\"errors\":[\"Internal server error.\"]}" },
 	/* Out of range is an internal error, not a crash. */

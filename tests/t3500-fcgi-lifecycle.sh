@@ -1,0 +1,279 @@
+#!/bin/sh
+# What a process manager relies on.  SIGTERM ends the FastCGI process after
+# the request in flight, which still gets its 202, with exit status 0;
+# SIGPIPE, and a client that vanishes before its answer, do not kill it; a
+# process recycled every 2 requests (mod_fcgid FcgidMaxRequestsPerProcess)
+# answers exactly as plain CGI does; and over 100,000 requests of every kind
+# in one process (nginx + spawn-fcgi in front, driven by wrk) leak no file
+# descriptor, no memory and no open statement.
+
+. "$(dirname "$0")/lib.sh"
+
+for c in cgi-fcgi sqlite3 wrk nginx spawn-fcgi apache2; do
+	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
+done
+unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
+
+J=0123456789abcdef0123456789abcdef
+TA=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
+
+# === SIGTERM with a request in flight =======================================
+DB=$T/term.db
+export CHECKPOINT_DB=$DB CHECKPOINT_BUSY_TIMEOUT=5s
+start_app 2>>"$T/app.log"
+fcgi_raw GET /jobs/$J/checkpoints/$TA > /dev/null	# creates the database
+hold_lock 0.8
+fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" > "$T/post.out" &
+POST=$!
+PIDS="$PIDS $POST"
+sleep 0.3
+is "$(wc -c < "$T/post.out" | tr -d ' ')" 0 \
+    "SIGTERM: the POST is in flight, waiting for the lock"
+kill -TERM "$APP"
+wait "$POST"
+is "$(status_body < "$T/post.out")" "202 {\"request-id\":\"$TA\"}" \
+    "SIGTERM: the request in flight still gets its 202"
+wait "$APP"
+is "$?" 0 "SIGTERM: the process then exits with status 0"
+stop_pid "$APP"
+wait "$LOCKER"
+stop_pid "$LOCKER"
+is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TA'")" 1 \
+    "SIGTERM: the trigger answered 202 is in the database"
+
+# === SIGPIPE, and a client gone before its answer ============================
+start_app 2>>"$T/app.log"
+kill -PIPE "$APP"
+sleep 0.1
+kill -0 "$APP" 2>/dev/null
+ok $? "SIGPIPE: the process still runs"
+is "$(fcgi_raw GET /jobs/$J/checkpoints/$TA | status_body)" "200 $IN_PROGRESS" \
+    "SIGPIPE: the process still answers"
+
+hold_lock 0.6
+printf '{"triggerId":"%s"}' "$TB" > "$T/gone-req"
+spawn sh -c 'exec env -i REQUEST_METHOD=POST PATH_INFO="$1" CONTENT_LENGTH="$2" \
+    "$3" -bind -connect "$4" < "$5" > /dev/null' sh /jobs/$J/checkpoints \
+    "$(wc -c < "$T/gone-req" | tr -d ' ')" "$CGIFCGI" "$SOCK" "$T/gone-req"
+CLIENT=$LAST_PID
+sleep 0.2
+kill -KILL "$CLIENT"
+stop_pid "$CLIENT"
+wait "$LOCKER"
+stop_pid "$LOCKER"
+sleep 0.2
+kill -0 "$APP" 2>/dev/null
+ok $? "a client gone before its answer: the process still runs"
+is "$(fcgi_raw GET /jobs/$J/checkpoints/$TB | status_body)" "200 $IN_PROGRESS" \
+    "a client gone before its answer: its trigger was recorded all the same"
+kill -TERM "$APP"
+wait "$APP"
+is "$?" 0 "after SIGPIPE and a vanished client: SIGTERM exits 0"
+stop_pid "$APP"
+unset CHECKPOINT_BUSY_TIMEOUT
+
+# === recycled every 2 requests, and plain CGI: the same answers ==============
+# app_pids: the app's processes under the server (its descendants).
+app_pids() {
+	ps -e -o pid=,ppid=,args= | awk -v root="$SERVER_PID" -v api="$API" '
+	    { parent[$1] = $2; cmd[$1] = $3 }
+	    END {
+		for (p in parent) {
+			if (cmd[p] != api)
+				continue
+			for (q = parent[p]; q > 1; q = parent[q])
+				if (q == root) {
+					print p
+					break
+				}
+		}
+	    }'
+}
+
+# transcript: a fixed series of requests, one answer a line: status,
+# Content-Type, Allow, CORS header, body.  Notes the app's pids in $T/pids.
+transcript() {
+	: > "$T/pids"
+	while IFS='|' read -r _m _p _b; do
+		if [ -n "$_b" ]; then
+			http "$_m" "$_p" "$_b"
+		else
+			http "$_m" "$_p"
+		fi
+		printf '%s|%s|%s|%s|%s\n' "$STATUS" "$(header content-type)" \
+		    "$(header allow)" "$(header access-control-allow-origin)" "$BODY"
+		app_pids >> "$T/pids"
+	done <<-EOF
+	POST|/jobs/$J/checkpoints|{"triggerId":"$TA","checkpointType":"FULL"}
+	POST|/jobs/$J/checkpoints|{"triggerId":"$TA"}
+	GET|/jobs/$J/checkpoints/$TA
+	GET|/v1/jobs/$J/checkpoints/$TA/
+	GET|/jobs/$J/checkpoints/$TB
+	POST|/jobs/$J/checkpoints|{"checkpointType":"full"}
+	POST|/jobs/$J/checkpoints|{"triggerId":"$TB","pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+	GET|/jobs/xyz/checkpoints/$TA
+	GET|/jobs/$J/checkpoints
+	DELETE|/jobs/$J/checkpoints/$TA
+	GET|/nope?a=1
+	POST|/jobs/$J/checkpoints/|{"triggerId":"$TB","checkpointType":"INCREMENTAL"}
+	GET|/jobs/$J/checkpoints/$TB
+	GET|/jobs/$J/checkpoints/$TA
+	EOF
+}
+
+export CHECKPOINT_MAX_BODY=100
+# Recycled processes hold their slot until mod_fcgid reaps them, seconds
+# later: headroom in FcgidMaxProcessesPerClass keeps requests from waiting.
+DB=$T/recycled.db
+export CHECKPOINT_DB=$DB CHECKPOINT_PROCS=8
+SERVER=apache APACHE_EXTRA='FcgidMaxRequestsPerProcess 2'
+start_server 2>>"$T/server-stderr.log"
+RECYCLED=$(transcript)
+stop_server
+ok "$([ "$(sort -u "$T/pids" | grep -c .)" -ge 7 ] && echo 0 || echo 1)" \
+    "mod_fcgid, FcgidMaxRequestsPerProcess 2: 14 requests took 7 processes or more"
+DB=$T/cgi.db
+export CHECKPOINT_DB=$DB
+SERVER=cgi APACHE_EXTRA=
+start_server 2>>"$T/server-stderr.log"
+CGI=$(transcript)
+stop_server
+unset CHECKPOINT_MAX_BODY CHECKPOINT_PROCS
+is "$(printf '%s\n' "$CGI" | cut -d'|' -f1 | tr '\n' ' ')" \
+    "202 202 200 200 404 400 413 400 405 405 404 202 200 200 " \
+    "plain CGI: the statuses of the series"
+is "$RECYCLED" "$CGI" \
+    "a process recycled every 2 requests and plain CGI answer the same bytes"
+
+# === 100,000 requests in one process ==========================================
+# Every kind of answer, in turn, from wrk's threads (fresh trigger ids for
+# the POSTs); the counts of each status are printed at the end.  wrk
+# stops by time, not count: load() runs it until enough were answered.
+cat > "$T/mix.lua" <<'EOF'
+local job = "0123456789abcdef0123456789abcdef"
+local base = "/jobs/" .. job .. "/checkpoints"
+local threads = {}
+local n = 0
+counts = {}
+
+function setup(thread)
+	table.insert(threads, thread)
+	thread:set("thread", #threads)
+end
+
+-- Trigger ids: the run's number (wrk's argument), the thread, a counter.
+function init(args)
+	tag = string.format("%06x%02x", tonumber(args[1]), thread)
+end
+
+local kinds = {
+	function() return wrk.format("POST", base, nil,
+	    string.format('{"triggerId":"%s%024x"}', tag, n)) end,
+	function() return wrk.format("GET", base .. "/" .. job) end,
+	function() return wrk.format("GET", "/jobs/" .. job .. "/checkpoints/" .. tag) end,
+	function() return wrk.format("GET", "/jobs/xyz/checkpoints/" .. job) end,
+	function() return wrk.format("PUT", base) end,
+	function() return wrk.format("POST", base, nil, string.rep("x", 200)) end,
+	function() return wrk.format("POST", base, nil, "[]") end,
+	function() return wrk.format("GET", "/nope") end,
+}
+
+function request()
+	n = n + 1
+	return kinds[n % #kinds + 1]()
+end
+
+function response(status)
+	counts[status] = (counts[status] or 0) + 1
+end
+
+function done(summary)
+	local all = {}
+	for _, t in ipairs(threads) do
+		for s, c in pairs(t:get("counts")) do
+			all[s] = (all[s] or 0) + c
+		end
+	end
+	for s, c in pairs(all) do
+		io.write(string.format("status %d %d\n", s, c))
+	end
+	local e = summary.errors
+	io.write(string.format("socket-errors %d\n",
+	    e.connect + e.read + e.write + e.timeout))
+end
+EOF
+
+# load N: wrk runs of a second until N more requests are answered; the
+# status counts and socket errors of every run are added up in $T/load.
+load() {
+	_sum=$(count status)
+	_until=$((_sum + $1))
+	while [ "$_sum" -lt "$_until" ]; do
+		RUN=$((RUN + 1))
+		wrk -t 2 -c 8 -d 1s --timeout 5s -s "$T/mix.lua" "$BASE" -- "$RUN" \
+		    > "$T/wrk.out" 2>&1 || bail "wrk failed: $(cat "$T/wrk.out")"
+		grep -E '^(status|socket-errors) ' "$T/wrk.out" >> "$T/load"
+		_sum=$(awk '$1 == "status" { s += $3 } END { print s + 0 }' "$T/load")
+	done
+}
+count() {
+	awk -v k="$1" -v s="${2:-}" '$1 == k && (s == "" || $2 == s) { n += $NF }
+	    END { print n + 0 }' "$T/load"
+}
+
+# The app's resident memory (KiB) and open descriptors, once nginx has
+# closed its connections.
+footprint() {
+	sleep 0.5
+	printf '%s %s' "$(awk '/^VmRSS:/ { print $2 }' /proc/$APP/status)" \
+	    "$(ls /proc/$APP/fd | wc -l)"
+}
+
+RUN=0
+: > "$T/load"
+DB=$T/leak.db
+export CHECKPOINT_DB=$DB CHECKPOINT_MAX_BODY=100 CHECKPOINT_SYNC=NORMAL
+SERVER=nginx
+start_server 2>>"$T/server-stderr.log"
+APP=$APP_PID
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$J\"}"
+is "$STATUS" 202 "load: the trigger the GETs read"
+load 1000
+WARM=$(count status)
+BEFORE=$(footprint)
+diag "after $WARM requests: VmRSS ${BEFORE% *} KiB, ${BEFORE#* } fds"
+load 100000
+AFTER=$(footprint)
+diag "after $(($(count status) - WARM)) more: VmRSS ${AFTER% *} KiB, ${AFTER#* } fds"
+diag "$(awk '$1 == "status" { n[$2] += $3 } END { for (s in n) printf "%s: %d  ", s, n[s] }' "$T/load")"
+
+ok "$([ $(($(count status) - WARM)) -ge 100000 ] && echo 0 || echo 1)" \
+    "load: over 100,000 requests in one process after the warm-up"
+is "$(count socket-errors)" 0 "load: no connection failed or timed out"
+is "$(awk '$1 == "status" { print $2 }' "$T/load" | sort -u | tr '\n' ' ')" \
+    "200 202 400 404 405 413 " "load: every answer is one the mix asks for"
+kill -0 "$APP" 2>/dev/null
+ok $? "load: the process that started is still the one running"
+# (Requests that wrk cuts off at the end of a run may add a few rows.)
+ROWS=$(sql "SELECT count(*) FROM triggers")
+ok "$([ "$ROWS" -gt "$(count status 202)" ] && echo 0 || echo 1)" \
+    "load: every 202 recorded its trigger ($ROWS rows, $(count status 202) answers)"
+is "${AFTER#* }" "${BEFORE#* }" "load: no file descriptor leaked"
+GROWTH=$((${AFTER% *} - ${BEFORE% *}))
+if ldd "$API" 2>/dev/null | grep -q libasan; then
+	skip "load: resident memory grew less than 1 MiB (${GROWTH} KiB)" \
+	    "AddressSanitizer's quarantine holds freed memory; its leak check runs instead"
+else
+	ok "$([ "$GROWTH" -lt 1024 ] && echo 0 || echo 1)" \
+	    "load: resident memory grew less than 1 MiB (${GROWTH} KiB)"
+fi
+# A statement left unreset would hold a read transaction open, and the
+# WAL could not be checkpointed to its end while the process runs.
+is "$(sql "PRAGMA wal_checkpoint(TRUNCATE)")" "0|0|0" \
+    "load: no statement left open: the WAL checkpoints fully under the running process"
+stop_server
+
+done_testing
