@@ -9,7 +9,9 @@
  * The command runs as "/bin/sh -c COMMAND" in a new process group, so that
  * a timeout kills everything it started.  When the shell exits, whatever it
  * left running in its group is killed too: an action does not outlive its
- * result.  PR_SET_PDEATHSIG ends the shell if the runner dies first.
+ * result.  A watchdog process in the same group outlives a runner that
+ * dies (SIGKILL, OOM): it kills the group at once, and in any case at the
+ * deadline, so no command of a dead runner runs on unsupervised.
  */
 #include <config.h>
 
@@ -32,6 +34,7 @@
 
 struct action {
 	pid_t		 pid;		/* the shell, leader of its group */
+	pid_t		 watchdog;	/* in the group; -1 if none */
 	int		 fd[2];		/* stdout, stderr; -1 at EOF */
 	int64_t		 deadline_ms;
 	int64_t		 kill_ms;	/* SIGKILL due; 0: not signalled */
@@ -65,7 +68,6 @@ action_exec(const struct action_spec *spec, int out, int err)
 	int		 null, i, n = 0;
 
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
@@ -92,10 +94,53 @@ action_exec(const struct action_spec *spec, int out, int err)
 	_exit(127);
 }
 
+static volatile pid_t	 watchdog_group;
+
+static void
+watchdog_fire(int sig)
+{
+	kill(-watchdog_group, SIGKILL);
+	_exit(0);
+}
+
+/*
+ * In the watchdog, after fork: joins the action's group, holds no
+ * descriptor, and kills the group when the runner dies (PR_SET_PDEATHSIG)
+ * or at the deadline plus a grace period.  The runner kills it with the
+ * group when the action is over.  Never returns.
+ */
+static void
+watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
+{
+	struct sigaction	 sa;
+	sigset_t		 none;
+
+	watchdog_group = group;
+	close_range(0, ~0U, 0);
+	if (setpgid(0, group) == -1)
+		_exit(0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	if (getppid() != runner)
+		watchdog_fire(0);
+	alarm((unsigned)(timeout_ms / 1000) + 1 + ACTION_KILL_GRACE_MS / 1000 + 3);
+	for (;;)
+		pause();
+}
+
 int
 action_start(const struct action_spec *spec, struct action **out)
 {
 	struct action	*a;
+	pid_t		 runner;
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, i;
 
 	*out = NULL;
@@ -111,6 +156,9 @@ action_start(const struct action_spec *spec, struct action **out)
 	setpgid(a->pid, a->pid);
 	close(po[1]);
 	close(pe[1]);
+	runner = getpid();
+	if ((a->watchdog = fork()) == 0)
+		watchdog_run(a->pid, runner, spec->timeout_ms);
 	a->fd[0] = po[0];
 	a->fd[1] = pe[0];
 	for (i = 0; i < 2; i++)
@@ -246,6 +294,18 @@ action_drain(struct action *a)
 	}
 }
 
+/* The group was just killed: collect the watchdog. */
+static void
+action_reap_watchdog(struct action *a)
+{
+	if (a->watchdog <= 0)
+		return;
+	kill(a->watchdog, SIGKILL);
+	while (waitpid(a->watchdog, NULL, 0) == -1 && errno == EINTR)
+		;
+	a->watchdog = -1;
+}
+
 static void
 action_close_fds(struct action *a)
 {
@@ -294,6 +354,7 @@ action_step(struct action *a, int64_t now)
 	kill(-a->pid, SIGKILL);
 	while (waitpid(a->pid, &a->wstatus, 0) == -1 && errno == EINTR)
 		;
+	action_reap_watchdog(a);
 	a->exited = 1;
 	action_close_fds(a);
 	return 1;
@@ -339,6 +400,7 @@ action_kill(struct action *a)
 	kill(-a->pid, SIGKILL);
 	while (waitpid(a->pid, &a->wstatus, 0) == -1 && errno == EINTR)
 		;
+	action_reap_watchdog(a);
 	a->exited = 1;
 	a->timed_out = 1;
 	action_close_fds(a);

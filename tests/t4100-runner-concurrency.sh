@@ -2,7 +2,8 @@
 # checkpoint-runner under concurrency and crashes: three one-shot runners
 # and a watcher over thousands of triggers at once (per-job ids exactly
 # 1..n, no command run twice), a runner SIGKILLed in the middle of a big
-# batch (the next pass completes everything, ids still 1..n), and the WAL
+# batch (the next pass completes everything, ids still 1..n), a runner
+# SIGKILLed while its command runs (the command dies with it), and the WAL
 # truncated after a pass that grew it.
 . "$(dirname "$0")/lib.sh"
 
@@ -93,6 +94,36 @@ is "$(sqlite3 -cmd '.timeout 5000' "$B" "SELECT status, count(*) FROM triggers G
     "COMPLETED|60000" "the next pass completed everything"
 is "$(ids_ok "$B" $J1)$(ids_ok "$B" $J2)" 11 "ids per job exactly 1..30000 after the kill"
 is "$(sqlite3 "$B" 'PRAGMA integrity_check')" ok "integrity_check is ok"
+
+# --- a runner killed while its command runs takes the command with it ------
+O=$T/orphan.db
+JO=0000000000000000000000000000000e
+$CTL --db "$O" job add $JO --timeout 60 \
+    --command "echo started > '$T/orphan.started'; sleep 4141; echo done" >/dev/null
+sqlite3 "$O" "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$JO', 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'CONFIGURED', 1)"
+$RUNNER --db "$O" --log-level error &
+KP=$!
+i=0
+while [ ! -f "$T/orphan.started" ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+ok "$([ -f "$T/orphan.started" ] && pgrep -f 'sleep 4141' >/dev/null && echo 0 || echo 1)" \
+    "the command is running"
+kill -9 "$KP"
+wait "$KP" 2>/dev/null
+i=0
+while pgrep -f 'sleep 4141' >/dev/null && [ $i -lt 40 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+ok "$(pgrep -f 'sleep 4141' >/dev/null && echo 1 || echo 0)" \
+    "SIGKILL of the runner: its command's whole group is gone within 2 s (watchdog)"
+$RUNNER --db "$O" --log-level error
+like "$(sqlite3 "$O" "SELECT status || ' ' || checkpoint_id || ' ' || failure_trace FROM triggers")" \
+    "^COMPLETED 1 org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing." \
+    "the next pass resolves the dead runner's claim as expired, id 1 kept"
 
 # --- WAL housekeeping -----------------------------------------------------
 # The pass above rewrote 60,000 rows: more than 4 MiB of WAL, truncated at
