@@ -527,3 +527,23 @@ header() {
 sql() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$@"
 }
+
+# gone PID: no such process, or dead and waiting to be reaped (Z).
+gone() {
+	[ -n "$1" ] || return 1
+	[ -r "/proc/$1/stat" ] || return 0
+	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
+}
+
+# wait_until TENTHS CONDITION: evaluates CONDITION every 0.1 s until it
+# holds (true) or TENTHS tries have passed (false).
+wait_until() {
+	_n=0
+	while ! eval "$2"; do
+		[ "$_n" -ge "$1" ] && return 1
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	return 0
+}

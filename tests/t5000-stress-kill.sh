@@ -56,25 +56,6 @@ rand() {
 	echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1))
 }
 
-# gone PID: no such process, or dead and waiting to be reaped.
-gone() {
-	[ -r "/proc/$1/stat" ] || return 0
-	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
-}
-
-# wait_until TENTHS CONDITION: true once CONDITION holds, false after
-# TENTHS tries 0.1 s apart.
-wait_until() {
-	_n=0
-	while ! eval "$2"; do
-		[ "$_n" -ge "$1" ] && return 1
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-	return 0
-}
-
 # forget PID: drops a pid that has ended from the cleanup list.
 forget() {
 	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')

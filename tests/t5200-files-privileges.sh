@@ -33,24 +33,6 @@ export CHECKPOINT_PROCS
 J=0123456789abcdef0123456789abcdef
 TID=abcdef0123456789abcdef0123456789
 
-# gone PID: no such process, or dead and waiting to be reaped.
-gone() {
-	[ -r "/proc/$1/stat" ] || return 0
-	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
-}
-
-# wait_until TENTHS CONDITION
-wait_until() {
-	_n=0
-	while ! eval "$2"; do
-		[ "$_n" -ge "$1" ] && return 1
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-	return 0
-}
-
 # others DB: "name:o=N" for the database, -wal and -shm, N the 'other'
 # digit of the mode (0: no access), or name:missing.
 others() {
