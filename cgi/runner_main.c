@@ -30,6 +30,8 @@
 #define EXIT_DB		3	/* the database cannot be opened or is too new */
 
 #define WATCH_IDLE_PASS_MS	5000	/* a pass even without news: leases */
+#define WATCH_HOT_STEP_MS	2	/* after a wake-up, look again this often */
+#define WATCH_HOT_STEPS		50	/* for this many steps */
 #define WAL_TRUNCATE_BYTES	(4 * 1024 * 1024)
 
 static volatile sig_atomic_t	 quit;
@@ -100,22 +102,27 @@ watch_open(const char *db)
 	return fd;
 }
 
-/* Sleeps until the directory changes, a signal, or timeout_ms. */
-static void
+/*
+ * Sleeps until the directory changes, a signal, or timeout_ms.  Returns 1
+ * if something in the directory changed.  Without inotify it polls.
+ */
+static int
 watch_wait(int fd, int timeout_ms)
 {
 	struct pollfd	 pfd;
 	char		 buf[4096];
+	int		 changed = 0;
 
 	if (fd == -1) {
 		poll(NULL, 0, timeout_ms < 20 ? timeout_ms : 20);
-		return;
+		return 1;
 	}
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, timeout_ms) > 0)
 		while (read(fd, buf, sizeof(buf)) > 0)
-			;
+			changed = 1;
+	return changed;
 }
 
 /* The database file's identity, to notice it being replaced. */
@@ -172,7 +179,7 @@ main(int argc, char *argv[])
 	ino_t			 inode;
 	long			 ncpu;
 	int			 ch, watch = 0, want_stats = 0, use_syslog = 0;
-	int			 rc = EXIT_OK, wfd;
+	int			 rc = EXIT_OK, wfd, hot;
 
 	memset(&ro, 0, sizeof(ro));
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -294,10 +301,20 @@ main(int argc, char *argv[])
 		if (want_stats && (stats.completed || stats.failed ||
 		    stats.stale || stats.purged))
 			print_stats(&stats);
-		/* Sleep until another process commits, or a while passes. */
+		/*
+		 * Sleep until another process commits, or a while passes.
+		 * A write to the WAL wakes us before its commit is visible
+		 * (the fsync and the index update follow), so after a
+		 * wake-up data_version is looked at again every few
+		 * milliseconds for a short while before sleeping long.
+		 */
+		hot = 0;
 		for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS; ) {
-			watch_wait(wfd, 1000);
-			last_pass += 1000;
+			if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
+				hot = WATCH_HOT_STEPS;
+			else if (hot > 0)
+				hot--;
+			last_pass += hot > 0 ? WATCH_HOT_STEP_MS : 1000;
 			if (store_data_version(s, &version) != STORE_OK ||
 			    version != seen || db_inode(st.db_path) != inode)
 				break;
