@@ -469,12 +469,8 @@ start_app() {
 	rm -f "$SOCK"
 	spawn ${1:-} "$API" -s "$SOCK"
 	APP=$LAST_PID
-	_i=0
-	until [ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]; do
-		_i=$((_i + 1))
-		[ $_i -gt 100 ] && bail "checkpoint-api.fcgi -s $SOCK did not answer"
-		sleep 0.05
-	done
+	wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
+	    bail "checkpoint-api.fcgi -s $SOCK did not answer"
 }
 
 # hold_lock SECONDS: another writer takes the write lock of $DB and keeps it
@@ -484,12 +480,7 @@ hold_lock() {
 	spawn sh -c 'printf "BEGIN IMMEDIATE;\n.shell touch %s; sleep %s\nCOMMIT;\n" \
 	    "$2" "$3" | sqlite3 -batch "$1"' sh "$DB" "$T/locked" "$1"
 	LOCKER=$LAST_PID
-	_i=0
-	until [ -e "$T/locked" ]; do
-		_i=$((_i + 1))
-		[ $_i -gt 100 ] && bail "sqlite3 did not take the lock"
-		sleep 0.02
-	done
+	wait_until 100 '[ -e "$T/locked" ]' || bail "sqlite3 did not take the lock"
 }
 
 # http METHOD PATH [BODY]: sets STATUS, BODY (the response body) and
