@@ -29,29 +29,29 @@
 #include "action.h"
 #include "buf.h"
 
-#define ACTION_KILL_GRACE_MS	2000	/* SIGTERM, then SIGKILL after this */
-#define ACTION_REAP_POLL_MS	20	/* how often to look for the shell's exit */
+#define ACTION_KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL after this */
+#define ACTION_REAP_POLL_MS 20 /* how often to look for the shell's exit */
 
 struct action {
-	pid_t		 pid;		/* the shell, leader of its group */
-	pid_t		 watchdog;	/* in the group; -1 if none */
-	int		 fd[2];		/* stdout, stderr; -1 at EOF */
-	int64_t		 deadline_ms;
-	int64_t		 kill_ms;	/* SIGKILL due; 0: not signalled */
-	int		 timed_out;
-	int		 exited;	/* reaped; wstatus valid */
-	int		 wstatus;
-	size_t		 linelen;
-	char		 line[ACTION_LINE];	/* stdout line being read */
-	char		 last[ACTION_LINE];	/* last complete non-empty one */
-	size_t		 taillen;
-	char		 tail[2 * ACTION_TAIL];	/* end of stderr */
+	pid_t pid; /* the shell, leader of its group */
+	pid_t watchdog; /* in the group; -1 if none */
+	int fd[2]; /* stdout, stderr; -1 at EOF */
+	int64_t deadline_ms;
+	int64_t kill_ms; /* SIGKILL due; 0: not signalled */
+	int timed_out;
+	int exited; /* reaped; wstatus valid */
+	int wstatus;
+	size_t linelen;
+	char line[ACTION_LINE]; /* stdout line being read */
+	char last[ACTION_LINE]; /* last complete non-empty one */
+	size_t taillen;
+	char tail[2 * ACTION_TAIL]; /* end of stderr */
 };
 
 int64_t
 action_now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -61,11 +61,11 @@ action_now_ms(void)
 static void
 action_exec(const struct action_spec *spec, int out, int err)
 {
-	const char	*envp[ACTION_MAX_ENV + 2];
-	char		 path[1024];
-	const char	*p;
-	sigset_t	 none;
-	int		 null, i, n = 0;
+	const char *envp[ACTION_MAX_ENV + 2];
+	char path[1024];
+	const char *p;
+	sigset_t none;
+	int null, i, n = 0;
 
 	setpgid(0, 0);
 	sigemptyset(&none);
@@ -74,8 +74,7 @@ action_exec(const struct action_spec *spec, int out, int err)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
-	    dup2(null, STDIN_FILENO) == -1 ||
-	    dup2(out, STDOUT_FILENO) == -1 ||
+	    dup2(null, STDIN_FILENO) == -1 || dup2(out, STDOUT_FILENO) == -1 ||
 	    dup2(err, STDERR_FILENO) == -1)
 		_exit(126);
 	/* Nothing the runner inherited (sockets, a cron's pipes) goes on. */
@@ -89,12 +88,13 @@ action_exec(const struct action_spec *spec, int out, int err)
 	for (i = 0; i < ACTION_MAX_ENV && spec->env[i] != NULL; i++)
 		envp[n++] = spec->env[i];
 	envp[n] = NULL;
-	execve("/bin/sh", (char *const[]){ "sh", "-c",
-	    (char *)spec->command, NULL }, (char *const *)envp);
+	execve("/bin/sh",
+	    (char *const[]){ "sh", "-c", (char *)spec->command, NULL },
+	    (char *const *)envp);
 	_exit(127);
 }
 
-static volatile pid_t	 watchdog_group;
+static volatile pid_t watchdog_group;
 
 static void
 watchdog_fire(int sig)
@@ -112,8 +112,8 @@ watchdog_fire(int sig)
 static void
 watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 {
-	struct sigaction	 sa;
-	sigset_t		 none;
+	struct sigaction sa;
+	sigset_t none;
 
 	watchdog_group = group;
 	close_range(0, ~0U, 0);
@@ -131,7 +131,8 @@ watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 	prctl(PR_SET_PDEATHSIG, SIGUSR1);
 	if (getppid() != runner)
 		watchdog_fire(0);
-	alarm((unsigned)(timeout_ms / 1000) + 1 + ACTION_KILL_GRACE_MS / 1000 + 3);
+	alarm((unsigned)(timeout_ms / 1000) + 1 + ACTION_KILL_GRACE_MS / 1000 +
+	    3);
 	for (;;)
 		pause();
 }
@@ -139,9 +140,9 @@ watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 int
 action_start(const struct action_spec *spec, struct action **out)
 {
-	struct action	*a;
-	pid_t		 runner;
-	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, i;
+	struct action *a;
+	pid_t runner;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, i;
 
 	*out = NULL;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
@@ -186,8 +187,8 @@ action_pid(const struct action *a)
 size_t
 action_pollfds(const struct action *a, struct pollfd *pfd, size_t max)
 {
-	size_t	 n = 0;
-	int	 i;
+	size_t n = 0;
+	int i;
 
 	for (i = 0; i < 2 && n < max; i++)
 		if (a->fd[i] != -1) {
@@ -207,7 +208,7 @@ action_pollfds(const struct action *a, struct pollfd *pfd, size_t max)
 int
 action_timeout(const struct action *a, int64_t now)
 {
-	int64_t	 due;
+	int64_t due;
 
 	if (a->exited)
 		return 0;
@@ -226,8 +227,9 @@ action_timeout(const struct action *a, int64_t now)
 static size_t
 line_trimmed(const char *line, size_t len)
 {
-	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
-	    line[len - 1] == '\t'))
+	while (len > 0 &&
+	    (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+		line[len - 1] == '\t'))
 		len--;
 	return len;
 }
@@ -235,7 +237,7 @@ line_trimmed(const char *line, size_t len)
 static void
 action_stdout(struct action *a, const char *p, size_t n)
 {
-	size_t	 i, len;
+	size_t i, len;
 
 	for (i = 0; i < n; i++) {
 		if (p[i] == '\n') {
@@ -270,9 +272,9 @@ action_stderr(struct action *a, const char *p, size_t n)
 static void
 action_drain(struct action *a)
 {
-	char	 b[4096];
-	ssize_t	 r;
-	int	 i;
+	char b[4096];
+	ssize_t r;
+	int i;
 
 	for (i = 0; i < 2; i++) {
 		while (a->fd[i] != -1) {
@@ -309,7 +311,7 @@ action_reap_watchdog(struct action *a)
 static void
 action_close_fds(struct action *a)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < 2; i++)
 		if (a->fd[i] != -1) {
@@ -326,7 +328,7 @@ action_close_fds(struct action *a)
 int
 action_step(struct action *a, int64_t now)
 {
-	siginfo_t	 si;
+	siginfo_t si;
 
 	if (a->exited)
 		return 1;
@@ -347,7 +349,8 @@ action_step(struct action *a, int64_t now)
 	 * hit what the action left behind.
 	 */
 	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1 ||
+	if (waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+		-1 ||
 	    si.si_pid == 0)
 		return 0;
 	action_drain(a);
@@ -363,7 +366,7 @@ action_step(struct action *a, int64_t now)
 void
 action_result(const struct action *a, struct action_result *r)
 {
-	size_t	 n;
+	size_t n;
 
 	memset(r, 0, sizeof(*r));
 	if (a->timed_out)
@@ -419,9 +422,9 @@ action_free(struct action *a)
 int
 action_run(const struct action_spec *spec, struct action_result *r)
 {
-	struct action	*a;
-	struct pollfd	 pfd[2];
-	size_t		 n;
+	struct action *a;
+	struct pollfd pfd[2];
+	size_t n;
 
 	if (action_start(spec, &a) == -1) {
 		memset(r, 0, sizeof(*r));

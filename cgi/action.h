@@ -13,42 +13,42 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define ACTION_MAX_ENV		8	/* CHECKPOINT_ variables */
-#define ACTION_TAIL		2048	/* bytes of stderr kept */
-#define ACTION_LINE		4096	/* bytes of the last stdout line kept */
+#define ACTION_MAX_ENV 8 /* CHECKPOINT_ variables */
+#define ACTION_TAIL 2048 /* bytes of stderr kept */
+#define ACTION_LINE 4096 /* bytes of the last stdout line kept */
 
 struct action_spec {
-	const char	*command;
-	const char	*env[ACTION_MAX_ENV + 1];	/* "NAME=value", NULL-ended */
-	int64_t		 timeout_ms;
+	const char *command;
+	const char *env[ACTION_MAX_ENV + 1]; /* "NAME=value", NULL-ended */
+	int64_t timeout_ms;
 };
 
 enum action_status {
-	ACTION_OK,		/* exit status 0 */
-	ACTION_FAILED,		/* another exit status, or killed by a signal */
-	ACTION_TIMEOUT,		/* still running at its deadline: killed */
-	ACTION_ERROR		/* could not be started */
+	ACTION_OK, /* exit status 0 */
+	ACTION_FAILED, /* another exit status, or killed by a signal */
+	ACTION_TIMEOUT, /* still running at its deadline: killed */
+	ACTION_ERROR /* could not be started */
 };
 
 struct action_result {
 	enum action_status status;
-	int		 exit_code;	/* ACTION_FAILED by exit */
-	int		 signal;	/* ACTION_FAILED by a signal */
-	char		 last_line[ACTION_LINE];	/* last non-empty stdout line */
-	char		 err_tail[ACTION_TAIL + 1];	/* end of stderr */
+	int exit_code; /* ACTION_FAILED by exit */
+	int signal; /* ACTION_FAILED by a signal */
+	char last_line[ACTION_LINE]; /* last non-empty stdout line */
+	char err_tail[ACTION_TAIL + 1]; /* end of stderr */
 };
 
 struct action;
 
-int	action_start(const struct action_spec *, struct action **);
-pid_t	action_pid(const struct action *);
-size_t	action_pollfds(const struct action *, struct pollfd *, size_t max);
-int	action_timeout(const struct action *, int64_t now_ms);
-int	action_step(struct action *, int64_t now_ms);
-void	action_result(const struct action *, struct action_result *);
-void	action_kill(struct action *);
-void	action_free(struct action *);
-int	action_run(const struct action_spec *, struct action_result *);
-int64_t	action_now_ms(void);
+int action_start(const struct action_spec *, struct action **);
+pid_t action_pid(const struct action *);
+size_t action_pollfds(const struct action *, struct pollfd *, size_t max);
+int action_timeout(const struct action *, int64_t now_ms);
+int action_step(struct action *, int64_t now_ms);
+void action_result(const struct action *, struct action_result *);
+void action_kill(struct action *);
+void action_free(struct action *);
+int action_run(const struct action_spec *, struct action_result *);
+int64_t action_now_ms(void);
 
 #endif /* ACTION_H */

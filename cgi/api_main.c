@@ -32,28 +32,29 @@
 #include "log.h"
 #include "settings.h"
 
-#define DEFAULT_THREADS	8
-#define MAX_THREADS	256
-#define DRAIN_MS	30000	/* how long SIGTERM waits for requests in flight */
+#define DEFAULT_THREADS 8
+#define MAX_THREADS 256
+#define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
 
 /* One accepting thread; each has its own read connection (in api). */
 struct worker {
-	pthread_t	 thread;
-	struct api	 api;
-	int		 sock;
+	pthread_t thread;
+	struct api api;
+	int sock;
 };
 
-static struct worker	*workers;	/* reachable until every one is joined */
-static pthread_mutex_t	 inflight_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t	 inflight_cond = PTHREAD_COND_INITIALIZER;
-static int		 inflight;	/* requests being answered */
-static long		 served;	/* requests answered, for -n */
-static long		 max_requests;	/* -n; 0: no limit */
+static struct worker *workers; /* reachable until every one is joined */
+static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inflight_cond = PTHREAD_COND_INITIALIZER;
+static int inflight; /* requests being answered */
+static long served; /* requests answered, for -n */
+static long max_requests; /* -n; 0: no limit */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: checkpoint-api.fcgi [-dV] [-n requests] "
+	fprintf(stderr,
+	    "usage: checkpoint-api.fcgi [-dV] [-n requests] "
 	    "[-t threads] [-s path | -s 127.0.0.1:port]\n");
 	exit(2);
 }
@@ -61,7 +62,7 @@ usage(void)
 static int64_t
 now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -70,8 +71,8 @@ now_ms(void)
 static size_t
 fcgi_read(void *ctx, char *p, size_t n)
 {
-	size_t	 got = 0;
-	int	 r;
+	size_t got = 0;
+	int r;
 
 	while (got < n) {
 		r = FCGX_GetStr(p + got, (int)(n - got), ctx);
@@ -82,13 +83,13 @@ fcgi_read(void *ctx, char *p, size_t n)
 	return got;
 }
 
-static size_t	 stdin_consumed;	/* CGI: body bytes read so far */
+static size_t stdin_consumed; /* CGI: body bytes read so far */
 
 static size_t
 stdin_read(void *ctx, char *p, size_t n)
 {
-	size_t	 got = 0;
-	ssize_t	 r;
+	size_t got = 0;
+	ssize_t r;
 
 	while (got < n) {
 		r = read(STDIN_FILENO, p + got, n - got);
@@ -115,12 +116,12 @@ request_path(const char *path_info, const char *script_name)
 static int
 serve_cgi(struct api *a)
 {
-	struct request	 req;
-	struct response	 r = { 0 };
-	struct buf	 head = { 0 };
-	char		 drain[4096];
-	size_t		 announced;
-	int		 rc = 0;
+	struct request req;
+	struct response r = { 0 };
+	struct buf head = { 0 };
+	char drain[4096];
+	size_t announced;
+	int rc = 0;
 
 	memset(&req, 0, sizeof(req));
 	req.method = getenv("REQUEST_METHOD");
@@ -143,9 +144,10 @@ serve_cgi(struct api *a)
 	 */
 	if (body_length(req.content_length, SIZE_MAX, &announced) == BODY_OK)
 		while (stdin_consumed < announced &&
-		    stdin_read(NULL, drain, announced - stdin_consumed <
-		    sizeof(drain) ? announced - stdin_consumed :
-		    sizeof(drain)) > 0)
+		    stdin_read(NULL, drain,
+			announced - stdin_consumed < sizeof(drain) ?
+			    announced - stdin_consumed :
+			    sizeof(drain)) > 0)
 			;
 	buf_free(&head);
 	response_free(&r);
@@ -159,12 +161,12 @@ serve_cgi(struct api *a)
 static void *
 worker_main(void *arg)
 {
-	struct worker	*w = arg;
-	FCGX_Request	 fr;
-	struct request	 req;
-	struct response	 r = { 0 };
-	struct buf	 head = { 0 };
-	int		 last;
+	struct worker *w = arg;
+	FCGX_Request fr;
+	struct request req;
+	struct response r = { 0 };
+	struct buf head = { 0 };
+	int last;
 
 	FCGX_InitRequest(&fr, w->sock, 0);
 	while (FCGX_Accept_r(&fr) >= 0) {
@@ -185,10 +187,12 @@ worker_main(void *arg)
 		api_handle(&w->api, &req, &r, now_ms());
 
 		buf_reset(&head);
-		if (http_headers(&r, w->api.settings->cors_origin, &head) == -1 ||
+		if (http_headers(&r, w->api.settings->cors_origin, &head) ==
+			-1 ||
 		    FCGX_PutStr(head.p, (int)head.len, fr.out) < 0 ||
 		    FCGX_PutStr(buf_str(&r.body), (int)r.body.len, fr.out) < 0)
-			log_warn("%s %s: the client went away before the answer",
+			log_warn(
+			    "%s %s: the client went away before the answer",
 			    req.method ? req.method : "-",
 			    req.path ? req.path : "-");
 		FCGX_Finish_r(&fr);
@@ -218,9 +222,9 @@ static int
 serve_fcgi(const struct settings *st, int sock, int nthreads,
     const sigset_t *set)
 {
-	struct committer	*c;
-	struct timespec		 until;
-	int			 i, sig, started = 0, stuck = 0;
+	struct committer *c;
+	struct timespec until;
+	int i, sig, started = 0, stuck = 0;
 
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
 	    (c = commit_new(st)) == NULL) {
@@ -233,7 +237,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		workers[i].api.committer = c;
 		workers[i].sock = sock;
 		if (pthread_create(&workers[i].thread, NULL, worker_main,
-		    &workers[i]) != 0) {
+			&workers[i]) != 0) {
 			log_error("cannot start thread %d", i);
 			break;
 		}
@@ -279,14 +283,14 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 int
 main(int argc, char *argv[])
 {
-	struct settings		 st;
-	struct api		 a;
-	sigset_t		 set, oldset;
-	enum log_level		 lvl = LOG_LVL_INFO;
-	char			 err[256];
-	const char		*sockpath = NULL;
-	int64_t			 n;
-	int			 ch, sock = 0, nthreads = DEFAULT_THREADS;
+	struct settings st;
+	struct api a;
+	sigset_t set, oldset;
+	enum log_level lvl = LOG_LVL_INFO;
+	char err[256];
+	const char *sockpath = NULL;
+	int64_t n;
+	int ch, sock = 0, nthreads = DEFAULT_THREADS;
 
 	while ((ch = getopt(argc, argv, "dn:s:t:V")) != -1) {
 		switch (ch) {
@@ -302,7 +306,8 @@ main(int argc, char *argv[])
 			sockpath = optarg;
 			break;
 		case 't':
-			if (settings_parse_int(optarg, 1, MAX_THREADS, &n) == -1)
+			if (settings_parse_int(optarg, 1, MAX_THREADS, &n) ==
+			    -1)
 				usage();
 			nthreads = (int)n;
 			break;
@@ -354,7 +359,8 @@ main(int argc, char *argv[])
 		}
 	} else if (FCGX_IsCGI()) {
 		if (getenv("REQUEST_METHOD") == NULL) {
-			fprintf(stderr, "checkpoint-api.fcgi: not started by a "
+			fprintf(stderr,
+			    "checkpoint-api.fcgi: not started by a "
 			    "web server; use -s to listen on a socket\n");
 			usage();
 		}

@@ -13,7 +13,7 @@
 #include "buf.h"
 
 /* Deeper than any valid body needs; deeper input is refused early. */
-#define BODY_MAX_DEPTH	16
+#define BODY_MAX_DEPTH 16
 
 /*
  * The announced body length.  Absent or empty means no body (nginx sends an
@@ -24,9 +24,9 @@
 enum body_rc
 body_length(const char *cl, size_t max, size_t *len)
 {
-	unsigned long long	 v;
-	const char		*p;
-	char			*end;
+	unsigned long long v;
+	const char *p;
+	char *end;
 
 	*len = 0;
 	if (cl == NULL || *cl == '\0')
@@ -49,18 +49,18 @@ body_length(const char *cl, size_t max, size_t *len)
  * invalid UTF-8 (overlongs, surrogates); those must be a 400.
  */
 struct scan {
-	const unsigned char	*p;
-	const unsigned char	*end;
-	int			 depth;
+	const unsigned char *p;
+	const unsigned char *end;
+	int depth;
 };
 
-static int	scan_value(struct scan *);
+static int scan_value(struct scan *);
 
 static void
 scan_ws(struct scan *s)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' ||
-	    *s->p == '\n' || *s->p == '\r'))
+	while (s->p < s->end &&
+	    (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
 		s->p++;
 }
 
@@ -83,7 +83,7 @@ scan_hex(unsigned char c)
 static int
 scan_string(struct scan *s)
 {
-	size_t	 n, i;
+	size_t n, i;
 
 	if (scan_char(s, '"') == -1)
 		return -1;
@@ -121,7 +121,7 @@ scan_string(struct scan *s)
 static int
 scan_digits(struct scan *s)
 {
-	const unsigned char	*start = s->p;
+	const unsigned char *start = s->p;
 
 	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
 		s->p++;
@@ -155,7 +155,7 @@ scan_number(struct scan *s)
 static int
 scan_literal(struct scan *s, const char *lit)
 {
-	size_t	 n = strlen(lit);
+	size_t n = strlen(lit);
 
 	if ((size_t)(s->end - s->p) < n || memcmp(s->p, lit, n) != 0)
 		return -1;
@@ -224,7 +224,7 @@ scan_value(struct scan *s)
 static int
 body_is_json(const char *buf, size_t len)
 {
-	struct scan	 s;
+	struct scan s;
 
 	s.p = (const unsigned char *)buf;
 	s.end = s.p + len;
@@ -245,9 +245,9 @@ body_is_json(const char *buf, size_t len)
 enum body_rc
 body_parse_trigger(const char *buf, size_t len, struct trigger_body *out)
 {
-	struct json_tokener	*tok;
-	json_object		*root, *v;
-	enum body_rc		 rc = BODY_BAD;
+	struct json_tokener *tok;
+	json_object *root, *v;
+	enum body_rc rc = BODY_BAD;
 
 	memset(out, 0, sizeof(*out));
 	out->type = CKPT_CONFIGURED;
@@ -263,18 +263,20 @@ body_parse_trigger(const char *buf, size_t len, struct trigger_body *out)
 	if (root == NULL || !json_object_is_type(root, json_type_object))
 		goto out;
 
-	if (json_object_object_get_ex(root, "checkpointType", &v) && v != NULL) {
+	if (json_object_object_get_ex(root, "checkpointType", &v) &&
+	    v != NULL) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    strlen(json_object_get_string(v)) !=
-		    (size_t)json_object_get_string_len(v) ||
-		    ckpt_type_parse(json_object_get_string(v), &out->type) == -1)
+			(size_t)json_object_get_string_len(v) ||
+		    ckpt_type_parse(json_object_get_string(v), &out->type) ==
+			-1)
 			goto out;
 	}
 	if (json_object_object_get_ex(root, "triggerId", &v) && v != NULL) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    id_parse(json_object_get_string(v),
-		    (size_t)json_object_get_string_len(v),
-		    &out->trigger_id) == -1)
+			(size_t)json_object_get_string_len(v),
+			&out->trigger_id) == -1)
 			goto out;
 		out->has_trigger_id = 1;
 	}

@@ -13,20 +13,19 @@
 
 enum body_rc {
 	BODY_OK,
-	BODY_BAD,		/* not a CheckpointTriggerRequestBody */
-	BODY_BAD_LENGTH,	/* CONTENT_LENGTH is not a byte count */
-	BODY_TOO_LARGE		/* over the configured limit */
+	BODY_BAD, /* not a CheckpointTriggerRequestBody */
+	BODY_BAD_LENGTH, /* CONTENT_LENGTH is not a byte count */
+	BODY_TOO_LARGE /* over the configured limit */
 };
 
 struct trigger_body {
-	enum ckpt_type	 type;		/* CKPT_CONFIGURED when absent or null */
-	int		 has_trigger_id;
-	struct id	 trigger_id;	/* valid if has_trigger_id */
+	enum ckpt_type type; /* CKPT_CONFIGURED when absent or null */
+	int has_trigger_id;
+	struct id trigger_id; /* valid if has_trigger_id */
 };
 
-enum body_rc	body_length(const char *content_length, size_t max,
-		    size_t *len);
-enum body_rc	body_parse_trigger(const char *buf, size_t len,
-		    struct trigger_body *);
+enum body_rc body_length(const char *content_length, size_t max, size_t *len);
+enum body_rc body_parse_trigger(const char *buf, size_t len,
+    struct trigger_body *);
 
 #endif /* BODY_H */

@@ -14,8 +14,8 @@
 int
 buf_reserve(struct buf *b, size_t extra)
 {
-	size_t	 need, cap;
-	char	*p;
+	size_t need, cap;
+	char *p;
 
 	if (extra > SIZE_MAX - b->len - 1)
 		return -1;
@@ -53,8 +53,8 @@ buf_adds(struct buf *b, const char *s)
 int
 buf_printf(struct buf *b, const char *fmt, ...)
 {
-	va_list	 ap;
-	int	 n;
+	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
@@ -76,8 +76,8 @@ buf_printf(struct buf *b, const char *fmt, ...)
 size_t
 buf_utf8_len(const unsigned char *s, size_t n)
 {
-	size_t		 len, i;
-	uint32_t	 cp;
+	size_t len, i;
+	uint32_t cp;
 
 	if (s[0] < 0x80)
 		return 1;
@@ -113,16 +113,17 @@ buf_utf8_len(const unsigned char *s, size_t n)
 int
 buf_add_json_string(struct buf *b, const char *str, size_t n)
 {
-	const unsigned char	*s = (const unsigned char *)str;
-	size_t			 i, run, len;
-	char			 esc[8];
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i, run, len;
+	char esc[8];
 
 	if (buf_reserve(b, n + 2) == -1 || buf_add(b, "\"", 1) == -1)
 		return -1;
 	for (i = 0; i < n; i += len) {
 		/* Copy the longest run that needs no escaping at once. */
 		for (run = i; run < n && s[run] >= 0x20 && s[run] < 0x80 &&
-		    s[run] != '"' && s[run] != '\\'; run++)
+		     s[run] != '"' && s[run] != '\\';
+		     run++)
 			;
 		if (run > i) {
 			if (buf_add(b, s + i, run - i) == -1)
@@ -181,13 +182,14 @@ buf_add_json_string(struct buf *b, const char *str, size_t n)
 int
 buf_utf8_clean(char *str)
 {
-	unsigned char	*s = (unsigned char *)str;
-	size_t		 n = strlen(str), i, len;
-	int		 fixed = 0;
+	unsigned char *s = (unsigned char *)str;
+	size_t n = strlen(str), i, len;
+	int fixed = 0;
 
 	for (i = 0; i < n; i += len) {
 		if ((len = buf_utf8_len(s + i, n - i)) == 0 ||
-		    (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f) {
+		    (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') ||
+		    s[i] == 0x7f) {
 			s[i] = '?';
 			len = 1;
 			fixed++;

@@ -9,21 +9,21 @@
 #include <stddef.h>
 
 struct buf {
-	char	*p;	/* NUL-terminated contents, NULL when empty */
-	size_t	 len;	/* bytes used, without the NUL */
-	size_t	 cap;	/* bytes allocated */
+	char *p; /* NUL-terminated contents, NULL when empty */
+	size_t len; /* bytes used, without the NUL */
+	size_t cap; /* bytes allocated */
 };
 
-int	buf_reserve(struct buf *, size_t extra);
-int	buf_add(struct buf *, const void *, size_t);
-int	buf_adds(struct buf *, const char *);
-int	buf_printf(struct buf *, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-int	buf_add_json_string(struct buf *, const char *, size_t);
-int	buf_utf8_clean(char *);
-size_t	buf_utf8_len(const unsigned char *, size_t);
-void	buf_reset(struct buf *);
-void	buf_free(struct buf *);
+int buf_reserve(struct buf *, size_t extra);
+int buf_add(struct buf *, const void *, size_t);
+int buf_adds(struct buf *, const char *);
+int buf_printf(struct buf *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int buf_add_json_string(struct buf *, const char *, size_t);
+int buf_utf8_clean(char *);
+size_t buf_utf8_len(const unsigned char *, size_t);
+void buf_reset(struct buf *);
+void buf_free(struct buf *);
 const char *buf_str(const struct buf *);
 
 #endif /* BUF_H */

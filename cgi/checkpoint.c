@@ -25,7 +25,7 @@ static const char *const job_states[JOB__MAX] = {
 static int
 name_lookup(const char *const *names, int n, const char *s)
 {
-	int	 i;
+	int i;
 
 	if (s == NULL)
 		return -1;
@@ -44,7 +44,7 @@ ckpt_type_name(enum ckpt_type t)
 int
 ckpt_type_parse(const char *s, enum ckpt_type *out)
 {
-	int	 i;
+	int i;
 
 	if ((i = name_lookup(ckpt_types, CKPT__MAX, s)) == -1)
 		return -1;
@@ -61,7 +61,7 @@ job_state_name(enum job_state st)
 int
 job_state_parse(const char *s, enum job_state *out)
 {
-	int	 i;
+	int i;
 
 	if ((i = name_lookup(job_states, JOB__MAX, s)) == -1)
 		return -1;

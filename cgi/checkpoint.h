@@ -7,14 +7,14 @@
 #define CHECKPOINT_H
 
 enum ckpt_type {
-	CKPT_CONFIGURED,	/* the job's own setting (requests only) */
+	CKPT_CONFIGURED, /* the job's own setting (requests only) */
 	CKPT_FULL,
 	CKPT_INCREMENTAL,
 	CKPT__MAX
 };
 
 enum job_state {
-	JOB_RUNNING,		/* the only state that can be checkpointed */
+	JOB_RUNNING, /* the only state that can be checkpointed */
 	JOB_FINISHED,
 	JOB_CANCELED,
 	JOB_FAILED,
@@ -22,9 +22,9 @@ enum job_state {
 	JOB__MAX
 };
 
-const char	*ckpt_type_name(enum ckpt_type);
-int		 ckpt_type_parse(const char *, enum ckpt_type *);
-const char	*job_state_name(enum job_state);
-int		 job_state_parse(const char *, enum job_state *);
+const char *ckpt_type_name(enum ckpt_type);
+int ckpt_type_parse(const char *, enum ckpt_type *);
+const char *job_state_name(enum job_state);
+int job_state_parse(const char *, enum job_state *);
 
 #endif /* CHECKPOINT_H */

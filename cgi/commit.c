@@ -16,30 +16,30 @@
 #include "commit.h"
 #include "log.h"
 
-#define COMMIT_MAX_BATCH	256
+#define COMMIT_MAX_BATCH 256
 
 /* A queued trigger, on its caller's stack. */
 struct waiter {
 	const struct trigger_rec *rec;
-	int			 created;
-	enum store_rc		 rc;
-	int			 done;
-	struct waiter		*next;
+	int created;
+	enum store_rc rc;
+	int done;
+	struct waiter *next;
 };
 
 struct committer {
-	const struct settings	*settings;
-	struct store		*store;		/* the leader's, opened lazily */
-	pthread_mutex_t		 lock;
-	pthread_cond_t		 cond;
-	struct waiter		*head, *tail;	/* queued, in arrival order */
-	int			 leading;	/* a transaction is under way */
+	const struct settings *settings;
+	struct store *store; /* the leader's, opened lazily */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct waiter *head, *tail; /* queued, in arrival order */
+	int leading; /* a transaction is under way */
 };
 
 struct committer *
 commit_new(const struct settings *st)
 {
-	struct committer	*c;
+	struct committer *c;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
@@ -64,12 +64,12 @@ commit_free(struct committer *c)
 static void
 commit_batch(struct committer *c, struct waiter **batch, size_t n)
 {
-	const struct trigger_rec	*recs[COMMIT_MAX_BATCH];
-	int				 created[COMMIT_MAX_BATCH];
-	struct store_opts		 o;
-	enum store_rc			 rc;
-	char				 err[512];
-	size_t				 i;
+	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
+	int created[COMMIT_MAX_BATCH];
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
+	size_t i;
 
 	memset(created, 0, sizeof(created));
 	rc = STORE_OK;
@@ -101,11 +101,10 @@ commit_batch(struct committer *c, struct waiter **batch, size_t n)
 }
 
 enum store_rc
-commit_record(struct committer *c, const struct trigger_rec *rec,
-    int *created)
+commit_record(struct committer *c, const struct trigger_rec *rec, int *created)
 {
-	struct waiter	 me, *batch[COMMIT_MAX_BATCH], *w;
-	size_t		 n;
+	struct waiter me, *batch[COMMIT_MAX_BATCH], *w;
+	size_t n;
 
 	memset(&me, 0, sizeof(me));
 	me.rec = rec;
@@ -114,8 +113,8 @@ commit_record(struct committer *c, const struct trigger_rec *rec,
 	if (c->tail != NULL)
 		c->tail->next = &me;
 	else
-		c->head = &me;	/* cppcheck-suppress autoVariables */
-	c->tail = &me;		/* cppcheck-suppress autoVariables */
+		c->head = &me; /* cppcheck-suppress autoVariables */
+	c->tail = &me; /* cppcheck-suppress autoVariables */
 	while (!me.done) {
 		if (c->leading) {
 			pthread_cond_wait(&c->cond, &c->lock);
@@ -124,7 +123,7 @@ commit_record(struct committer *c, const struct trigger_rec *rec,
 		/* Lead: take what is queued, up to a batch. */
 		c->leading = 1;
 		for (n = 0, w = c->head; w != NULL && n < COMMIT_MAX_BATCH;
-		    w = w->next)
+		     w = w->next)
 			batch[n++] = w;
 		c->head = w;
 		if (c->head == NULL)

@@ -13,8 +13,8 @@
 struct committer;
 
 struct committer *commit_new(const struct settings *);
-enum store_rc	 commit_record(struct committer *, const struct trigger_rec *,
-		    int *created);
-void		 commit_free(struct committer *);
+enum store_rc commit_record(struct committer *, const struct trigger_rec *,
+    int *created);
+void commit_free(struct committer *);
 
 #endif /* COMMIT_H */

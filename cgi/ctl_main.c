@@ -25,14 +25,14 @@
 #include "settings.h"
 #include "store.h"
 
-#define CTL_PROG		"checkpointctl"
-#define CTL_EXIT_FAIL		1
-#define CTL_EXIT_USAGE		2
+#define CTL_PROG "checkpointctl"
+#define CTL_EXIT_FAIL 1
+#define CTL_EXIT_USAGE 2
 
-#define CTL_TIMEOUT_DEFAULT	600		/* as the jobs table's default */
-#define CTL_TIMEOUT_MAX		31536000	/* one year, in seconds */
-#define CTL_LIMIT_DEFAULT	20
-#define CTL_LIMIT_MAX		1000000
+#define CTL_TIMEOUT_DEFAULT 600 /* as the jobs table's default */
+#define CTL_TIMEOUT_MAX 31536000 /* one year, in seconds */
+#define CTL_LIMIT_DEFAULT 20
+#define CTL_LIMIT_MAX 1000000
 
 /* Options that take a value; -h and -V are handled apart. */
 enum ctl_opt {
@@ -58,72 +58,74 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_LIMIT] = "limit",
 };
 
-#define CTL_BIT(o)	(1u << (o))
-#define CTL_JOB_FIELDS	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
-			    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
+#define CTL_BIT(o) (1u << (o))
+#define CTL_JOB_FIELDS \
+	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
+	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
 
 /* The most words any command has ("job add JOBID"), and one more. */
-#define CTL_MAXWORDS	4
+#define CTL_MAXWORDS 4
 
 /* The command line, split into words and option values (argv's strings). */
 struct ctl_args {
-	const char	*opt[CTL_OPT__MAX];	/* NULL: not given */
-	const char	*word[CTL_MAXWORDS];
-	int		 nwords;
-	const char	*operand;	/* the word after the command, or NULL */
-	int		 help;
-	int		 version;
+	const char *opt[CTL_OPT__MAX]; /* NULL: not given */
+	const char *word[CTL_MAXWORDS];
+	int nwords;
+	const char *operand; /* the word after the command, or NULL */
+	int help;
+	int version;
 };
 
 struct ctl {
-	struct settings	 st;
-	struct store	*store;		/* opened by ctl_open, once */
+	struct settings st;
+	struct store *store; /* opened by ctl_open, once */
 };
 
 struct ctl_cmd {
-	const char	*title;		/* the words that name it */
-	const char	*synopsis;	/* what follows the title in usage */
-	int		 operands;	/* 0, or 1 for JOBID */
-	unsigned	 opts;		/* CTL_BIT()s it takes besides --db */
-	int		(*run)(struct ctl *, const struct ctl_args *);
+	const char *title; /* the words that name it */
+	const char *synopsis; /* what follows the title in usage */
+	int operands; /* 0, or 1 for JOBID */
+	unsigned opts; /* CTL_BIT()s it takes besides --db */
+	int (*run)(struct ctl *, const struct ctl_args *);
 };
 
 /*
  * A table printed with its columns aligned, built from rows that the store
  * hands over one at a time (and whose strings do not outlive the callback).
  */
-#define CTL_TABLE_MAXCOLS	8
+#define CTL_TABLE_MAXCOLS 8
 
 struct ctl_table {
-	size_t		 ncols;
-	size_t		 width[CTL_TABLE_MAXCOLS];
-	char		**cell;		/* row-major; owned */
-	size_t		 n;
-	size_t		 cap;
-	int		 oom;
+	size_t ncols;
+	size_t width[CTL_TABLE_MAXCOLS];
+	char **cell; /* row-major; owned */
+	size_t n;
+	size_t cap;
+	int oom;
 };
 
-static void	ctl_err(const char *fmt, ...)
-		    __attribute__((format(printf, 1, 2)));
-static void	ctl_table_addf(struct ctl_table *, const char *fmt, ...)
-		    __attribute__((format(printf, 2, 3)));
+static void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void ctl_table_addf(struct ctl_table *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static int	ctl_init(struct ctl *, const struct ctl_args *);
-static int	ctl_job_add(struct ctl *, const struct ctl_args *);
-static int	ctl_job_set(struct ctl *, const struct ctl_args *);
-static int	ctl_job_rm(struct ctl *, const struct ctl_args *);
-static int	ctl_job_list(struct ctl *, const struct ctl_args *);
-static int	ctl_triggers(struct ctl *, const struct ctl_args *);
-static int	ctl_purge(struct ctl *, const struct ctl_args *);
+static int ctl_init(struct ctl *, const struct ctl_args *);
+static int ctl_job_add(struct ctl *, const struct ctl_args *);
+static int ctl_job_set(struct ctl *, const struct ctl_args *);
+static int ctl_job_rm(struct ctl *, const struct ctl_args *);
+static int ctl_job_list(struct ctl *, const struct ctl_args *);
+static int ctl_triggers(struct ctl *, const struct ctl_args *);
+static int ctl_purge(struct ctl *, const struct ctl_args *);
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{ "init", "", 0, 0, ctl_init },
-	{ "job add", "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]", 1,
-	    CTL_JOB_FIELDS, ctl_job_add },
-	{ "job set", "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]", 1,
-	    CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
+	{ "job add",
+	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
+	    "\t    [--command CMD] [--timeout SECONDS]",
+	    1, CTL_JOB_FIELDS, ctl_job_add },
+	{ "job set",
+	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
+	    "\t    [--command CMD] [--timeout SECONDS]",
+	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
 	{ "job list", "", 0, 0, ctl_job_list },
 	{ "triggers", "[--job JOBID] [--limit N]", 0,
@@ -131,12 +133,12 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "purge", "", 0, 0, ctl_purge },
 };
 
-#define CTL_NCMDS	(sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
+#define CTL_NCMDS (sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
 
 static void
 ctl_err(const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	fputs(CTL_PROG ": ", stderr);
 	va_start(ap, fmt);
@@ -148,11 +150,13 @@ ctl_err(const char *fmt, ...)
 static void
 ctl_usage(FILE *fp)
 {
-	size_t	 i;
+	size_t i;
 
-	fprintf(fp, "usage: %s [--db PATH] command [argument ...]\n"
+	fprintf(fp,
+	    "usage: %s [--db PATH] command [argument ...]\n"
 	    "       %s -h | -V\n"
-	    "commands:\n", CTL_PROG, CTL_PROG);
+	    "commands:\n",
+	    CTL_PROG, CTL_PROG);
 	for (i = 0; i < CTL_NCMDS; i++)
 		fprintf(fp, "\t%s%s%s\n", ctl_cmds[i].title,
 		    *ctl_cmds[i].synopsis != '\0' ? " " : "",
@@ -162,7 +166,7 @@ ctl_usage(FILE *fp)
 static int64_t
 ctl_now_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -174,7 +178,7 @@ ctl_now_ms(void)
 static int
 ctl_opt_find(const char *arg, size_t *len)
 {
-	int	 o;
+	int o;
 
 	if (strncmp(arg, "--", 2) != 0)
 		return -1;
@@ -194,9 +198,9 @@ ctl_opt_find(const char *arg, size_t *len)
 static int
 ctl_parse(int argc, char *argv[], struct ctl_args *a)
 {
-	const char	*arg;
-	size_t		 len;
-	int		 i, o, words_only = 0;
+	const char *arg;
+	size_t len;
+	int i, o, words_only = 0;
 
 	memset(a, 0, sizeof(*a));
 	for (i = 1; i < argc; i++) {
@@ -235,7 +239,7 @@ ctl_parse(int argc, char *argv[], struct ctl_args *a)
 static int
 ctl_cmd_match(const struct ctl_cmd *cmd, const struct ctl_args *a)
 {
-	size_t	 len = strlen(a->word[0]);
+	size_t len = strlen(a->word[0]);
 
 	/* "job add" is two words, never one quoted. */
 	if (strchr(a->word[0], ' ') != NULL ||
@@ -256,17 +260,17 @@ ctl_cmd_match(const struct ctl_cmd *cmd, const struct ctl_args *a)
 static const struct ctl_cmd *
 ctl_cmd_find(struct ctl_args *a)
 {
-	const struct ctl_cmd	*cmd = NULL;
-	size_t			 i;
-	int			 used = 0, o;
+	const struct ctl_cmd *cmd = NULL;
+	size_t i;
+	int used = 0, o;
 
 	for (i = 0; i < CTL_NCMDS && used == 0; i++)
 		if ((used = ctl_cmd_match(&ctl_cmds[i], a)) != 0)
 			cmd = &ctl_cmds[i];
 	if (cmd == NULL) {
-		ctl_err("unknown command '%.32s%s%.32s'; see %s -h",
-		    a->word[0], a->nwords > 1 ? " " : "",
-		    a->nwords > 1 ? a->word[1] : "", CTL_PROG);
+		ctl_err("unknown command '%.32s%s%.32s'; see %s -h", a->word[0],
+		    a->nwords > 1 ? " " : "", a->nwords > 1 ? a->word[1] : "",
+		    CTL_PROG);
 		return NULL;
 	}
 	if (a->nwords - used < cmd->operands) {
@@ -319,7 +323,8 @@ ctl_parse_state(const char *s, enum job_state *out)
 {
 	if (job_state_parse(s, out) == -1) {
 		ctl_err("bad --state '%.64s': expected RUNNING, FINISHED, "
-		    "CANCELED, FAILED or SUSPENDED", s);
+			"CANCELED, FAILED or SUSPENDED",
+		    s);
 		return -1;
 	}
 	return 0;
@@ -330,7 +335,8 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
 {
 	if (settings_parse_int(s, 1, max, out) == -1) {
 		ctl_err("bad --%s '%.64s': expected a whole number from 1 to "
-		    "%lld", opt, s, (long long)max);
+			"%lld",
+		    opt, s, (long long)max);
 		return -1;
 	}
 	return 0;
@@ -344,7 +350,7 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
 static int
 ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 {
-	const char	*v;
+	const char *v;
 
 	*fields = 0;
 	if (ctl_parse_id("job id", a->operand, &j->id) == -1)
@@ -369,7 +375,7 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 	}
 	if ((v = a->opt[CTL_OPT_TIMEOUT]) != NULL) {
 		if (ctl_parse_num("timeout", v, CTL_TIMEOUT_MAX,
-		    &j->timeout_s) == -1)
+			&j->timeout_s) == -1)
 			return -1;
 		*fields |= JOB_SET_TIMEOUT;
 	}
@@ -382,9 +388,9 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 static struct store *
 ctl_open(struct ctl *c)
 {
-	struct store_opts	 o;
-	enum store_rc		 rc;
-	char			 err[512];
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
 
 	memset(&o, 0, sizeof(o));
 	o.path = c->st.db_path;
@@ -417,7 +423,7 @@ ctl_store_done(const struct ctl *c, enum store_rc rc, const char *what)
 static size_t
 ctl_width(const char *s)
 {
-	size_t	 w = 0;
+	size_t w = 0;
 
 	for (; *s != '\0'; s++)
 		if (((unsigned char)*s & 0xc0) != 0x80)
@@ -433,8 +439,8 @@ ctl_width(const char *s)
 static void
 ctl_table_addn(struct ctl_table *t, const char *s, size_t n)
 {
-	char	**cell, *p;
-	size_t	 i, col, w;
+	char **cell, *p;
+	size_t i, col, w;
 
 	if (t->oom)
 		return;
@@ -444,8 +450,8 @@ ctl_table_addn(struct ctl_table *t, const char *s, size_t n)
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 64;
-		if ((cell = reallocarray(t->cell, t->cap,
-		    sizeof(*cell))) == NULL) {
+		if ((cell = reallocarray(t->cell, t->cap, sizeof(*cell))) ==
+		    NULL) {
 			t->oom = 1;
 			return;
 		}
@@ -473,9 +479,9 @@ ctl_table_add(struct ctl_table *t, const char *s)
 static void
 ctl_table_addf(struct ctl_table *t, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	 s[512];
-	int	 n;
+	va_list ap;
+	char s[512];
+	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(s, sizeof(s), fmt, ap);
@@ -487,7 +493,7 @@ ctl_table_addf(struct ctl_table *t, const char *fmt, ...)
 static int
 ctl_table_print(const struct ctl_table *t)
 {
-	size_t	 i, col;
+	size_t i, col;
 
 	if (t->oom) {
 		ctl_err("out of memory");
@@ -499,8 +505,9 @@ ctl_table_print(const struct ctl_table *t)
 		if (col + 1 == t->ncols)
 			putchar('\n');
 		else
-			printf("%*s", (int)(t->width[col] -
-			    ctl_width(t->cell[i]) + 2), "");
+			printf("%*s",
+			    (int)(t->width[col] - ctl_width(t->cell[i]) + 2),
+			    "");
 	}
 	return 0;
 }
@@ -508,7 +515,7 @@ ctl_table_print(const struct ctl_table *t)
 static void
 ctl_table_free(struct ctl_table *t)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->n; i++)
 		free(t->cell[i]);
@@ -521,7 +528,7 @@ ctl_table_free(struct ctl_table *t)
 static void
 ctl_table_init(struct ctl_table *t, const char *const *header, size_t ncols)
 {
-	size_t	 i;
+	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	t->ncols = ncols;
@@ -544,10 +551,10 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
-	struct job	 j;
-	struct store	*s;
-	enum store_rc	 rc;
-	int		 fields;
+	struct job j;
+	struct store *s;
+	enum store_rc rc;
+	int fields;
 
 	memset(&j, 0, sizeof(j));
 	j.state = JOB_RUNNING;
@@ -567,17 +574,17 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_job_set(struct ctl *c, const struct ctl_args *a)
 {
-	struct job	 j;
-	struct store	*s;
-	enum store_rc	 rc;
-	int		 fields;
+	struct job j;
+	struct store *s;
+	enum store_rc rc;
+	int fields;
 
 	memset(&j, 0, sizeof(j));
 	if (ctl_job_parse(a, &j, &fields) == -1)
 		return CTL_EXIT_USAGE;
 	if (fields == 0) {
 		ctl_err("job set: nothing to change; give --state, --name, "
-		    "--type, --command or --timeout");
+			"--type, --command or --timeout");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
@@ -593,9 +600,9 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_job_rm(struct ctl *c, const struct ctl_args *a)
 {
-	struct id	 id;
-	struct store	*s;
-	enum store_rc	 rc;
+	struct id id;
+	struct store *s;
+	enum store_rc rc;
 
 	if (ctl_parse_id("job id", a->operand, &id) == -1)
 		return CTL_EXIT_USAGE;
@@ -611,7 +618,7 @@ ctl_job_rm(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_job_row(const struct job *j, void *arg)
 {
-	struct ctl_table	*t = arg;
+	struct ctl_table *t = arg;
 
 	ctl_table_add(t, j->id.s);
 	ctl_table_add(t, job_state_name(j->state));
@@ -631,11 +638,11 @@ static int
 ctl_job_list(struct ctl *c, const struct ctl_args *a)
 {
 	static const char *const header[] = { "JOB ID", "STATE", "TYPE",
-	    "TIMEOUT", "CHECKPOINT", "PENDING", "NAME", "COMMAND" };
-	struct ctl_table	 t;
-	struct store		*s;
-	enum store_rc		 rc;
-	int			 ret;
+		"TIMEOUT", "CHECKPOINT", "PENDING", "NAME", "COMMAND" };
+	struct ctl_table t;
+	struct store *s;
+	enum store_rc rc;
+	int ret;
 
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -651,11 +658,12 @@ ctl_job_list(struct ctl *c, const struct ctl_args *a)
 static void
 ctl_trigger_result(struct ctl_table *t, const struct trigger_row *r)
 {
-	const char	*s;
+	const char *s;
 
 	if (r->failure_class != NULL) {
 		s = r->failure_trace != NULL && *r->failure_trace != '\0' ?
-		    r->failure_trace : r->failure_class;
+		    r->failure_trace :
+		    r->failure_class;
 		ctl_table_addn(t, s, strcspn(s, "\n"));
 	} else if (strcmp(r->status, "COMPLETED") == 0)
 		ctl_table_add(t, r->location);
@@ -668,10 +676,10 @@ ctl_trigger_result(struct ctl_table *t, const struct trigger_row *r)
 static int
 ctl_trigger_row(const struct trigger_row *r, void *arg)
 {
-	struct ctl_table	*t = arg;
-	struct tm		 tm;
-	time_t			 sec = (time_t)(r->created_ms / 1000);
-	char			 when[32];
+	struct ctl_table *t = arg;
+	struct tm tm;
+	time_t sec = (time_t)(r->created_ms / 1000);
+	char when[32];
 
 	if (gmtime_r(&sec, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
@@ -688,8 +696,8 @@ ctl_trigger_row(const struct trigger_row *r, void *arg)
 	if (r->remote_user != NULL && r->remote_addr != NULL)
 		ctl_table_addf(t, "%s@%s", r->remote_user, r->remote_addr);
 	else
-		ctl_table_add(t, r->remote_user != NULL ? r->remote_user :
-		    r->remote_addr);
+		ctl_table_add(t,
+		    r->remote_user != NULL ? r->remote_user : r->remote_addr);
 	ctl_trigger_result(t, r);
 	return t->oom;
 }
@@ -698,20 +706,21 @@ static int
 ctl_triggers(struct ctl *c, const struct ctl_args *a)
 {
 	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
-	    "TRIGGER ID", "STATUS", "CHECKPOINT", "TYPE", "CLIENT",
-	    "RESULT" };
-	struct ctl_table	 t;
-	struct store		*s;
-	struct id		 job;
-	enum store_rc		 rc;
-	int64_t			 limit = CTL_LIMIT_DEFAULT;
-	int			 ret;
+		"TRIGGER ID", "STATUS", "CHECKPOINT", "TYPE", "CLIENT",
+		"RESULT" };
+	struct ctl_table t;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int64_t limit = CTL_LIMIT_DEFAULT;
+	int ret;
 
 	if (a->opt[CTL_OPT_JOB] != NULL &&
 	    ctl_parse_id("--job", a->opt[CTL_OPT_JOB], &job) == -1)
 		return CTL_EXIT_USAGE;
-	if (a->opt[CTL_OPT_LIMIT] != NULL && ctl_parse_num("limit",
-	    a->opt[CTL_OPT_LIMIT], CTL_LIMIT_MAX, &limit) == -1)
+	if (a->opt[CTL_OPT_LIMIT] != NULL &&
+	    ctl_parse_num("limit", a->opt[CTL_OPT_LIMIT], CTL_LIMIT_MAX,
+		&limit) == -1)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -728,9 +737,9 @@ ctl_triggers(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_purge(struct ctl *c, const struct ctl_args *a)
 {
-	struct store	*s;
-	enum store_rc	 rc;
-	int64_t		 n;
+	struct store *s;
+	enum store_rc rc;
+	int64_t n;
 
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -743,11 +752,11 @@ ctl_purge(struct ctl *c, const struct ctl_args *a)
 int
 main(int argc, char *argv[])
 {
-	const struct ctl_cmd	*cmd;
-	struct ctl_args		 a;
-	struct ctl		 c;
-	char			 err[256];
-	int			 ret;
+	const struct ctl_cmd *cmd;
+	struct ctl_args a;
+	struct ctl c;
+	char err[256];
+	int ret;
 
 	/*
 	 * Errors only: the store's warning on a lock timeout would be a
@@ -777,8 +786,8 @@ main(int argc, char *argv[])
 	}
 
 	memset(&c, 0, sizeof(c));
-	if (settings_from_env(&c.st, a.opt[CTL_OPT_DB], err,
-	    sizeof(err)) == -1) {
+	if (settings_from_env(&c.st, a.opt[CTL_OPT_DB], err, sizeof(err)) ==
+	    -1) {
 		ctl_err("%s", err);
 		return CTL_EXIT_FAIL;
 	}

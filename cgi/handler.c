@@ -38,9 +38,9 @@ api_free(struct api *a)
 static struct store *
 api_store(struct api *a, struct response *r)
 {
-	struct store_opts	 o;
-	enum store_rc		 rc;
-	char			 err[512];
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
 
 	if (a->store != NULL)
 		return a->store;
@@ -93,9 +93,9 @@ api_store_failed(struct api *a, enum store_rc rc, struct response *r)
 static int
 api_read_body(struct api *a, const struct request *req, struct response *r)
 {
-	size_t		 len, got;
-	enum body_rc	 rc;
-	char		 limit[32];
+	size_t len, got;
+	enum body_rc rc;
+	char limit[32];
 
 	buf_reset(&a->body);
 	rc = body_length(req->content_length, a->settings->max_body, &len);
@@ -115,7 +115,8 @@ api_read_body(struct api *a, const struct request *req, struct response *r)
 		return -1;
 	}
 	got = req->read_body != NULL ?
-	    req->read_body(req->ctx, a->body.p, len) : 0;
+	    req->read_body(req->ctx, a->body.p, len) :
+	    0;
 	a->body.len = got;
 	a->body.p[got] = '\0';
 	if (got != len) {
@@ -130,13 +131,13 @@ static int
 api_path_id(const struct segment *seg, const char *name, struct id *out,
     struct response *r)
 {
-	char	 raw[512];
+	char raw[512];
 
 	if (id_parse(seg->p, seg->len, out) == 0)
 		return 0;
 	/* The value is echoed, bounded, as Flink does; JSON-escaped later. */
-	snprintf(raw, sizeof(raw), "%.*s", (int)(seg->len < 256 ? seg->len : 256),
-	    seg->p);
+	snprintf(raw, sizeof(raw), "%.*s",
+	    (int)(seg->len < 256 ? seg->len : 256), seg->p);
 	http_error(r, ERR_PATH_PARAM, name, raw);
 	return -1;
 }
@@ -145,11 +146,11 @@ static void
 api_trigger(struct api *a, const struct request *req, const struct route *rt,
     struct response *r, int64_t now_ms)
 {
-	struct trigger_body	 tb;
-	struct trigger_rec	 rec;
-	struct store		*s;
-	enum store_rc		 rc;
-	int			 created;
+	struct trigger_body tb;
+	struct trigger_rec rec;
+	struct store *s;
+	enum store_rc rc;
+	int created;
 
 	/* The body is checked before the path ids, as in Flink. */
 	if (api_read_body(a, req, r) == -1)
@@ -197,7 +198,8 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	} else {
 		if ((s = api_store(a, r)) == NULL)
 			return;
-		if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
+		if ((rc = store_record_trigger(s, &rec, &created)) !=
+		    STORE_OK) {
 			api_store_failed(a, rc, r);
 			return;
 		}
@@ -206,7 +208,8 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	    created ? "recorded" : "already known");
 	r->status = HTTP_202;
 	buf_reset(&r->body);
-	if (buf_printf(&r->body, "{\"request-id\":\"%s\"}", rec.trigger.s) == -1)
+	if (buf_printf(&r->body, "{\"request-id\":\"%s\"}", rec.trigger.s) ==
+	    -1)
 		http_error(r, ERR_INTERNAL);
 }
 
@@ -214,9 +217,9 @@ static void
 api_status(struct api *a, const struct route *rt, struct response *r,
     int64_t now_ms)
 {
-	struct id	 job, trigger;
-	struct store	*s;
-	enum store_rc	 rc;
+	struct id job, trigger;
+	struct store *s;
+	enum store_rc rc;
 
 	/* jobid is resolved first: with both bad, jobid is reported. */
 	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
@@ -242,8 +245,8 @@ void
 api_handle(struct api *a, const struct request *req, struct response *r,
     int64_t now_ms)
 {
-	struct route	 rt;
-	const char	*method = req->method != NULL ? req->method : "";
+	struct route rt;
+	const char *method = req->method != NULL ? req->method : "";
 
 	response_reset(r);
 	route_match(method, req->path, &rt);

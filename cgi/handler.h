@@ -14,32 +14,32 @@
 #include "store.h"
 
 /* Reads up to n body bytes into p; returns the count, short only at EOF. */
-typedef size_t	(*body_reader)(void *ctx, char *p, size_t n);
+typedef size_t (*body_reader)(void *ctx, char *p, size_t n);
 
 struct request {
-	const char	*method;	/* REQUEST_METHOD */
-	const char	*path;		/* PATH_INFO, decoded by the server */
-	const char	*uri;		/* REQUEST_URI, raw, for 404 texts */
-	const char	*content_length;/* CONTENT_LENGTH, may be NULL */
-	const char	*remote_user;	/* REMOTE_USER, may be NULL */
-	const char	*remote_addr;	/* REMOTE_ADDR, may be NULL */
-	body_reader	 read_body;
-	void		*ctx;
+	const char *method; /* REQUEST_METHOD */
+	const char *path; /* PATH_INFO, decoded by the server */
+	const char *uri; /* REQUEST_URI, raw, for 404 texts */
+	const char *content_length; /* CONTENT_LENGTH, may be NULL */
+	const char *remote_user; /* REMOTE_USER, may be NULL */
+	const char *remote_addr; /* REMOTE_ADDR, may be NULL */
+	body_reader read_body;
+	void *ctx;
 };
 
 struct committer;
 
 /* One per process (or per thread): settings, the store, scratch space. */
 struct api {
-	const struct settings	*settings;
-	struct store		*store;	/* NULL until opened, or after a fault */
-	struct committer	*committer; /* shared group commit, or NULL */
-	struct buf		 body;	/* request body scratch */
+	const struct settings *settings;
+	struct store *store; /* NULL until opened, or after a fault */
+	struct committer *committer; /* shared group commit, or NULL */
+	struct buf body; /* request body scratch */
 };
 
-void	api_init(struct api *, const struct settings *);
-void	api_free(struct api *);
-void	api_handle(struct api *, const struct request *, struct response *,
-	    int64_t now_ms);
+void api_init(struct api *, const struct settings *);
+void api_free(struct api *);
+void api_handle(struct api *, const struct request *, struct response *,
+    int64_t now_ms);
 
 #endif /* HANDLER_H */

@@ -24,7 +24,7 @@ static const char *const http_status_lines[HTTP__MAX] = {
 
 static const struct {
 	enum http_status status;
-	const char	*fmt;
+	const char *fmt;
 } api_errors[ERR__MAX] = {
 	[ERR_NOT_FOUND] = { HTTP_404, "Not found: %s" },
 	[ERR_METHOD] = { HTTP_405,
@@ -57,7 +57,8 @@ static const struct {
 const char *
 http_status_line(enum http_status st)
 {
-	return st < HTTP__MAX ? http_status_lines[st] : http_status_lines[HTTP_500];
+	return st < HTTP__MAX ? http_status_lines[st] :
+				http_status_lines[HTTP_500];
 }
 
 /*
@@ -67,9 +68,9 @@ http_status_line(enum http_status st)
 int
 http_error(struct response *r, enum api_error e, ...)
 {
-	struct buf	 msg = { 0 };
-	va_list		 ap;
-	int		 n, rc;
+	struct buf msg = { 0 };
+	va_list ap;
+	int n, rc;
 
 	if (e >= ERR__MAX)
 		e = ERR_INTERNAL;
@@ -99,19 +100,20 @@ http_error(struct response *r, enum api_error e, ...)
  * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
  */
 int
-http_headers(const struct response *r, const char *cors_origin,
-    struct buf *out)
+http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
-	if (buf_printf(out, "Status: %s\r\n"
-	    "Content-Type: application/json; charset=UTF-8\r\n"
-	    "Content-Length: %zu\r\n", http_status_line(r->status),
-	    r->body.len) == -1)
+	if (buf_printf(out,
+		"Status: %s\r\n"
+		"Content-Type: application/json; charset=UTF-8\r\n"
+		"Content-Length: %zu\r\n",
+		http_status_line(r->status), r->body.len) == -1)
 		return -1;
-	if (r->allow != NULL && buf_printf(out, "Allow: %s\r\n", r->allow) == -1)
+	if (r->allow != NULL &&
+	    buf_printf(out, "Allow: %s\r\n", r->allow) == -1)
 		return -1;
 	if (cors_origin != NULL &&
 	    buf_printf(out, "Access-Control-Allow-Origin: %s\r\n",
-	    cors_origin) == -1)
+		cors_origin) == -1)
 		return -1;
 	return buf_add(out, "\r\n", 2);
 }

@@ -55,15 +55,15 @@ enum api_error {
 
 struct response {
 	enum http_status status;
-	const char	*allow;	/* Allow: header value for 405, else NULL */
-	struct buf	 body;	/* JSON, without a trailing newline */
+	const char *allow; /* Allow: header value for 405, else NULL */
+	struct buf body; /* JSON, without a trailing newline */
 };
 
-const char	*http_status_line(enum http_status);
-int		 http_error(struct response *, enum api_error, ...);
-int		 http_headers(const struct response *, const char *cors_origin,
-		    struct buf *out);
-void		 response_reset(struct response *);
-void		 response_free(struct response *);
+const char *http_status_line(enum http_status);
+int http_error(struct response *, enum api_error, ...);
+int http_headers(const struct response *, const char *cors_origin,
+    struct buf *out);
+void response_reset(struct response *);
+void response_free(struct response *);
 
 #endif /* HTTP_H */

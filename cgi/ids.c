@@ -18,9 +18,9 @@
 int
 id_parse(const char *s, size_t len, struct id *out)
 {
-	struct id	 id;
-	size_t		 i;
-	char		 c;
+	struct id id;
+	size_t i;
+	char c;
 
 	if (s == NULL || len != ID_LEN)
 		return -1;
@@ -51,10 +51,10 @@ id_parse_str(const char *s, struct id *out)
 int
 id_random(struct id *out)
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 raw[ID_LEN / 2];
-	size_t			 got = 0, i;
-	ssize_t			 n;
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[ID_LEN / 2];
+	size_t got = 0, i;
+	ssize_t n;
 
 	while (got < sizeof(raw)) {
 		n = getrandom(raw + got, sizeof(raw) - got, 0);

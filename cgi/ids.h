@@ -8,15 +8,15 @@
 
 #include <stddef.h>
 
-#define ID_LEN	32		/* hex characters in an id */
+#define ID_LEN 32 /* hex characters in an id */
 
 /* An id in canonical form: 32 lowercase hex digits and a NUL. */
 struct id {
-	char	 s[ID_LEN + 1];
+	char s[ID_LEN + 1];
 };
 
-int	id_parse(const char *s, size_t len, struct id *out);
-int	id_parse_str(const char *s, struct id *out);
-int	id_random(struct id *out);
+int id_parse(const char *s, size_t len, struct id *out);
+int id_parse_str(const char *s, struct id *out);
+int id_random(struct id *out);
 
 #endif /* IDS_H */

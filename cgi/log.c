@@ -13,13 +13,13 @@
 
 #include "log.h"
 
-static const char	*log_prog = "checkpoint";
-static int		 log_syslog;
-static enum log_level	 log_max = LOG_LVL_INFO;
+static const char *log_prog = "checkpoint";
+static int log_syslog;
+static enum log_level log_max = LOG_LVL_INFO;
 
 static const struct {
-	const char	*name;
-	int		 prio;
+	const char *name;
+	int prio;
 } log_levels[] = {
 	[LOG_LVL_ERROR] = { "error", LOG_ERR },
 	[LOG_LVL_WARN] = { "warn", LOG_WARNING },
@@ -40,7 +40,7 @@ log_init(const char *prog, int use_syslog, enum log_level max)
 int
 log_level_parse(const char *s, enum log_level *out)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(log_levels) / sizeof(log_levels[0]); i++)
 		if (strcasecmp(s, log_levels[i].name) == 0) {
@@ -53,9 +53,9 @@ log_level_parse(const char *s, enum log_level *out)
 static void
 log_vwrite(enum log_level lvl, const char *fmt, va_list ap)
 {
-	char		 msg[2048];
-	struct timespec	 ts;
-	struct tm	 tm;
+	char msg[2048];
+	struct timespec ts;
+	struct tm tm;
 
 	if (lvl > log_max)
 		return;
@@ -66,12 +66,14 @@ log_vwrite(enum log_level lvl, const char *fmt, va_list ap)
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	fprintf(stderr, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%ld]: %s: %s\n",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_prog,
-	    (long)getpid(), log_levels[lvl].name, msg);
+	fprintf(stderr,
+	    "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%ld]: %s: %s\n",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec, ts.tv_nsec / 1000000, log_prog, (long)getpid(),
+	    log_levels[lvl].name, msg);
 }
 
+/* clang-format off */
 #define LOG_FN(fn, lvl)					\
 	void						\
 	fn(const char *fmt, ...)			\
@@ -81,6 +83,7 @@ log_vwrite(enum log_level lvl, const char *fmt, va_list ap)
 		log_vwrite(lvl, fmt, ap);		\
 		va_end(ap);				\
 	}
+/* clang-format on */
 
 LOG_FN(log_error, LOG_LVL_ERROR)
 LOG_FN(log_warn, LOG_LVL_WARN)

@@ -10,14 +10,14 @@
 
 #include "route.h"
 
-#define ROUTE_MAXSEG	6
+#define ROUTE_MAXSEG 6
 
 static const struct {
-	enum route_id	 id;
-	const char	*method;
-	size_t		 nseg;
+	enum route_id id;
+	const char *method;
+	size_t nseg;
 	/* Literal segments; NULL marks a parameter. */
-	const char	*seg[ROUTE_MAXSEG];
+	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
 	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
 	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
@@ -32,8 +32,8 @@ static const struct {
 static int
 route_split(const char *path, struct segment *seg, size_t max)
 {
-	const char	*p, *end;
-	size_t		 n = 0;
+	const char *p, *end;
+	size_t n = 0;
 
 	if (path == NULL || path[0] != '/')
 		return -1;
@@ -65,9 +65,9 @@ segment_is(const struct segment *s, const char *lit)
 void
 route_match(const char *method, const char *path, struct route *r)
 {
-	struct segment	 seg[ROUTE_MAXSEG + 1], *s = seg;
-	size_t		 i, j;
-	int		 n;
+	struct segment seg[ROUTE_MAXSEG + 1], *s = seg;
+	size_t i, j;
+	int n;
 
 	memset(r, 0, sizeof(*r));
 	r->id = ROUTE_NONE;

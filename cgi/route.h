@@ -8,25 +8,25 @@
 #include <stddef.h>
 
 enum route_id {
-	ROUTE_NONE,		/* no such path */
-	ROUTE_TRIGGER,		/* /jobs/:jobid/checkpoints */
-	ROUTE_STATUS		/* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_NONE, /* no such path */
+	ROUTE_TRIGGER, /* /jobs/:jobid/checkpoints */
+	ROUTE_STATUS /* /jobs/:jobid/checkpoints/:triggerid */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */
 struct segment {
-	const char	*p;
-	size_t		 len;
+	const char *p;
+	size_t len;
 };
 
 struct route {
-	enum route_id	 id;
-	int		 method_ok;	/* the route takes this method */
-	const char	*allow;		/* the method it takes */
-	struct segment	 jobid;		/* raw, not yet validated */
-	struct segment	 triggerid;	/* raw, ROUTE_STATUS only */
+	enum route_id id;
+	int method_ok; /* the route takes this method */
+	const char *allow; /* the method it takes */
+	struct segment jobid; /* raw, not yet validated */
+	struct segment triggerid; /* raw, ROUTE_STATUS only */
 };
 
-void	route_match(const char *method, const char *path, struct route *);
+void route_match(const char *method, const char *path, struct route *);
 
 #endif /* ROUTE_H */

@@ -32,36 +32,36 @@
 #include "log.h"
 #include "runner.h"
 
-#define RUNNER_LEASE_GRACE_MS	30000	/* beyond the job's timeout */
-#define RUNNER_POLL_MS		50	/* how often a pass looks for news */
-#define RUNNER_MAX_ACTIVE	64
+#define RUNNER_LEASE_GRACE_MS 30000 /* beyond the job's timeout */
+#define RUNNER_POLL_MS 50 /* how often a pass looks for news */
+#define RUNNER_MAX_ACTIVE 64
 
 /* An action in flight and what its result completes. */
 struct running {
-	struct action	*action;
-	int64_t		 row;
-	struct id	 job;
-	struct id	 trigger;
-	int64_t		 checkpoint_id;
-	enum ckpt_type	 type;
-	int64_t		 timeout_s;
-	char		 env[4][96];
+	struct action *action;
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	int64_t checkpoint_id;
+	enum ckpt_type type;
+	int64_t timeout_s;
+	char env[4][96];
 };
 
 struct pass {
-	struct store		*store;
+	struct store *store;
 	const struct runner_opts *o;
-	struct runner_stats	*stats;
-	struct running		 run[RUNNER_MAX_ACTIVE];
-	size_t			 nrun;
-	int			 skipped;	/* left work for a later round */
-	struct pending		*pend;
+	struct runner_stats *stats;
+	struct running run[RUNNER_MAX_ACTIVE];
+	size_t nrun;
+	int skipped; /* left work for a later round */
+	struct pending *pend;
 };
 
 static int64_t
 wall_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -71,10 +71,10 @@ wall_ms(void)
 static unsigned long long
 proc_start_time(long pid)
 {
-	char			 path[64], buf[1024], *p;
-	unsigned long long	 start = 0;
-	FILE			*f;
-	int			 field;
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+	int field;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if ((f = fopen(path, "r")) == NULL)
@@ -98,13 +98,15 @@ proc_start_time(long pid)
 int
 runner_owner(char *buf, size_t len)
 {
-	char	 host[256];
+	char host[256];
 
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
 	return snprintf(buf, len, "%s:%ld:%llu", host, (long)getpid(),
-	    proc_start_time((long)getpid())) < (int)len ? 0 : -1;
+		   proc_start_time((long)getpid())) < (int)len ?
+	    0 :
+	    -1;
 }
 
 /*
@@ -114,9 +116,9 @@ runner_owner(char *buf, size_t len)
 static int
 owner_alive(const char *owner)
 {
-	char			 host[256], mine[256];
-	long			 pid;
-	unsigned long long	 start;
+	char host[256], mine[256];
+	long pid;
+	unsigned long long start;
 
 	if (sscanf(owner, "%255[^:]:%ld:%llu", host, &pid, &start) != 3)
 		return -1;
@@ -128,26 +130,28 @@ owner_alive(const char *owner)
 static int
 stale_collect(const struct stale *c, void *arg)
 {
-	struct pass	*p = arg;
-	struct outcome	 o;
-	struct buf	 trace = { 0 };
-	int		 alive;
-	int64_t		 now = wall_ms();
+	struct pass *p = arg;
+	struct outcome o;
+	struct buf trace = { 0 };
+	int alive;
+	int64_t now = wall_ms();
 
 	/* Gone from this host, or past its lease wherever it runs. */
 	alive = owner_alive(c->owner);
 	if (alive != 0 && c->lease_ms > now)
 		return 0;
 	memset(&o, 0, sizeof(o));
-	buf_printf(&trace, "%s: %s\n\tat checkpoint-runner (the runner %s "
-	    "that claimed it is gone)\n", FAIL_CKPT_CLASS, FAIL_EXPIRED,
-	    c->owner);
+	buf_printf(&trace,
+	    "%s: %s\n\tat checkpoint-runner (the runner %s "
+	    "that claimed it is gone)\n",
+	    FAIL_CKPT_CLASS, FAIL_EXPIRED, c->owner);
 	o.failure_class = FAIL_CKPT_CLASS;
 	o.failure_trace = buf_str(&trace);
 	if (store_complete(p->store, c->row, c->owner, &o, now) == STORE_OK) {
 		log_warn("trigger %s job %s: stale claim of %s resolved as "
-		    "expired (checkpoint %lld)", c->trigger.s, c->job.s,
-		    c->owner, (long long)c->checkpoint_id);
+			 "expired (checkpoint %lld)",
+		    c->trigger.s, c->job.s, c->owner,
+		    (long long)c->checkpoint_id);
 		p->stats->stale++;
 		p->stats->failed++;
 	}
@@ -159,7 +163,7 @@ stale_collect(const struct stale *c, void *arg)
 static enum store_rc
 pass_resolve_stale(struct pass *p)
 {
-	enum store_rc	 rc;
+	enum store_rc rc;
 
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
@@ -175,7 +179,7 @@ pass_resolve_stale(struct pass *p)
 static int
 pass_job_running(const struct pass *p, const struct id *job)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < p->nrun; i++)
 		if (strcmp(p->run[i].job.s, job->s) == 0)
@@ -191,10 +195,10 @@ static enum store_rc
 pass_decide(struct pass *p, struct pending *e, struct running *claim,
     int *claimed, struct buf *trace, int64_t now)
 {
-	struct outcome	 o;
-	enum store_rc	 rc;
-	enum ckpt_type	 type;
-	int64_t		 id;
+	struct outcome o;
+	enum store_rc rc;
+	enum ckpt_type type;
+	int64_t id;
 
 	*claimed = 0;
 	memset(&o, 0, sizeof(o));
@@ -254,8 +258,8 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 static void
 pass_start(struct pass *p, struct running *r, const char *command)
 {
-	struct action_spec	 spec;
-	struct id		 job = r->job, trigger = r->trigger;
+	struct action_spec spec;
+	struct id job = r->job, trigger = r->trigger;
 
 	memset(&spec, 0, sizeof(spec));
 	snprintf(r->env[0], sizeof(r->env[0]), "CHECKPOINT_JOB_ID=%s", job.s);
@@ -274,11 +278,13 @@ pass_start(struct pass *p, struct running *r, const char *command)
 	r->action = NULL;
 	if (action_start(&spec, &r->action) == -1)
 		log_error("trigger %s job %s: cannot start the checkpoint "
-		    "action: %s", r->trigger.s, r->job.s, strerror(errno));
+			  "action: %s",
+		    r->trigger.s, r->job.s, strerror(errno));
 	else
 		log_info("trigger %s job %s: checkpoint %lld: action started "
-		    "(pid %ld)", r->trigger.s, r->job.s,
-		    (long long)r->checkpoint_id, (long)action_pid(r->action));
+			 "(pid %ld)",
+		    r->trigger.s, r->job.s, (long long)r->checkpoint_id,
+		    (long)action_pid(r->action));
 	p->stats->actions++;
 }
 
@@ -291,13 +297,13 @@ pass_start(struct pass *p, struct running *r, const char *command)
 static enum store_rc
 pass_round(struct pass *p, int64_t *cursor, int *more)
 {
-	struct running	 claims[RUNNER_MAX_ACTIVE];
-	char		*commands[RUNNER_MAX_ACTIVE];
-	struct buf	 trace = { 0 };
-	enum store_rc	 rc;
-	size_t		 n, i, nclaims = 0, inrange;
-	int		 claimed;
-	int64_t		 now = wall_ms(), upto, failed = 0, completed = 0;
+	struct running claims[RUNNER_MAX_ACTIVE];
+	char *commands[RUNNER_MAX_ACTIVE];
+	struct buf trace = { 0 };
+	enum store_rc rc;
+	size_t n, i, nclaims = 0, inrange;
+	int claimed;
+	int64_t now = wall_ms(), upto, failed = 0, completed = 0;
 
 	*more = 0;
 	if ((rc = store_begin(p->store)) != STORE_OK)
@@ -308,12 +314,15 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	 */
 	n = 0;
 	if ((rc = store_pending_bound(p->store, *cursor, p->o->batch, &upto,
-	    &inrange)) != STORE_OK ||
-	    (inrange > 0 && ((rc = store_fail_unknown_jobs(p->store, *cursor,
-	    upto, FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &failed)) !=
-	    STORE_OK || (rc = store_complete_plain(p->store, *cursor, upto,
-	    now, &completed)) != STORE_OK || (rc = store_pending(p->store,
-	    *cursor, upto, p->o->batch, p->pend, &n)) != STORE_OK))) {
+		 &inrange)) != STORE_OK ||
+	    (inrange > 0 &&
+		((rc = store_fail_unknown_jobs(p->store, *cursor, upto,
+		      FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &failed)) !=
+			STORE_OK ||
+		    (rc = store_complete_plain(p->store, *cursor, upto, now,
+			 &completed)) != STORE_OK ||
+		    (rc = store_pending(p->store, *cursor, upto, p->o->batch,
+			 p->pend, &n)) != STORE_OK))) {
 		store_rollback(p->store);
 		return rc;
 	}
@@ -357,12 +366,12 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 static void
 pass_finish(struct pass *p, struct running *r)
 {
-	struct action_result	 res;
-	struct outcome		 o;
-	struct buf		 trace = { 0 };
-	enum store_rc		 rc;
-	char			 what[64];
-	size_t			 tl;
+	struct action_result res;
+	struct outcome o;
+	struct buf trace = { 0 };
+	enum store_rc rc;
+	char what[64];
+	size_t tl;
 
 	memset(&o, 0, sizeof(o));
 	o.checkpoint_id = r->checkpoint_id;
@@ -377,9 +386,10 @@ pass_finish(struct pass *p, struct running *r)
 		o.location = res.last_line[0] != '\0' ? res.last_line : NULL;
 		break;
 	case ACTION_TIMEOUT:
-		buf_printf(&trace, "%s: %s\n\tat checkpoint action "
-		    "(killed after its timeout of %lld s)\n", FAIL_CKPT_CLASS,
-		    FAIL_EXPIRED, (long long)r->timeout_s);
+		buf_printf(&trace,
+		    "%s: %s\n\tat checkpoint action "
+		    "(killed after its timeout of %lld s)\n",
+		    FAIL_CKPT_CLASS, FAIL_EXPIRED, (long long)r->timeout_s);
 		break;
 	default:
 		if (res.status == ACTION_ERROR)
@@ -391,11 +401,14 @@ pass_finish(struct pass *p, struct running *r)
 			snprintf(what, sizeof(what), "exited with status %d",
 			    res.exit_code);
 		tl = strlen(res.err_tail);
-		while (tl > 0 && (res.err_tail[tl - 1] == '\n' ||
-		    res.err_tail[tl - 1] == ' '))
+		while (tl > 0 &&
+		    (res.err_tail[tl - 1] == '\n' ||
+			res.err_tail[tl - 1] == ' '))
 			res.err_tail[--tl] = '\0';
-		buf_printf(&trace, "%s: %s %s\n\tat checkpoint action "
-		    "(it %s)\n", FAIL_CKPT_CLASS, FAIL_DECLINED,
+		buf_printf(&trace,
+		    "%s: %s %s\n\tat checkpoint action "
+		    "(it %s)\n",
+		    FAIL_CKPT_CLASS, FAIL_DECLINED,
 		    tl > 0 ? res.err_tail : "The checkpoint action failed.",
 		    what);
 		break;
@@ -415,7 +428,8 @@ pass_finish(struct pass *p, struct running *r)
 		    res.status == ACTION_OK ? "completed" : "failed");
 	} else if (rc == STORE_NOTFOUND)
 		log_warn("trigger %s job %s: resolved by another runner while "
-		    "its action ran; result dropped", r->trigger.s, r->job.s);
+			 "its action ran; result dropped",
+		    r->trigger.s, r->job.s);
 	else
 		/* The claim stays; its lease makes it stale later. */
 		log_error("trigger %s job %s: cannot record the result: %s",
@@ -429,10 +443,10 @@ pass_finish(struct pass *p, struct running *r)
 static int
 pass_wait(struct pass *p)
 {
-	struct pollfd	 pfd[2 * RUNNER_MAX_ACTIVE];
-	size_t		 i, n = 0;
-	int		 timeout = RUNNER_POLL_MS, t, finished = 0;
-	int64_t		 now = action_now_ms();
+	struct pollfd pfd[2 * RUNNER_MAX_ACTIVE];
+	size_t i, n = 0;
+	int timeout = RUNNER_POLL_MS, t, finished = 0;
+	int64_t now = action_now_ms();
 
 	for (i = 0; i < p->nrun; i++) {
 		if (p->run[i].action == NULL) {
@@ -446,7 +460,7 @@ pass_wait(struct pass *p)
 	if (poll(pfd, n, timeout) == -1 && errno != EINTR)
 		log_warn("poll: %s", strerror(errno));
 	now = action_now_ms();
-	for (i = 0; i < p->nrun; ) {
+	for (i = 0; i < p->nrun;) {
 		if (p->run[i].action == NULL ||
 		    action_step(p->run[i].action, now)) {
 			pass_finish(p, &p->run[i]);
@@ -468,11 +482,11 @@ int
 runner_pass(struct store *s, const struct runner_opts *o,
     struct runner_stats *stats, volatile sig_atomic_t *quit)
 {
-	struct pass	 p;
-	enum store_rc	 rc = STORE_OK;
-	int64_t		 cursor = 0, start = action_now_ms(), purged;
-	int64_t		 version = 0, seen = 0;
-	int		 more = 1, rescan;
+	struct pass p;
+	enum store_rc rc = STORE_OK;
+	int64_t cursor = 0, start = action_now_ms(), purged;
+	int64_t version = 0, seen = 0;
+	int more = 1, rescan;
 
 	memset(&p, 0, sizeof(p));
 	p.store = s;
@@ -489,7 +503,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 			rc = pass_round(&p, &cursor, &more);
 			if (rc == STORE_BUSY)
 				log_warn("database busy; the round will be "
-				    "tried again");
+					 "tried again");
 			if (more)
 				continue;
 		}

@@ -13,33 +13,35 @@
 #include "store.h"
 
 struct runner_opts {
-	const char	*owner;		/* this runner's claim tag: host:pid:start */
-	size_t		 parallel;	/* actions at once, one per job */
-	size_t		 batch;		/* triggers per transaction */
-	int64_t		 store_ms;	/* retention, for purging */
+	const char *owner; /* this runner's claim tag: host:pid:start */
+	size_t parallel; /* actions at once, one per job */
+	size_t batch; /* triggers per transaction */
+	int64_t store_ms; /* retention, for purging */
 };
 
 struct runner_stats {
-	int64_t		 completed;	/* successful checkpoints */
-	int64_t		 failed;	/* completed with a failure */
-	int64_t		 stale;		/* dead runners' claims resolved */
-	int64_t		 purged;	/* expired results dropped */
-	int64_t		 actions;	/* commands run */
-	int64_t		 transactions;	/* write transactions committed */
-	int64_t		 duration_ms;
+	int64_t completed; /* successful checkpoints */
+	int64_t failed; /* completed with a failure */
+	int64_t stale; /* dead runners' claims resolved */
+	int64_t purged; /* expired results dropped */
+	int64_t actions; /* commands run */
+	int64_t transactions; /* write transactions committed */
+	int64_t duration_ms;
 };
 
 /* Flink's failure texts (research/flink-rest.md, section 3.5). */
-#define FAIL_JOB_CLASS	"java.util.concurrent.CompletionException"
-#define FAIL_JOB_TRACE	"java.util.concurrent.CompletionException: " \
+#define FAIL_JOB_CLASS "java.util.concurrent.CompletionException"
+#define FAIL_JOB_TRACE \
+	"java.util.concurrent.CompletionException: " \
 	"org.apache.flink.runtime.messages.FlinkJobNotFoundException: " \
 	"Could not find Flink job (%s)"
-#define FAIL_CKPT_CLASS	"org.apache.flink.runtime.checkpoint.CheckpointException"
-#define FAIL_DECLINED	"Checkpoint was declined."
-#define FAIL_EXPIRED	"Checkpoint expired before completing."
+#define FAIL_CKPT_CLASS \
+	"org.apache.flink.runtime.checkpoint.CheckpointException"
+#define FAIL_DECLINED "Checkpoint was declined."
+#define FAIL_EXPIRED "Checkpoint expired before completing."
 
-int	runner_owner(char *buf, size_t len);
-int	runner_pass(struct store *, const struct runner_opts *,
-	    struct runner_stats *, volatile sig_atomic_t *quit);
+int runner_owner(char *buf, size_t len);
+int runner_pass(struct store *, const struct runner_opts *,
+    struct runner_stats *, volatile sig_atomic_t *quit);
 
 #endif /* RUNNER_H */

@@ -24,17 +24,17 @@
 #include "settings.h"
 
 /* Exit statuses, as checkpoint-runner(8) lists them. */
-#define EXIT_OK		0	/* work done, or nothing to do */
-#define EXIT_PASS	1	/* a pass could not finish (database busy or failing) */
-#define EXIT_USAGE	2	/* bad options or settings */
-#define EXIT_DB		3	/* the database cannot be opened or is too new */
+#define EXIT_OK 0 /* work done, or nothing to do */
+#define EXIT_PASS 1 /* a pass could not finish (database busy or failing) */
+#define EXIT_USAGE 2 /* bad options or settings */
+#define EXIT_DB 3 /* the database cannot be opened or is too new */
 
-#define WATCH_IDLE_PASS_MS	5000	/* a pass even without news: leases */
-#define WATCH_HOT_STEP_MS	2	/* after a wake-up, look again this often */
-#define WATCH_HOT_STEPS		50	/* for this many steps */
-#define WAL_TRUNCATE_BYTES	(4 * 1024 * 1024)
+#define WATCH_IDLE_PASS_MS 5000 /* a pass even without news: leases */
+#define WATCH_HOT_STEP_MS 2 /* after a wake-up, look again this often */
+#define WATCH_HOT_STEPS 50 /* for this many steps */
+#define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 
-static volatile sig_atomic_t	 quit;
+static volatile sig_atomic_t quit;
 
 static void
 on_signal(int sig)
@@ -45,7 +45,8 @@ on_signal(int sig)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: checkpoint-runner [--watch] [--stats] "
+	fprintf(stderr,
+	    "usage: checkpoint-runner [--watch] [--stats] "
 	    "[--syslog] [--db path]\n"
 	    "                         [--parallel n] [--batch n] "
 	    "[--log-level level]\n");
@@ -56,10 +57,10 @@ static void
 print_stats(const struct runner_stats *st)
 {
 	printf("{\"completed\":%lld,\"failed\":%lld,\"stale\":%lld,"
-	    "\"purged\":%lld,\"actions\":%lld,\"transactions\":%lld,"
-	    "\"duration_ms\":%lld}\n", (long long)st->completed,
-	    (long long)st->failed, (long long)st->stale,
-	    (long long)st->purged, (long long)st->actions,
+	       "\"purged\":%lld,\"actions\":%lld,\"transactions\":%lld,"
+	       "\"duration_ms\":%lld}\n",
+	    (long long)st->completed, (long long)st->failed,
+	    (long long)st->stale, (long long)st->purged, (long long)st->actions,
 	    (long long)st->transactions, (long long)st->duration_ms);
 	fflush(stdout);
 }
@@ -68,9 +69,9 @@ print_stats(const struct runner_stats *st)
 static void
 wal_housekeeping(struct store *s, const char *db)
 {
-	char		 wal[PATH_MAX];
-	struct stat	 sb;
-	int		 busy;
+	char wal[PATH_MAX];
+	struct stat sb;
+	int busy;
 
 	if (snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) ||
 	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
@@ -88,14 +89,14 @@ wal_housekeeping(struct store *s, const char *db)
 static int
 watch_open(const char *db)
 {
-	char	 dir[PATH_MAX];
-	int	 fd;
+	char dir[PATH_MAX];
+	int fd;
 
 	snprintf(dir, sizeof(dir), "%s", db);
 	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
 		return -1;
-	if (inotify_add_watch(fd, dirname(dir), IN_MODIFY | IN_CREATE |
-	    IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
+	if (inotify_add_watch(fd, dirname(dir),
+		IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -109,9 +110,9 @@ watch_open(const char *db)
 static int
 watch_wait(int fd, int timeout_ms)
 {
-	struct pollfd	 pfd;
-	char		 buf[4096];
-	int		 changed = 0;
+	struct pollfd pfd;
+	char buf[4096];
+	int changed = 0;
 
 	if (fd == -1) {
 		poll(NULL, 0, timeout_ms < 20 ? timeout_ms : 20);
@@ -129,7 +130,7 @@ watch_wait(int fd, int timeout_ms)
 static ino_t
 db_inode(const char *path)
 {
-	struct stat	 sb;
+	struct stat sb;
 
 	return stat(path, &sb) == -1 ? 0 : sb.st_ino;
 }
@@ -137,8 +138,8 @@ db_inode(const char *path)
 static int
 open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 {
-	struct store_opts	 so;
-	char			 err[512];
+	struct store_opts so;
+	char err[512];
 
 	memset(&so, 0, sizeof(so));
 	so.path = st->db_path;
@@ -165,21 +166,21 @@ main(int argc, char *argv[])
 		{ "syslog", no_argument, NULL, 'L' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "watch", no_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 }
+		{ NULL, 0, NULL, 0 },
 	};
-	struct settings		 st;
-	struct runner_opts	 ro;
-	struct runner_stats	 stats;
-	struct sigaction	 sa;
-	struct store		*s;
-	enum log_level		 lvl = LOG_LVL_INFO;
-	const char		*db = NULL;
-	char			 owner[300], err[256];
-	int64_t			 n, version, seen, last_pass;
-	ino_t			 inode;
-	long			 ncpu;
-	int			 ch, watch = 0, want_stats = 0, use_syslog = 0;
-	int			 rc = EXIT_OK, wfd, hot;
+	struct settings st;
+	struct runner_opts ro;
+	struct runner_stats stats;
+	struct sigaction sa;
+	struct store *s;
+	enum log_level lvl = LOG_LVL_INFO;
+	const char *db = NULL;
+	char owner[300], err[256];
+	int64_t n, version, seen, last_pass;
+	ino_t inode;
+	long ncpu;
+	int ch, watch = 0, want_stats = 0, use_syslog = 0;
+	int rc = EXIT_OK, wfd, hot;
 
 	memset(&ro, 0, sizeof(ro));
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -189,8 +190,10 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'b':
 			if (settings_parse_int(optarg, 1, 100000, &n) == -1) {
-				fprintf(stderr, "checkpoint-runner: --batch "
-				    "%s: expected 1 to 100000\n", optarg);
+				fprintf(stderr,
+				    "checkpoint-runner: --batch "
+				    "%s: expected 1 to 100000\n",
+				    optarg);
 				usage();
 			}
 			ro.batch = (size_t)n;
@@ -200,16 +203,20 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			if (log_level_parse(optarg, &lvl) == -1) {
-				fprintf(stderr, "checkpoint-runner: --log-level "
+				fprintf(stderr,
+				    "checkpoint-runner: --log-level "
 				    "%s: expected error, warn, info or "
-				    "debug\n", optarg);
+				    "debug\n",
+				    optarg);
 				usage();
 			}
 			break;
 		case 'p':
 			if (settings_parse_int(optarg, 1, 63, &n) == -1) {
-				fprintf(stderr, "checkpoint-runner: --parallel "
-				    "%s: expected 1 to 63\n", optarg);
+				fprintf(stderr,
+				    "checkpoint-runner: --parallel "
+				    "%s: expected 1 to 63\n",
+				    optarg);
 				usage();
 			}
 			ro.parallel = (size_t)n;
@@ -298,8 +305,9 @@ main(int argc, char *argv[])
 		if (runner_pass(s, &ro, &stats, &quit) == -1)
 			log_warn("pass did not finish; trying again");
 		wal_housekeeping(s, st.db_path);
-		if (want_stats && (stats.completed || stats.failed ||
-		    stats.stale || stats.purged))
+		if (want_stats &&
+		    (stats.completed || stats.failed || stats.stale ||
+			stats.purged))
 			print_stats(&stats);
 		/*
 		 * Sleep until another process commits, or a while passes.
@@ -309,7 +317,7 @@ main(int argc, char *argv[])
 		 * milliseconds for a short while before sleeping long.
 		 */
 		hot = 0;
-		for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS; ) {
+		for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
 			if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
 				hot = WATCH_HOT_STEPS;
 			else if (hot > 0)

@@ -19,8 +19,8 @@
 int
 settings_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	long long	 v;
-	char		*end;
+	long long v;
+	char *end;
 
 	if (s == NULL || *s < '0' || *s > '9')
 		return -1;
@@ -41,16 +41,19 @@ int
 settings_parse_duration(const char *s, int64_t *ms)
 {
 	static const struct {
-		const char	*suffix;
-		int64_t		 ms;
+		const char *suffix;
+		int64_t ms;
 	} units[] = {
-		{ "ms", 1 }, { "s", 1000 }, { "min", 60 * 1000 },
-		{ "h", 3600 * 1000 }, { "", 1000 },
+		{ "ms", 1 },
+		{ "s", 1000 },
+		{ "min", 60 * 1000 },
+		{ "h", 3600 * 1000 },
+		{ "", 1000 },
 	};
-	const int64_t	 limit = 10LL * 366 * 24 * 3600 * 1000;
-	char		 num[32];
-	size_t		 i, digits, slen;
-	int64_t		 v;
+	const int64_t limit = 10LL * 366 * 24 * 3600 * 1000;
+	char num[32];
+	size_t i, digits, slen;
+	int64_t v;
 
 	if (s == NULL)
 		return -1;
@@ -77,9 +80,9 @@ settings_parse_duration(const char *s, int64_t *ms)
 int
 settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	char	 num[32];
-	size_t	 len;
-	int64_t	 mult = 1, v;
+	char num[32];
+	size_t len;
+	int64_t mult = 1, v;
 
 	if (s == NULL || (len = strlen(s)) == 0 || len >= sizeof(num))
 		return -1;
@@ -111,8 +114,8 @@ int
 settings_from_env(struct settings *st, const char *db_override, char *err,
     size_t errlen)
 {
-	const char	*v;
-	int64_t		 n;
+	const char *v;
+	int64_t n;
 
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
@@ -163,7 +166,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 
 	if ((v = getenv("CHECKPOINT_BUSY_TIMEOUT")) != NULL &&
 	    (settings_parse_duration(v, &st->busy_ms) == -1 ||
-	    st->busy_ms > 60 * 1000))
+		st->busy_ms > 60 * 1000))
 		return settings_fail(err, errlen, "CHECKPOINT_BUSY_TIMEOUT", v,
 		    "a duration up to 60s, e.g. 2000ms");
 	return 0;

@@ -10,29 +10,27 @@
 #include <stdint.h>
 
 #ifndef DEFAULT_DB
-#define DEFAULT_DB	"/var/lib/checkpoint-api/checkpoints.db"
+#define DEFAULT_DB "/var/lib/checkpoint-api/checkpoints.db"
 #endif
 
-#define DEFAULT_STORE_MS	(300 * 1000)	/* Flink's rest.async.store-duration */
-#define DEFAULT_MAX_BODY	(64 * 1024)
-#define DEFAULT_BUSY_MS		2000		/* lock wait before 503 */
+#define DEFAULT_STORE_MS (300 * 1000) /* Flink's rest.async.store-duration */
+#define DEFAULT_MAX_BODY (64 * 1024)
+#define DEFAULT_BUSY_MS 2000 /* lock wait before 503 */
 
 struct settings {
-	const char	*db_path;	/* CHECKPOINT_DB */
-	int64_t		 store_ms;	/* CHECKPOINT_STORE_DURATION; 0: forever */
-	size_t		 max_body;	/* CHECKPOINT_MAX_BODY, bytes */
-	const char	*cors_origin;	/* CHECKPOINT_CORS_ORIGIN; NULL: no header */
-	int		 reject_unknown_jobs; /* CHECKPOINT_REJECT_UNKNOWN_JOBS=1 */
-	int		 sync_normal;	/* CHECKPOINT_SYNC=NORMAL */
-	int64_t		 busy_ms;	/* CHECKPOINT_BUSY_TIMEOUT */
+	const char *db_path; /* CHECKPOINT_DB */
+	int64_t store_ms; /* CHECKPOINT_STORE_DURATION; 0: forever */
+	size_t max_body; /* CHECKPOINT_MAX_BODY, bytes */
+	const char *cors_origin; /* CHECKPOINT_CORS_ORIGIN; NULL: no header */
+	int reject_unknown_jobs; /* CHECKPOINT_REJECT_UNKNOWN_JOBS=1 */
+	int sync_normal; /* CHECKPOINT_SYNC=NORMAL */
+	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 };
 
-int	settings_from_env(struct settings *, const char *db_override,
-	    char *err, size_t errlen);
-int	settings_parse_duration(const char *s, int64_t *ms);
-int	settings_parse_size(const char *s, int64_t min, int64_t max,
-	    int64_t *out);
-int	settings_parse_int(const char *s, int64_t min, int64_t max,
-	    int64_t *out);
+int settings_from_env(struct settings *, const char *db_override, char *err,
+    size_t errlen);
+int settings_parse_duration(const char *s, int64_t *ms);
+int settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out);
+int settings_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 
 #endif /* SETTINGS_H */

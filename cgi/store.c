@@ -23,7 +23,7 @@
 #include "store.h"
 
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
-#define STORE_APPLICATION_ID	0x636b7074
+#define STORE_APPLICATION_ID 0x636b7074
 
 enum stmt {
 	STMT_BEGIN,
@@ -107,9 +107,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms"
 	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
-	[STMT_PURGE] =
-	    "DELETE FROM triggers WHERE status = 'COMPLETED'"
-	    " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
+	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
+		       " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
 	/*
 	 * The queue in arrival order, with the job's registration and
 	 * whether one of its triggers is already claimed (one job's commands
@@ -187,17 +186,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 };
 
 struct store {
-	sqlite3		*db;
-	sqlite3_stmt	*stmt[STMT__MAX];
-	int64_t		 busy_ms;
-	struct timespec	 busy_start;
-	char		 path[4096];
+	sqlite3 *db;
+	sqlite3_stmt *stmt[STMT__MAX];
+	int64_t busy_ms;
+	struct timespec busy_start;
+	char path[4096];
 };
 
 int
 store_schema_version(void)
 {
-	int	 n = 0;
+	int n = 0;
 
 	while (schema_migrations[n] != NULL)
 		n++;
@@ -235,9 +234,9 @@ store_rc_name(enum store_rc rc)
 static int
 store_busy_handler(void *arg, int count)
 {
-	struct store	*s = arg;
-	struct timespec	 now, ts;
-	int64_t		 waited, step_us;
+	struct store *s = arg;
+	struct timespec now, ts;
+	int64_t waited, step_us;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (count == 0)
@@ -297,7 +296,7 @@ store_rc_from(struct store *s, int rc, const char *what)
 static sqlite3_stmt *
 stmt_get(struct store *s, enum stmt id)
 {
-	int	 rc;
+	int rc;
 
 	if (s->stmt[id] != NULL)
 		return s->stmt[id];
@@ -345,7 +344,7 @@ column_id(sqlite3_stmt *st, int i, struct id *out)
 static enum store_rc
 stmt_run(struct store *s, sqlite3_stmt *st, const char *what)
 {
-	int	 rc;
+	int rc;
 
 	rc = sqlite3_step(st);
 	stmt_done(st);
@@ -355,7 +354,7 @@ stmt_run(struct store *s, sqlite3_stmt *st, const char *what)
 static enum store_rc
 store_exec(struct store *s, const char *sql, const char *what)
 {
-	int	 rc;
+	int rc;
 
 	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 	return store_rc_from(s, rc, what);
@@ -364,8 +363,8 @@ store_exec(struct store *s, const char *sql, const char *what)
 static enum store_rc
 store_pragma_int(struct store *s, const char *sql, int64_t *v)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	*v = 0;
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
@@ -383,27 +382,31 @@ store_pragma_int(struct store *s, const char *sql, int64_t *v)
 static enum store_rc
 store_check_ours(struct store *s, char *err, size_t errlen)
 {
-	enum store_rc	 rc;
-	int64_t		 version, appid, objects;
-	int		 target = store_schema_version();
+	enum store_rc rc;
+	int64_t version, appid, objects;
+	int target = store_schema_version();
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK ||
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK ||
 	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
-	    &objects)) != STORE_OK) {
+		 &objects)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
 	if (appid != STORE_APPLICATION_ID && (appid != 0 || objects != 0)) {
-		snprintf(err, errlen, "%s: not a checkpoint-api database "
-		    "(application_id %lld, %lld schema objects)", s->path,
-		    (long long)appid, (long long)objects);
+		snprintf(err, errlen,
+		    "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)",
+		    s->path, (long long)appid, (long long)objects);
 		return STORE_UNAVAILABLE;
 	}
 	if (version > target) {
-		snprintf(err, errlen, "%s: schema version %lld is newer than "
-		    "this program's %d; upgrade checkpoint-api", s->path,
-		    (long long)version, target);
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api",
+		    s->path, (long long)version, target);
 		return STORE_NEWER;
 	}
 	return STORE_OK;
@@ -417,20 +420,23 @@ store_check_ours(struct store *s, char *err, size_t errlen)
 static enum store_rc
 store_migrate(struct store *s, char *err, size_t errlen)
 {
-	enum store_rc	 rc;
-	int64_t		 version, appid, tables;
-	int		 target = store_schema_version(), i;
-	char		 sql[128];
+	enum store_rc rc;
+	int64_t version, appid, tables;
+	int target = store_schema_version(), i;
+	char sql[128];
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK) {
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
 	if (version > target) {
-		snprintf(err, errlen, "%s: schema version %lld is newer than "
-		    "this program's %d; upgrade checkpoint-api", s->path,
-		    (long long)version, target);
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api",
+		    s->path, (long long)version, target);
 		return STORE_NEWER;
 	}
 	if (version == target && appid == STORE_APPLICATION_ID)
@@ -442,27 +448,32 @@ store_migrate(struct store *s, char *err, size_t errlen)
 		return rc;
 	}
 	/* Read again under the lock: another process may have migrated. */
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) != STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) != STORE_OK ||
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK ||
 	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
-	    &tables)) != STORE_OK)
+		 &tables)) != STORE_OK)
 		goto fail;
 	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
-		snprintf(err, errlen, "%s: not a checkpoint-api database "
-		    "(application_id %lld, %lld schema objects)", s->path,
-		    (long long)appid, (long long)tables);
+		snprintf(err, errlen,
+		    "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)",
+		    s->path, (long long)appid, (long long)tables);
 		rc = STORE_UNAVAILABLE;
 		goto fail_msg;
 	}
 	if (version > target) {
-		snprintf(err, errlen, "%s: schema version %lld is newer than "
-		    "this program's %d", s->path, (long long)version, target);
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d",
+		    s->path, (long long)version, target);
 		rc = STORE_NEWER;
 		goto fail_msg;
 	}
 	for (i = (int)version; i < target; i++) {
 		if (sqlite3_exec(s->db, schema_migrations[i], NULL, NULL,
-		    NULL) != SQLITE_OK) {
+			NULL) != SQLITE_OK) {
 			snprintf(err, errlen, "%s: migration %d: %s", s->path,
 			    i + 1, sqlite3_errmsg(s->db));
 			rc = STORE_ERROR;
@@ -470,8 +481,10 @@ store_migrate(struct store *s, char *err, size_t errlen)
 		}
 		log_info("%s: applied schema migration %d", s->path, i + 1);
 	}
-	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; "
-	    "PRAGMA user_version = %d", STORE_APPLICATION_ID, target);
+	snprintf(sql, sizeof(sql),
+	    "PRAGMA application_id = %d; "
+	    "PRAGMA user_version = %d",
+	    STORE_APPLICATION_ID, target);
 	if ((rc = store_exec(s, sql, "migrate")) != STORE_OK ||
 	    (rc = store_exec(s, "COMMIT", "migrate")) != STORE_OK)
 		goto fail;
@@ -492,11 +505,11 @@ enum store_rc
 store_open(const struct store_opts *o, struct store **out, char *err,
     size_t errlen)
 {
-	struct store	*s;
-	enum store_rc	 rc;
-	int64_t		 mode;
-	char		 sql[128];
-	sqlite3_stmt	*st;
+	struct store *s;
+	enum store_rc rc;
+	int64_t mode;
+	char sql[128];
+	sqlite3_stmt *st;
 
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
@@ -505,8 +518,10 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
-	if (sqlite3_open_v2(o->path, &s->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(o->path, &s->db,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX,
+		NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path,
 		    s->db ? sqlite3_errmsg(s->db) : "cannot open");
 		rc = STORE_UNAVAILABLE;
@@ -518,8 +533,8 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 		goto fail;
 
 	/* journal_mode is persistent: set it only when it is not WAL yet. */
-	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st,
-	    NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
 		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
@@ -531,8 +546,9 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
-	if (!mode && (rc = store_exec(s, "PRAGMA journal_mode = WAL",
-	    "journal_mode")) != STORE_OK) {
+	if (!mode &&
+	    (rc = store_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
+		STORE_OK) {
 		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
 		    sqlite3_errmsg(s->db));
 		goto fail;
@@ -560,7 +576,7 @@ fail:
 void
 store_close(struct store *s)
 {
-	int	 i;
+	int i;
 
 	if (s == NULL)
 		return;
@@ -571,11 +587,10 @@ store_close(struct store *s)
 }
 
 enum store_rc
-store_record_trigger(struct store *s, const struct trigger_rec *t,
-    int *created)
+store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	*created = 0;
 	if ((st = stmt_get(s, STMT_RECORD)) == NULL)
@@ -601,15 +616,16 @@ enum store_rc
 store_record_triggers(struct store *s, const struct trigger_rec *const *t,
     size_t n, int *created)
 {
-	enum store_rc	 rc;
-	size_t		 i;
+	enum store_rc rc;
+	size_t i;
 
 	if (n == 1)
 		return store_record_trigger(s, t[0], &created[0]);
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	for (i = 0; i < n; i++)
-		if ((rc = store_record_trigger(s, t[i], &created[i])) != STORE_OK) {
+		if ((rc = store_record_trigger(s, t[i], &created[i])) !=
+		    STORE_OK) {
 			store_rollback(s);
 			return rc;
 		}
@@ -625,9 +641,9 @@ store_read_status(struct store *s, const struct id *job,
     const struct id *trigger, int64_t now_ms, int64_t store_ms,
     struct buf *json)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
-	enum store_rc	 ret;
+	sqlite3_stmt *st;
+	int rc;
+	enum store_rc ret;
 
 	if ((st = stmt_get(s, STMT_STATUS)) == NULL)
 		return STORE_ERROR;
@@ -638,8 +654,9 @@ store_read_status(struct store *s, const struct id *job,
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		ret = buf_add(json, sqlite3_column_text(st, 0),
-		    (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
-		    STORE_OK : STORE_ERROR;
+			  (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
+		    STORE_OK :
+		    STORE_ERROR;
 	} else if (rc == SQLITE_DONE)
 		ret = STORE_NOTFOUND;
 	else
@@ -651,8 +668,8 @@ store_read_status(struct store *s, const struct id *job,
 enum store_rc
 store_job_known(struct store *s, const struct id *job)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	if ((st = stmt_get(s, STMT_JOB_KNOWN)) == NULL)
 		return STORE_ERROR;
@@ -667,7 +684,7 @@ store_job_known(struct store *s, const struct id *job)
 enum store_rc
 store_job_add(struct store *s, const struct job *j, int64_t now_ms)
 {
-	sqlite3_stmt	*st;
+	sqlite3_stmt *st;
 
 	if ((st = stmt_get(s, STMT_JOB_ADD)) == NULL)
 		return STORE_ERROR;
@@ -682,11 +699,10 @@ store_job_add(struct store *s, const struct job *j, int64_t now_ms)
 }
 
 enum store_rc
-store_job_set(struct store *s, const struct job *j, int fields,
-    int64_t now_ms)
+store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	if ((st = stmt_get(s, STMT_JOB_SET)) == NULL)
 		return STORE_ERROR;
@@ -706,8 +722,8 @@ store_job_set(struct store *s, const struct job *j, int fields,
 enum store_rc
 store_job_rm(struct store *s, const struct id *job)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	if ((st = stmt_get(s, STMT_JOB_RM)) == NULL)
 		return STORE_ERROR;
@@ -720,9 +736,9 @@ store_job_rm(struct store *s, const struct id *job)
 enum store_rc
 store_job_list(struct store *s, store_job_cb cb, void *arg)
 {
-	sqlite3_stmt	*st;
-	struct job	 j;
-	int		 rc;
+	sqlite3_stmt *st;
+	struct job j;
+	int rc;
 
 	if ((st = stmt_get(s, STMT_JOB_LIST)) == NULL)
 		return STORE_ERROR;
@@ -749,11 +765,12 @@ enum store_rc
 store_trigger_list(struct store *s, const struct id *job, int64_t limit,
     store_trigger_cb cb, void *arg)
 {
-	sqlite3_stmt		*st;
-	struct trigger_row	 t;
-	int			 rc;
+	sqlite3_stmt *st;
+	struct trigger_row t;
+	int rc;
 
-	st = stmt_get(s, job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST);
+	st = stmt_get(s,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST);
 	if (st == NULL)
 		return STORE_ERROR;
 	if (job != NULL)
@@ -785,11 +802,10 @@ store_trigger_list(struct store *s, const struct id *job, int64_t limit,
 }
 
 enum store_rc
-store_purge(struct store *s, int64_t now_ms, int64_t store_ms,
-    int64_t *purged)
+store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	*purged = 0;
 	if ((st = stmt_get(s, STMT_PURGE)) == NULL)
@@ -804,7 +820,7 @@ store_purge(struct store *s, int64_t now_ms, int64_t store_ms,
 static enum store_rc
 store_simple(struct store *s, enum stmt id, const char *what)
 {
-	sqlite3_stmt	*st;
+	sqlite3_stmt *st;
 
 	if ((st = stmt_get(s, id)) == NULL)
 		return STORE_ERROR;
@@ -820,7 +836,7 @@ store_begin(struct store *s)
 enum store_rc
 store_commit(struct store *s)
 {
-	enum store_rc	 rc;
+	enum store_rc rc;
 
 	if ((rc = store_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
 		store_rollback(s);
@@ -841,12 +857,12 @@ store_rollback(struct store *s)
  * store_pending_free.
  */
 enum store_rc
-store_pending(struct store *s, int64_t after_row, int64_t upto_row,
-    size_t max, struct pending *p, size_t *n)
+store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
+    struct pending *p, size_t *n)
 {
-	sqlite3_stmt	*st;
-	const char	*cmd;
-	int		 rc = SQLITE_DONE;
+	sqlite3_stmt *st;
+	const char *cmd;
+	int rc = SQLITE_DONE;
 
 	*n = 0;
 	if ((st = stmt_get(s, STMT_PENDING)) == NULL)
@@ -889,7 +905,7 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row,
 void
 store_pending_free(struct pending *p, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		free(p[i].command);
@@ -905,8 +921,8 @@ enum store_rc
 store_pending_bound(struct store *s, int64_t after_row, size_t max,
     int64_t *upto, size_t *count)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	*upto = after_row;
 	*count = 0;
@@ -933,8 +949,8 @@ enum store_rc
 store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	*n = 0;
 	if ((st = stmt_get(s, STMT_FAIL_UNKNOWN)) == NULL)
@@ -959,8 +975,8 @@ enum store_rc
 store_complete_plain(struct store *s, int64_t after, int64_t upto,
     int64_t now_ms, int64_t *n)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	*n = 0;
 	if ((st = stmt_get(s, STMT_COMPLETE_PLAIN)) == NULL)
@@ -984,8 +1000,8 @@ store_complete_plain(struct store *s, int64_t after, int64_t upto,
 enum store_rc
 store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	if ((st = stmt_get(s, STMT_NEXT_ID)) == NULL)
 		return STORE_ERROR;
@@ -1008,8 +1024,8 @@ enum store_rc
 store_complete(struct store *s, int64_t row, const char *owner,
     const struct outcome *o, int64_t now_ms)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	if ((st = stmt_get(s, STMT_COMPLETE)) == NULL)
 		return STORE_ERROR;
@@ -1020,8 +1036,10 @@ store_complete(struct store *s, int64_t row, const char *owner,
 	}
 	bind_text(st, 4, o->failure_class == NULL ? o->location : NULL);
 	bind_text(st, 5, o->failure_class);
-	bind_text(st, 6, o->failure_class != NULL ?
-	    (o->failure_trace != NULL ? o->failure_trace : "") : NULL);
+	bind_text(st, 6,
+	    o->failure_class != NULL ?
+		(o->failure_trace != NULL ? o->failure_trace : "") :
+		NULL);
 	sqlite3_bind_int64(st, 7, now_ms);
 	bind_text(st, 8, owner);
 	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
@@ -1034,8 +1052,8 @@ store_claim(struct store *s, int64_t row, const char *owner,
     int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
     int64_t lease_ms)
 {
-	sqlite3_stmt	*st;
-	enum store_rc	 rc;
+	sqlite3_stmt *st;
+	enum store_rc rc;
 
 	if ((st = stmt_get(s, STMT_CLAIM)) == NULL)
 		return STORE_ERROR;
@@ -1054,9 +1072,9 @@ store_claim(struct store *s, int64_t row, const char *owner,
 enum store_rc
 store_claimed(struct store *s, store_stale_cb cb, void *arg)
 {
-	sqlite3_stmt	*st;
-	struct stale	 c;
-	int		 rc;
+	sqlite3_stmt *st;
+	struct stale c;
+	int rc;
 
 	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)
 		return STORE_ERROR;
@@ -1083,8 +1101,8 @@ store_claimed(struct store *s, store_stale_cb cb, void *arg)
 enum store_rc
 store_wal_checkpoint(struct store *s, int *busy)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	*busy = 0;
 	if ((st = stmt_get(s, STMT_WAL_CHECKPOINT)) == NULL)
@@ -1100,8 +1118,8 @@ store_wal_checkpoint(struct store *s, int *busy)
 enum store_rc
 store_data_version(struct store *s, int64_t *version)
 {
-	sqlite3_stmt	*st;
-	int		 rc;
+	sqlite3_stmt *st;
+	int rc;
 
 	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
 		return STORE_ERROR;

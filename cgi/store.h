@@ -22,59 +22,59 @@ struct store;
 
 enum store_rc {
 	STORE_OK,
-	STORE_NOTFOUND,		/* no such row */
-	STORE_EXISTS,		/* the row is there already */
-	STORE_BUSY,		/* locked past the busy timeout; retry */
-	STORE_UNAVAILABLE,	/* cannot open, not a database, I/O error */
-	STORE_NEWER,		/* made by a newer version: refused */
-	STORE_ERROR		/* anything else; logged where it happened */
+	STORE_NOTFOUND, /* no such row */
+	STORE_EXISTS, /* the row is there already */
+	STORE_BUSY, /* locked past the busy timeout; retry */
+	STORE_UNAVAILABLE, /* cannot open, not a database, I/O error */
+	STORE_NEWER, /* made by a newer version: refused */
+	STORE_ERROR /* anything else; logged where it happened */
 };
 
 struct store_opts {
-	const char	*path;
-	int		 sync_normal;	/* synchronous=NORMAL instead of FULL */
-	int64_t		 busy_ms;	/* total lock wait per statement */
-	int64_t		 cache_kib;	/* page cache; 0: SQLite's default */
+	const char *path;
+	int sync_normal; /* synchronous=NORMAL instead of FULL */
+	int64_t busy_ms; /* total lock wait per statement */
+	int64_t cache_kib; /* page cache; 0: SQLite's default */
 };
 
-enum store_rc	 store_open(const struct store_opts *, struct store **,
-		    char *err, size_t errlen);
-void		 store_close(struct store *);
-int		 store_schema_version(void);
-const char	*store_rc_name(enum store_rc);
+enum store_rc store_open(const struct store_opts *, struct store **, char *err,
+    size_t errlen);
+void store_close(struct store *);
+int store_schema_version(void);
+const char *store_rc_name(enum store_rc);
 
 /* --- The API's two operations (API.md). --- */
 
 struct trigger_rec {
-	struct id	 job;
-	struct id	 trigger;
-	enum ckpt_type	 type;
-	const char	*remote_user;	/* may be NULL */
-	const char	*remote_addr;	/* may be NULL */
-	int64_t		 now_ms;
-	int64_t		 store_ms;	/* retention; 0: forever */
+	struct id job;
+	struct id trigger;
+	enum ckpt_type type;
+	const char *remote_user; /* may be NULL */
+	const char *remote_addr; /* may be NULL */
+	int64_t now_ms;
+	int64_t store_ms; /* retention; 0: forever */
 };
 
-enum store_rc	 store_record_trigger(struct store *, const struct trigger_rec *,
-		    int *created);
-enum store_rc	 store_record_triggers(struct store *,
-		    const struct trigger_rec *const *, size_t n, int *created);
-enum store_rc	 store_read_status(struct store *, const struct id *job,
-		    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-		    struct buf *json);
-enum store_rc	 store_job_known(struct store *, const struct id *job);
+enum store_rc store_record_trigger(struct store *, const struct trigger_rec *,
+    int *created);
+enum store_rc store_record_triggers(struct store *,
+    const struct trigger_rec *const *, size_t n, int *created);
+enum store_rc store_read_status(struct store *, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json);
+enum store_rc store_job_known(struct store *, const struct id *job);
 
 /* --- Jobs (checkpointctl). --- */
 
 struct job {
-	struct id	 id;
-	const char	*name;
-	enum job_state	 state;
-	enum ckpt_type	 type;		/* FULL or INCREMENTAL */
-	const char	*command;	/* NULL: completes at once */
-	int64_t		 timeout_s;
-	int64_t		 last_checkpoint_id;	/* listing only */
-	int64_t		 pending;		/* listing only */
+	struct id id;
+	const char *name;
+	enum job_state state;
+	enum ckpt_type type; /* FULL or INCREMENTAL */
+	const char *command; /* NULL: completes at once */
+	int64_t timeout_s;
+	int64_t last_checkpoint_id; /* listing only */
+	int64_t pending; /* listing only */
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -86,106 +86,105 @@ enum {
 	JOB_SET_TIMEOUT = 1 << 4
 };
 
-typedef int	(*store_job_cb)(const struct job *, void *);
+typedef int (*store_job_cb)(const struct job *, void *);
 
-enum store_rc	 store_job_add(struct store *, const struct job *, int64_t now_ms);
-enum store_rc	 store_job_set(struct store *, const struct job *, int fields,
-		    int64_t now_ms);
-enum store_rc	 store_job_rm(struct store *, const struct id *);
-enum store_rc	 store_job_list(struct store *, store_job_cb, void *);
+enum store_rc store_job_add(struct store *, const struct job *, int64_t now_ms);
+enum store_rc store_job_set(struct store *, const struct job *, int fields,
+    int64_t now_ms);
+enum store_rc store_job_rm(struct store *, const struct id *);
+enum store_rc store_job_list(struct store *, store_job_cb, void *);
 
 /* --- Triggers as operators see them. --- */
 
 struct trigger_row {
-	struct id	 job;
-	struct id	 trigger;
-	const char	*status;		/* IN_PROGRESS or COMPLETED */
-	const char	*requested_type;
-	const char	*type;			/* resolved, or NULL */
-	int64_t		 checkpoint_id;		/* 0: none */
-	const char	*location;		/* NULL: none */
-	const char	*failure_class;		/* NULL: no failure */
-	const char	*failure_trace;
-	const char	*claimed_by;
-	const char	*remote_user;
-	const char	*remote_addr;
-	int64_t		 created_ms;
-	int64_t		 completed_ms;		/* 0: not completed */
+	struct id job;
+	struct id trigger;
+	const char *status; /* IN_PROGRESS or COMPLETED */
+	const char *requested_type;
+	const char *type; /* resolved, or NULL */
+	int64_t checkpoint_id; /* 0: none */
+	const char *location; /* NULL: none */
+	const char *failure_class; /* NULL: no failure */
+	const char *failure_trace;
+	const char *claimed_by;
+	const char *remote_user;
+	const char *remote_addr;
+	int64_t created_ms;
+	int64_t completed_ms; /* 0: not completed */
 };
 
-typedef int	(*store_trigger_cb)(const struct trigger_row *, void *);
+typedef int (*store_trigger_cb)(const struct trigger_row *, void *);
 
-enum store_rc	 store_trigger_list(struct store *, const struct id *job,
-		    int64_t limit, store_trigger_cb, void *);
-enum store_rc	 store_purge(struct store *, int64_t now_ms, int64_t store_ms,
-		    int64_t *purged);
+enum store_rc store_trigger_list(struct store *, const struct id *job,
+    int64_t limit, store_trigger_cb, void *);
+enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
+    int64_t *purged);
 
 /* --- The runner's operations. --- */
 
 /* A pending trigger with what the runner needs to decide its fate. */
 struct pending {
-	int64_t		 row;
-	struct id	 job;
-	struct id	 trigger;
-	enum ckpt_type	 requested;
-	int		 job_known;
-	enum job_state	 job_state;
-	enum ckpt_type	 job_type;
-	char		*command;	/* owned; NULL: none */
-	int64_t		 timeout_s;
-	int		 job_busy;	/* another trigger of the job is claimed */
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	enum ckpt_type requested;
+	int job_known;
+	enum job_state job_state;
+	enum ckpt_type job_type;
+	char *command; /* owned; NULL: none */
+	int64_t timeout_s;
+	int job_busy; /* another trigger of the job is claimed */
 };
 
 /* How a trigger ended. */
 struct outcome {
-	int64_t		 checkpoint_id;	/* 0: none consumed */
-	enum ckpt_type	 type;		/* resolved type, if an id was given */
-	const char	*location;	/* success only; may be NULL */
-	const char	*failure_class;	/* NULL: success */
-	const char	*failure_trace;
+	int64_t checkpoint_id; /* 0: none consumed */
+	enum ckpt_type type; /* resolved type, if an id was given */
+	const char *location; /* success only; may be NULL */
+	const char *failure_class; /* NULL: success */
+	const char *failure_trace;
 };
 
 /* A claim on a trigger whose command runs outside any transaction. */
 struct claim {
-	int64_t		 row;
-	int64_t		 lease_ms;	/* when other runners may take it over */
+	int64_t row;
+	int64_t lease_ms; /* when other runners may take it over */
 };
 
 /* A claimed trigger found on start of a pass, with its claim's owner. */
 struct stale {
-	int64_t		 row;
-	struct id	 job;
-	struct id	 trigger;
-	char		 owner[128];
-	int64_t		 lease_ms;
-	int64_t		 checkpoint_id;
-	enum ckpt_type	 type;
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	char owner[128];
+	int64_t lease_ms;
+	int64_t checkpoint_id;
+	enum ckpt_type type;
 };
 
-typedef int	(*store_stale_cb)(const struct stale *, void *);
+typedef int (*store_stale_cb)(const struct stale *, void *);
 
-enum store_rc	 store_begin(struct store *);
-enum store_rc	 store_commit(struct store *);
-void		 store_rollback(struct store *);
-enum store_rc	 store_pending_bound(struct store *, int64_t after_row,
-		    size_t max, int64_t *upto, size_t *count);
-enum store_rc	 store_fail_unknown_jobs(struct store *, int64_t after,
-		    int64_t upto, const char *class, const char *trace_fmt,
-		    int64_t now_ms, int64_t *n);
-enum store_rc	 store_complete_plain(struct store *, int64_t after,
-		    int64_t upto, int64_t now_ms, int64_t *n);
-enum store_rc	 store_pending(struct store *, int64_t after_row,
-		    int64_t upto_row, size_t max, struct pending *, size_t *n);
-void		 store_pending_free(struct pending *, size_t n);
-enum store_rc	 store_next_checkpoint_id(struct store *, const struct id *job,
-		    int64_t *id);
-enum store_rc	 store_complete(struct store *, int64_t row, const char *owner,
-		    const struct outcome *, int64_t now_ms);
-enum store_rc	 store_claim(struct store *, int64_t row, const char *owner,
-		    int64_t checkpoint_id, enum ckpt_type, int64_t now_ms,
-		    int64_t lease_ms);
-enum store_rc	 store_claimed(struct store *, store_stale_cb, void *);
-enum store_rc	 store_wal_checkpoint(struct store *, int *busy);
-enum store_rc	 store_data_version(struct store *, int64_t *version);
+enum store_rc store_begin(struct store *);
+enum store_rc store_commit(struct store *);
+void store_rollback(struct store *);
+enum store_rc store_pending_bound(struct store *, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count);
+enum store_rc store_fail_unknown_jobs(struct store *, int64_t after,
+    int64_t upto, const char *class, const char *trace_fmt, int64_t now_ms,
+    int64_t *n);
+enum store_rc store_complete_plain(struct store *, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n);
+enum store_rc store_pending(struct store *, int64_t after_row, int64_t upto_row,
+    size_t max, struct pending *, size_t *n);
+void store_pending_free(struct pending *, size_t n);
+enum store_rc store_next_checkpoint_id(struct store *, const struct id *job,
+    int64_t *id);
+enum store_rc store_complete(struct store *, int64_t row, const char *owner,
+    const struct outcome *, int64_t now_ms);
+enum store_rc store_claim(struct store *, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type, int64_t now_ms, int64_t lease_ms);
+enum store_rc store_claimed(struct store *, store_stale_cb, void *);
+enum store_rc store_wal_checkpoint(struct store *, int *busy);
+enum store_rc store_data_version(struct store *, int64_t *version);
 
 #endif /* STORE_H */

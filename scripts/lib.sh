@@ -6,7 +6,7 @@ PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev 
 PACKAGES_RUN="lighttpd sqlite3 curl"
 PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk"
 # What scripts/test --ci adds: sanitizers, valgrind, static analysis, fuzzing.
-PACKAGES_CI="valgrind cppcheck clang-tidy clang libclang-rt-14-dev strace"
+PACKAGES_CI="valgrind cppcheck clang-tidy clang-format clang libclang-rt-14-dev strace"
 
 # Installs the missing packages when root; otherwise prints the exact
 # apt-get line and stops.

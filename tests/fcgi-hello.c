@@ -15,19 +15,20 @@
 
 #include <fcgiapp.h>
 
-static int	sock;
+static int sock;
 
 static void *
 serve(void *arg)
 {
-	static const char	 head[] = "Status: 200 OK\r\n"
+	static const char head[] =
+	    "Status: 200 OK\r\n"
 	    "Content-Type: application/json; charset=UTF-8\r\n"
 	    "Content-Length: 48\r\n"
 	    "Access-Control-Allow-Origin: *\r\n\r\n";
-	static const char	 body[] =
+	static const char body[] =
 	    "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}";
-	FCGX_Request		 req;
-	char			 buf[4096];
+	FCGX_Request req;
+	char buf[4096];
 
 	FCGX_InitRequest(&req, sock, 0);
 	while (FCGX_Accept_r(&req) >= 0) {
@@ -43,8 +44,8 @@ serve(void *arg)
 int
 main(int argc, char *argv[])
 {
-	pthread_t	 t;
-	int		 ch, i, threads = 1;
+	pthread_t t;
+	int ch, i, threads = 1;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (FCGX_Init() != 0)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int	 tap_n, tap_failed;
+static int tap_n, tap_failed;
 
 static inline void __attribute__((format(printf, 4, 0)))
 tap_vresult(const char *file, int line, int ok, const char *fmt, va_list ap)
@@ -29,7 +29,7 @@ tap_vresult(const char *file, int line, int ok, const char *fmt, va_list ap)
 static inline int __attribute__((format(printf, 4, 5)))
 tap_ok_at(const char *file, int line, int ok, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	tap_vresult(file, line, ok, fmt, ap);
@@ -61,11 +61,11 @@ static inline int __attribute__((format(printf, 5, 6)))
 tap_is_str_at(const char *file, int line, const char *got, const char *want,
     const char *fmt, ...)
 {
-	va_list	 ap;
-	int	 ok;
+	va_list ap;
+	int ok;
 
 	ok = (got == NULL || want == NULL) ? got == want :
-	    strcmp(got, want) == 0;
+					     strcmp(got, want) == 0;
 	va_start(ap, fmt);
 	tap_vresult(file, line, ok, fmt, ap);
 	va_end(ap);
@@ -83,17 +83,18 @@ static inline int __attribute__((format(printf, 5, 6)))
 tap_is_int_at(const char *file, int line, long long got, long long want,
     const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	tap_vresult(file, line, got == want, fmt, ap);
 	va_end(ap);
 	if (got != want)
-		printf("#          got: %lld\n#     expected: %lld\n", got, want);
+		printf("#          got: %lld\n#     expected: %lld\n", got,
+		    want);
 	return got == want;
 }
 
-#define tap_ok(ok, ...)	tap_ok_at(__FILE__, __LINE__, (ok), __VA_ARGS__)
+#define tap_ok(ok, ...) tap_ok_at(__FILE__, __LINE__, (ok), __VA_ARGS__)
 #define tap_is_str(got, want, ...) \
 	tap_is_str_at(__FILE__, __LINE__, (got), (want), __VA_ARGS__)
 #define tap_is_int(got, want, ...) \

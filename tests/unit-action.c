@@ -23,25 +23,25 @@
 #include "action.h"
 #include "tap.h"
 
-#define TEST_PATH	"/usr/local/bin:/usr/bin:/bin"
+#define TEST_PATH "/usr/local/bin:/usr/bin:/bin"
 
-static struct action_result	 res;
-static int64_t			 elapsed;	/* ms, of the last run() */
+static struct action_result res;
+static int64_t elapsed; /* ms, of the last run() */
 
 /* Runs command with the given CHECKPOINT_ variables (NULL-ended). */
 static int
 run_env(const char *command, int64_t timeout_ms, const char *const *env)
 {
-	struct action_spec	 spec;
-	int64_t			 t0;
-	int			 i, rc;
+	struct action_spec spec;
+	int64_t t0;
+	int i, rc;
 
 	memset(&spec, 0, sizeof(spec));
 	spec.command = command;
 	spec.timeout_ms = timeout_ms;
 	for (i = 0; env != NULL && env[i] != NULL && i < ACTION_MAX_ENV; i++)
 		spec.env[i] = env[i];
-	memset(&res, 0x55, sizeof(res));	/* no stale result passes */
+	memset(&res, 0x55, sizeof(res)); /* no stale result passes */
 	t0 = action_now_ms();
 	rc = action_run(&spec, &res);
 	elapsed = action_now_ms() - t0;
@@ -61,9 +61,9 @@ run(const char *command, int64_t timeout_ms)
 static int
 pid_gone(pid_t pid, int wait_ms)
 {
-	char	 path[64], buf[512], *p;
-	FILE	*f;
-	int	 waited;
+	char path[64], buf[512], *p;
+	FILE *f;
+	int waited;
 
 	if (pid <= 1)
 		return 0;
@@ -122,13 +122,14 @@ static void
 test_last_line(void)
 {
 	static const struct {
-		int		 line;
-		const char	*command;
-		const char	*want;
+		int line;
+		const char *command;
+		const char *want;
 	} cases[] = {
 		{ __LINE__, "echo a; echo; echo b", "b" },
 		{ __LINE__, "echo a; echo b; echo", "b" },
-		{ __LINE__, "echo first; echo '   '; printf '\\r\\n'", "first" },
+		{ __LINE__, "echo first; echo '   '; printf '\\r\\n'",
+		    "first" },
 		{ __LINE__, "printf 'x\\ny'", "y" },
 		{ __LINE__, "echo 's3://bucket/chk-1  '", "s3://bucket/chk-1" },
 		{ __LINE__, "printf 'loc\\t \\r\\n'", "loc" },
@@ -143,12 +144,14 @@ test_last_line(void)
 		{ __LINE__, "printf 'caf\\303\\n'", "caf?" },
 		{ __LINE__, "printf 'del\\177\\n'", "del?" },
 		/* A lot of output before it does not block the command. */
-		{ __LINE__, "head -c 1000000 /dev/zero | tr '\\0' a | "
-		    "fold -w 100; echo; echo END", "END" },
+		{ __LINE__,
+		    "head -c 1000000 /dev/zero | tr '\\0' a | "
+		    "fold -w 100; echo; echo END",
+		    "END" },
 		/* Only stdout counts. */
 		{ __LINE__, "echo out; echo err >&2", "out" },
 	};
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		run(cases[i].command, 10000);
@@ -169,9 +172,9 @@ test_last_line(void)
 static void
 test_err_tail(void)
 {
-	char	 want[ACTION_TAIL + 1], *all;
-	size_t	 len, n, cap = 64 * 1024;
-	int	 i;
+	char want[ACTION_TAIL + 1], *all;
+	size_t len, n, cap = 64 * 1024;
+	int i;
 
 	run("echo 'disk full' >&2; exit 3", 5000);
 	tap_is_str(res.err_tail, "disk full\n", "short stderr kept whole");
@@ -186,7 +189,8 @@ test_err_tail(void)
 
 	/* Many small writes: the tail must be exactly the last bytes. */
 	run("i=0; while [ $i -lt 400 ]; do echo \"line $i\" >&2; "
-	    "i=$((i + 1)); done", 10000);
+	    "i=$((i + 1)); done",
+	    10000);
 	if ((all = malloc(cap)) == NULL)
 		abort();
 	for (i = 0, n = 0; i < 400; i++)
@@ -210,20 +214,23 @@ test_environment(void)
 		"CHECKPOINT_ID=7",
 		"CHECKPOINT_TYPE=FULL",
 		"CHECKPOINT_TRIGGER_ID=fedcba9876543210fedcba9876543210",
-		NULL
+		NULL,
 	};
-	char	 want[1024];
+	char want[1024];
 
 	setenv("SECRET", "x", 1);
 	setenv("CHECKPOINT_DB", "/should/not/leak.db", 1);
 	setenv("PATH", TEST_PATH, 1);
 	/* The shell itself may add PWD (dash) or SHLVL and _ (bash). */
 	run_env("env | grep -v -e '^PWD=' -e '^SHLVL=' -e '^_=' | sort | "
-	    "tr '\\n' ' '; echo", 5000, env);
-	snprintf(want, sizeof(want), "CHECKPOINT_ID=7 "
+		"tr '\\n' ' '; echo",
+	    5000, env);
+	snprintf(want, sizeof(want),
+	    "CHECKPOINT_ID=7 "
 	    "CHECKPOINT_JOB_ID=0123456789abcdef0123456789abcdef "
 	    "CHECKPOINT_TRIGGER_ID=fedcba9876543210fedcba9876543210 "
-	    "CHECKPOINT_TYPE=FULL PATH=%s", TEST_PATH);
+	    "CHECKPOINT_TYPE=FULL PATH=%s",
+	    TEST_PATH);
 	tap_is_str(res.last_line, want,
 	    "the environment is PATH and the CHECKPOINT_ variables given");
 
@@ -234,7 +241,8 @@ test_environment(void)
 	tap_is_str(res.last_line, "[unset]",
 	    "the caller's own CHECKPOINT_ variables are not passed on");
 	run("env | grep -v -e '^PWD=' -e '^SHLVL=' -e '^_=' | sort | "
-	    "tr '\\n' ' '; echo", 5000);
+	    "tr '\\n' ' '; echo",
+	    5000);
 	snprintf(want, sizeof(want), "PATH=%s", TEST_PATH);
 	tap_is_str(res.last_line, want,
 	    "no CHECKPOINT_ variables given: PATH alone");
@@ -269,7 +277,7 @@ test_stdin(void)
 static void
 test_process_group(void)
 {
-	long	 pid = -1, pgid = -2;
+	long pid = -1, pgid = -2;
 
 	run("echo \"$$ $(ps -o pgid= -p $$)\"", 5000);
 	tap_is_int(res.status, ACTION_OK, "ps -o pgid=: OK");
@@ -284,17 +292,19 @@ test_process_group(void)
 static void
 test_timeout(void)
 {
-	pid_t	 child;
+	pid_t child;
 
 	run("sleep 30", 300);
-	tap_is_int(res.status, ACTION_TIMEOUT, "sleep 30, 300 ms: ACTION_TIMEOUT");
+	tap_is_int(res.status, ACTION_TIMEOUT,
+	    "sleep 30, 300 ms: ACTION_TIMEOUT");
 	tap_ok(elapsed >= 300, "not ended before its deadline (%lld ms)",
 	    (long long)elapsed);
 	tap_ok(elapsed < 5000, "ended soon after its deadline (%lld ms)",
 	    (long long)elapsed);
 
 	run("echo partial; echo oops >&2; sleep 30", 300);
-	tap_is_int(res.status, ACTION_TIMEOUT, "timed out with output: TIMEOUT");
+	tap_is_int(res.status, ACTION_TIMEOUT,
+	    "timed out with output: TIMEOUT");
 	tap_is_str(res.last_line, "partial", "output before the timeout kept");
 	tap_is_str(res.err_tail, "oops\n", "stderr before the timeout kept");
 
@@ -310,24 +320,30 @@ test_timeout(void)
 
 	/* SIGTERM ignored: SIGKILL follows. */
 	run("trap '' TERM; sleep 30", 200);
-	tap_is_int(res.status, ACTION_TIMEOUT, "a command ignoring SIGTERM: "
+	tap_is_int(res.status, ACTION_TIMEOUT,
+	    "a command ignoring SIGTERM: "
 	    "TIMEOUT");
-	tap_ok(elapsed < 6000, "a command ignoring SIGTERM is killed anyway "
-	    "(%lld ms)", (long long)elapsed);
+	tap_ok(elapsed < 6000,
+	    "a command ignoring SIGTERM is killed anyway "
+	    "(%lld ms)",
+	    (long long)elapsed);
 }
 
 static void
 test_leftovers(void)
 {
-	pid_t	 child;
+	pid_t child;
 
 	/* The background sleep does not hold the pipes. */
 	run("sleep 30 >/dev/null 2>&1 & echo $!", 4000);
 	child = (pid_t)atol(res.last_line);
-	tap_is_int(res.status, ACTION_OK, "sleep 30 >/dev/null & then exit 0: "
+	tap_is_int(res.status, ACTION_OK,
+	    "sleep 30 >/dev/null & then exit 0: "
 	    "OK");
-	tap_ok(elapsed < 3000, "its result does not wait for the background "
-	    "sleep (%lld ms)", (long long)elapsed);
+	tap_ok(elapsed < 3000,
+	    "its result does not wait for the background "
+	    "sleep (%lld ms)",
+	    (long long)elapsed);
 	tap_ok(child > 1 && pid_gone(child, 1000),
 	    "the background sleep (pid %ld) is killed when the shell exits",
 	    (long)child);
@@ -339,13 +355,17 @@ test_leftovers(void)
 	 */
 	run("sleep 30 & echo $!; sleep 0.3", 4000);
 	child = (pid_t)atol(res.last_line);
-	tap_is_int(res.status, ACTION_OK, "sleep 30 & (holding stdout) then "
+	tap_is_int(res.status, ACTION_OK,
+	    "sleep 30 & (holding stdout) then "
 	    "exit 0: OK");
-	tap_ok(elapsed < 3000, "its result does not wait for the background "
-	    "sleep holding stdout (%lld ms)", (long long)elapsed);
+	tap_ok(elapsed < 3000,
+	    "its result does not wait for the background "
+	    "sleep holding stdout (%lld ms)",
+	    (long long)elapsed);
 	tap_ok(child > 1 && pid_gone(child, 1000),
 	    "the background sleep (pid %ld) holding stdout is killed when the "
-	    "shell exits", (long)child);
+	    "shell exits",
+	    (long)child);
 	reap_leftover(child);
 
 	run("exec >&- 2>&-; sleep 1", 10000);
@@ -355,7 +375,8 @@ test_leftovers(void)
 	    "its end is seen when it exits (%lld ms)", (long long)elapsed);
 
 	run("exec >&- 2>&-; exit 4", 10000);
-	tap_is_int(res.status, ACTION_FAILED, "closes its pipes, exits 4: FAILED");
+	tap_is_int(res.status, ACTION_FAILED,
+	    "closes its pipes, exits 4: FAILED");
 	tap_is_int(res.exit_code, 4, "closes its pipes, exits 4: exit_code 4");
 }
 
@@ -363,12 +384,12 @@ test_leftovers(void)
 static void
 test_step_api(void)
 {
-	struct action_spec	 spec;
-	struct action		*a = NULL;
-	struct pollfd		 pfd[2];
-	size_t			 n;
-	pid_t			 pid;
-	int			 steps = 0;
+	struct action_spec spec;
+	struct action *a = NULL;
+	struct pollfd pfd[2];
+	size_t n;
+	pid_t pid;
+	int steps = 0;
 
 	memset(&spec, 0, sizeof(spec));
 	spec.command = "sleep 30";

@@ -13,14 +13,14 @@
 #include "body.h"
 #include "tap.h"
 
-#define MAX	65536
+#define MAX 65536
 
 static const struct length_case {
-	int		 line;
-	const char	*in;
-	size_t		 max;
-	enum body_rc	 rc;
-	size_t		 len;
+	int line;
+	const char *in;
+	size_t max;
+	enum body_rc rc;
+	size_t len;
 } length_cases[] = {
 	{ __LINE__, NULL, MAX, BODY_OK, 0 },
 	{ __LINE__, "", MAX, BODY_OK, 0 },
@@ -46,29 +46,30 @@ static const struct length_case {
 static void
 test_length(void)
 {
-	const struct length_case	*c;
-	size_t				 i, len;
+	const struct length_case *c;
+	size_t i, len;
 
 	for (i = 0; i < sizeof(length_cases) / sizeof(length_cases[0]); i++) {
 		c = &length_cases[i];
 		len = 4242;
-		tap_is_int_at(__FILE__, c->line, body_length(c->in, c->max, &len),
-		    c->rc, "body_length case %zu (%s): rc", i + 1,
+		tap_is_int_at(__FILE__, c->line,
+		    body_length(c->in, c->max, &len), c->rc,
+		    "body_length case %zu (%s): rc", i + 1,
 		    c->in ? c->in : "NULL");
-		tap_is_int_at(__FILE__, c->line, (long long)len, (long long)c->len,
-		    "body_length case %zu: length", i + 1);
+		tap_is_int_at(__FILE__, c->line, (long long)len,
+		    (long long)c->len, "body_length case %zu: length", i + 1);
 	}
 }
 
-#define TID	"0123456789abcdef0123456789abcdef"
+#define TID "0123456789abcdef0123456789abcdef"
 
 static const struct parse_case {
-	int		 line;
-	const char	*in;
-	size_t		 len;		/* 0: strlen(in) */
-	enum body_rc	 rc;
-	enum ckpt_type	 type;		/* expected on BODY_OK */
-	const char	*trigger;	/* expected on BODY_OK; NULL: none */
+	int line;
+	const char *in;
+	size_t len; /* 0: strlen(in) */
+	enum body_rc rc;
+	enum ckpt_type type; /* expected on BODY_OK */
+	const char *trigger; /* expected on BODY_OK; NULL: none */
 } parse_cases[] = {
 	/* Valid bodies. */
 	{ __LINE__, "", 0, BODY_OK, CKPT_CONFIGURED, NULL },
@@ -77,52 +78,61 @@ static const struct parse_case {
 	/* What Flink's own client sends. */
 	{ __LINE__, "{\"checkpointType\":\"FULL\",\"triggerId\":null}", 0,
 	    BODY_OK, CKPT_FULL, NULL },
-	{ __LINE__, "{\"checkpointType\":\"INCREMENTAL\"}", 0,
-	    BODY_OK, CKPT_INCREMENTAL, NULL },
-	{ __LINE__, "{\"checkpointType\":\"CONFIGURED\"}", 0,
-	    BODY_OK, CKPT_CONFIGURED, NULL },
-	{ __LINE__, "{\"checkpointType\":null}", 0,
-	    BODY_OK, CKPT_CONFIGURED, NULL },
-	{ __LINE__, "{\"triggerId\":\"" TID "\"}", 0,
-	    BODY_OK, CKPT_CONFIGURED, TID },
-	{ __LINE__, "{\"triggerId\":\"0123456789ABCDEF0123456789AbCdEf\","
-	    "\"checkpointType\":\"FULL\"}", 0, BODY_OK, CKPT_FULL, TID },
-	{ __LINE__, "{\"unknown\":1,\"x\":{\"y\":[1,2,{}]},"
-	    "\"checkpointType\":\"INCREMENTAL\",\"z\":null}", 0,
-	    BODY_OK, CKPT_INCREMENTAL, NULL },
+	{ __LINE__, "{\"checkpointType\":\"INCREMENTAL\"}", 0, BODY_OK,
+	    CKPT_INCREMENTAL, NULL },
+	{ __LINE__, "{\"checkpointType\":\"CONFIGURED\"}", 0, BODY_OK,
+	    CKPT_CONFIGURED, NULL },
+	{ __LINE__, "{\"checkpointType\":null}", 0, BODY_OK, CKPT_CONFIGURED,
+	    NULL },
+	{ __LINE__, "{\"triggerId\":\"" TID "\"}", 0, BODY_OK, CKPT_CONFIGURED,
+	    TID },
+	{ __LINE__,
+	    "{\"triggerId\":\"0123456789ABCDEF0123456789AbCdEf\","
+	    "\"checkpointType\":\"FULL\"}",
+	    0, BODY_OK, CKPT_FULL, TID },
+	{ __LINE__,
+	    "{\"unknown\":1,\"x\":{\"y\":[1,2,{}]},"
+	    "\"checkpointType\":\"INCREMENTAL\",\"z\":null}",
+	    0, BODY_OK, CKPT_INCREMENTAL, NULL },
 	/* Field names are case-sensitive: a misspelt one is unknown. */
 	{ __LINE__, "{\"checkpointtype\":\"bogus\",\"TriggerId\":1}", 0,
 	    BODY_OK, CKPT_CONFIGURED, NULL },
 	/* Non-ASCII in an unknown field is fine when it is UTF-8. */
-	{ __LINE__, "{\"name\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}", 0,
-	    BODY_OK, CKPT_CONFIGURED, NULL },
+	{ __LINE__, "{\"name\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}",
+	    0, BODY_OK, CKPT_CONFIGURED, NULL },
 	/* Duplicate keys: json-c keeps the last one. */
-	{ __LINE__, "{\"checkpointType\":\"FULL\","
-	    "\"checkpointType\":\"INCREMENTAL\"}", 0,
-	    BODY_OK, CKPT_INCREMENTAL, NULL },
-	{ __LINE__, "{\"checkpointType\":\"bogus\","
-	    "\"checkpointType\":\"FULL\"}", 0, BODY_OK, CKPT_FULL, NULL },
-	{ __LINE__, "{\"checkpointType\":\"FULL\","
-	    "\"checkpointType\":\"bogus\"}", 0, BODY_BAD, 0, NULL },
+	{ __LINE__,
+	    "{\"checkpointType\":\"FULL\","
+	    "\"checkpointType\":\"INCREMENTAL\"}",
+	    0, BODY_OK, CKPT_INCREMENTAL, NULL },
+	{ __LINE__,
+	    "{\"checkpointType\":\"bogus\","
+	    "\"checkpointType\":\"FULL\"}",
+	    0, BODY_OK, CKPT_FULL, NULL },
+	{ __LINE__,
+	    "{\"checkpointType\":\"FULL\","
+	    "\"checkpointType\":\"bogus\"}",
+	    0, BODY_BAD, 0, NULL },
 	/* The body is len bytes: what follows them is not read. */
 	{ __LINE__, "{}x", 2, BODY_OK, CKPT_CONFIGURED, NULL },
-	{ __LINE__, "{\"checkpointType\":\"FULL\"}}", 25,
-	    BODY_OK, CKPT_FULL, NULL },
+	{ __LINE__, "{\"checkpointType\":\"FULL\"}}", 25, BODY_OK, CKPT_FULL,
+	    NULL },
 
 	/* Bad enum values and types. */
 	{ __LINE__, "{\"checkpointType\":\"full\"}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":\"Full\"}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":\"FULL \"}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":\"\"}", 0, BODY_BAD, 0, NULL },
-	{ __LINE__, "{\"checkpointType\":\"SAVEPOINT\"}", 0, BODY_BAD, 0, NULL },
+	{ __LINE__, "{\"checkpointType\":\"SAVEPOINT\"}", 0, BODY_BAD, 0,
+	    NULL },
 	{ __LINE__, "{\"checkpointType\":1}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":true}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":[\"FULL\"]}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"checkpointType\":{}}", 0, BODY_BAD, 0, NULL },
-	{ __LINE__, "{\"checkpointType\":\"FULL\\u0000x\"}", 0,
-	    BODY_BAD, 0, NULL },
-	{ __LINE__, "{\"checkpointType\":\"FULL\\u0000\"}", 0,
-	    BODY_BAD, 0, NULL },
+	{ __LINE__, "{\"checkpointType\":\"FULL\\u0000x\"}", 0, BODY_BAD, 0,
+	    NULL },
+	{ __LINE__, "{\"checkpointType\":\"FULL\\u0000\"}", 0, BODY_BAD, 0,
+	    NULL },
 
 	/* Bad trigger ids. */
 	{ __LINE__, "{\"triggerId\":\"0123456789abcdef0123456789abcde\"}", 0,
@@ -132,12 +142,13 @@ static const struct parse_case {
 	{ __LINE__, "{\"triggerId\":\"0123456789abcdef0123456789abcdeg\"}", 0,
 	    BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"triggerId\":\"\"}", 0, BODY_BAD, 0, NULL },
-	{ __LINE__, "{\"triggerId\":12345678901234567890}", 0,
-	    BODY_BAD, 0, NULL },
+	{ __LINE__, "{\"triggerId\":12345678901234567890}", 0, BODY_BAD, 0,
+	    NULL },
 	{ __LINE__, "{\"triggerId\":{}}", 0, BODY_BAD, 0, NULL },
 	{ __LINE__, "{\"triggerId\":[\"" TID "\"]}", 0, BODY_BAD, 0, NULL },
-	{ __LINE__, "{\"triggerId\":\"0123456789abcdef\\u00000123456789abcde\"}",
-	    0, BODY_BAD, 0, NULL },
+	{ __LINE__,
+	    "{\"triggerId\":\"0123456789abcdef\\u00000123456789abcde\"}", 0,
+	    BODY_BAD, 0, NULL },
 	/* A good type does not rescue a bad id. */
 	{ __LINE__, "{\"checkpointType\":\"FULL\",\"triggerId\":\"x\"}", 0,
 	    BODY_BAD, 0, NULL },
@@ -186,8 +197,8 @@ static void
 check_parse(int line, const char *name, const char *in, size_t len,
     enum body_rc want_rc, enum ckpt_type want_type, const char *want_trigger)
 {
-	struct trigger_body	 b;
-	enum body_rc		 rc;
+	struct trigger_body b;
+	enum body_rc rc;
 
 	memset(&b, 0x5a, sizeof(b));
 	rc = body_parse_trigger(in, len, &b);
@@ -205,9 +216,9 @@ check_parse(int line, const char *name, const char *in, size_t len,
 static void
 test_parse_table(void)
 {
-	const struct parse_case	*c;
-	char			 name[64];
-	size_t			 i;
+	const struct parse_case *c;
+	char name[64];
+	size_t i;
 
 	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
 		c = &parse_cases[i];
@@ -222,7 +233,7 @@ test_parse_table(void)
 static char *
 repeat(char *p, const char *s, int n)
 {
-	size_t	 len = strlen(s);
+	size_t len = strlen(s);
 
 	while (n-- > 0) {
 		memcpy(p, s, len);
@@ -235,8 +246,8 @@ repeat(char *p, const char *s, int n)
 static void
 test_parse_generated(void)
 {
-	char	*b, *p;
-	int	 i;
+	char *b, *p;
+	int i;
 
 	if ((b = malloc(1024 * 1024)) == NULL) {
 		tap_ok(0, "malloc");
@@ -267,8 +278,10 @@ test_parse_generated(void)
 	p = repeat(b, "{", 1);
 	for (i = 0; i < 10000; i++)
 		p += sprintf(p, "\"field%d\":%d,", i, i);
-	repeat(p, "\"triggerId\":\"" TID "\",\"checkpointType\":"
-	    "\"INCREMENTAL\"}", 1);
+	repeat(p,
+	    "\"triggerId\":\"" TID "\",\"checkpointType\":"
+	    "\"INCREMENTAL\"}",
+	    1);
 	check_parse(__LINE__, "10000 unknown fields", b, strlen(b), BODY_OK,
 	    CKPT_INCREMENTAL, TID);
 

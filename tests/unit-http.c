@@ -13,9 +13,9 @@
 #include "tap.h"
 
 static const struct {
-	int		 line;
+	int line;
 	enum http_status st;
-	const char	*want;
+	const char *want;
 } status_cases[] = {
 	{ __LINE__, HTTP_200, "200 OK" },
 	{ __LINE__, HTTP_202, "202 Accepted" },
@@ -33,7 +33,7 @@ static const struct {
 static void
 test_status_lines(void)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(status_cases) / sizeof(status_cases[0]); i++)
 		tap_is_str_at(__FILE__, status_cases[i].line,
@@ -41,24 +41,24 @@ test_status_lines(void)
 		    "status line %zu", i + 1);
 }
 
-#define JID	"0123456789abcdef0123456789abcdef"
-#define TID	"fedcba9876543210fedcba9876543210"
+#define JID "0123456789abcdef0123456789abcdef"
+#define TID "fedcba9876543210fedcba9876543210"
 
 /*
  * Each error takes up to two string arguments; the exact status and body.
  */
 static const struct {
-	int		 line;
-	enum api_error	 e;
-	const char	*a1, *a2;
+	int line;
+	enum api_error e;
+	const char *a1, *a2;
 	enum http_status st;
-	const char	*body;
+	const char *body;
 } error_cases[] = {
 	{ __LINE__, ERR_NOT_FOUND, "/x?y=1", NULL, HTTP_404,
 	    "{\"errors\":[\"Not found: /x?y=1\"]}" },
 	{ __LINE__, ERR_NOT_FOUND, "/v2/jobs/" JID "/checkpoints", NULL,
-	    HTTP_404, "{\"errors\":[\"Not found: /v2/jobs/" JID
-	    "/checkpoints\"]}" },
+	    HTTP_404,
+	    "{\"errors\":[\"Not found: /v2/jobs/" JID "/checkpoints\"]}" },
 	/* A URI is escaped as JSON, '/' left alone, bad bytes replaced. */
 	{ __LINE__, ERR_NOT_FOUND, "/a\"b\\c\xff", NULL, HTTP_404,
 	    "{\"errors\":[\"Not found: /a\\\"b\\\\c\\ufffd\"]}" },
@@ -81,8 +81,8 @@ static const struct {
 	    "{\"errors\":[\"Request entity too large: the limit is 65536 "
 	    "bytes. Try to raise [CHECKPOINT_MAX_BODY]\"]}" },
 	{ __LINE__, ERR_NO_TRIGGER, TID, JID, HTTP_404,
-	    "{\"errors\":[\"There is no checkpoint operation with triggerId="
-	    TID " for job " JID ".\"]}" },
+	    "{\"errors\":[\"There is no checkpoint operation with triggerId=" TID
+	    " for job " JID ".\"]}" },
 	{ __LINE__, ERR_NO_JOB, JID, NULL, HTTP_404,
 	    "{\"errors\":[\"Job " JID " not found\"]}" },
 	{ __LINE__, ERR_BUSY, NULL, NULL, HTTP_503,
@@ -101,20 +101,22 @@ static const struct {
 static void
 test_errors(void)
 {
-	struct response	 r;
-	size_t		 i;
+	struct response r;
+	size_t i;
 
 	memset(&r, 0, sizeof(r));
 	for (i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
 		response_reset(&r);
 		tap_is_int_at(__FILE__, error_cases[i].line,
 		    http_error(&r, error_cases[i].e, error_cases[i].a1,
-		    error_cases[i].a2), 0, "error %zu: rc", i + 1);
+			error_cases[i].a2),
+		    0, "error %zu: rc", i + 1);
 		tap_is_int_at(__FILE__, error_cases[i].line, r.status,
 		    error_cases[i].st, "error %zu: status", i + 1);
 		tap_is_str_at(__FILE__, error_cases[i].line, buf_str(&r.body),
 		    error_cases[i].body, "error %zu: body", i + 1);
-		tap_is_int_at(__FILE__, error_cases[i].line, (long long)r.body.len,
+		tap_is_int_at(__FILE__, error_cases[i].line,
+		    (long long)r.body.len,
 		    (long long)strlen(error_cases[i].body),
 		    "error %zu: body length", i + 1);
 	}
@@ -125,7 +127,7 @@ test_errors(void)
 static void
 test_error_replaces(void)
 {
-	struct response	 r;
+	struct response r;
 
 	memset(&r, 0, sizeof(r));
 	response_reset(&r);
@@ -135,7 +137,8 @@ test_error_replaces(void)
 	http_error(&r, ERR_NOT_FOUND, "/first");
 	http_error(&r, ERR_INTERNAL);
 	tap_is_int(r.status, HTTP_500, "second error: its status");
-	tap_is_str(buf_str(&r.body), "{\"errors\":[\"Internal server error.\"]}",
+	tap_is_str(buf_str(&r.body),
+	    "{\"errors\":[\"Internal server error.\"]}",
 	    "second error: its body only");
 	response_reset(&r);
 	tap_is_str(buf_str(&r.body), "", "response_reset empties the body");
@@ -144,10 +147,10 @@ test_error_replaces(void)
 }
 
 static const struct {
-	int		 line;
-	const char	*in;
-	size_t		 len;		/* 0: strlen(in) */
-	const char	*want;
+	int line;
+	const char *in;
+	size_t len; /* 0: strlen(in) */
+	const char *want;
 } json_cases[] = {
 	{ __LINE__, "", 0, "\"\"" },
 	{ __LINE__, "plain text", 0, "\"plain text\"" },
@@ -178,16 +181,18 @@ static const struct {
 	/* Not UTF-8: each offending byte becomes \ufffd. */
 	{ __LINE__, "\xff", 0, "\"\\ufffd\"" },
 	{ __LINE__, "\x80", 0, "\"\\ufffd\"" },
-	{ __LINE__, "a\xfe" "b", 0, "\"a\\ufffdb\"" },
-	{ __LINE__, "\xc0\xaf", 0, "\"\\ufffd\\ufffd\"" },	/* overlong '/' */
-	{ __LINE__, "\xc1\xbf", 0, "\"\\ufffd\\ufffd\"" },	/* overlong */
+	{ __LINE__,
+	    "a\xfe"
+	    "b",
+	    0, "\"a\\ufffdb\"" },
+	{ __LINE__, "\xc0\xaf", 0, "\"\\ufffd\\ufffd\"" }, /* overlong '/' */
+	{ __LINE__, "\xc1\xbf", 0, "\"\\ufffd\\ufffd\"" }, /* overlong */
 	{ __LINE__, "\xe0\x80\xaf", 0, "\"\\ufffd\\ufffd\\ufffd\"" },
-	{ __LINE__, "\xf0\x80\x80\xaf", 0,
-	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
-	{ __LINE__, "\xed\xa0\x80", 0, "\"\\ufffd\\ufffd\\ufffd\"" },	/* D800 */
-	{ __LINE__, "\xed\xbf\xbf", 0, "\"\\ufffd\\ufffd\\ufffd\"" },	/* DFFF */
+	{ __LINE__, "\xf0\x80\x80\xaf", 0, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+	{ __LINE__, "\xed\xa0\x80", 0, "\"\\ufffd\\ufffd\\ufffd\"" }, /* D800 */
+	{ __LINE__, "\xed\xbf\xbf", 0, "\"\\ufffd\\ufffd\\ufffd\"" }, /* DFFF */
 	{ __LINE__, "\xf4\x90\x80\x80", 0,
-	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },			/* 110000 */
+	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* 110000 */
 	{ __LINE__, "\xf8\x88\x80\x80\x80", 0,
 	    "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"" },
 	/* Truncated sequences, at the end and before ASCII. */
@@ -205,13 +210,13 @@ static const struct {
 static void
 test_json_strings(void)
 {
-	struct buf	 b = { 0 };
-	size_t		 i, len;
+	struct buf b = { 0 };
+	size_t i, len;
 
 	for (i = 0; i < sizeof(json_cases) / sizeof(json_cases[0]); i++) {
 		buf_reset(&b);
 		len = json_cases[i].len ? json_cases[i].len :
-		    strlen(json_cases[i].in);
+					  strlen(json_cases[i].in);
 		tap_is_int_at(__FILE__, json_cases[i].line,
 		    buf_add_json_string(&b, json_cases[i].in, len), 0,
 		    "json string %zu: rc", i + 1);
@@ -233,10 +238,10 @@ test_json_strings(void)
 
 /* buf_utf8_clean: text for the database, '?' for what is not UTF-8 text. */
 static const struct {
-	int		 line;
-	const char	*in;
-	const char	*want;
-	int		 fixed;
+	int line;
+	const char *in;
+	const char *want;
+	int fixed;
 } clean_cases[] = {
 	{ __LINE__, "", "", 0 },
 	{ __LINE__, "plain\ttext\n", "plain\ttext\n", 0 },
@@ -252,8 +257,8 @@ static const struct {
 static void
 test_utf8_clean(void)
 {
-	char	 s[64];
-	size_t	 i;
+	char s[64];
+	size_t i;
 
 	for (i = 0; i < sizeof(clean_cases) / sizeof(clean_cases[0]); i++) {
 		snprintf(s, sizeof(s), "%s", clean_cases[i].in);
@@ -265,15 +270,14 @@ test_utf8_clean(void)
 }
 
 static const struct {
-	int		 line;
+	int line;
 	enum http_status st;
-	const char	*allow;
-	const char	*cors;
-	const char	*body;
-	const char	*want;
+	const char *allow;
+	const char *cors;
+	const char *body;
+	const char *want;
 } header_cases[] = {
-	{ __LINE__, HTTP_202, NULL, "*",
-	    "{\"request-id\":\"" TID "\"}",
+	{ __LINE__, HTTP_202, NULL, "*", "{\"request-id\":\"" TID "\"}",
 	    "Status: 202 Accepted\r\n"
 	    "Content-Type: application/json; charset=UTF-8\r\n"
 	    "Content-Length: 49\r\n"
@@ -324,9 +328,9 @@ static const struct {
 static void
 test_headers(void)
 {
-	struct response	 r;
-	struct buf	 out = { 0 };
-	size_t		 i;
+	struct response r;
+	struct buf out = { 0 };
+	size_t i;
 
 	memset(&r, 0, sizeof(r));
 	for (i = 0; i < sizeof(header_cases) / sizeof(header_cases[0]); i++) {
@@ -354,7 +358,8 @@ test_headers(void)
 	    "Content-Type: application/json; charset=UTF-8\r\n"
 	    "Content-Length: 29\r\n"
 	    "Access-Control-Allow-Origin: *\r\n"
-	    "\r\n", "error with UTF-8: headers");
+	    "\r\n",
+	    "error with UTF-8: headers");
 
 	/* The block is appended to what the buffer holds. */
 	buf_reset(&out);
@@ -362,9 +367,11 @@ test_headers(void)
 	response_reset(&r);
 	r.status = HTTP_200;
 	http_headers(&r, NULL, &out);
-	tap_is_str(buf_str(&out), "XStatus: 200 OK\r\n"
+	tap_is_str(buf_str(&out),
+	    "XStatus: 200 OK\r\n"
 	    "Content-Type: application/json; charset=UTF-8\r\n"
-	    "Content-Length: 0\r\n\r\n", "headers append");
+	    "Content-Length: 0\r\n\r\n",
+	    "headers append");
 
 	buf_free(&out);
 	response_free(&r);

@@ -12,13 +12,13 @@
 #include "tap.h"
 
 /* What a refused parse must leave in the output. */
-#define UNTOUCHED	"untouched-sentinel"
+#define UNTOUCHED "untouched-sentinel"
 
 static const struct parse_case {
-	int		 line;
-	const char	*in;
-	size_t		 len;		/* (size_t)-1: strlen(in) */
-	const char	*want;		/* NULL: refused */
+	int line;
+	const char *in;
+	size_t len; /* (size_t)-1: strlen(in) */
+	const char *want; /* NULL: refused */
 } cases[] = {
 	/* 1-4: accepted, always lowercase. */
 	{ __LINE__, "0123456789abcdef0123456789abcdef", (size_t)-1,
@@ -44,23 +44,27 @@ static const struct parse_case {
 	{ __LINE__, "0123456789abcdef0123456789abcde ", (size_t)-1, NULL },
 	{ __LINE__, "0x23456789abcdef0123456789abcdef", (size_t)-1, NULL },
 	/* 17: an embedded NUL within the 32 bytes. */
-	{ __LINE__, "0123456789abcdef\0" "123456789abcdef", 32, NULL },
+	{ __LINE__,
+	    "0123456789abcdef\0"
+	    "123456789abcdef",
+	    32, NULL },
 	/* 18: a valid id followed by more bytes, given its length: accepted. */
 	{ __LINE__, "0123456789ABCDEF0123456789abcdef/checkpoints", 32,
 	    "0123456789abcdef0123456789abcdef" },
 	/* 19: the same bytes with one too many. */
 	{ __LINE__, "0123456789ABCDEF0123456789abcdef/checkpoints", 33, NULL },
 	/* 20: non-ASCII bytes. */
-	{ __LINE__, "0123456789abcdef0123456789abcd\xc3\xa9", (size_t)-1, NULL },
+	{ __LINE__, "0123456789abcdef0123456789abcd\xc3\xa9", (size_t)-1,
+	    NULL },
 };
 
 static void
 test_parse(void)
 {
-	const struct parse_case	*c;
-	struct id		 id;
-	size_t			 i, len;
-	int			 rc;
+	const struct parse_case *c;
+	struct id id;
+	size_t i, len;
+	int rc;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		c = &cases[i];
@@ -90,10 +94,12 @@ test_parse(void)
 static void
 test_parse_str_nul(void)
 {
-	struct id	 id;
+	struct id id;
 
 	strcpy(id.s, UNTOUCHED);
-	tap_is_int(id_parse_str("0123456789abcdef\0" "0123456789abcdef", &id),
+	tap_is_int(id_parse_str("0123456789abcdef\0"
+				"0123456789abcdef",
+		       &id),
 	    -1, "id_parse_str: embedded NUL is a short id");
 	tap_is_str(id.s, UNTOUCHED, "id_parse_str: embedded NUL: untouched");
 }
@@ -110,7 +116,7 @@ all_lower_hex(const char *s)
 static void
 test_random(void)
 {
-	struct id	 a, b, back;
+	struct id a, b, back;
 
 	memset(&a, 'x', sizeof(a));
 	memset(&b, 'x', sizeof(b));

@@ -13,63 +13,63 @@
 #include "route.h"
 #include "tap.h"
 
-#define J	"0123456789abcdef0123456789abcdef"
-#define T	"fedcba9876543210fedcba9876543210"
+#define J "0123456789abcdef0123456789abcdef"
+#define T "fedcba9876543210fedcba9876543210"
 
 static const struct route_case {
-	int		 line;
-	const char	*method;
-	const char	*path;
-	enum route_id	 id;
-	int		 method_ok;
-	const char	*allow;		/* NULL for ROUTE_NONE */
-	const char	*jobid;		/* "" when none */
-	const char	*triggerid;	/* "" when none */
+	int line;
+	const char *method;
+	const char *path;
+	enum route_id id;
+	int method_ok;
+	const char *allow; /* NULL for ROUTE_NONE */
+	const char *jobid; /* "" when none */
+	const char *triggerid; /* "" when none */
 } cases[] = {
 	/* The trigger route. */
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 1, "POST", J, "" },
-	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 1, "POST", J, "" },
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints/",
-	    ROUTE_TRIGGER, 1, "POST", J, "" },
-	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints/",
-	    ROUTE_TRIGGER, 1, "POST", J, "" },
-	{ __LINE__, "GET", "/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 0, "POST", J, "" },
-	{ __LINE__, "PUT", "/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 0, "POST", J, "" },
-	{ __LINE__, "post", "/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 0, "POST", J, "" },
-	{ __LINE__, NULL, "/jobs/" J "/checkpoints",
-	    ROUTE_TRIGGER, 0, "POST", J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1, "POST",
+	    J, "" },
+	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints/", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints/", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
+	    J, "" },
+	{ __LINE__, "PUT", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
+	    J, "" },
+	{ __LINE__, "post", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
+	    J, "" },
+	{ __LINE__, NULL, "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
+	    J, "" },
 	/* Path ids are raw segments: validating them is the handler's job. */
-	{ __LINE__, "POST", "/jobs/not-an-id/checkpoints",
-	    ROUTE_TRIGGER, 1, "POST", "not-an-id", "" },
-	{ __LINE__, "POST", "/jobs/a%2Fb/checkpoints",
-	    ROUTE_TRIGGER, 1, "POST", "a%2Fb", "" },
+	{ __LINE__, "POST", "/jobs/not-an-id/checkpoints", ROUTE_TRIGGER, 1,
+	    "POST", "not-an-id", "" },
+	{ __LINE__, "POST", "/jobs/a%2Fb/checkpoints", ROUTE_TRIGGER, 1, "POST",
+	    "a%2Fb", "" },
 
 	/* The status route. */
-	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T,
-	    ROUTE_STATUS, 1, "GET", J, T },
-	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/" T,
-	    ROUTE_STATUS, 1, "GET", J, T },
-	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "/",
-	    ROUTE_STATUS, 1, "GET", J, T },
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints/" T,
-	    ROUTE_STATUS, 0, "GET", J, T },
-	{ __LINE__, "HEAD", "/jobs/" J "/checkpoints/" T,
-	    ROUTE_STATUS, 0, "GET", J, T },
-	{ __LINE__, "GET", "/jobs/x/checkpoints/y",
-	    ROUTE_STATUS, 1, "GET", "x", "y" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 1, "GET",
+	    J, T },
+	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 1,
+	    "GET", J, T },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "/", ROUTE_STATUS, 1,
+	    "GET", J, T },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 0,
+	    "GET", J, T },
+	{ __LINE__, "HEAD", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 0,
+	    "GET", J, T },
+	{ __LINE__, "GET", "/jobs/x/checkpoints/y", ROUTE_STATUS, 1, "GET", "x",
+	    "y" },
 
 	/* Unknown version prefixes. */
 	{ __LINE__, "POST", "/v0/jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
 	    "", "" },
 	{ __LINE__, "POST", "/v2/jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
 	    "", "" },
-	{ __LINE__, "GET", "/v2/jobs/" J "/checkpoints/" T, ROUTE_NONE, 0,
-	    NULL, "", "" },
+	{ __LINE__, "GET", "/v2/jobs/" J "/checkpoints/" T, ROUTE_NONE, 0, NULL,
+	    "", "" },
 	{ __LINE__, "POST", "/V1/jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
 	    "", "" },
 	{ __LINE__, "POST", "/v1/v1/jobs/" J "/checkpoints", ROUTE_NONE, 0,
@@ -78,20 +78,19 @@ static const struct route_case {
 	{ __LINE__, "GET", "/v1/", ROUTE_NONE, 0, NULL, "", "" },
 
 	/* Literals are case-sensitive. */
-	{ __LINE__, "POST", "/JOBS/" J "/checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
-	{ __LINE__, "POST", "/jobs/" J "/Checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
-	{ __LINE__, "POST", "/job/" J "/checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
-	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
+	{ __LINE__, "POST", "/JOBS/" J "/checkpoints", ROUTE_NONE, 0, NULL, "",
+	    "" },
+	{ __LINE__, "POST", "/jobs/" J "/Checkpoints", ROUTE_NONE, 0, NULL, "",
+	    "" },
+	{ __LINE__, "POST", "/job/" J "/checkpoints", ROUTE_NONE, 0, NULL, "",
+	    "" },
+	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_NONE, 0, NULL, "",
+	    "" },
 
 	/* Empty segments in the middle; slashes at both ends are dropped. */
-	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_TRIGGER, 1, "POST",
-	    J, "" },
-	{ __LINE__, "POST", "/jobs//checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
+	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
+	    "POST", J, "" },
+	{ __LINE__, "POST", "/jobs//checkpoints", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints//", ROUTE_TRIGGER, 1,
 	    "POST", J, "" },
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints///", ROUTE_TRIGGER, 1,
@@ -106,22 +105,22 @@ static const struct route_case {
 	{ __LINE__, "GET", "/jobs/" J, ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "/x", ROUTE_NONE, 0,
 	    NULL, "", "" },
-	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/" T "/x", ROUTE_NONE,
-	    0, NULL, "", "" },
-	{ __LINE__, "GET", "/a/b/c/d/e/f/g/h/i/j", ROUTE_NONE, 0, NULL,
-	    "", "" },
+	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/" T "/x", ROUTE_NONE, 0,
+	    NULL, "", "" },
+	{ __LINE__, "GET", "/a/b/c/d/e/f/g/h/i/j", ROUTE_NONE, 0, NULL, "",
+	    "" },
 	{ __LINE__, "GET", "/v1/a/b/c/d/e/f", ROUTE_NONE, 0, NULL, "", "" },
 
 	/* Not a path at all. */
 	{ __LINE__, "GET", "", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", NULL, ROUTE_NONE, 0, NULL, "", "" },
-	{ __LINE__, "POST", "jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
-	    "", "" },
+	{ __LINE__, "POST", "jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL, "",
+	    "" },
 	{ __LINE__, "GET", "/", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "//", ROUTE_NONE, 0, NULL, "", "" },
 	/* The query string never reaches PATH_INFO; if it did, no match. */
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints?x=1", ROUTE_NONE, 0,
-	    NULL, "", "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints?x=1", ROUTE_NONE, 0, NULL,
+	    "", "" },
 };
 
 /* A segment as a string, for comparison. */
@@ -137,18 +136,19 @@ segment_str(const struct segment *s, char *buf, size_t len)
 static void
 test_routes(void)
 {
-	const struct route_case	*c;
-	struct route		 r;
-	char			 b1[128], b2[128];
-	size_t			 i;
+	const struct route_case *c;
+	struct route r;
+	char b1[128], b2[128];
+	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		c = &cases[i];
 		memset(&r, 0x5a, sizeof(r));
 		route_match(c->method, c->path, &r);
 		tap_is_int_at(__FILE__, c->line, r.id, c->id,
-		    "case %zu: %s %s: route", i + 1, c->method ? c->method :
-		    "(null)", c->path ? c->path : "(null)");
+		    "case %zu: %s %s: route", i + 1,
+		    c->method ? c->method : "(null)",
+		    c->path ? c->path : "(null)");
 		tap_is_int_at(__FILE__, c->line, r.method_ok, c->method_ok,
 		    "case %zu: method_ok", i + 1);
 		tap_is_str_at(__FILE__, c->line, r.allow, c->allow,
@@ -166,8 +166,8 @@ test_routes(void)
 static void
 test_segments_point_into_path(void)
 {
-	static const char	 path[] = "/v1/jobs/" J "/checkpoints/" T;
-	struct route		 r;
+	static const char path[] = "/v1/jobs/" J "/checkpoints/" T;
+	struct route r;
 
 	route_match("GET", path, &r);
 	tap_ok(r.jobid.p == path + strlen("/v1/jobs/"),

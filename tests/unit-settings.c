@@ -12,13 +12,13 @@
 #include "tap.h"
 
 /* What a refused parse must leave in the output. */
-#define UNTOUCHED	(-4242)
+#define UNTOUCHED (-4242)
 
 static const struct {
-	int		 line;
-	const char	*in;
-	int		 rc;
-	int64_t		 ms;
+	int line;
+	const char *in;
+	int rc;
+	int64_t ms;
 } duration_cases[] = {
 	{ __LINE__, "300", 0, 300000 },
 	{ __LINE__, "90s", 0, 90000 },
@@ -63,11 +63,11 @@ static const struct {
 static void
 test_duration(void)
 {
-	size_t	 i;
-	int64_t	 ms;
+	size_t i;
+	int64_t ms;
 
 	for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]);
-	    i++) {
+	     i++) {
 		ms = UNTOUCHED;
 		tap_is_int_at(__FILE__, duration_cases[i].line,
 		    settings_parse_duration(duration_cases[i].in, &ms),
@@ -79,11 +79,11 @@ test_duration(void)
 }
 
 static const struct {
-	int		 line;
-	const char	*in;
-	int64_t		 min, max;
-	int		 rc;
-	int64_t		 v;
+	int line;
+	const char *in;
+	int64_t min, max;
+	int rc;
+	int64_t v;
 } size_cases[] = {
 	{ __LINE__, "65536", 0, INT64_MAX, 0, 65536 },
 	{ __LINE__, "64K", 0, INT64_MAX, 0, 65536 },
@@ -123,15 +123,15 @@ static const struct {
 static void
 test_size(void)
 {
-	size_t	 i;
-	int64_t	 v;
+	size_t i;
+	int64_t v;
 
 	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
 		v = UNTOUCHED;
 		tap_is_int_at(__FILE__, size_cases[i].line,
 		    settings_parse_size(size_cases[i].in, size_cases[i].min,
-		    size_cases[i].max, &v), size_cases[i].rc,
-		    "size %zu (%s): rc", i + 1,
+			size_cases[i].max, &v),
+		    size_cases[i].rc, "size %zu (%s): rc", i + 1,
 		    size_cases[i].in ? size_cases[i].in : "NULL");
 		tap_is_int_at(__FILE__, size_cases[i].line, v, size_cases[i].v,
 		    "size %zu: value", i + 1);
@@ -139,11 +139,11 @@ test_size(void)
 }
 
 static const struct {
-	int		 line;
-	const char	*in;
-	int64_t		 min, max;
-	int		 rc;
-	int64_t		 v;
+	int line;
+	const char *in;
+	int64_t min, max;
+	int rc;
+	int64_t v;
 } int_cases[] = {
 	{ __LINE__, "0", 0, 10, 0, 0 },
 	{ __LINE__, "10", 0, 10, 0, 10 },
@@ -167,15 +167,15 @@ static const struct {
 static void
 test_int(void)
 {
-	size_t	 i;
-	int64_t	 v;
+	size_t i;
+	int64_t v;
 
 	for (i = 0; i < sizeof(int_cases) / sizeof(int_cases[0]); i++) {
 		v = UNTOUCHED;
 		tap_is_int_at(__FILE__, int_cases[i].line,
 		    settings_parse_int(int_cases[i].in, int_cases[i].min,
-		    int_cases[i].max, &v), int_cases[i].rc,
-		    "int %zu (%s): rc", i + 1,
+			int_cases[i].max, &v),
+		    int_cases[i].rc, "int %zu (%s): rc", i + 1,
 		    int_cases[i].in ? int_cases[i].in : "NULL");
 		tap_is_int_at(__FILE__, int_cases[i].line, v, int_cases[i].v,
 		    "int %zu: value", i + 1);
@@ -193,31 +193,34 @@ static const char *const env_names[] = {
 	"CHECKPOINT_SYNC",
 	"CHECKPOINT_BUSY_TIMEOUT",
 };
-#define NENV	(sizeof(env_names) / sizeof(env_names[0]))
+#define NENV (sizeof(env_names) / sizeof(env_names[0]))
 
 /* A field expected to keep its default. */
-#define DFLT	((const char *)-1)
+#define DFLT ((const char *)-1)
 
 struct env_case {
-	int		 line;
-	const char	*env[NENV];	/* NULL: unset */
-	const char	*db_override;
-	int		 rc;
-	const char	*err;		/* the exact message, on failure */
+	int line;
+	const char *env[NENV]; /* NULL: unset */
+	const char *db_override;
+	int rc;
+	const char *err; /* the exact message, on failure */
 	/* Expected on success. */
-	const char	*db_path;	/* DFLT: DEFAULT_DB */
-	int64_t		 store_ms;
-	size_t		 max_body;
-	const char	*cors;		/* DFLT: "*" */
-	int		 reject;
-	int		 sync_normal;
-	int64_t		 busy_ms;
+	const char *db_path; /* DFLT: DEFAULT_DB */
+	int64_t store_ms;
+	size_t max_body;
+	const char *cors; /* DFLT: "*" */
+	int reject;
+	int sync_normal;
+	int64_t busy_ms;
 };
 
-#define FAILS(msg)	-1, msg, NULL, 0, 0, NULL, 0, 0, 0
-#define OK_DEFAULTS	0, NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, \
-			DFLT, 0, 0, DEFAULT_BUSY_MS
+#define FAILS(msg) -1, msg, NULL, 0, 0, NULL, 0, 0, 0
+#define OK_DEFAULTS \
+	0, NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, \
+	    DEFAULT_BUSY_MS
 
+/* Rows by hand: the inputs first, then what they must give. */
+/* clang-format off */
 static const struct env_case env_cases[] = {
 	/* Nothing set: every default. */
 	{ __LINE__, { NULL }, NULL, OK_DEFAULTS },
@@ -334,15 +337,16 @@ static const struct env_case env_cases[] = {
 	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxx\": expected a duration such as "
 	    "300, 90s, 5min, 1h, 500ms or 0") },
 };
+/* clang-format on */
 
 static void
 test_env(void)
 {
-	const struct env_case	*c;
-	struct settings		 st;
-	char			 err[256], name[32];
-	size_t			 i, k;
-	int			 rc;
+	const struct env_case *c;
+	struct settings st;
+	char err[256], name[32];
+	size_t i, k;
+	int rc;
 
 	for (i = 0; i < sizeof(env_cases) / sizeof(env_cases[0]); i++) {
 		c = &env_cases[i];
@@ -362,8 +366,8 @@ test_env(void)
 			continue;
 		}
 		tap_is_str_at(__FILE__, c->line, st.db_path,
-		    c->db_path == DFLT ? DEFAULT_DB : c->db_path,
-		    "%s: db_path", name);
+		    c->db_path == DFLT ? DEFAULT_DB : c->db_path, "%s: db_path",
+		    name);
 		tap_is_int_at(__FILE__, c->line, st.store_ms, c->store_ms,
 		    "%s: store_ms", name);
 		tap_is_int_at(__FILE__, c->line, (long long)st.max_body,
@@ -372,8 +376,8 @@ test_env(void)
 		    c->cors == DFLT ? "*" : c->cors, "%s: cors_origin", name);
 		tap_is_int_at(__FILE__, c->line, st.reject_unknown_jobs,
 		    c->reject, "%s: reject_unknown_jobs", name);
-		tap_is_int_at(__FILE__, c->line, st.sync_normal,
-		    c->sync_normal, "%s: sync_normal", name);
+		tap_is_int_at(__FILE__, c->line, st.sync_normal, c->sync_normal,
+		    "%s: sync_normal", name);
 		tap_is_int_at(__FILE__, c->line, st.busy_ms, c->busy_ms,
 		    "%s: busy_ms", name);
 	}

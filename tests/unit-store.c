@@ -20,32 +20,32 @@
 #include "store.h"
 #include "tap.h"
 
-#define J1	"11111111111111111111111111111111"
-#define J2	"22222222222222222222222222222222"
-#define J3	"33333333333333333333333333333333"
-#define J4	"44444444444444444444444444444444"
-#define J5	"55555555555555555555555555555555"
-#define TA	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define TB	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define TC	"cccccccccccccccccccccccccccccccc"
-#define TD	"dddddddddddddddddddddddddddddddd"
-#define TE	"eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+#define J1 "11111111111111111111111111111111"
+#define J2 "22222222222222222222222222222222"
+#define J3 "33333333333333333333333333333333"
+#define J4 "44444444444444444444444444444444"
+#define J5 "55555555555555555555555555555555"
+#define TA "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define TB "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define TC "cccccccccccccccccccccccccccccccc"
+#define TD "dddddddddddddddddddddddddddddddd"
+#define TE "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 
-#define STORE_MS	300000		/* the default retention */
-#define APP_ID		0x636b7074	/* "ckpt" */
+#define STORE_MS 300000 /* the default retention */
+#define APP_ID 0x636b7074 /* "ckpt" */
 
-#define IN_PROGRESS	"{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}"
+#define IN_PROGRESS "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}"
 #define COMPLETED(n) \
-	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":" \
-	#n "}}"
+	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":" #n \
+	"}}"
 
-static char	 dir[64];
+static char dir[64];
 
 static const char *
 path_in(const char *name)
 {
-	static char	 p[4][128];
-	static int	 i;
+	static char p[4][128];
+	static int i;
 
 	i = (i + 1) % 4;
 	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
@@ -55,7 +55,7 @@ path_in(const char *name)
 static struct id
 mkid(const char *s)
 {
-	struct id	 id;
+	struct id id;
 
 	if (id_parse_str(s, &id) == -1)
 		memset(&id, 0, sizeof(id));
@@ -65,7 +65,7 @@ mkid(const char *s)
 static enum store_rc
 open_at(const char *path, struct store **s, char *err, size_t errlen)
 {
-	struct store_opts	 o = { path, 0, 50, 0 };
+	struct store_opts o = { path, 0, 50, 0 };
 
 	err[0] = '\0';
 	return store_open(&o, s, err, errlen);
@@ -76,8 +76,8 @@ open_at(const char *path, struct store **s, char *err, size_t errlen)
 static int
 raw_exec(const char *path, const char *sql)
 {
-	sqlite3	*db;
-	int	 rc;
+	sqlite3 *db;
+	int rc;
 
 	if (sqlite3_open(path, &db) != SQLITE_OK) {
 		sqlite3_close(db);
@@ -92,19 +92,21 @@ raw_exec(const char *path, const char *sql)
 static const char *
 raw_text(const char *path, const char *sql, char *out, size_t len)
 {
-	sqlite3		*db;
-	sqlite3_stmt	*st;
+	sqlite3 *db;
+	sqlite3_stmt *st;
 
 	snprintf(out, len, "(error)");
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
 		sqlite3_close(db);
 		return out;
 	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
 			snprintf(out, len, "%s",
-			    sqlite3_column_text(st, 0) ? (const char *)
-			    sqlite3_column_text(st, 0) : "NULL");
+			    sqlite3_column_text(st, 0) ?
+				(const char *)sqlite3_column_text(st, 0) :
+				"NULL");
 		else
 			snprintf(out, len, "%s", "");
 		sqlite3_finalize(st);
@@ -116,7 +118,7 @@ raw_text(const char *path, const char *sql, char *out, size_t len)
 static long long
 raw_int(const char *path, const char *sql)
 {
-	char	 b[64];
+	char b[64];
 
 	return strtoll(raw_text(path, sql, b, sizeof(b)), NULL, 10);
 }
@@ -125,15 +127,16 @@ raw_int(const char *path, const char *sql)
 static char *
 slurp(const char *path, size_t *len)
 {
-	FILE	*f;
-	char	*p;
-	long	 n;
+	FILE *f;
+	char *p;
+	long n;
 
 	*len = 0;
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
 	if (fseek(f, 0, SEEK_END) == -1 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) == -1 || (p = malloc((size_t)n + 1)) == NULL) {
+	    fseek(f, 0, SEEK_SET) == -1 ||
+	    (p = malloc((size_t)n + 1)) == NULL) {
 		fclose(f);
 		return NULL;
 	}
@@ -161,9 +164,9 @@ file_exists(const char *path)
 static int64_t
 pending_row(struct store *s, const char *job, const char *trigger)
 {
-	struct pending	 p[64];
-	size_t		 n, i;
-	int64_t		 after = 0, row = 0;
+	struct pending p[64];
+	size_t n, i;
+	int64_t after = 0, row = 0;
 
 	do {
 		if (store_pending(s, after, INT64_MAX, 64, p, &n) != STORE_OK)
@@ -189,10 +192,10 @@ complete(struct store *s, const char *job, const char *trigger, int take_id,
     const char *failure_class, const char *failure_trace, int64_t now,
     int64_t *ckpt)
 {
-	struct outcome	 o;
-	struct id	 jid = mkid(job);
-	enum store_rc	 rc;
-	int64_t		 row;
+	struct outcome o;
+	struct id jid = mkid(job);
+	enum store_rc rc;
+	int64_t row;
 
 	*ckpt = 0;
 	memset(&o, 0, sizeof(o));
@@ -202,8 +205,8 @@ complete(struct store *s, const char *job, const char *trigger, int take_id,
 		store_rollback(s);
 		return STORE_NOTFOUND;
 	}
-	if (take_id && (rc = store_next_checkpoint_id(s, &jid, ckpt)) !=
-	    STORE_OK) {
+	if (take_id &&
+	    (rc = store_next_checkpoint_id(s, &jid, ckpt)) != STORE_OK) {
 		store_rollback(s);
 		return rc;
 	}
@@ -223,7 +226,7 @@ static enum store_rc
 record(struct store *s, const char *job, const char *trigger,
     enum ckpt_type type, int64_t now, int64_t store_ms, int *created)
 {
-	struct trigger_rec	 t;
+	struct trigger_rec t;
 
 	memset(&t, 0, sizeof(t));
 	t.job = mkid(job);
@@ -242,9 +245,9 @@ static const char *
 status(struct store *s, const char *job, const char *trigger, int64_t now,
     int64_t store_ms)
 {
-	static struct buf	 b;
-	struct id		 jid = mkid(job), tid = mkid(trigger);
-	enum store_rc		 rc;
+	static struct buf b;
+	struct id jid = mkid(job), tid = mkid(trigger);
+	enum store_rc rc;
 
 	buf_reset(&b);
 	if ((rc = store_read_status(s, &jid, &tid, now, store_ms, &b)) !=
@@ -255,17 +258,17 @@ status(struct store *s, const char *job, const char *trigger, int64_t now,
 	return buf_str(&b);
 }
 
-#define NOTFOUND	"<not found>"
+#define NOTFOUND "<not found>"
 
 /* ------------------------------------------------------------------------ */
 
 static void
 test_open(void)
 {
-	struct store	*s;
-	char		 err[512], b[64];
-	const char	*db = path_in("open.db");
-	long long	 objects;
+	struct store *s;
+	char err[512], b[64];
+	const char *db = path_in("open.db");
+	long long objects;
 
 	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
 	    "open: creates a new database");
@@ -279,13 +282,15 @@ test_open(void)
 	    "open: user_version is the schema version");
 	tap_is_int(raw_int(db, "PRAGMA application_id"), APP_ID,
 	    "open: application_id marks it ours");
-	tap_is_int(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name IN"
-	    " ('jobs', 'checkpoint_counters', 'triggers', 'trigger_status',"
-	    " 'job_overview')"), 5, "open: tables and views are there");
+	tap_is_int(
+	    raw_int(db,
+		"SELECT count(*) FROM sqlite_schema WHERE name IN"
+		" ('jobs', 'checkpoint_counters', 'triggers', 'trigger_status',"
+		" 'job_overview')"),
+	    5, "open: tables and views are there");
 	objects = raw_int(db, "SELECT count(*) FROM sqlite_schema");
 
-	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
-	    "reopen: OK");
+	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK, "reopen: OK");
 	store_close(s);
 	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
 	    "reopen again: OK");
@@ -297,8 +302,8 @@ test_open(void)
 
 	/* An empty file is a new database. */
 	{
-		const char	*empty = path_in("empty.db");
-		FILE		*f = fopen(empty, "w");
+		const char *empty = path_in("empty.db");
+		FILE *f = fopen(empty, "w");
 
 		if (f != NULL)
 			fclose(f);
@@ -318,10 +323,10 @@ static void
 check_refused(const char *what, const char *db, enum store_rc want,
     const char *err_has)
 {
-	struct store	*s = (struct store *)&s;
-	char		 err[512];
-	char		*before, *after;
-	size_t		 blen, alen;
+	struct store *s = (struct store *)&s;
+	char err[512];
+	char *before, *after;
+	size_t blen, alen;
 
 	before = slurp(db, &blen);
 	tap_is_int(open_at(db, &s, err, sizeof(err)), want, "%s: refused as %s",
@@ -342,37 +347,39 @@ check_refused(const char *what, const char *db, enum store_rc want,
 static void
 test_refused(void)
 {
-	char		 b[64], sql[256];
-	const char	*db;
-	FILE		*f;
-	int		 i;
+	char b[64], sql[256];
+	const char *db;
+	FILE *f;
+	int i;
 
 	db = path_in("newer.db");
-	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d;"
-	    " CREATE TABLE future (x); PRAGMA user_version = 99", APP_ID);
+	snprintf(sql, sizeof(sql),
+	    "PRAGMA application_id = %d;"
+	    " CREATE TABLE future (x); PRAGMA user_version = 99",
+	    APP_ID);
 	raw_exec(db, sql);
 	check_refused("user_version 99", db, STORE_NEWER, "is newer than");
 	tap_is_int(raw_int(db, "PRAGMA user_version"), 99,
 	    "user_version 99: still 99");
-	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)),
-	    "delete", "user_version 99: journal mode unchanged");
+	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)), "delete",
+	    "user_version 99: journal mode unchanged");
 
 	/* Newer, with nothing but the version in it. */
 	db = path_in("newer-empty.db");
 	raw_exec(db, "PRAGMA user_version = 99");
-	check_refused("bare user_version 99", db, STORE_NEWER,
-	    "is newer than");
+	check_refused("bare user_version 99", db, STORE_NEWER, "is newer than");
 
 	db = path_in("foreign.db");
-	raw_exec(db, "CREATE TABLE mine (a, b); INSERT INTO mine VALUES (1, 2)");
+	raw_exec(db,
+	    "CREATE TABLE mine (a, b); INSERT INTO mine VALUES (1, 2)");
 	check_refused("foreign database", db, STORE_UNAVAILABLE,
 	    "not a checkpoint-api database");
 	tap_is_int(raw_int(db, "SELECT count(*) FROM sqlite_schema"), 1,
 	    "foreign database: only its own table");
 	tap_is_int(raw_int(db, "PRAGMA application_id"), 0,
 	    "foreign database: application_id still 0");
-	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)),
-	    "delete", "foreign database: journal mode unchanged");
+	tap_is_str(raw_text(db, "PRAGMA journal_mode", b, sizeof(b)), "delete",
+	    "foreign database: journal mode unchanged");
 
 	/* Empty, but marked as some other application's. */
 	db = path_in("other-app.db");
@@ -389,12 +396,12 @@ test_refused(void)
 	check_refused("not a database", db, STORE_UNAVAILABLE, db);
 
 	{
-		struct store	*s;
-		char		 err[512];
+		struct store *s;
+		char err[512];
 
 		tap_is_int(open_at(path_in("no/such/dir/x.db"), &s, err,
-		    sizeof(err)), STORE_UNAVAILABLE,
-		    "missing directory: STORE_UNAVAILABLE");
+			       sizeof(err)),
+		    STORE_UNAVAILABLE, "missing directory: STORE_UNAVAILABLE");
 		tap_ok(s == NULL && err[0] != '\0',
 		    "missing directory: no store, a message (%s)", err);
 	}
@@ -403,21 +410,24 @@ test_refused(void)
 static void
 test_triggers(struct store *s)
 {
-	struct buf	 b = { 0 };
-	struct id	 j = mkid(J1), t = mkid(TE);
-	int		 created;
-	int64_t		 t0 = 1700000000000LL, ck;
+	struct buf b = { 0 };
+	struct id j = mkid(J1), t = mkid(TE);
+	int created;
+	int64_t t0 = 1700000000000LL, ck;
 
 	tap_is_int(record(s, J1, TA, CKPT_FULL, t0, STORE_MS, &created),
 	    STORE_OK, "record: OK");
 	tap_is_int(created, 1, "record: created");
 	tap_is_int(record(s, J1, TA, CKPT_INCREMENTAL, t0 + 1, STORE_MS,
-	    &created), STORE_OK, "record again: OK");
+		       &created),
+	    STORE_OK, "record again: OK");
 	tap_is_int(created, 0, "record again: not created");
 	tap_is_str(status(s, J1, TA, t0 + 2, STORE_MS), IN_PROGRESS,
 	    "status: IN_PROGRESS, exact JSON");
-	tap_is_str(raw_text(path_in("main.db"), "SELECT requested_type FROM"
-	    " triggers WHERE trigger_id = '" TA "'", (char[32]){ 0 }, 32),
+	tap_is_str(raw_text(path_in("main.db"),
+		       "SELECT requested_type FROM"
+		       " triggers WHERE trigger_id = '" TA "'",
+		       (char[32]){ 0 }, 32),
 	    "FULL", "record again: the first request's type is kept");
 
 	/* The same trigger id on another job is another trigger. */
@@ -437,8 +447,8 @@ test_triggers(struct store *s)
 	buf_free(&b);
 
 	/* Retention, counted from completion (API.md). */
-	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 1000, &ck),
-	    STORE_OK, "complete: OK");
+	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 1000, &ck), STORE_OK,
+	    "complete: OK");
 	tap_is_int(ck, 1, "complete: the job's first checkpoint id");
 	tap_is_str(status(s, J1, TA, t0 + 1000, STORE_MS), COMPLETED(1),
 	    "status: COMPLETED, exact JSON");
@@ -446,33 +456,40 @@ test_triggers(struct store *s)
 	    COMPLETED(1), "status: still there 1 ms before expiry");
 	tap_is_str(status(s, J1, TA, t0 + 1000 + STORE_MS, STORE_MS), NOTFOUND,
 	    "status: expired at exactly store_ms");
-	tap_is_str(status(s, J1, TA, t0 + 1000 + 100LL * 365 * 86400000,
-	    0), COMPLETED(1), "status: store_ms 0 keeps it forever");
+	tap_is_str(status(s, J1, TA, t0 + 1000 + 100LL * 365 * 86400000, 0),
+	    COMPLETED(1), "status: store_ms 0 keeps it forever");
 	tap_is_str(status(s, J2, TA, t0 + 100LL * 365 * 86400000, 1),
 	    IN_PROGRESS, "status: a running trigger never expires");
 
 	/* Re-POST: live is left alone, expired starts afresh. */
 	tap_is_int(record(s, J1, TA, CKPT_FULL, t0 + 1000 + STORE_MS - 1,
-	    STORE_MS, &created), STORE_OK, "record on a live result: OK");
+		       STORE_MS, &created),
+	    STORE_OK, "record on a live result: OK");
 	tap_is_int(created, 0, "record on a live result: not created");
 	tap_is_str(status(s, J1, TA, t0 + 1000, STORE_MS), COMPLETED(1),
 	    "record on a live result: result unchanged");
-	tap_is_int(record(s, J1, TA, CKPT_FULL, t0 + 1000 + 100LL * 365 *
-	    86400000, 0, &created), STORE_OK,
-	    "record with store_ms 0: OK");
+	tap_is_int(record(s, J1, TA, CKPT_FULL,
+		       t0 + 1000 + 100LL * 365 * 86400000, 0, &created),
+	    STORE_OK, "record with store_ms 0: OK");
 	tap_is_int(created, 0, "record with store_ms 0: never expired");
 	tap_is_int(record(s, J1, TA, CKPT_INCREMENTAL, t0 + 1000 + STORE_MS,
-	    STORE_MS, &created), STORE_OK, "record on an expired result: OK");
+		       STORE_MS, &created),
+	    STORE_OK, "record on an expired result: OK");
 	tap_is_int(created, 1, "record on an expired result: created");
 	tap_is_str(status(s, J1, TA, t0 + 1000 + STORE_MS, STORE_MS),
 	    IN_PROGRESS, "record on an expired result: IN_PROGRESS again");
-	tap_is_str(raw_text(path_in("main.db"), "SELECT requested_type ||"
-	    " coalesce(checkpoint_id, '-') || coalesce(completed_ms, '-')"
-	    " FROM triggers WHERE job_id = '" J1 "' AND trigger_id = '" TA "'",
-	    (char[64]){ 0 }, 64), "INCREMENTAL--",
+	tap_is_str(
+	    raw_text(path_in("main.db"),
+		"SELECT requested_type ||"
+		" coalesce(checkpoint_id, '-') || coalesce(completed_ms, '-')"
+		" FROM triggers WHERE job_id = '" J1 "' AND trigger_id = '" TA
+		"'",
+		(char[64]){ 0 }, 64),
+	    "INCREMENTAL--",
 	    "record on an expired result: old outcome cleared");
 	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 2000 + STORE_MS,
-	    &ck), STORE_OK, "complete again: OK");
+		       &ck),
+	    STORE_OK, "complete again: OK");
 	tap_is_int(ck, 2, "complete again: a new, higher checkpoint id");
 	tap_is_str(status(s, J1, TA, t0 + 2000 + STORE_MS, STORE_MS),
 	    COMPLETED(2), "complete again: the new id");
@@ -481,10 +498,10 @@ test_triggers(struct store *s)
 static void
 test_checkpoint_ids(struct store *s)
 {
-	struct id	 j3 = mkid(J3), j4 = mkid(J4);
-	struct job	 job;
-	int64_t		 id;
-	int		 i;
+	struct id j3 = mkid(J3), j4 = mkid(J4);
+	struct job job;
+	int64_t id;
+	int i;
 
 	for (i = 1; i <= 3; i++) {
 		id = -1;
@@ -512,19 +529,19 @@ test_checkpoint_ids(struct store *s)
 }
 
 struct job_seen {
-	int	 n;
-	char	 ids[8][33];
-	char	 names[8][32];
-	int	 state[8], type[8];
-	char	 command[8][32];
-	int64_t	 timeout[8], last[8], pending[8];
-	int	 stop_after;
+	int n;
+	char ids[8][33];
+	char names[8][32];
+	int state[8], type[8];
+	char command[8][32];
+	int64_t timeout[8], last[8], pending[8];
+	int stop_after;
 };
 
 static int
 job_cb(const struct job *j, void *arg)
 {
-	struct job_seen	*w = arg;
+	struct job_seen *w = arg;
 
 	if (w->n < 8) {
 		snprintf(w->ids[w->n], sizeof(w->ids[0]), "%s", j->id.s);
@@ -544,10 +561,10 @@ job_cb(const struct job *j, void *arg)
 static void
 test_jobs(struct store *s)
 {
-	struct job	 j;
-	struct job_seen	 w;
-	struct id	 j5 = mkid(J5), j4 = mkid(J4), j2 = mkid(J2);
-	int		 created;
+	struct job j;
+	struct job_seen w;
+	struct id j5 = mkid(J5), j4 = mkid(J4), j2 = mkid(J2);
+	int created;
 
 	memset(&j, 0, sizeof(j));
 	j.id = j5;
@@ -620,8 +637,9 @@ test_jobs(struct store *s)
 	/* Set each remaining field, including clearing the command. */
 	j.id = j5;
 	j.command = NULL;
-	tap_is_int(store_job_set(s, &j, JOB_SET_TYPE | JOB_SET_COMMAND |
-	    JOB_SET_TIMEOUT, 22), STORE_OK, "job set type, command, timeout");
+	tap_is_int(store_job_set(s, &j,
+		       JOB_SET_TYPE | JOB_SET_COMMAND | JOB_SET_TIMEOUT, 22),
+	    STORE_OK, "job set type, command, timeout");
 	memset(&w, 0, sizeof(w));
 	store_job_list(s, job_cb, &w);
 	tap_is_int(w.type[1], CKPT_FULL, "job set: type");
@@ -636,24 +654,23 @@ test_jobs(struct store *s)
 	tap_is_int(w.n, 1, "job list stopped by the callback: one row");
 
 	tap_is_int(store_job_rm(s, &j4), STORE_OK, "job rm J4");
-	tap_is_int(store_job_known(s, &j4), STORE_NOTFOUND,
-	    "job rm J4: gone");
+	tap_is_int(store_job_known(s, &j4), STORE_NOTFOUND, "job rm J4: gone");
 	memset(&w, 0, sizeof(w));
 	store_job_list(s, job_cb, &w);
 	tap_is_int(w.n, 1, "job list after rm: one job");
 }
 
 struct trig_seen {
-	int		 n;
-	char		 trig[8][33];
-	char		 job[8][33];
-	char		 desc[8][200];
+	int n;
+	char trig[8][33];
+	char job[8][33];
+	char desc[8][200];
 };
 
 static int
 trig_cb(const struct trigger_row *t, void *arg)
 {
-	struct trig_seen	*w = arg;
+	struct trig_seen *w = arg;
 
 	if (w->n < 8) {
 		snprintf(w->trig[w->n], sizeof(w->trig[0]), "%s", t->trigger.s);
@@ -676,10 +693,10 @@ trig_cb(const struct trigger_row *t, void *arg)
 static void
 test_trigger_list(struct store *s)
 {
-	struct trig_seen	 w;
-	struct id		 j = mkid(J3);
-	int			 created;
-	int64_t			 ck;
+	struct trig_seen w;
+	struct id j = mkid(J3);
+	int created;
+	int64_t ck;
 
 	record(s, J3, TC, CKPT_FULL, 100, STORE_MS, &created);
 	record(s, J3, TA, CKPT_INCREMENTAL, 101, STORE_MS, &created);
@@ -693,9 +710,12 @@ test_trigger_list(struct store *s)
 	tap_is_str(w.trig[0], TB, "trigger list J3: newest first");
 	tap_is_str(w.trig[1], TA, "trigger list J3: then the middle one");
 	tap_is_str(w.trig[2], TC, "trigger list J3: oldest last");
-	tap_is_str(w.desc[0], "IN_PROGRESS CONFIGURED NULL 0 NULL NULL NULL "
-	    "alice 192.0.2.7 102 0", "trigger list: a pending row");
-	tap_is_str(w.desc[1], "COMPLETED INCREMENTAL FULL 6 "
+	tap_is_str(w.desc[0],
+	    "IN_PROGRESS CONFIGURED NULL 0 NULL NULL NULL "
+	    "alice 192.0.2.7 102 0",
+	    "trigger list: a pending row");
+	tap_is_str(w.desc[1],
+	    "COMPLETED INCREMENTAL FULL 6 "
 	    "file:///checkpoints/x NULL NULL alice 192.0.2.7 101 200",
 	    "trigger list: a completed row");
 
@@ -716,14 +736,14 @@ test_trigger_list(struct store *s)
 }
 
 struct claim_seen {
-	int		 n;
-	struct stale	 c;
+	int n;
+	struct stale c;
 };
 
 static int
 claimed_cb(const struct stale *c, void *arg)
 {
-	struct claim_seen	*w = arg;
+	struct claim_seen *w = arg;
 
 	if (w->n++ == 0)
 		w->c = *c;
@@ -734,13 +754,13 @@ claimed_cb(const struct stale *c, void *arg)
 static void
 test_claims(struct store *s)
 {
-	struct outcome	 o;
-	struct pending	 p[16];
-	struct id	 j = mkid(J2);
+	struct outcome o;
+	struct pending p[16];
+	struct id j = mkid(J2);
 	struct claim_seen seen;
-	size_t		 n, i;
-	int64_t		 row, ck = 0;
-	int		 created, busy = -1;
+	size_t n, i;
+	int64_t row, ck = 0;
+	int created, busy = -1;
 
 	record(s, J2, TC, CKPT_INCREMENTAL, 500, STORE_MS, &created);
 	record(s, J2, TD, CKPT_FULL, 501, STORE_MS, &created);
@@ -748,10 +768,12 @@ test_claims(struct store *s)
 	row = pending_row(s, J2, TC);
 	store_next_checkpoint_id(s, &j, &ck);
 	tap_is_int(store_claim(s, row, "runner-a:123", ck, CKPT_INCREMENTAL,
-	    600, 900), STORE_OK, "claim: OK");
+		       600, 900),
+	    STORE_OK, "claim: OK");
 	tap_is_int(store_commit(s), STORE_OK, "claim: committed");
 	tap_is_int(store_claim(s, row, "runner-b:456", ck + 1, CKPT_FULL, 601,
-	    901), STORE_NOTFOUND, "claim a claimed trigger: STORE_NOTFOUND");
+		       901),
+	    STORE_NOTFOUND, "claim a claimed trigger: STORE_NOTFOUND");
 
 	/* Claimed rows leave the queue; the job's others show it is busy. */
 	store_begin(s);
@@ -794,7 +816,8 @@ test_claims(struct store *s)
 	    "complete with the right owner: OK");
 	tap_is_str(status(s, J2, TC, 800, STORE_MS),
 	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":"
-	    "1}}", "right owner: the claimed checkpoint id is kept");
+	    "1}}",
+	    "right owner: the claimed checkpoint id is kept");
 	tap_is_int(store_complete(s, row, "runner-a:123", &o, 801),
 	    STORE_NOTFOUND, "complete twice: STORE_NOTFOUND");
 	memset(&seen, 0, sizeof(seen));
@@ -809,15 +832,17 @@ test_claims(struct store *s)
 static void
 test_failure_json(struct store *s)
 {
-	int	 created;
-	int64_t	 ck;
+	int created;
+	int64_t ck;
 
 	record(s, J1, TD, CKPT_FULL, 1000, STORE_MS, &created);
-	tap_is_int(complete(s, J1, TD, 0,
-	    "org.apache.flink.runtime.checkpoint.CheckpointException",
-	    "org.apache.flink.runtime.checkpoint.CheckpointException: "
-	    "Checkpoint was declined.\n\tat \"stage\" C:\\tmp\x01 \xc3\xa9/",
-	    2000, &ck), STORE_OK, "complete as failed: OK");
+	tap_is_int(
+	    complete(s, J1, TD, 0,
+		"org.apache.flink.runtime.checkpoint.CheckpointException",
+		"org.apache.flink.runtime.checkpoint.CheckpointException: "
+		"Checkpoint was declined.\n\tat \"stage\" C:\\tmp\x01 \xc3\xa9/",
+		2000, &ck),
+	    STORE_OK, "complete as failed: OK");
 	tap_is_str(status(s, J1, TD, 2000, STORE_MS),
 	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
 	    "{\"class\":\"org.apache.flink.runtime.checkpoint."
@@ -829,15 +854,19 @@ test_failure_json(struct store *s)
 	/* A failed attempt that consumed an id still shows the failure. */
 	record(s, J1, TC, CKPT_FULL, 3000, STORE_MS, &created);
 	tap_is_int(complete(s, J1, TC, 1,
-	    "java.util.concurrent.CompletionException", "x", 4000, &ck),
+		       "java.util.concurrent.CompletionException", "x", 4000,
+		       &ck),
 	    STORE_OK, "complete as failed with an id: OK");
 	tap_is_str(status(s, J1, TC, 4000, STORE_MS),
 	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
 	    "{\"class\":\"java.util.concurrent.CompletionException\","
-	    "\"stack-trace\":\"x\"}}}", "failure with an id: failureCause");
-	tap_is_int(raw_int(path_in("main.db"), "SELECT checkpoint_id FROM"
-	    " triggers WHERE job_id = '" J1 "' AND trigger_id = '" TC "'"), ck,
-	    "failure with an id: the id is recorded");
+	    "\"stack-trace\":\"x\"}}}",
+	    "failure with an id: failureCause");
+	tap_is_int(raw_int(path_in("main.db"),
+		       "SELECT checkpoint_id FROM"
+		       " triggers WHERE job_id = '" J1 "' AND trigger_id = '" TC
+		       "'"),
+	    ck, "failure with an id: the id is recorded");
 	tap_ok(ck > 0, "failure with an id: an id was consumed");
 
 	/* A NULL trace with a class is stored as "". */
@@ -852,10 +881,10 @@ test_failure_json(struct store *s)
 static void
 test_purge(void)
 {
-	struct store	*s;
-	char		 err[512];
-	int64_t		 purged = -1, ck;
-	int		 created;
+	struct store *s;
+	char err[512];
+	int64_t purged = -1, ck;
+	int created;
 
 	if (open_at(path_in("purge.db"), &s, err, sizeof(err)) != STORE_OK) {
 		tap_ok(0, "purge: open (%s)", err);
@@ -873,15 +902,16 @@ test_purge(void)
 	tap_is_int(store_purge(s, 10LL * STORE_MS, 0, &purged), STORE_OK,
 	    "purge with store_ms 0: OK");
 	tap_is_int(purged, 0, "purge with store_ms 0: none (kept forever)");
-	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged),
-	    STORE_OK, "purge at the first expiry: OK");
+	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged), STORE_OK,
+	    "purge at the first expiry: OK");
 	tap_is_int(purged, 1, "purge at the first expiry: one");
-	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged),
-	    STORE_OK, "purge again: OK");
+	tap_is_int(store_purge(s, 1000 + STORE_MS, STORE_MS, &purged), STORE_OK,
+	    "purge again: OK");
 	tap_is_int(purged, 0, "purge again: none");
 	tap_is_int(store_purge(s, 100LL * STORE_MS, STORE_MS, &purged),
 	    STORE_OK, "purge much later: OK");
-	tap_is_int(purged, 1, "purge much later: the failed one; never pending");
+	tap_is_int(purged, 1,
+	    "purge much later: the failed one; never pending");
 	tap_is_str(status(s, J1, TA, 1000, 0), NOTFOUND,
 	    "purged: gone even with store_ms 0");
 	tap_is_str(status(s, J1, TC, 100LL * STORE_MS, STORE_MS), IN_PROGRESS,
@@ -893,11 +923,11 @@ test_purge(void)
 static void
 test_busy(void)
 {
-	struct store	*s;
-	sqlite3		*db;
-	char		 err[512];
-	const char	*path = path_in("busy.db");
-	int		 created;
+	struct store *s;
+	sqlite3 *db;
+	char err[512];
+	const char *path = path_in("busy.db");
+	int created;
 
 	if (open_at(path, &s, err, sizeof(err)) != STORE_OK) {
 		tap_ok(0, "busy: open (%s)", err);
@@ -914,7 +944,8 @@ test_busy(void)
 	sqlite3_close(db);
 	tap_is_int(record(s, J1, TB, CKPT_FULL, 0, STORE_MS, &created),
 	    STORE_OK, "record after the lock: OK");
-	tap_is_int(created, 1, "record after the lock: created (BUSY wrote "
+	tap_is_int(created, 1,
+	    "record after the lock: created (BUSY wrote "
 	    "nothing)");
 	store_close(s);
 }
@@ -922,9 +953,9 @@ test_busy(void)
 static void
 cleanup(void)
 {
-	char		 p[512];
-	DIR		*d;
-	struct dirent	*e;
+	char p[512];
+	DIR *d;
+	struct dirent *e;
 
 	if ((d = opendir(dir)) == NULL)
 		return;
@@ -941,8 +972,8 @@ cleanup(void)
 int
 main(void)
 {
-	struct store	*s;
-	char		 err[512];
+	struct store *s;
+	char err[512];
 
 	snprintf(dir, sizeof(dir), "/tmp/unit-store.XXXXXX");
 	if (mkdtemp(dir) == NULL) {

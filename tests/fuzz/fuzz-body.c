@@ -15,15 +15,15 @@
 #include "body.h"
 #include "fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
 check_trigger(const uint8_t *data, size_t size)
 {
-	struct trigger_body	 tb;
-	json_object		*root, *v;
-	enum body_rc		 rc;
-	char			*copy;
+	struct trigger_body tb;
+	json_object *root, *v;
+	enum body_rc rc;
+	char *copy;
 
 	FUZZ_CHECK((copy = malloc(size + 1)) != NULL);
 	memcpy(copy, data, size);
@@ -41,13 +41,13 @@ check_trigger(const uint8_t *data, size_t size)
 			FUZZ_CHECK(json_object_is_type(root, json_type_object));
 			if (tb.has_trigger_id)
 				FUZZ_CHECK(json_object_object_get_ex(root,
-				    "triggerId", &v) &&
+					       "triggerId", &v) &&
 				    strcasecmp(json_object_get_string(v),
-				    tb.trigger_id.s) == 0);
+					tb.trigger_id.s) == 0);
 			json_object_put(root);
 		} else
-			FUZZ_CHECK(!tb.has_trigger_id &&
-			    tb.type == CKPT_CONFIGURED);
+			FUZZ_CHECK(
+			    !tb.has_trigger_id && tb.type == CKPT_CONFIGURED);
 	}
 	free(copy);
 }
@@ -59,8 +59,8 @@ check_trigger(const uint8_t *data, size_t size)
 static enum body_rc
 expected_length(const char *cl, size_t max, size_t *len)
 {
-	size_t	 v = 0;
-	int	 over = 0;
+	size_t v = 0;
+	int over = 0;
 
 	*len = 0;
 	for (; *cl != '\0'; cl++) {
@@ -79,11 +79,11 @@ expected_length(const char *cl, size_t max, size_t *len)
 static void
 check_length(const uint8_t *data, size_t size)
 {
-	static const size_t	 maxes[] = { 0, 1, 2, 65536, 64 << 20,
-	    SIZE_MAX - 1, SIZE_MAX };
-	enum body_rc		 rc, want;
-	size_t			 i, len, wantlen;
-	char			*cl;
+	static const size_t maxes[] = { 0, 1, 2, 65536, 64 << 20, SIZE_MAX - 1,
+		SIZE_MAX };
+	enum body_rc rc, want;
+	size_t i, len, wantlen;
+	char *cl;
 
 	/* An exact-size copy, so that ASan sees any read past the NUL. */
 	FUZZ_CHECK((cl = malloc(size + 1)) != NULL);

@@ -14,7 +14,7 @@
 #include "buf.h"
 #include "fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* Whether the quoted string q holds a \ufffd escape (not an escaped '\'). */
 static int
@@ -25,7 +25,7 @@ has_replacement(const char *q)
 			continue;
 		if (strncmp(q + 1, "ufffd", 5) == 0)
 			return 1;
-		q++;	/* the escaped character, maybe a '\\' */
+		q++; /* the escaped character, maybe a '\\' */
 	}
 	return 0;
 }
@@ -38,9 +38,9 @@ has_replacement(const char *q)
 static size_t
 quote_and_decode(const char *s, size_t n, char **out, int *replaced)
 {
-	struct buf	 b = { 0 };
-	json_object	*root, *str;
-	size_t		 len;
+	struct buf b = { 0 };
+	json_object *root, *str;
+	size_t len;
 
 	FUZZ_CHECK(buf_add(&b, "[", 1) == 0);
 	FUZZ_CHECK(buf_add_json_string(&b, s, n) == 0);
@@ -62,9 +62,9 @@ quote_and_decode(const char *s, size_t n, char **out, int *replaced)
 static void
 check_quote(const uint8_t *data, size_t size)
 {
-	char	*dec;
-	size_t	 len;
-	int	 replaced;
+	char *dec;
+	size_t len;
+	int replaced;
 
 	len = quote_and_decode((const char *)data, size, &dec, &replaced);
 	if (!replaced)
@@ -75,9 +75,9 @@ check_quote(const uint8_t *data, size_t size)
 static void
 check_clean(const uint8_t *data, size_t size)
 {
-	char		*s, *dec;
-	size_t		 i, len, before;
-	int		 fixed, replaced;
+	char *s, *dec;
+	size_t i, len, before;
+	int fixed, replaced;
 
 	/* An exact-size copy, so that ASan sees any read past the NUL. */
 	FUZZ_CHECK((s = malloc(size + 1)) != NULL);

@@ -18,24 +18,24 @@
 #include "handler.h"
 #include "route.h"
 
-int	LLVMFuzzerInitialize(int *, char ***);
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerInitialize(int *, char ***);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* Fixed, so that a crash replays the same retention decisions. */
-#define FUZZ_NOW_MS	INT64_C(1700000000000)
+#define FUZZ_NOW_MS INT64_C(1700000000000)
 
-static char		 fuzz_dir[4096];
-static char		 fuzz_db[4096 + 32];
-static struct settings	 fuzz_settings;
-static struct api	 fuzz_api;
+static char fuzz_dir[4096];
+static char fuzz_db[4096 + 32];
+static struct settings fuzz_settings;
+static struct api fuzz_api;
 
 static void
 fuzz_cleanup(void)
 {
 	static const char *const suffixes[] = { "", "-wal", "-shm",
-	    "-journal" };
-	char	 path[sizeof(fuzz_db) + 16];
-	size_t	 i;
+		"-journal" };
+	char path[sizeof(fuzz_db) + 16];
+	size_t i;
 
 	api_free(&fuzz_api);
 	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
@@ -48,7 +48,7 @@ fuzz_cleanup(void)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char	*tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR");
 
 	(void)argc;
 	(void)argv;
@@ -72,14 +72,14 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 struct body_src {
-	const char	*p;
-	size_t		 len, off;
+	const char *p;
+	size_t len, off;
 };
 
 static size_t
 read_body(void *ctx, char *p, size_t n)
 {
-	struct body_src	*src = ctx;
+	struct body_src *src = ctx;
 
 	if (n > src->len - src->off)
 		n = src->len - src->off;
@@ -92,7 +92,7 @@ read_body(void *ctx, char *p, size_t n)
 static void
 check_response(const struct response *r)
 {
-	json_object	*root, *errs;
+	json_object *root, *errs;
 
 	FUZZ_CHECK(r->status == HTTP_200 || r->status == HTTP_202 ||
 	    r->status == HTTP_400 || r->status == HTTP_404 ||
@@ -107,7 +107,7 @@ check_response(const struct response *r)
 		    json_object_is_type(errs, json_type_array) &&
 		    json_object_array_length(errs) == 1 &&
 		    json_object_is_type(json_object_array_get_idx(errs, 0),
-		    json_type_string));
+			json_type_string));
 	}
 	json_object_put(root);
 }
@@ -116,12 +116,12 @@ check_response(const struct response *r)
 static void
 check_status_after(const char *path, const char *rid)
 {
-	static const char	 in_progress[] =
+	static const char in_progress[] =
 	    "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}";
-	struct request		 req;
-	struct response		 resp = { 0 };
-	struct route		 rt;
-	char			 get[512];
+	struct request req;
+	struct response resp = { 0 };
+	struct route rt;
+	char get[512];
 
 	route_match("POST", path, &rt);
 	FUZZ_CHECK(rt.id == ROUTE_TRIGGER && rt.jobid.len == 32);
@@ -143,7 +143,7 @@ check_status_after(const char *path, const char *rid)
 static const char *
 next_field(char **p, char *end)
 {
-	char	*s = *p, *nl;
+	char *s = *p, *nl;
 
 	if (s >= end || (nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 		return NULL;
@@ -155,12 +155,12 @@ next_field(char **p, char *end)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char	 prefix[] = "{\"request-id\":\"";
-	struct request		 req;
-	struct response		 resp = { 0 };
-	struct body_src		 src;
-	char			*copy, *p, *end, rid[33];
-	const char		*body;
+	static const char prefix[] = "{\"request-id\":\"";
+	struct request req;
+	struct response resp = { 0 };
+	struct body_src src;
+	char *copy, *p, *end, rid[33];
+	const char *body;
 
 	FUZZ_CHECK((copy = malloc(size + 1)) != NULL);
 	memcpy(copy, data, size);

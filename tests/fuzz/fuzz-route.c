@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "route.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* Whether seg is a non-empty, slash-free part of path[0..len). */
 static int
@@ -35,10 +35,10 @@ static int
 route_shape(const struct route *r, const char *path, size_t len)
 {
 	static const char *const prefixes[] = { "", "v1/" };
-	const char	*core, *end;
-	char		*want;
-	size_t		 i, n;
-	int		 found = 0;
+	const char *core, *end;
+	char *want;
+	size_t i, n;
+	int found = 0;
 
 	if (path[0] != '/')
 		return 0;
@@ -66,13 +66,12 @@ route_shape(const struct route *r, const char *path, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const methods[] = {
-		"GET", "POST", "PUT", "DELETE", "HEAD", NULL
-	};
-	struct route	 r;
-	const char	*method;
-	char		*copy, *path, *nl;
-	size_t		 len, pick;
+	static const char *const methods[] = { "GET", "POST", "PUT", "DELETE",
+		"HEAD", NULL };
+	struct route r;
+	const char *method;
+	char *copy, *path, *nl;
+	size_t len, pick;
 
 	if (size == 0)
 		return 0;
@@ -103,16 +102,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case ROUTE_TRIGGER:
 	case ROUTE_STATUS:
 		FUZZ_CHECK(r.allow != NULL);
-		FUZZ_CHECK(strcmp(r.allow, r.id == ROUTE_TRIGGER ?
-		    "POST" : "GET") == 0);
-		FUZZ_CHECK(r.method_ok == (method != NULL &&
-		    strcmp(method, r.allow) == 0));
+		FUZZ_CHECK(strcmp(r.allow,
+			       r.id == ROUTE_TRIGGER ? "POST" : "GET") == 0);
+		FUZZ_CHECK(r.method_ok ==
+		    (method != NULL && strcmp(method, r.allow) == 0));
 		FUZZ_CHECK(segment_inside(&r.jobid, path, len));
 		if (r.id == ROUTE_STATUS)
 			FUZZ_CHECK(segment_inside(&r.triggerid, path, len));
 		else
-			FUZZ_CHECK(r.triggerid.p == NULL &&
-			    r.triggerid.len == 0);
+			FUZZ_CHECK(
+			    r.triggerid.p == NULL && r.triggerid.len == 0);
 		FUZZ_CHECK(route_shape(&r, path, len));
 		break;
 	default:

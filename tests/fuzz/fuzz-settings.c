@@ -15,16 +15,16 @@
 #include "fuzz.h"
 #include "settings.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* About ten years, the longest duration settings.c takes. */
-#define DURATION_MAX_MS	(10LL * 366 * 24 * 3600 * 1000)
+#define DURATION_MAX_MS (10LL * 366 * 24 * 3600 * 1000)
 
 static const struct {
-	int64_t	 min, max;
+	int64_t min, max;
 } ranges[] = {
 	{ 0, INT64_MAX },
-	{ 2, 64 * 1024 * 1024 },	/* CHECKPOINT_MAX_BODY */
+	{ 2, 64 * 1024 * 1024 }, /* CHECKPOINT_MAX_BODY */
 	{ 0, 60 * 1000 },
 	{ 7, 7 },
 };
@@ -33,7 +33,7 @@ static const struct {
 static size_t
 leading_digits(const char *s, int64_t *v, int *overflow)
 {
-	size_t	 n;
+	size_t n;
 
 	*v = 0;
 	*overflow = 0;
@@ -47,16 +47,17 @@ leading_digits(const char *s, int64_t *v, int *overflow)
 static void
 check_int(const char *s)
 {
-	int64_t	 v, want;
-	size_t	 i, n;
-	int	 over, rc;
+	int64_t v, want;
+	size_t i, n;
+	int over, rc;
 
 	n = leading_digits(s, &want, &over);
 	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
 		rc = settings_parse_int(s, ranges[i].min, ranges[i].max, &v);
 		/* Digits only, in range, not too big: nothing else. */
-		FUZZ_CHECK((rc == 0) == (n > 0 && s[n] == '\0' && !over &&
-		    want >= ranges[i].min && want <= ranges[i].max));
+		FUZZ_CHECK((rc == 0) ==
+		    (n > 0 && s[n] == '\0' && !over && want >= ranges[i].min &&
+			want <= ranges[i].max));
 		if (rc == 0)
 			FUZZ_CHECK(v == want);
 	}
@@ -65,8 +66,8 @@ check_int(const char *s)
 static void
 check_duration(const char *s)
 {
-	char	 again[64];
-	int64_t	 ms, ms2;
+	char again[64];
+	int64_t ms, ms2;
 
 	if (settings_parse_duration(s, &ms) == -1)
 		return;
@@ -76,17 +77,17 @@ check_duration(const char *s)
 	/* A plain number is seconds. */
 	if (ms % 1000 == 0) {
 		snprintf(again, sizeof(again), "%" PRId64, ms / 1000);
-		FUZZ_CHECK(settings_parse_duration(again, &ms2) == 0 &&
-		    ms2 == ms);
+		FUZZ_CHECK(
+		    settings_parse_duration(again, &ms2) == 0 && ms2 == ms);
 	}
 }
 
 static void
 check_size(const char *s)
 {
-	int64_t	 v, digits, mult = 1;
-	size_t	 i, n;
-	int	 over;
+	int64_t v, digits, mult = 1;
+	size_t i, n;
+	int over;
 
 	n = leading_digits(s, &digits, &over);
 	if (n > 0 && (s[n] == 'K' || s[n] == 'k') && s[n + 1] == '\0')
@@ -94,8 +95,8 @@ check_size(const char *s)
 	else if (n > 0 && (s[n] == 'M' || s[n] == 'm') && s[n + 1] == '\0')
 		mult = 1024 * 1024;
 	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
-		if (settings_parse_size(s, ranges[i].min, ranges[i].max,
-		    &v) == -1)
+		if (settings_parse_size(s, ranges[i].min, ranges[i].max, &v) ==
+		    -1)
 			continue;
 		FUZZ_CHECK(v >= ranges[i].min && v <= ranges[i].max);
 		FUZZ_CHECK(n > 0 && !over && (s[n] == '\0' || mult != 1));
@@ -106,7 +107,7 @@ check_size(const char *s)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char	*s;
+	char *s;
 
 	/* An exact-size copy, so that ASan sees any read past the NUL. */
 	FUZZ_CHECK((s = malloc(size + 1)) != NULL);

@@ -14,13 +14,14 @@
 
 #include <json.h>
 
-#define FUZZ_CHECK(cond)	do {					\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: invariant violated: %s\n",	\
-		    __FILE__, __LINE__, #cond);				\
-		abort();						\
-	}								\
-} while (0)
+#define FUZZ_CHECK(cond) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "%s:%d: invariant violated: %s\n", \
+			    __FILE__, __LINE__, #cond); \
+			abort(); \
+		} \
+	} while (0)
 
 /*
  * Parses s[0..len) as one complete JSON text, as a strict client would
@@ -30,13 +31,13 @@
 static inline json_object *
 fuzz_json_parse(const char *s, size_t len)
 {
-	struct json_tokener	*tok;
-	json_object		*v;
+	struct json_tokener *tok;
+	json_object *v;
 
 	FUZZ_CHECK(s != NULL && s[len] == '\0' && strlen(s) == len);
 	FUZZ_CHECK((tok = json_tokener_new()) != NULL);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-	    JSON_TOKENER_VALIDATE_UTF8);
+	json_tokener_set_flags(tok,
+	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	v = json_tokener_parse_ex(tok, s, (int)len + 1);
 	if (json_tokener_get_error(tok) != json_tokener_success ||
 	    json_tokener_get_parse_end(tok) < len) {
@@ -53,13 +54,13 @@ fuzz_json_parse(const char *s, size_t len)
 static inline int
 fuzz_is_lower_hex(const char *s, size_t len, size_t want)
 {
-	size_t	 i;
+	size_t i;
 
 	if (len != want)
 		return 0;
 	for (i = 0; i < len; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') ||
-		    (s[i] >= 'a' && s[i] <= 'f')))
+			(s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return 1;
 }
