@@ -53,24 +53,27 @@ md5() {
 	md5sum < "$1"
 }
 
+# The schema version: one per migration in schema/.
+V=$(ls "$top_srcdir"/schema/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
+
 # --- init ---
 
-succeeds "$DB: schema version 1" "init creates the database and says so" \
+succeeds "$DB: schema version $V" "init creates the database and says so" \
     init
 is "$(sql 'PRAGMA journal_mode')" wal "init: the database is in WAL mode"
-is "$(sql 'PRAGMA user_version')" 1 "init: user_version is 1"
+is "$(sql 'PRAGMA user_version')" "$V" "init: user_version is $V"
 is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
     WHERE type IN ('table', 'view') ORDER BY name)")" \
     "checkpoint_counters job_overview jobs trigger_status triggers" \
     "init: the schema's tables and views are there"
 is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
 before=$(md5 "$DB")
-succeeds "$DB: schema version 1" "init again succeeds" init
+succeeds "$DB: schema version $V" "init again succeeds" init
 is "$(md5 "$DB")" "$before" "init again leaves the file byte for byte"
 
 sqlite3 "$T/newer.db" 'PRAGMA user_version = 99'
 before=$(md5 "$T/newer.db")
-refused 1 "$T/newer.db: schema version 99 is newer than this program's 1; upgrade checkpoint-api" \
+refused 1 "$T/newer.db: schema version 99 is newer than this program's $V; upgrade checkpoint-api" \
     "init refuses a database of a newer schema version" \
     --db "$T/newer.db" init
 is "$(sqlite3 "$T/newer.db" 'PRAGMA user_version;
@@ -91,6 +94,54 @@ t" "foreign database: its contents untouched"
 is "$(md5 "$T/foreign.db")" "$before" \
     "foreign database: file unchanged byte for byte"
 
+# A database made by version 1 (0001 only), with triggers in it, is brought
+# up to date in place: rows, ids and answers kept, checks still enforced.
+OLD=$T/v1.db
+{
+	cat "$top_srcdir/schema/0001-initial.sql"
+	cat <<SQL
+PRAGMA application_id = 1667985524;
+PRAGMA user_version = 1;
+INSERT INTO jobs (job_id, command, created_ms, updated_ms)
+    VALUES ('$J1', 'true', 0, 0);
+INSERT INTO triggers (id, job_id, trigger_id, requested_type, created_ms)
+    VALUES (7, '$J1', '$J2', 'INCREMENTAL', 1000);
+INSERT INTO triggers (id, job_id, trigger_id, requested_type, status,
+    checkpoint_id, completed_ms, created_ms)
+    VALUES (9, '$J1', '$J3', 'CONFIGURED', 'COMPLETED', 4, 2000, 1000);
+SQL
+} | sqlite3 "$OLD"
+v1_rows="SELECT id, job_id, trigger_id, requested_type, status,
+    quote(checkpoint_id), created_ms FROM triggers ORDER BY id;
+    SELECT response FROM trigger_status ORDER BY trigger_id;
+    SELECT job_id, last_checkpoint_id, pending FROM job_overview"
+before=$(sqlite3 "$OLD" "$v1_rows")
+is "$(sqlite3 "$OLD" "PRAGMA application_id")" "$(sqlite3 "$DB" "PRAGMA application_id")" \
+    "migration: the version-1 database is marked as ours"
+succeeds "$OLD: schema version $V" "migration: init upgrades a version-1 database" \
+    --db "$OLD" init
+is "$(sqlite3 "$OLD" "PRAGMA user_version")" "$V" "migration: user_version is $V"
+is "$(sqlite3 "$OLD" "$v1_rows")" "$before" \
+    "migration: rows, ids, status answers and the job overview are kept"
+is "$(sqlite3 "$OLD" "PRAGMA integrity_check")" ok "migration: integrity_check ok"
+is "$(sqlite3 "$OLD" "SELECT name FROM sqlite_schema WHERE type = 'index'
+    AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name")" "triggers_claimed
+triggers_completed
+triggers_pending" "migration: the triggers indexes are there again"
+sqlite3 "$OLD" "INSERT INTO triggers (job_id, trigger_id, requested_type,
+    created_ms) VALUES ('$J1', '$NOJOB', 'SAVEPOINT', 0)" 2> "$T/err"
+rc=$?
+is "$([ $rc -ne 0 ] && echo refused)|$(grep -c "CHECK constraint failed: requested_type" "$T/err")|$(sqlite3 "$OLD" \
+    "SELECT count(*) FROM triggers")" "refused|1|2" \
+    "migration: requested_type is still checked"
+is "$(sqlite3 "$OLD" "EXPLAIN INSERT INTO triggers (job_id, trigger_id,
+    requested_type, created_ms) VALUES ('$J1', '$NOJOB', 'FULL', 0)" |
+    grep -c OpenEphemeral)" 0 \
+    "migration: recording a trigger builds no ephemeral index (0002)"
+is "$(sqlite3 "$DB" "SELECT sql FROM sqlite_schema WHERE name = 'triggers'" | sed 's/"//g')" \
+    "$(sqlite3 "$OLD" "SELECT sql FROM sqlite_schema WHERE name = 'triggers'" | sed 's/"//g')" \
+    "migration: the upgraded table is the one a new database gets"
+
 printf 'not a database at all\n' > "$T/text.db"
 before=$(md5 "$T/text.db")
 run --db "$T/text.db" init
@@ -107,7 +158,7 @@ ok $? "--db in a missing directory: nothing created"
 
 refused 2 "--db: empty path" "--db '' is refused" --db '' init
 
-succeeds "$T/other.db: schema version 1" "--db overrides CHECKPOINT_DB" \
+succeeds "$T/other.db: schema version $V" "--db overrides CHECKPOINT_DB" \
     --db "$T/other.db" init
 succeeds "" "--db also works after the command" \
     job add "$J3" --db "$T/other.db"
