@@ -50,6 +50,18 @@ buf_adds(struct buf *b, const char *s)
 	return buf_add(b, s, strlen(s));
 }
 
+/* Appends n in decimal: on every response, where printf costs a lot. */
+int
+buf_add_size(struct buf *b, size_t n)
+{
+	char d[24], *q = d + sizeof(d);
+
+	do
+		*--q = (char)('0' + n % 10);
+	while ((n /= 10) > 0);
+	return buf_add(b, q, (size_t)(d + sizeof(d) - q));
+}
+
 int
 buf_printf(struct buf *b, const char *fmt, ...)
 {

@@ -17,6 +17,7 @@ struct buf {
 int buf_reserve(struct buf *, size_t extra);
 int buf_add(struct buf *, const void *, size_t);
 int buf_adds(struct buf *, const char *);
+int buf_add_size(struct buf *, size_t);
 int buf_printf(struct buf *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int buf_add_json_string(struct buf *, const char *, size_t);

@@ -208,8 +208,9 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	    created ? "recorded" : "already known");
 	r->status = HTTP_202;
 	buf_reset(&r->body);
-	if (buf_printf(&r->body, "{\"request-id\":\"%s\"}", rec.trigger.s) ==
-	    -1)
+	if (buf_adds(&r->body, "{\"request-id\":\"") == -1 ||
+	    buf_adds(&r->body, rec.trigger.s) == -1 ||
+	    buf_add(&r->body, "\"}", 2) == -1)
 		http_error(r, ERR_INTERNAL);
 }
 

@@ -102,18 +102,23 @@ http_error(struct response *r, enum api_error e, ...)
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
-	if (buf_printf(out,
-		"Status: %s\r\n"
-		"Content-Type: application/json; charset=UTF-8\r\n"
-		"Content-Length: %zu\r\n",
-		http_status_line(r->status), r->body.len) == -1)
+	/* Appends, not printf: this runs for every request (issue 6). */
+	if (buf_adds(out, "Status: ") == -1 ||
+	    buf_adds(out, http_status_line(r->status)) == -1 ||
+	    buf_adds(out,
+		"\r\nContent-Type: application/json; charset=UTF-8\r\n"
+		"Content-Length: ") == -1 ||
+	    buf_add_size(out, r->body.len) == -1 ||
+	    buf_add(out, "\r\n", 2) == -1)
 		return -1;
 	if (r->allow != NULL &&
-	    buf_printf(out, "Allow: %s\r\n", r->allow) == -1)
+	    (buf_adds(out, "Allow: ") == -1 || buf_adds(out, r->allow) == -1 ||
+		buf_add(out, "\r\n", 2) == -1))
 		return -1;
 	if (cors_origin != NULL &&
-	    buf_printf(out, "Access-Control-Allow-Origin: %s\r\n",
-		cors_origin) == -1)
+	    (buf_adds(out, "Access-Control-Allow-Origin: ") == -1 ||
+		buf_adds(out, cors_origin) == -1 ||
+		buf_add(out, "\r\n", 2) == -1))
 		return -1;
 	return buf_add(out, "\r\n", 2);
 }

@@ -5,6 +5,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -377,10 +378,38 @@ test_headers(void)
 	response_free(&r);
 }
 
+/* Content-Length digits, at every power of ten and the extremes. */
+static void
+test_size_digits(void)
+{
+	struct buf b = { 0 };
+	char want[80];
+	size_t n, i;
+
+	for (i = 0, n = 1; i < 20; i++, n *= 10) {
+		buf_reset(&b);
+		snprintf(want, sizeof(want), "%zu|%zu|%zu", n - 1, n, n + 1);
+		buf_add_size(&b, n - 1);
+		buf_adds(&b, "|");
+		buf_add_size(&b, n);
+		buf_adds(&b, "|");
+		buf_add_size(&b, n + 1);
+		tap_is_str(buf_str(&b), want, "decimal around %zu", n);
+		if (n > SIZE_MAX / 10)
+			break;
+	}
+	buf_reset(&b);
+	buf_add_size(&b, SIZE_MAX);
+	snprintf(want, sizeof(want), "%zu", (size_t)SIZE_MAX);
+	tap_is_str(buf_str(&b), want, "decimal of SIZE_MAX");
+	buf_free(&b);
+}
+
 int
 main(void)
 {
 	test_status_lines();
+	test_size_digits();
 	test_errors();
 	test_error_replaces();
 	test_json_strings();
