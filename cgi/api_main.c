@@ -113,22 +113,31 @@ stdin_read(void *ctx, char *p, size_t n)
 static void
 request_from_env(char **envp, struct request *req)
 {
-	static const char *const names[] = { "REQUEST_METHOD=", "PATH_INFO=",
-		"REQUEST_URI=", "CONTENT_LENGTH=", "REMOTE_USER=",
-		"REMOTE_ADDR=", "SCRIPT_NAME=" };
+#define NAME(n) \
+	{ \
+		n "=", sizeof(n) \
+	}
+	static const struct {
+		const char *name; /* with its '=' */
+		size_t len;
+	} names[] = { NAME("REQUEST_METHOD"), NAME("PATH_INFO"),
+		NAME("REQUEST_URI"), NAME("CONTENT_LENGTH"),
+		NAME("REMOTE_USER"), NAME("REMOTE_ADDR"), NAME("SCRIPT_NAME") };
+#undef NAME
 	const char *script_name = NULL;
 	const char **slot[] = { &req->method, &req->path, &req->uri,
 		&req->content_length, &req->remote_user, &req->remote_addr,
 		&script_name };
-	size_t i, len, left = sizeof(names) / sizeof(names[0]);
+	size_t i, left = sizeof(names) / sizeof(names[0]);
 
 	for (; envp != NULL && *envp != NULL && left > 0; envp++)
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			len = strlen(names[i]);
-			if (strncmp(*envp, names[i], len) != 0)
+			/* The first byte rules out most pairs cheaply. */
+			if ((*envp)[0] != names[i].name[0] ||
+			    strncmp(*envp, names[i].name, names[i].len) != 0)
 				continue;
 			if (*slot[i] == NULL) {
-				*slot[i] = *envp + len;
+				*slot[i] = *envp + names[i].len;
 				left--;
 			}
 			break;
