@@ -6,9 +6,10 @@
  * run as plain CGI (no listening socket, REQUEST_METHOD set) it serves the
  * one request in its environment and exits.
  *
- * Several threads accept on the socket, each with its own connection for
- * reads; POSTs of all threads go through one group committer (commit.c),
- * so that requests arriving together share one transaction and one fsync.
+ * Several threads accept on the socket and borrow a read connection from a
+ * small pool for each request that reads; POSTs of all threads go through
+ * one group committer (commit.c), so that requests arriving together share
+ * one transaction and one fsync.
  */
 #include <config.h>
 
@@ -36,7 +37,7 @@
 #define MAX_THREADS 256
 #define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
 
-/* One accepting thread; each has its own read connection (in api). */
+/* One accepting thread, with its api (the pool and committer are shared). */
 struct worker {
 	pthread_t thread;
 	struct api api;
@@ -245,18 +246,31 @@ static int
 serve_fcgi(const struct settings *st, int sock, int nthreads,
     const sigset_t *set)
 {
-	struct committer *c;
+	struct committer *c = NULL;
+	struct readers *rd = NULL;
 	struct timespec until;
+	long cpus;
 	int i, sig, started = 0, stuck = 0;
 
+	/*
+	 * Reads are short: two connections per CPU serve any number of
+	 * threads (the rest of a thread's time is spent in the network).
+	 */
+	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
+		cpus = 1;
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
+	    (rd = readers_new(nthreads < 2 * cpus ? (size_t)nthreads :
+						    (size_t)(2 * cpus))) ==
+		NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
+		readers_free(rd);
 		free(workers);
 		return 1;
 	}
 	for (i = 0; i < nthreads; i++) {
 		api_init(&workers[i].api, st);
+		workers[i].api.readers = rd;
 		workers[i].api.committer = c;
 		workers[i].sock = sock;
 		if (pthread_create(&workers[i].thread, NULL, worker_main,
@@ -268,6 +282,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	}
 	if (started == 0) {
 		commit_free(c);
+		readers_free(rd);
 		free(workers);
 		return 1;
 	}
@@ -295,6 +310,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	}
 	if (stuck == 0) {
 		commit_free(c);
+		readers_free(rd);
 		free(workers);
 		workers = NULL;
 	} else

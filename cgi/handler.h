@@ -28,17 +28,26 @@ struct request {
 };
 
 struct committer;
+struct readers;
 
-/* One per process (or per thread): settings, the store, scratch space. */
+/*
+ * One per process (or per thread): settings, the store, scratch space.
+ * With readers set, the store is borrowed from that pool for the length
+ * of one request; without, it is the api's own.
+ */
 struct api {
 	const struct settings *settings;
 	struct store *store; /* NULL until opened, or after a fault */
+	struct readers *readers; /* shared read connections, or NULL */
+	int borrowed; /* store is the pool's, until the request ends */
 	struct committer *committer; /* shared group commit, or NULL */
 	struct buf body; /* request body scratch */
 };
 
 void api_init(struct api *, const struct settings *);
 void api_free(struct api *);
+struct readers *readers_new(size_t);
+void readers_free(struct readers *);
 void api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
 
