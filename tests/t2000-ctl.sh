@@ -134,6 +134,13 @@ rc=$?
 is "$([ $rc -ne 0 ] && echo refused)|$(grep -c "CHECK constraint failed: requested_type" "$T/err")|$(sqlite3 "$OLD" \
     "SELECT count(*) FROM triggers")" "refused|1|2" \
     "migration: requested_type is still checked"
+for bad in "$(echo "$NOJOB" | tr 9 A)" "$(echo "$NOJOB" | cut -c2-)g" "${NOJOB}0"; do
+	sqlite3 "$OLD" "INSERT INTO triggers (job_id, trigger_id, requested_type,
+	    created_ms) VALUES ('$J1', '$bad', 'FULL', 0)" 2> "$T/err"
+	rc=$?
+	is "$([ $rc -ne 0 ] && echo refused)|$(grep -c "CHECK constraint failed: length(trigger_id)" "$T/err")" \
+	    "refused|1" "migration: trigger id $bad is still refused"
+done
 is "$(sqlite3 "$OLD" "EXPLAIN INSERT INTO triggers (job_id, trigger_id,
     requested_type, created_ms) VALUES ('$J1', '$NOJOB', 'FULL', 0)" |
     grep -c OpenEphemeral)" 0 \
