@@ -41,11 +41,7 @@ struct action {
 	int timed_out;
 	int exited; /* reaped; wstatus valid */
 	int wstatus;
-	size_t linelen;
-	char line[ACTION_LINE]; /* stdout line being read */
-	char last[ACTION_LINE]; /* last complete non-empty one */
-	size_t taillen;
-	char tail[2 * ACTION_TAIL]; /* end of stderr */
+	struct action_output out;
 };
 
 int64_t
@@ -234,38 +230,60 @@ line_trimmed(const char *line, size_t len)
 	return len;
 }
 
-static void
-action_stdout(struct action *a, const char *p, size_t n)
+void
+action_output_stdout(struct action_output *o, const char *p, size_t n)
 {
 	size_t i, len;
 
 	for (i = 0; i < n; i++) {
 		if (p[i] == '\n') {
-			if ((len = line_trimmed(a->line, a->linelen)) > 0) {
-				memcpy(a->last, a->line, len);
-				a->last[len] = '\0';
+			if ((len = line_trimmed(o->line, o->linelen)) > 0) {
+				memcpy(o->last, o->line, len);
+				o->last[len] = '\0';
 			}
-			a->linelen = 0;
-		} else if (a->linelen < sizeof(a->line) - 1)
-			a->line[a->linelen++] = p[i];
+			o->linelen = 0;
+		} else if (o->linelen < sizeof(o->line) - 1)
+			o->line[o->linelen++] = p[i];
 	}
 }
 
-static void
-action_stderr(struct action *a, const char *p, size_t n)
+void
+action_output_stderr(struct action_output *o, const char *p, size_t n)
 {
 	if (n >= ACTION_TAIL) {
-		memcpy(a->tail, p + n - ACTION_TAIL, ACTION_TAIL);
-		a->taillen = ACTION_TAIL;
+		memcpy(o->tail, p + n - ACTION_TAIL, ACTION_TAIL);
+		o->taillen = ACTION_TAIL;
 		return;
 	}
-	if (a->taillen + n > sizeof(a->tail)) {
-		memmove(a->tail, a->tail + a->taillen - (ACTION_TAIL - n),
+	if (o->taillen + n > sizeof(o->tail)) {
+		memmove(o->tail, o->tail + o->taillen - (ACTION_TAIL - n),
 		    ACTION_TAIL - n);
-		a->taillen = ACTION_TAIL - n;
+		o->taillen = ACTION_TAIL - n;
 	}
-	memcpy(a->tail + a->taillen, p, n);
-	a->taillen += n;
+	memcpy(o->tail + o->taillen, p, n);
+	o->taillen += n;
+}
+
+/*
+ * The last line and stderr's tail as the runner stores them: a last line
+ * without its newline counts too if it is not blank; both are made UTF-8
+ * text, because both end up in JSON and in the database.
+ */
+void
+action_output_result(const struct action_output *o, struct action_result *r)
+{
+	size_t n;
+
+	if ((n = line_trimmed(o->line, o->linelen)) > 0) {
+		memcpy(r->last_line, o->line, n);
+		r->last_line[n] = '\0';
+	} else
+		memcpy(r->last_line, o->last, sizeof(r->last_line));
+	n = o->taillen > ACTION_TAIL ? ACTION_TAIL : o->taillen;
+	memcpy(r->err_tail, o->tail + o->taillen - n, n);
+	r->err_tail[n] = '\0';
+	buf_utf8_clean(r->last_line);
+	buf_utf8_clean(r->err_tail);
 }
 
 /* Reads what is there without blocking; closes a pipe at EOF. */
@@ -281,9 +299,11 @@ action_drain(struct action *a)
 			r = read(a->fd[i], b, sizeof(b));
 			if (r > 0) {
 				if (i == 0)
-					action_stdout(a, b, (size_t)r);
+					action_output_stdout(&a->out, b,
+					    (size_t)r);
 				else
-					action_stderr(a, b, (size_t)r);
+					action_output_stderr(&a->out, b,
+					    (size_t)r);
 				continue;
 			}
 			if (r == -1 && errno == EINTR)
@@ -366,8 +386,6 @@ action_step(struct action *a, int64_t now)
 void
 action_result(const struct action *a, struct action_result *r)
 {
-	size_t n;
-
 	memset(r, 0, sizeof(*r));
 	if (a->timed_out)
 		r->status = ACTION_TIMEOUT;
@@ -380,18 +398,7 @@ action_result(const struct action *a, struct action_result *r)
 		else if (WIFSIGNALED(a->wstatus))
 			r->signal = WTERMSIG(a->wstatus);
 	}
-	/* A last line without its newline counts too, if it is not blank. */
-	if ((n = line_trimmed(a->line, a->linelen)) > 0) {
-		memcpy(r->last_line, a->line, n);
-		r->last_line[n] = '\0';
-	} else
-		memcpy(r->last_line, a->last, sizeof(r->last_line));
-	n = a->taillen > ACTION_TAIL ? ACTION_TAIL : a->taillen;
-	memcpy(r->err_tail, a->tail + a->taillen - n, n);
-	r->err_tail[n] = '\0';
-	/* Both end up in JSON and in the database: keep them text. */
-	buf_utf8_clean(r->last_line);
-	buf_utf8_clean(r->err_tail);
+	action_output_result(&a->out, r);
 }
 
 /* Ends a running action now (the runner is shutting down hard). */

@@ -38,6 +38,24 @@ struct action_result {
 	char err_tail[ACTION_TAIL + 1]; /* end of stderr */
 };
 
+/*
+ * What a command printed, kept as it arrives in chunks of any size: the
+ * last non-blank stdout line (the checkpoint's location) and the end of
+ * stderr (the failure's text).  Apart from struct action so that it can
+ * be fed and checked without processes (tests/fuzz/fuzz-output.c).
+ */
+struct action_output {
+	size_t linelen;
+	char line[ACTION_LINE]; /* stdout line being read */
+	char last[ACTION_LINE]; /* last complete non-empty one */
+	size_t taillen;
+	char tail[2 * ACTION_TAIL]; /* end of stderr */
+};
+
+void action_output_stdout(struct action_output *, const char *, size_t);
+void action_output_stderr(struct action_output *, const char *, size_t);
+void action_output_result(const struct action_output *, struct action_result *);
+
 struct action;
 
 int action_start(const struct action_spec *, struct action **);
