@@ -33,7 +33,7 @@
 #include "log.h"
 #include "settings.h"
 
-#define DEFAULT_THREADS 8
+#define DEFAULT_THREADS 16 /* as many POSTs as may share one commit */
 #define MAX_THREADS 256
 #define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
 

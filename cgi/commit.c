@@ -12,6 +12,10 @@
  * threads it answered (a shared condition variable woke them all: 4.9
  * futex calls per POST, see the note on issue 6).  The lock guards only
  * the queue; wake-ups happen outside it.
+ *
+ * A third thread, the checkpointer, copies the WAL into the database when
+ * it has grown, with a connection of its own, so that the committer (and
+ * every POST waiting for it) never does that work itself.
  */
 #include <config.h>
 
@@ -24,6 +28,9 @@
 #include "log.h"
 
 #define COMMIT_MAX_BATCH 256
+#define COMMIT_CKPT_FRAMES 1000 /* SQLite's own automatic checkpoint's */
+#define COMMIT_CKPT_PASSES 4 /* passes of one background checkpoint */
+#define COMMIT_CKPT_LEFT 64 /* new frames small enough to catch up on */
 
 /* A queued trigger, on its worker's stack. */
 struct waiter {
@@ -43,13 +50,34 @@ struct committer {
 	struct waiter *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
+	/* The checkpointer: its thread and connection, and when to run. */
+	struct store *ckpt_store;
+	pthread_t ckpt_thread;
+	pthread_cond_t ckpt_work;
+	int ckpt_ready; /* its connection is open */
+	int ckpt_wanted; /* the WAL has grown enough since the last one */
+	int ckpt_next; /* frames before the next; 0: COMMIT_CKPT_FRAMES */
+	int ckpt_caught_up; /* it copied all it saw: the committer finishes */
 };
 
 static void *commit_main(void *);
+static void *commit_ckpt_main(void *);
+
+/* Tells both threads to stop, and waits for t. */
+static void
+commit_stop(struct committer *c, pthread_t t)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stop = 1;
+	pthread_cond_signal(&c->work);
+	pthread_cond_signal(&c->ckpt_work);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(t, NULL);
+}
 
 /*
- * Starts the committer thread.  The caller has blocked the signals it
- * handles, so that the thread inherits the mask.
+ * Starts the committer and checkpointer threads.  The caller has blocked
+ * the signals it handles, so that the threads inherit the mask.
  */
 struct committer *
 commit_new(const struct settings *st)
@@ -61,33 +89,159 @@ commit_new(const struct settings *st)
 	c->settings = st;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->work, NULL);
-	if (pthread_create(&c->thread, NULL, commit_main, c) != 0) {
-		pthread_cond_destroy(&c->work);
-		pthread_mutex_destroy(&c->lock);
-		free(c);
-		return NULL;
+	pthread_cond_init(&c->ckpt_work, NULL);
+	if (pthread_create(&c->thread, NULL, commit_main, c) != 0)
+		goto fail;
+	if (pthread_create(&c->ckpt_thread, NULL, commit_ckpt_main, c) != 0) {
+		commit_stop(c, c->thread);
+		goto fail;
 	}
 	return c;
+fail:
+	pthread_cond_destroy(&c->ckpt_work);
+	pthread_cond_destroy(&c->work);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return NULL;
 }
 
 /*
- * Stops the committer once the queue is empty.  The caller guarantees that
- * no worker is in commit_record any more.
+ * Stops the committer once the queue is empty, and the checkpointer.  The
+ * caller guarantees that no worker is in commit_record any more.
  */
 void
 commit_free(struct committer *c)
 {
 	if (c == NULL)
 		return;
-	pthread_mutex_lock(&c->lock);
-	c->stop = 1;
-	pthread_cond_signal(&c->work);
-	pthread_mutex_unlock(&c->lock);
-	pthread_join(c->thread, NULL);
+	commit_stop(c, c->thread);
+	pthread_join(c->ckpt_thread, NULL);
 	store_close(c->store);
+	store_close(c->ckpt_store);
+	pthread_cond_destroy(&c->ckpt_work);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+/* Opens a connection of the committer's with the process's settings. */
+static enum store_rc
+commit_open(struct committer *c, struct store **s, int64_t cache_kib)
+{
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
+
+	memset(&o, 0, sizeof(o));
+	o.path = c->settings->db_path;
+	o.sync_normal = c->settings->sync_normal;
+	o.busy_ms = c->settings->busy_ms;
+	o.cache_kib = cache_kib;
+	if ((rc = store_open(&o, s, err, sizeof(err))) != STORE_OK) {
+		log_error("open store: %s", err);
+		*s = NULL;
+	}
+	return rc;
+}
+
+/*
+ * After each commit, in the committer thread (store_on_commit): wakes the
+ * checkpointer once the WAL holds COMMIT_CKPT_FRAMES more frames than it
+ * could copy last time.  SQLite would otherwise checkpoint right here,
+ * and every POST waiting for this thread would wait for that too (a
+ * checkpoint syncs the WAL and the database: milliseconds).
+ */
+static void
+commit_wal_grew(void *arg, int frames)
+{
+	struct committer *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	/* The first commit too: the checkpointer opens its connection then. */
+	if (!c->ckpt_wanted &&
+	    (!c->ckpt_ready ||
+		frames >=
+		    (c->ckpt_next > 0 ? c->ckpt_next : COMMIT_CKPT_FRAMES))) {
+		c->ckpt_wanted = 1;
+		pthread_cond_signal(&c->ckpt_work);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * In the committer thread, after the checkpointer copied every frame it
+ * saw: copies the few frames committed since, so that the next transaction
+ * finds the WAL wholly in the database and starts it over (SQLite restarts
+ * the WAL only then).  A short pause (the frames of a few transactions,
+ * and a sync) instead of the whole checkpoint.
+ */
+static void
+commit_catch_up(struct committer *c)
+{
+	int frames, copied;
+
+	if (c->store != NULL &&
+	    store_checkpoint_passive(c->store, &frames, &copied) == STORE_OK)
+		log_debug("checkpoint caught up: %d of %d WAL frames", copied,
+		    frames);
+}
+
+/*
+ * The checkpointer: copies the WAL into the database beside the commits
+ * (PASSIVE waits for no one), so that the committer's next transaction
+ * starts the WAL over and overwrites it; overwriting a file is a cheaper
+ * sync than growing it.  Where readers kept it from copying everything,
+ * it tries again COMMIT_CKPT_FRAMES frames later rather than at once.
+ */
+static void *
+commit_ckpt_main(void *arg)
+{
+	struct committer *c = arg;
+	enum store_rc rc;
+	int frames, copied, seen, pass;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->ckpt_wanted && !c->stop)
+			pthread_cond_wait(&c->ckpt_work, &c->lock);
+		if (c->stop)
+			break;
+		pthread_mutex_unlock(&c->lock);
+
+		rc = STORE_OK;
+		if (c->ckpt_store == NULL)
+			rc = commit_open(c, &c->ckpt_store, 64);
+		/*
+		 * Again while the last pass found many new frames (committed
+		 * during the one before), so that what is left for the
+		 * committer to catch up is small.
+		 */
+		frames = copied = seen = 0;
+		for (pass = 0; rc == STORE_OK && pass < COMMIT_CKPT_PASSES;
+		     pass++) {
+			seen = frames;
+			rc = store_checkpoint_passive(c->ckpt_store, &frames,
+			    &copied);
+			log_debug("checkpoint: %d of %d WAL frames copied",
+			    copied, frames);
+			if (copied < frames ||
+			    frames - seen <= COMMIT_CKPT_LEFT)
+				break;
+		}
+		if (rc != STORE_OK && rc != STORE_BUSY) {
+			store_close(c->ckpt_store);
+			c->ckpt_store = NULL;
+		}
+
+		pthread_mutex_lock(&c->lock);
+		c->ckpt_ready = c->ckpt_store != NULL;
+		c->ckpt_wanted = 0;
+		c->ckpt_next = copied < frames ? frames + COMMIT_CKPT_FRAMES :
+						 0;
+		c->ckpt_caught_up = frames > 0 && copied == frames;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
 }
 
 /* One transaction for the batch, without the lock. */
@@ -96,25 +250,14 @@ commit_batch(struct committer *c, struct waiter **batch, size_t n)
 {
 	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
 	int created[COMMIT_MAX_BATCH];
-	struct store_opts o;
 	enum store_rc rc;
-	char err[512];
 	size_t i;
 
 	memset(created, 0, sizeof(created));
 	rc = STORE_OK;
-	if (c->store == NULL) {
-		memset(&o, 0, sizeof(o));
-		o.path = c->settings->db_path;
-		o.sync_normal = c->settings->sync_normal;
-		o.busy_ms = c->settings->busy_ms;
-		o.cache_kib = 512;
-		if ((rc = store_open(&o, &c->store, err, sizeof(err))) !=
-		    STORE_OK) {
-			log_error("open store: %s", err);
-			c->store = NULL;
-		}
-	}
+	if (c->store == NULL &&
+	    (rc = commit_open(c, &c->store, 512)) == STORE_OK)
+		store_on_commit(c->store, commit_wal_grew, c);
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
 	if (rc == STORE_OK)
@@ -136,6 +279,7 @@ commit_main(void *arg)
 	struct committer *c = arg;
 	struct waiter *batch[COMMIT_MAX_BATCH], *w;
 	size_t i, n;
+	int catch_up;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
@@ -152,8 +296,12 @@ commit_main(void *arg)
 		c->head = w;
 		if (c->head == NULL)
 			c->tail = NULL;
+		catch_up = c->ckpt_caught_up;
+		c->ckpt_caught_up = 0;
 		pthread_mutex_unlock(&c->lock);
 
+		if (catch_up)
+			commit_catch_up(c);
 		commit_batch(c, batch, n);
 		/*
 		 * After its post a worker may return and its waiter go out

@@ -190,6 +190,8 @@ struct store {
 	sqlite3_stmt *stmt[STMT__MAX];
 	int64_t busy_ms;
 	struct timespec busy_start;
+	void (*on_commit)(void *, int); /* store_on_commit */
+	void *on_commit_arg;
 	char path[4096];
 };
 
@@ -1112,6 +1114,50 @@ store_wal_checkpoint(struct store *s, int *busy)
 		*busy = sqlite3_column_int(st, 0);
 	stmt_done(st);
 	return store_rc_from(s, rc, "wal checkpoint");
+}
+
+/*
+ * Copies what it can of the WAL into the database without waiting for
+ * readers or writers (SQLITE_CHECKPOINT_PASSIVE); the next writer then
+ * starts the WAL over from its beginning, overwriting instead of growing
+ * it.  *frames and *copied are the WAL's frames and those in the database.
+ */
+enum store_rc
+store_checkpoint_passive(struct store *s, int *frames, int *copied)
+{
+	int rc;
+
+	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    frames, copied);
+	/* Another checkpoint is under way: nothing to say. */
+	if (rc == SQLITE_BUSY)
+		return STORE_BUSY;
+	return store_rc_from(s, rc, "passive checkpoint");
+}
+
+/*
+ * Calls fn(arg, frames) after each commit on this connection with the
+ * WAL's size in frames, instead of checkpointing in the committing thread
+ * (SQLite's automatic checkpoint, which it replaces): the group committer
+ * leaves that to a thread of its own, off the path of every POST.
+ */
+static int
+store_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = p;
+
+	(void)db;
+	(void)name;
+	s->on_commit(s->on_commit_arg, frames);
+	return SQLITE_OK;
+}
+
+void
+store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
+{
+	s->on_commit = fn;
+	s->on_commit_arg = arg;
+	sqlite3_wal_hook(s->db, store_wal_hook, s);
 }
 
 /* Changes whenever another connection commits (PRAGMA data_version). */
