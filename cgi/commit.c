@@ -216,7 +216,7 @@ commit_ckpt_main(void *arg)
 		 * during the one before), so that what is left for the
 		 * committer to catch up is small.
 		 */
-		frames = copied = seen = 0;
+		frames = copied = 0;
 		for (pass = 0; rc == STORE_OK && pass < COMMIT_CKPT_PASSES;
 		     pass++) {
 			seen = frames;

@@ -36,7 +36,7 @@ readers_new(size_t n)
 	struct readers *rd;
 
 	if (n == 0 ||
-	    (rd = calloc(1, sizeof(*rd) + n * sizeof(rd->free[0]))) == NULL)
+	    (rd = calloc(1, sizeof(*rd) + n * sizeof(struct store *))) == NULL)
 		return NULL;
 	pthread_mutex_init(&rd->lock, NULL);
 	pthread_cond_init(&rd->given, NULL);
