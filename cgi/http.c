@@ -99,26 +99,30 @@ http_error(struct response *r, enum api_error e, ...)
  * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
  * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
  */
+/* Appends "name: value\r\n"; a NULL value appends nothing. */
+static int
+http_header(struct buf *out, const char *name, const char *value)
+{
+	if (value == NULL)
+		return 0;
+	if (buf_adds(out, name) == -1 || buf_add(out, ": ", 2) == -1 ||
+	    buf_adds(out, value) == -1 || buf_add(out, "\r\n", 2) == -1)
+		return -1;
+	return 0;
+}
+
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
 	/* Appends, not printf: this runs for every request (issue 6). */
-	if (buf_adds(out, "Status: ") == -1 ||
-	    buf_adds(out, http_status_line(r->status)) == -1 ||
+	if (http_header(out, "Status", http_status_line(r->status)) == -1 ||
 	    buf_adds(out,
-		"\r\nContent-Type: application/json; charset=UTF-8\r\n"
+		"Content-Type: application/json; charset=UTF-8\r\n"
 		"Content-Length: ") == -1 ||
 	    buf_add_size(out, r->body.len) == -1 ||
-	    buf_add(out, "\r\n", 2) == -1)
-		return -1;
-	if (r->allow != NULL &&
-	    (buf_adds(out, "Allow: ") == -1 || buf_adds(out, r->allow) == -1 ||
-		buf_add(out, "\r\n", 2) == -1))
-		return -1;
-	if (cors_origin != NULL &&
-	    (buf_adds(out, "Access-Control-Allow-Origin: ") == -1 ||
-		buf_adds(out, cors_origin) == -1 ||
-		buf_add(out, "\r\n", 2) == -1))
+	    buf_add(out, "\r\n", 2) == -1 ||
+	    http_header(out, "Allow", r->allow) == -1 ||
+	    http_header(out, "Access-Control-Allow-Origin", cors_origin) == -1)
 		return -1;
 	return buf_add(out, "\r\n", 2);
 }
