@@ -360,6 +360,7 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		usage();
 	log_init("checkpoint-api.fcgi", 0, lvl);
+	store_init();
 
 	/*
 	 * SIGTERM and friends are taken by the main thread with sigwait

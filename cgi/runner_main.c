@@ -242,6 +242,7 @@ main(int argc, char *argv[])
 	if (ro.parallel > 63)
 		ro.parallel = 63;
 	log_init("checkpoint-runner", use_syslog, lvl);
+	store_init();
 	if (settings_from_env(&st, db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
 		return EXIT_USAGE;

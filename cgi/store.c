@@ -195,6 +195,19 @@ struct store {
 	char path[4096];
 };
 
+/*
+ * Process-wide SQLite settings, before the first connection (and before
+ * any thread uses SQLite).  Memory statistics off, as SQLite recommends
+ * (SQLITE_DEFAULT_MEMSTATUS=0): with them, every allocation of every
+ * connection takes one process-wide mutex.  1,000 fewer instructions per
+ * GET under callgrind, and no contention between the threads' connections.
+ */
+void
+store_init(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int
 store_schema_version(void)
 {

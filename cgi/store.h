@@ -37,6 +37,7 @@ struct store_opts {
 	int64_t cache_kib; /* page cache; 0: SQLite's default */
 };
 
+void store_init(void);
 enum store_rc store_open(const struct store_opts *, struct store **, char *err,
     size_t errlen);
 void store_close(struct store *);
