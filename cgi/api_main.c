@@ -249,7 +249,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	struct committer *c = NULL;
 	struct readers *rd = NULL;
 	struct timespec until;
-	long cpus;
+	long cpus, nreaders;
 	int i, sig, started = 0, stuck = 0;
 
 	/*
@@ -258,10 +258,9 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	 */
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;
+	nreaders = nthreads < 2 * cpus ? nthreads : 2 * cpus;
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
-	    (rd = readers_new(nthreads < 2 * cpus ? (size_t)nthreads :
-						    (size_t)(2 * cpus))) ==
-		NULL ||
+	    (rd = readers_new((size_t)nreaders)) == NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
 		readers_free(rd);

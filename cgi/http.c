@@ -95,10 +95,6 @@ http_error(struct response *r, enum api_error e, ...)
 	return rc;
 }
 
-/*
- * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
- * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
- */
 /* Appends "name: value\r\n"; a NULL value appends nothing. */
 static int
 http_header(struct buf *out, const char *name, const char *value)
@@ -111,6 +107,10 @@ http_header(struct buf *out, const char *name, const char *value)
 	return 0;
 }
 
+/*
+ * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
+ * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
+ */
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
