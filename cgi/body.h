@@ -24,8 +24,11 @@ struct trigger_body {
 	struct id trigger_id; /* valid if has_trigger_id */
 };
 
+struct json_tokener;
+
 enum body_rc body_length(const char *content_length, size_t max, size_t *len);
-enum body_rc body_parse_trigger(const char *buf, size_t len,
-    struct trigger_body *);
+enum body_rc body_parse_trigger(struct json_tokener **, const char *buf,
+    size_t len, struct trigger_body *);
+void body_parser_free(struct json_tokener *);
 
 #endif /* BODY_H */

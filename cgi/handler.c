@@ -96,6 +96,8 @@ api_free(struct api *a)
 	store_close(a->store);
 	a->store = NULL;
 	buf_free(&a->body);
+	body_parser_free(a->parser);
+	a->parser = NULL;
 }
 
 /*
@@ -228,7 +230,8 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	/* The body is checked before the path ids, as in Flink. */
 	if (api_read_body(a, req, r) == -1)
 		return;
-	if (body_parse_trigger(a->body.p, a->body.len, &tb) != BODY_OK) {
+	if (body_parse_trigger(&a->parser, a->body.p, a->body.len, &tb) !=
+	    BODY_OK) {
 		http_error(r, ERR_BODY);
 		return;
 	}

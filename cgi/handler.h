@@ -35,6 +35,8 @@ struct readers;
  * With readers set, the store is borrowed from that pool for the length
  * of one request; without, it is the api's own.
  */
+struct json_tokener;
+
 struct api {
 	const struct settings *settings;
 	struct store *store; /* NULL until opened, or after a fault */
@@ -42,6 +44,7 @@ struct api {
 	int borrowed; /* store is the pool's, until the request ends */
 	struct committer *committer; /* shared group commit, or NULL */
 	struct buf body; /* request body scratch */
+	struct json_tokener *parser; /* kept between requests */
 };
 
 void api_init(struct api *, const struct settings *);

@@ -193,15 +193,22 @@ static const struct parse_case {
 	{ __LINE__, "\0{}", 3, BODY_BAD, 0, NULL },
 };
 
+/*
+ * One parser for every case, as a worker keeps one for all its requests:
+ * what a case leaves in it must not change the next case's outcome.
+ */
+static struct json_tokener *kept;
+
 static void
-check_parse(int line, const char *name, const char *in, size_t len,
-    enum body_rc want_rc, enum ckpt_type want_type, const char *want_trigger)
+check_parse_with(int line, const char *name, struct json_tokener **parser,
+    const char *in, size_t len, enum body_rc want_rc, enum ckpt_type want_type,
+    const char *want_trigger)
 {
 	struct trigger_body b;
 	enum body_rc rc;
 
 	memset(&b, 0x5a, sizeof(b));
-	rc = body_parse_trigger(in, len, &b);
+	rc = body_parse_trigger(parser, in, len, &b);
 	tap_is_int_at(__FILE__, line, rc, want_rc, "%s: rc", name);
 	if (want_rc != BODY_OK)
 		return;
@@ -211,6 +218,22 @@ check_parse(int line, const char *name, const char *in, size_t len,
 	if (want_trigger != NULL)
 		tap_is_str_at(__FILE__, line, b.trigger_id.s, want_trigger,
 		    "%s: triggerId", name);
+}
+
+/* Each case with the kept parser, and with a new one. */
+static void
+check_parse(int line, const char *name, const char *in, size_t len,
+    enum body_rc want_rc, enum ckpt_type want_type, const char *want_trigger)
+{
+	struct json_tokener *fresh = NULL;
+	char fname[96];
+
+	check_parse_with(line, name, &kept, in, len, want_rc, want_type,
+	    want_trigger);
+	snprintf(fname, sizeof(fname), "%s, new parser", name);
+	check_parse_with(line, fname, &fresh, in, len, want_rc, want_type,
+	    want_trigger);
+	body_parser_free(fresh);
 }
 
 static void
@@ -301,5 +324,6 @@ main(void)
 	test_length();
 	test_parse_table();
 	test_parse_generated();
+	body_parser_free(kept);
 	return tap_done();
 }

@@ -17,6 +17,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
+/* Kept from one input to the next, as a worker keeps its own. */
+static struct json_tokener *parser;
+
 static void
 check_trigger(const uint8_t *data, size_t size)
 {
@@ -28,7 +31,7 @@ check_trigger(const uint8_t *data, size_t size)
 	FUZZ_CHECK((copy = malloc(size + 1)) != NULL);
 	memcpy(copy, data, size);
 	copy[size] = '\0';
-	rc = body_parse_trigger(copy, size, &tb);
+	rc = body_parse_trigger(&parser, copy, size, &tb);
 	FUZZ_CHECK(rc == BODY_OK || rc == BODY_BAD);
 	if (rc == BODY_OK) {
 		FUZZ_CHECK(tb.type < CKPT__MAX);
