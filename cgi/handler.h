@@ -28,6 +28,7 @@ struct request {
 };
 
 struct committer;
+struct json_tokener;
 struct readers;
 
 /*
@@ -35,8 +36,6 @@ struct readers;
  * With readers set, the store is borrowed from that pool for the length
  * of one request; without, it is the api's own.
  */
-struct json_tokener;
-
 struct api {
 	const struct settings *settings;
 	struct store *store; /* NULL until opened, or after a fault */
