@@ -8,10 +8,14 @@
  * is work.  With a disk that syncs in half a millisecond, every request
  * that arrives during one sync shares the next one.  See commit.h.
  *
- * Each worker sleeps on its own semaphore, so a commit wakes only the
- * threads it answered (a shared condition variable woke them all: 4.9
- * futex calls per POST, see the note on issue 6).  The lock guards only
- * the queue; wake-ups happen outside it.
+ * A commit answers each trigger by its commit_req's callback, in this
+ * thread.  The FastCGI workers do not wait for it: the callback writes
+ * the answer to the web server, and the worker next wakes when the web
+ * server closes the connection or sends the next request, as it would
+ * have anyway.  Sleeping on a semaphore until the commit and being woken
+ * from the other CPU cost two futex calls and two context switches a
+ * POST, a fifth of its CPU (see the note on issue 6).  The lock guards
+ * only the queue; answers happen outside it.
  *
  * A third thread, the checkpointer, copies the WAL into the database when
  * it has grown, with a connection of its own, so that the committer (and
@@ -20,7 +24,6 @@
 #include <config.h>
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,22 +36,13 @@
 #define COMMIT_CKPT_LEFT 64 /* new frames small enough to catch up on */
 #define COMMIT_CATCH_UPS 8 /* tries to start the WAL over, in a row */
 
-/* A queued trigger, on its worker's stack. */
-struct waiter {
-	const struct trigger_rec *rec;
-	int created;
-	enum store_rc rc;
-	sem_t done; /* posted once its transaction is over */
-	struct waiter *next;
-};
-
 struct committer {
 	const struct settings *settings;
 	struct store *store; /* the committer's own, opened lazily */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work; /* the committer sleeps here when idle */
-	struct waiter *head, *tail; /* queued, in arrival order */
+	struct commit_req *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
 	/* The checkpointer: its thread and connection, and when to run. */
@@ -111,7 +105,7 @@ fail:
 
 /*
  * Stops the committer once the queue is empty, and the checkpointer.  The
- * caller guarantees that no worker is in commit_record any more.
+ * caller guarantees that no worker is in commit_submit any more.
  */
 void
 commit_free(struct committer *c)
@@ -267,30 +261,25 @@ commit_ckpt_main(void *arg)
 
 /* One transaction for the batch, without the lock. */
 static void
-commit_batch(struct committer *c, struct waiter **batch, size_t n)
+commit_batch(struct committer *c, struct commit_req **batch, size_t n,
+    enum store_rc *rc, int *created)
 {
 	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
-	int created[COMMIT_MAX_BATCH];
-	enum store_rc rc;
 	size_t i;
 
-	memset(created, 0, sizeof(created));
-	rc = STORE_OK;
+	memset(created, 0, n * sizeof(*created));
+	*rc = STORE_OK;
 	if (c->store == NULL &&
-	    (rc = commit_open(c, &c->store, 512)) == STORE_OK)
+	    (*rc = commit_open(c, &c->store, 512)) == STORE_OK)
 		store_on_commit(c->store, commit_wal_grew, c);
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
-	if (rc == STORE_OK)
-		rc = store_record_triggers(c->store, recs, n, created);
-	if (rc != STORE_OK && rc != STORE_BUSY) {
+	if (*rc == STORE_OK)
+		*rc = store_record_triggers(c->store, recs, n, created);
+	if (*rc != STORE_OK && *rc != STORE_BUSY) {
 		/* Reopen next time: the file may be gone or replaced. */
 		store_close(c->store);
 		c->store = NULL;
-	}
-	for (i = 0; i < n; i++) {
-		batch[i]->rc = rc;
-		batch[i]->created = rc == STORE_OK ? created[i] : 0;
 	}
 }
 
@@ -298,7 +287,9 @@ static void *
 commit_main(void *arg)
 {
 	struct committer *c = arg;
-	struct waiter *batch[COMMIT_MAX_BATCH], *w;
+	struct commit_req *batch[COMMIT_MAX_BATCH], *w;
+	int created[COMMIT_MAX_BATCH];
+	enum store_rc rc;
 	size_t i, n;
 	int catch_up;
 
@@ -323,15 +314,11 @@ commit_main(void *arg)
 
 		if (catch_up)
 			commit_catch_up(c);
-		commit_batch(c, batch, n);
-		/*
-		 * After its post a worker may return and its waiter go out
-		 * of scope: nothing of it is touched after the post (glibc's
-		 * sem_post allows the semaphore to be destroyed as soon as
-		 * sem_wait returns).
-		 */
+		commit_batch(c, batch, n, &rc, created);
+		/* Nothing of a commit_req is touched after its answer. */
 		for (i = 0; i < n; i++)
-			sem_post(&batch[i]->done);
+			batch[i]->answer(batch[i], rc,
+			    rc == STORE_OK ? created[i] : 0);
 
 		pthread_mutex_lock(&c->lock);
 	}
@@ -339,29 +326,21 @@ commit_main(void *arg)
 	return NULL;
 }
 
-enum store_rc
-commit_record(struct committer *c, const struct trigger_rec *rec, int *created)
+/* Queues req for the next transaction; its answer comes from the committer. */
+void
+commit_submit(struct committer *c, struct commit_req *req)
 {
-	struct waiter me;
-
-	memset(&me, 0, sizeof(me));
-	me.rec = rec;
-	sem_init(&me.done, 0, 0);
+	req->next = NULL;
 	pthread_mutex_lock(&c->lock);
-	/* me leaves the queue (taken by the committer) before it is posted. */
+	/* req leaves the queue (taken by the committer) before its answer. */
 	if (c->tail != NULL)
-		c->tail->next = &me;
+		c->tail->next = req;
 	else
-		c->head = &me; /* cppcheck-suppress autoVariables */
-	c->tail = &me; /* cppcheck-suppress autoVariables */
+		c->head = req;
+	c->tail = req;
 	if (c->idle) {
 		c->idle = 0; /* one wake-up is enough */
 		pthread_cond_signal(&c->work);
 	}
 	pthread_mutex_unlock(&c->lock);
-	while (sem_wait(&me.done) == -1)
-		; /* EINTR: workers block signals, but be safe */
-	sem_destroy(&me.done);
-	*created = me.created;
-	return me.rc;
 }

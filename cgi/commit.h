@@ -12,9 +12,21 @@
 
 struct committer;
 
+/*
+ * A trigger queued for the next transaction, and who hears how it ended.
+ * answer runs in the committer thread once that transaction is over, rc
+ * STORE_OK only if it committed; it must not block for long (every
+ * trigger of the next transaction waits for it), and the committer
+ * touches nothing of the commit_req after it returns.
+ */
+struct commit_req {
+	const struct trigger_rec *rec;
+	void (*answer)(struct commit_req *, enum store_rc rc, int created);
+	struct commit_req *next; /* the committer's */
+};
+
 struct committer *commit_new(const struct settings *);
-enum store_rc commit_record(struct committer *, const struct trigger_rec *,
-    int *created);
+void commit_submit(struct committer *, struct commit_req *);
 void commit_free(struct committer *);
 
 #endif /* COMMIT_H */

@@ -96,6 +96,7 @@ api_free(struct api *a)
 	store_close(a->store);
 	a->store = NULL;
 	buf_free(&a->body);
+	response_free(&a->answer);
 	body_parser_free(a->parser);
 	a->parser = NULL;
 }
@@ -217,7 +218,37 @@ api_path_id(const struct segment *seg, const char *name, struct id *out,
 	return -1;
 }
 
+/* The 202 of a recorded trigger. */
 static void
+api_accepted(struct response *r, const struct trigger_rec *rec, int created)
+{
+	log_debug("trigger %s job %s: %s", rec->trigger.s, rec->job.s,
+	    created ? "recorded" : "already known");
+	r->status = HTTP_202;
+	buf_reset(&r->body);
+	if (buf_adds(&r->body, "{\"request-id\":\"") == -1 ||
+	    buf_adds(&r->body, rec->trigger.s) == -1 ||
+	    buf_add(&r->body, "\"}", 2) == -1)
+		http_error(r, ERR_INTERNAL);
+}
+
+/* In the committer thread: the answer to a POST that api_trigger deferred. */
+static void
+api_answer(struct commit_req *req, enum store_rc rc, int created)
+{
+	struct api *a = (struct api *)(void *)((char *)req -
+	    offsetof(struct api, pending));
+
+	response_reset(&a->answer);
+	if (rc != STORE_OK)
+		http_error(&a->answer, api_store_error(rc));
+	else
+		api_accepted(&a->answer, req->rec, created);
+	a->reply(a, &a->answer);
+}
+
+/* POST: returns 1 when the committer answers (a->reply), else 0. */
+static int
 api_trigger(struct api *a, const struct request *req, const struct route *rt,
     struct response *r, int64_t now_ms)
 {
@@ -229,21 +260,21 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 
 	/* The body is checked before the path ids, as in Flink. */
 	if (api_read_body(a, req, r) == -1)
-		return;
+		return 0;
 	if (body_parse_trigger(&a->parser, a->body.p, a->body.len, &tb) !=
 	    BODY_OK) {
 		http_error(r, ERR_BODY);
-		return;
+		return 0;
 	}
 	memset(&rec, 0, sizeof(rec));
 	if (api_path_id(&rt->jobid, "jobid", &rec.job, r) == -1)
-		return;
+		return 0;
 	if (tb.has_trigger_id)
 		rec.trigger = tb.trigger_id;
 	else if (id_random(&rec.trigger) == -1) {
 		log_error("getrandom: cannot make a trigger id");
 		http_error(r, ERR_INTERNAL);
-		return;
+		return 0;
 	}
 	rec.type = tb.type;
 	rec.remote_user = req->remote_user;
@@ -253,41 +284,33 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 
 	if (a->settings->reject_unknown_jobs) {
 		if ((s = api_store(a, r)) == NULL)
-			return;
+			return 0;
 		rc = store_job_known(s, &rec.job);
 		if (rc == STORE_NOTFOUND) {
 			http_error(r, ERR_NO_JOB, rec.job.s);
-			return;
+			return 0;
 		}
 		if (rc != STORE_OK) {
 			api_store_failed(a, rc, r);
-			return;
+			return 0;
 		}
 	}
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL) {
-		if ((rc = commit_record(a->committer, &rec, &created)) !=
-		    STORE_OK) {
-			http_error(r, api_store_error(rc));
-			return;
-		}
-	} else {
-		if ((s = api_store(a, r)) == NULL)
-			return;
-		if ((rc = store_record_trigger(s, &rec, &created)) !=
-		    STORE_OK) {
-			api_store_failed(a, rc, r);
-			return;
-		}
+		a->pending_rec = rec;
+		a->pending.rec = &a->pending_rec;
+		a->pending.answer = api_answer;
+		commit_submit(a->committer, &a->pending);
+		return 1;
 	}
-	log_debug("trigger %s job %s: %s", rec.trigger.s, rec.job.s,
-	    created ? "recorded" : "already known");
-	r->status = HTTP_202;
-	buf_reset(&r->body);
-	if (buf_adds(&r->body, "{\"request-id\":\"") == -1 ||
-	    buf_adds(&r->body, rec.trigger.s) == -1 ||
-	    buf_add(&r->body, "\"}", 2) == -1)
-		http_error(r, ERR_INTERNAL);
+	if ((s = api_store(a, r)) == NULL)
+		return 0;
+	if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return 0;
+	}
+	api_accepted(r, &rec, created);
+	return 0;
 }
 
 static void
@@ -318,31 +341,37 @@ api_status(struct api *a, const struct route *rt, struct response *r,
 	r->status = HTTP_200;
 }
 
-void
+/*
+ * Answers req in r and returns 0; or returns 1 when a->reply will answer
+ * (a POST, once committed).
+ */
+int
 api_handle(struct api *a, const struct request *req, struct response *r,
     int64_t now_ms)
 {
 	struct route rt;
 	const char *method = req->method != NULL ? req->method : "";
+	int deferred = 0;
 
 	response_reset(r);
 	route_match(method, req->path, &rt);
 	if (rt.id == ROUTE_NONE) {
 		http_error(r, ERR_NOT_FOUND,
 		    req->uri != NULL ? req->uri : (req->path ? req->path : ""));
-		return;
+		return 0;
 	}
 	if (!rt.method_ok) {
 		r->allow = rt.allow;
 		http_error(r, ERR_METHOD, method);
-		return;
+		return 0;
 	}
 	if (rt.id == ROUTE_TRIGGER)
-		api_trigger(a, req, &rt, r, now_ms);
+		deferred = api_trigger(a, req, &rt, r, now_ms);
 	else
 		api_status(a, &rt, r, now_ms);
 	if (a->borrowed) {
 		readers_give(a); /* open, or NULL after a fault */
 		a->borrowed = 0;
 	}
+	return deferred;
 }

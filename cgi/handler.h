@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commit.h"
 #include "http.h"
 #include "settings.h"
 #include "store.h"
@@ -41,16 +42,25 @@ struct api {
 	struct store *store; /* NULL until opened, or after a fault */
 	struct readers *readers; /* shared read connections, or NULL */
 	int borrowed; /* store is the pool's, until the request ends */
-	struct committer *committer; /* shared group commit, or NULL */
+	struct committer *committer; /* shared group commit, with reply */
 	struct buf body; /* request body scratch */
 	struct json_tokener *parser; /* kept between requests */
+	/*
+	 * With a committer, a POST is answered by reply, called in the
+	 * committer thread once its transaction is over, and api_handle
+	 * returns 1 at once.
+	 */
+	void (*reply)(struct api *, const struct response *);
+	struct commit_req pending; /* the POST being committed */
+	struct trigger_rec pending_rec;
+	struct response answer; /* given to reply */
 };
 
 void api_init(struct api *, const struct settings *);
 void api_free(struct api *);
 struct readers *readers_new(size_t);
 void readers_free(struct readers *);
-void api_handle(struct api *, const struct request *, struct response *,
+int api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
 
 #endif /* HANDLER_H */

@@ -383,6 +383,36 @@ check "idempotency: same triggerId on another job" 202 "$(request_id $TA)"
 is "$(sql "SELECT job_id || ' ' || requested_type FROM triggers WHERE trigger_id='$TA' ORDER BY job_id")" \
     "$(printf '%s FULL\n%s INCREMENTAL' $J $JB)" "idempotency: another job's trigger is an independent row"
 
+# --- concurrent POSTs ---------------------------------------------------------
+# Eight clients at once, ten POSTs each with triggerIds of their own (four
+# of them sent twice): every answer names the trigger its own request sent
+# (a threaded responder answers a POST from its committer thread, not the
+# thread that read it), and each trigger is one row.
+JC=c0ffeec0ffeec0ffeec0ffeec0ffee00
+_pids=
+for _c in 1 2 3 4 5 6 7 8; do
+	(
+		_i=0
+		while [ $_i -lt 10 ]; do
+			_i=$((_i + 1))
+			_t=$(printf 'c0c0c0c0%08x%016x' "$_c" $((_i - _i % 2)))
+			printf '%s %s\n' "$_t" "$(curl -s -X POST -w ' %{http_code}' \
+			    --data-binary "{\"triggerId\":\"$_t\"}" \
+			    "$BASE/jobs/$JC/checkpoints")"
+		done > "$T/concurrent-$_c"
+	) &
+	_pids="$_pids $!"
+done
+# shellcheck disable=SC2086
+wait $_pids
+is "$(cat "$T"/concurrent-* | wc -l | tr -d ' ')" 80 \
+    "concurrent POSTs: 8 clients got 80 answers"
+is "$(cat "$T"/concurrent-* |
+    awk '$2 != "{\"request-id\":\"" $1 "\"}" || $3 != 202' | head -n 3)" "" \
+    "concurrent POSTs: each a 202 naming its own trigger"
+is "$(sql "SELECT count(*), count(DISTINCT trigger_id) FROM triggers WHERE job_id='$JC'")" \
+    "48|48" "concurrent POSTs: 48 distinct triggers, one row each"
+
 # --- completed results ---------------------------------------------------------
 
 DONE_MS=$(now_ms)
