@@ -47,7 +47,7 @@ struct worker {
 	struct api api;
 	int sock;
 	FCGX_Request fr; /* the request being answered */
-	struct buf reply_head; /* the committer's, for a deferred answer */
+	struct buf head; /* its answer's headers: the worker's or reply's */
 	sem_t replied; /* posted once a deferred answer is sent */
 };
 
@@ -242,7 +242,7 @@ worker_reply(struct api *a, const struct response *r)
 	struct worker *w = (struct worker *)(void *)((char *)a -
 	    offsetof(struct worker, api));
 
-	if (send_answer(&w->fr, r, a->settings, &w->reply_head) == -1)
+	if (send_answer(&w->fr, r, a->settings, &w->head) == -1)
 		log_warn("POST: the client went away before the answer");
 	FCGX_FClose(w->fr.err);
 	FCGX_FClose(w->fr.out);
@@ -275,7 +275,6 @@ worker_main(void *arg)
 	struct worker *w = arg;
 	struct request req;
 	struct response r = { 0 };
-	struct buf head = { 0 };
 	struct pollfd pfd;
 
 	/*
@@ -306,7 +305,7 @@ worker_main(void *arg)
 			FCGX_Finish_r(&w->fr);
 			continue;
 		}
-		if (send_answer(&w->fr, &r, w->api.settings, &head) == -1)
+		if (send_answer(&w->fr, &r, w->api.settings, &w->head) == -1)
 			log_warn(
 			    "%s %s: the client went away before the answer",
 			    req.method ? req.method : "-",
@@ -314,7 +313,6 @@ worker_main(void *arg)
 		FCGX_Finish_r(&w->fr);
 		request_done();
 	}
-	buf_free(&head);
 	response_free(&r);
 	return NULL;
 }
@@ -395,7 +393,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		if (pthread_timedjoin_np(workers[i].thread, NULL, &until) ==
 		    0) {
 			api_free(&workers[i].api);
-			buf_free(&workers[i].reply_head);
+			buf_free(&workers[i].head);
 			sem_destroy(&workers[i].replied);
 		} else
 			stuck++;

@@ -260,27 +260,28 @@ commit_ckpt_main(void *arg)
 }
 
 /* One transaction for the batch, without the lock. */
-static void
+static enum store_rc
 commit_batch(struct committer *c, struct commit_req **batch, size_t n,
-    enum store_rc *rc, int *created)
+    int *created)
 {
 	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
+	enum store_rc rc = STORE_OK;
 	size_t i;
 
 	memset(created, 0, n * sizeof(*created));
-	*rc = STORE_OK;
 	if (c->store == NULL &&
-	    (*rc = commit_open(c, &c->store, 512)) == STORE_OK)
+	    (rc = commit_open(c, &c->store, 512)) == STORE_OK)
 		store_on_commit(c->store, commit_wal_grew, c);
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
-	if (*rc == STORE_OK)
-		*rc = store_record_triggers(c->store, recs, n, created);
-	if (*rc != STORE_OK && *rc != STORE_BUSY) {
+	if (rc == STORE_OK)
+		rc = store_record_triggers(c->store, recs, n, created);
+	if (rc != STORE_OK && rc != STORE_BUSY) {
 		/* Reopen next time: the file may be gone or replaced. */
 		store_close(c->store);
 		c->store = NULL;
 	}
+	return rc;
 }
 
 static void *
@@ -314,7 +315,7 @@ commit_main(void *arg)
 
 		if (catch_up)
 			commit_catch_up(c);
-		commit_batch(c, batch, n, &rc, created);
+		rc = commit_batch(c, batch, n, created);
 		/* Nothing of a commit_req is touched after its answer. */
 		for (i = 0; i < n; i++)
 			batch[i]->answer(batch[i], rc,

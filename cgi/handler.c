@@ -96,7 +96,6 @@ api_free(struct api *a)
 	store_close(a->store);
 	a->store = NULL;
 	buf_free(&a->body);
-	response_free(&a->answer);
 	body_parser_free(a->parser);
 	a->parser = NULL;
 }
@@ -239,12 +238,11 @@ api_answer(struct commit_req *req, enum store_rc rc, int created)
 	struct api *a = (struct api *)(void *)((char *)req -
 	    offsetof(struct api, pending));
 
-	response_reset(&a->answer);
 	if (rc != STORE_OK)
-		http_error(&a->answer, api_store_error(rc));
+		http_error(a->answer, api_store_error(rc));
 	else
-		api_accepted(&a->answer, req->rec, created);
-	a->reply(a, &a->answer);
+		api_accepted(a->answer, req->rec, created);
+	a->reply(a, a->answer);
 }
 
 /* POST: returns 1 when the committer answers (a->reply), else 0. */
@@ -300,6 +298,7 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 		a->pending_rec = rec;
 		a->pending.rec = &a->pending_rec;
 		a->pending.answer = api_answer;
+		a->answer = r;
 		commit_submit(a->committer, &a->pending);
 		return 1;
 	}

@@ -28,7 +28,6 @@ struct request {
 	void *ctx;
 };
 
-struct committer;
 struct json_tokener;
 struct readers;
 
@@ -47,13 +46,13 @@ struct api {
 	struct json_tokener *parser; /* kept between requests */
 	/*
 	 * With a committer, a POST is answered by reply, called in the
-	 * committer thread once its transaction is over, and api_handle
-	 * returns 1 at once.
+	 * committer thread once its transaction is over, with the response
+	 * api_handle was given; api_handle returns 1 at once.
 	 */
 	void (*reply)(struct api *, const struct response *);
 	struct commit_req pending; /* the POST being committed */
 	struct trigger_rec pending_rec;
-	struct response answer; /* given to reply */
+	struct response *answer; /* api_handle's, until reply */
 };
 
 void api_init(struct api *, const struct settings *);
