@@ -1,0 +1,104 @@
+#!/bin/sh
+# The two responders scripts/bench measures the app against, driven
+# directly with cgi-fcgi: tests/fcgi-hello (the ceiling) answers its fixed
+# body to anything; tests/fcgi-floor (the app with a file and fdatasync in
+# place of SQLite, tests/floor-commit.c) answers POSTs exactly as the app
+# does, each with its own 202 once its trigger's line is in the floor file,
+# and bad requests with the app's errors.  If either drifted, the bench's
+# ratios would compare the app with something else.
+
+. "$(dirname "$0")/lib.sh"
+
+command -v cgi-fcgi >/dev/null 2>&1 || bail "cgi-fcgi (libfcgi-bin) is missing"
+HELLO=$top_builddir/tests/fcgi-hello
+FLOOR=$top_builddir/tests/fcgi-floor
+[ -x "$HELLO" ] && [ -x "$FLOOR" ] ||
+    bail "tests/fcgi-hello or tests/fcgi-floor is not built (make check builds them)"
+
+J=0123456789abcdef0123456789abcdef
+TID=abcdef0123456789abcdef0123456789
+
+# serve PROGRAM: PROGRAM listening on $SOCK with 4 threads, once it answers.
+serve() {
+	rm -f "$SOCK"
+	spawn "$1" -s "$SOCK" -t 4
+	SERVED=$LAST_PID
+	wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
+	    bail "$1 -s $SOCK did not answer"
+}
+
+# --- The ceiling ----------------------------------------------------------
+serve "$HELLO"
+is "$(fcgi_raw GET "/jobs/$J/checkpoints/$TID" | status_body)" \
+    '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
+    "fcgi-hello: a GET gets the fixed status body"
+is "$(fcgi_raw POST "/jobs/$J/checkpoints" '{"type":"FULL"}' | status_body)" \
+    '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
+    "fcgi-hello: a POST with a body gets the same"
+stop_pid "$SERVED"
+
+# --- The floor ------------------------------------------------------------
+serve "$FLOOR"
+F=$DB-floor
+ok "$([ -f "$F" ]; echo $?)" "fcgi-floor: the floor file is beside the database"
+is "$(wc -c < "$F" | tr -d ' ')" 1048576 \
+    "fcgi-floor: filled to its whole size at start, so a sync never grows it"
+
+is "$(fcgi_raw POST "/jobs/$J/checkpoints" "{\"triggerId\":\"$TID\"}" |
+    status_body)" "202 {\"request-id\":\"$TID\"}" \
+    "fcgi-floor: a POST gets the app's 202 with its triggerId"
+ok "$(grep -q "^$J $TID " "$F"; echo $?)" \
+    "fcgi-floor: ... after the trigger's line was written to the floor file"
+
+out=$(fcgi_raw POST "/jobs/$J/checkpoints" '' | status_body)
+like "$out" '^202 \{"request-id":"[0-9a-f]{32}"\}$' \
+    "fcgi-floor: a POST without a body gets a 202 with a fresh id"
+rid=$(printf '%s' "$out" | sed 's/.*"request-id":"\([0-9a-f]*\)".*/\1/')
+ok "$(grep -q "^$J $rid " "$F"; echo $?)" \
+    "fcgi-floor: ... and that id is in the floor file"
+
+# Concurrent POSTs share syncs; each must get its own answer.  (Not
+# fcgi_raw, whose request file the clients would share.)
+pids=
+i=1
+while [ $i -le 12 ]; do
+	printf '{"triggerId":"%032x"}' $i > "$T/floor-req-$i"
+	env -i REQUEST_METHOD=POST PATH_INFO="/jobs/$J/checkpoints" \
+	    REQUEST_URI="/jobs/$J/checkpoints" REMOTE_ADDR=192.0.2.7 \
+	    CONTENT_LENGTH="$(wc -c < "$T/floor-req-$i" | tr -d ' ')" \
+	    "$CGIFCGI" -bind -connect "$SOCK" < "$T/floor-req-$i" \
+	    > "$T/floor-out-$i" &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+for p in $pids; do
+	wait "$p"
+done
+bad=0
+i=1
+while [ $i -le 12 ]; do
+	id=$(printf '%032x' $i)
+	got=$(status_body < "$T/floor-out-$i")
+	[ "$got" = "202 {\"request-id\":\"$id\"}" ] ||
+	    { diag "POST $i: $got"; bad=$((bad + 1)); }
+	grep -q "^$J $id " "$F" || { diag "POST $i: no line"; bad=$((bad + 1)); }
+	i=$((i + 1))
+done
+is "$bad" 0 "fcgi-floor: 12 concurrent POSTs, each answered with its own id and written"
+
+# Bad requests get the app's errors and write nothing.
+lines=$(tr -d '\0' < "$F" | grep -c "^$J ")
+like "$(fcgi_raw POST "/jobs/$J/checkpoints" '{"type":' | status_body)" \
+    '^400 \{"errors":\[' "fcgi-floor: a broken body gets the app's 400"
+like "$(fcgi_raw POST /jobs/not-a-job/checkpoints '' | status_body)" \
+    '^400 \{"errors":\[' "fcgi-floor: a bad job id gets the app's 400"
+is "$(tr -d '\0' < "$F" | grep -c "^$J ")" "$lines" \
+    "fcgi-floor: ... and neither wrote a line"
+
+# SIGTERM: it ends, as the app does.
+kill "$SERVED"
+wait_until 100 'gone "$SERVED"'
+ok $? "fcgi-floor: SIGTERM ends it"
+stop_pid "$SERVED"
+
+done_testing
