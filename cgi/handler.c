@@ -83,11 +83,15 @@ readers_give(struct api *a)
 	a->store = NULL;
 }
 
+static void api_answer(struct commit_req *, enum store_rc, int);
+
 void
 api_init(struct api *a, const struct settings *st)
 {
 	memset(a, 0, sizeof(*a));
 	a->settings = st;
+	a->pending.rec = &a->pending_rec;
+	a->pending.answer = api_answer;
 }
 
 void
@@ -296,8 +300,6 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL) {
 		a->pending_rec = rec;
-		a->pending.rec = &a->pending_rec;
-		a->pending.answer = api_answer;
 		a->answer = r;
 		commit_submit(a->committer, &a->pending);
 		return 1;

@@ -50,7 +50,7 @@ struct api {
 	 * api_handle was given; api_handle returns 1 at once.
 	 */
 	void (*reply)(struct api *, const struct response *);
-	struct commit_req pending; /* the POST being committed */
+	struct commit_req pending; /* the POST being committed: pending_rec */
 	struct trigger_rec pending_rec;
 	struct response *answer; /* api_handle's, until reply */
 };

@@ -450,10 +450,16 @@ fcgi_raw() {
 	else
 		: > "$T/fcgi-raw-req"
 	fi
+	fcgi_file "$1" "$2" "$T/fcgi-raw-req"
+}
+
+# fcgi_file METHOD PATH FILE: the same with FILE as the body; clients
+# running at once each need a FILE of their own.
+fcgi_file() {
 	env -i REQUEST_METHOD="$1" PATH_INFO="${2%%\?*}" REQUEST_URI="$2" \
 	    REMOTE_ADDR=192.0.2.7 \
-	    CONTENT_LENGTH="$(wc -c < "$T/fcgi-raw-req" | tr -d ' ')" \
-	    "$CGIFCGI" -bind -connect "$SOCK" < "$T/fcgi-raw-req"
+	    CONTENT_LENGTH="$(wc -c < "$3" | tr -d ' ')" \
+	    "$CGIFCGI" -bind -connect "$SOCK" < "$3"
 }
 
 # status_body: the code of the Status line and the body, of an answer on

@@ -57,16 +57,12 @@ rid=$(printf '%s' "$out" | sed 's/.*"request-id":"\([0-9a-f]*\)".*/\1/')
 ok "$(grep -q "^$J $rid " "$F"; echo $?)" \
     "fcgi-floor: ... and that id is in the floor file"
 
-# Concurrent POSTs share syncs; each must get its own answer.  (Not
-# fcgi_raw, whose request file the clients would share.)
+# Concurrent POSTs share syncs; each must get its own answer.
 pids=
 i=1
 while [ $i -le 12 ]; do
 	printf '{"triggerId":"%032x"}' $i > "$T/floor-req-$i"
-	env -i REQUEST_METHOD=POST PATH_INFO="/jobs/$J/checkpoints" \
-	    REQUEST_URI="/jobs/$J/checkpoints" REMOTE_ADDR=192.0.2.7 \
-	    CONTENT_LENGTH="$(wc -c < "$T/floor-req-$i" | tr -d ' ')" \
-	    "$CGIFCGI" -bind -connect "$SOCK" < "$T/floor-req-$i" \
+	fcgi_file POST "/jobs/$J/checkpoints" "$T/floor-req-$i" \
 	    > "$T/floor-out-$i" &
 	pids="$pids $!"
 	i=$((i + 1))
