@@ -14,11 +14,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +60,14 @@ static int inflight; /* requests being answered */
 static long served; /* requests answered, for -n */
 static long max_requests; /* -n; 0: no limit */
 static locale_t c_locale; /* every worker's own (worker_main) */
+
+/*
+ * Shutdown (serve_fcgi): once the listening socket is shut, stopping is
+ * set and stop_pipe made readable for good, so that workers waiting
+ * between two requests on a kept connection wake up and close it.
+ */
+static atomic_int stopping;
+static int stop_pipe[2] = { -1, -1 };
 
 static void
 usage(void)
@@ -258,6 +268,38 @@ worker_reply(struct api *a, const struct response *r)
 }
 
 /*
+ * Waits on a connection between two requests: until the web server sends
+ * the next request or closes it (1), or until shutdown while it has sent
+ * nothing (0).
+ */
+static int
+conn_wait(int fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = stop_pipe[0], .events = POLLIN },
+	};
+
+	while (poll(pfd, 2, -1) == -1)
+		if (errno != EINTR)
+			return 1; /* let libfcgi's read find out */
+	return pfd[0].revents != 0;
+}
+
+/*
+ * Ends a request.  Once the process is stopping, the connection is closed
+ * rather than kept for the web server's next request, unless that request
+ * is already waiting on it (ready).
+ */
+static void
+worker_finish(struct worker *w, int ready)
+{
+	if (!ready && atomic_load_explicit(&stopping, memory_order_relaxed))
+		w->fr.keepConnection = 0;
+	FCGX_Finish_r(&w->fr);
+}
+
+/*
  * A worker's loop: accept, answer, finish.  Signals are blocked here; the
  * main thread takes them (serve_fcgi).
  *
@@ -268,6 +310,11 @@ worker_reply(struct api *a, const struct response *r)
  * the answer sent.  Sleeping until the commit and being woken for it
  * cost two futex calls and two context switches a POST, a fifth of its
  * CPU (see the note on issue 6).
+ *
+ * Between two requests on a kept connection (nginx fastcgi_keep_conn),
+ * the worker waits in poll rather than in libfcgi's read, so that
+ * shutdown can wake it: it then closes the connection, which the web
+ * server sees at once and stops using, and leaves.
  */
 static void *
 worker_main(void *arg)
@@ -275,7 +322,7 @@ worker_main(void *arg)
 	struct worker *w = arg;
 	struct request req;
 	struct response r = { 0 };
-	struct pollfd pfd;
+	int ready = 0; /* the next request is waiting on the kept connection */
 
 	/*
 	 * json-c duplicates the thread's locale and makes a C one around
@@ -286,7 +333,13 @@ worker_main(void *arg)
 	if (c_locale != (locale_t)0)
 		uselocale(c_locale);
 	FCGX_InitRequest(&w->fr, w->sock, 0);
-	while (FCGX_Accept_r(&w->fr) >= 0) {
+	for (;;) {
+		/* Stopping: closed, the accept on the shut socket fails. */
+		if (w->fr.ipcFd >= 0 && !ready && !conn_wait(w->fr.ipcFd))
+			FCGX_Free(&w->fr, 1);
+		ready = 0;
+		if (FCGX_Accept_r(&w->fr) < 0)
+			break;
 		pthread_mutex_lock(&inflight_lock);
 		inflight++;
 		pthread_mutex_unlock(&inflight_lock);
@@ -296,13 +349,10 @@ worker_main(void *arg)
 		req.read_body = fcgi_read;
 		req.ctx = w->fr.in;
 		if (api_handle(&w->api, &req, &r, now_ms())) {
-			pfd.fd = w->fr.ipcFd;
-			pfd.events = POLLIN;
-			while (poll(&pfd, 1, -1) == -1 && errno == EINTR)
-				;
+			ready = conn_wait(w->fr.ipcFd);
 			while (sem_wait(&w->replied) == -1)
 				; /* EINTR: workers block signals, but be safe */
-			FCGX_Finish_r(&w->fr);
+			worker_finish(w, ready);
 			continue;
 		}
 		if (send_answer(&w->fr, &r, w->api.settings, &w->head) == -1)
@@ -310,7 +360,7 @@ worker_main(void *arg)
 			    "%s %s: the client went away before the answer",
 			    req.method ? req.method : "-",
 			    req.path ? req.path : "-");
-		FCGX_Finish_r(&w->fr);
+		worker_finish(w, 0);
 		request_done();
 	}
 	response_free(&r);
@@ -321,9 +371,10 @@ worker_main(void *arg)
  * Serves FastCGI with nthreads workers accepting on sock, all sharing one
  * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
  * managers send) once the requests in flight are answered: the listening
- * socket is shut so that no new one starts.
- * XXX a worker holding a kept-alive connection (nginx fastcgi_keep_conn)
- * is not waited for between two requests; the process exits under it.
+ * socket is shut so that no new one starts, and kept connections are
+ * closed as their requests end (worker_main).  A worker still in the
+ * middle of reading a request after that is not waited for: the process
+ * exits under it.
  */
 static int
 serve_fcgi(const struct settings *st, int sock, int nthreads,
@@ -344,6 +395,10 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;
 	nreaders = nthreads < cpus ? nthreads : cpus;
+	if (pipe2(stop_pipe, O_CLOEXEC) == -1) {
+		log_error("pipe: %s", strerror(errno));
+		return 1;
+	}
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
 	    (rd = readers_new((size_t)nreaders)) == NULL ||
 	    (c = commit_new(st)) == NULL) {
@@ -378,6 +433,9 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		;
 	log_debug("signal %d: finishing the requests in flight", sig);
 	shutdown(sock, SHUT_RDWR);
+	atomic_store(&stopping, 1);
+	if (write(stop_pipe[1], "", 1) != 1)
+		log_warn("cannot wake the workers: %s", strerror(errno));
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += DRAIN_MS / 1000;
 	pthread_mutex_lock(&inflight_lock);
@@ -403,6 +461,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		readers_free(rd);
 		free(workers);
 		workers = NULL;
+		close(stop_pipe[0]);
+		close(stop_pipe[1]);
 	} else
 		log_debug("%d workers still in a read; exiting under them",
 		    stuck);

@@ -158,7 +158,8 @@ wait_port() {
 # $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
 # Sets PORT, BASE (with the mount point), SERVER_PID, APP_PID (the app's
 # pid where the test started it, else empty) and SERVER_LOG (where the
-# server and the app log).
+# server and the app log).  API_ARGS are added to the app's options where
+# the test starts it (nginx-keepalive).
 
 SERVER=${SERVER:-lighttpd}
 MOUNT=${MOUNT:-}
@@ -412,7 +413,8 @@ start_nginx() {
 			    2>>"$SERVER_LOG"
 		fi
 	else
-		spawn as_run_user "$API" -t 64 -s "$_sock" 2>>"$SERVER_LOG"
+		spawn as_run_user "$API" ${API_ARGS:-} -t 64 -s "$_sock" \
+		    2>>"$SERVER_LOG"
 	fi
 	APP_PID=$LAST_PID
 	_i=0
