@@ -113,11 +113,14 @@ spawn() {
 	LAST_PID=$!
 }
 
-# Stops one recorded process (SIGTERM) and waits for it.
+# Stops one recorded process (SIGTERM) and waits for it; returns its exit
+# status.
 stop_pid() {
 	kill "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
+	_rc=$?
 	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')
+	return $_rc
 }
 
 # A loopback port nobody listens on: the kernel picks it.
@@ -413,8 +416,7 @@ start_nginx() {
 			    2>>"$SERVER_LOG"
 		fi
 	else
-		spawn as_run_user "$API" ${API_ARGS:-} -t 64 -s "$_sock" \
-		    2>>"$SERVER_LOG"
+		spawn_keepalive_app "$_sock"
 	fi
 	APP_PID=$LAST_PID
 	_i=0
@@ -424,6 +426,13 @@ start_nginx() {
 	done
 	spawn nginx -p "$H/" -c "$H/nginx.conf" -e "$SERVER_LOG"
 	SERVER_PID=$LAST_PID
+}
+
+# spawn_keepalive_app SOCKET: the app as nginx-keepalive runs it, on its
+# own socket with 64 threads, as RUN_USER, with API_ARGS.  Sets APP_PID.
+spawn_keepalive_app() {
+	spawn as_run_user "$API" ${API_ARGS:-} -t 64 -s "$1" 2>>"$SERVER_LOG"
+	APP_PID=$LAST_PID
 }
 
 # Starts lighttpd (SERVER=lighttpd start_server), as the tests before

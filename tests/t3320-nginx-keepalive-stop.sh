@@ -26,19 +26,15 @@ sockets() {
 
 # app_stop: SIGTERM to the app; sets STOP_RC to its exit status.
 app_stop() {
-	kill -TERM "$APP_PID"
-	wait "$APP_PID"
+	stop_pid "$APP_PID"
 	STOP_RC=$?
-	PIDS=$(printf '%s\n' $PIDS | grep -vx "$APP_PID" | tr '\n' ' ')
 }
 
 # app_restart: a new app on the same socket, as a process manager would
 # start it; nginx keeps running.
 app_restart() {
 	rm -f "$SOCK_PATH"
-	spawn as_run_user "$API" $API_ARGS -t 64 -s "$SOCK_PATH" \
-	    2>>"$SERVER_LOG"
-	APP_PID=$LAST_PID
+	spawn_keepalive_app "$SOCK_PATH"
 	wait_until 100 '[ -S "$SOCK_PATH" ]' || bail "the app did not listen again"
 }
 
