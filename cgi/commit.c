@@ -306,11 +306,12 @@ commit_main(void *arg)
 			break;
 		/*
 		 * With synchronous=NORMAL a commit waits for no disk, so the
-		 * queue holds only what arrived since the last one: two
-		 * triggers, and a commit's fixed cost (WAL locks, frames,
-		 * the wal-index) for each two.  Giving the CPU once to the
-		 * workers that are ready lets them queue theirs first.  With
-		 * FULL the sync gathers the batch; nothing to gain there.
+		 * queue holds only what arrived since the last one: two or
+		 * three triggers, and a commit's fixed cost (WAL locks,
+		 * frames, the wal-index) for each few.  Giving the CPU once
+		 * to the workers that are ready lets them queue theirs
+		 * first.  With FULL the sync gathers the batch; a yield
+		 * there made larger batches but no more POSTs.
 		 */
 		if (c->settings->sync_normal) {
 			pthread_mutex_unlock(&c->lock);
