@@ -18,6 +18,12 @@ FLOOR=$top_builddir/tests/fcgi-floor
 J=0123456789abcdef0123456789abcdef
 TID=abcdef0123456789abcdef0123456789
 
+# gone PID: PID has exited (a zombie until the shell waits for it).
+gone() {
+	! kill -0 "$1" 2>/dev/null ||
+	    grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
 # serve PROGRAM: PROGRAM listening on $SOCK with 4 threads, once it answers.
 serve() {
 	rm -f "$SOCK"
@@ -35,7 +41,13 @@ is "$(fcgi_raw GET "/jobs/$J/checkpoints/$TID" | status_body)" \
 is "$(fcgi_raw POST "/jobs/$J/checkpoints" '{"type":"FULL"}' | status_body)" \
     '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
     "fcgi-hello: a POST with a body gets the same"
+# SIGTERM stops the whole process at once: libfcgi alone would end only the
+# accept it interrupts and leave the other threads serving.
+kill "$SERVED"
+ok "$(wait_until 50 'gone "$SERVED"'; echo $?)" \
+    "fcgi-hello: SIGTERM stops it, every thread"
 stop_pid "$SERVED"
+is "$?" 0 "fcgi-hello: ... with exit status 0"
 
 # --- The floor ------------------------------------------------------------
 serve "$FLOOR"
