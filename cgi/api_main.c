@@ -18,6 +18,7 @@
 #include <locale.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -300,6 +301,31 @@ worker_finish(struct worker *w, int ready)
 }
 
 /*
+ * Puts the calling worker thread in SCHED_BATCH (CHECKPOINT_SCHED_BATCH,
+ * on by default): woken by the web server's request, it then waits for
+ * the CPU rather than preempting the web server, which goes on with its
+ * event loop (handing more requests over, reading more answers) until it
+ * blocks.  Every waking worker preempting it cost both of them context
+ * switches: see README.md, "Performance".  The committer and checkpointer
+ * keep the default policy, so that a commit's wake-up still preempts.
+ */
+static void
+worker_sched(const struct settings *st)
+{
+#ifdef SCHED_BATCH
+	struct sched_param sp = { .sched_priority = 0 };
+	int e;
+
+	if (st->sched_normal)
+		return;
+	if ((e = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp)) != 0)
+		log_debug("SCHED_BATCH: %s", strerror(e));
+#else
+	(void)st;
+#endif
+}
+
+/*
  * A worker's loop: accept, answer, finish.  Signals are blocked here; the
  * main thread takes them (serve_fcgi).
  *
@@ -332,6 +358,7 @@ worker_main(void *arg)
 	 */
 	if (c_locale != (locale_t)0)
 		uselocale(c_locale);
+	worker_sched(w->api.settings);
 	FCGX_InitRequest(&w->fr, w->sock, 0);
 	for (;;) {
 		/* Stopping: closed, the accept on the shut socket fails. */

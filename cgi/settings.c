@@ -110,12 +110,27 @@ settings_fail(char *err, size_t errlen, const char *name, const char *v,
 	return -1;
 }
 
+/* A setting of 0 or 1: sets *on if name is either; unset or empty, not. */
+static int
+settings_flag(const char *name, int *on, char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = getenv(name)) == NULL || *v == '\0')
+		return 0;
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return settings_fail(err, errlen, name, v, "0 or 1");
+	*on = v[0] == '1';
+	return 0;
+}
+
 int
 settings_from_env(struct settings *st, const char *db_override, char *err,
     size_t errlen)
 {
 	const char *v;
 	int64_t n;
+	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
 
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
@@ -148,13 +163,11 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		return settings_fail(err, errlen, "CHECKPOINT_CORS_ORIGIN",
 		    st->cors_origin, "one line");
 
-	if ((v = getenv("CHECKPOINT_REJECT_UNKNOWN_JOBS")) != NULL) {
-		if (strcmp(v, "1") == 0)
-			st->reject_unknown_jobs = 1;
-		else if (strcmp(v, "0") != 0 && *v != '\0')
-			return settings_fail(err, errlen,
-			    "CHECKPOINT_REJECT_UNKNOWN_JOBS", v, "0 or 1");
-	}
+	if (settings_flag("CHECKPOINT_REJECT_UNKNOWN_JOBS",
+		&st->reject_unknown_jobs, err, errlen) == -1 ||
+	    settings_flag("CHECKPOINT_SCHED_BATCH", &batch, err, errlen) == -1)
+		return -1;
+	st->sched_normal = !batch;
 
 	if ((v = getenv("CHECKPOINT_SYNC")) != NULL) {
 		if (strcmp(v, "NORMAL") == 0)

@@ -25,6 +25,7 @@ struct settings {
 	int reject_unknown_jobs; /* CHECKPOINT_REJECT_UNKNOWN_JOBS=1 */
 	int sync_normal; /* CHECKPOINT_SYNC=NORMAL */
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
+	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

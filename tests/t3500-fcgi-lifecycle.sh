@@ -308,4 +308,43 @@ is "$(sql "PRAGMA wal_checkpoint(TRUNCATE)")" "0|0|0" \
     "load: no statement left open: the WAL checkpoints fully under the running process"
 stop_server
 
+# === Scheduling: workers in SCHED_BATCH, the committer not ====================
+# threads POLICY: how many threads of $APP run with POLICY (field 41 of
+# stat: 0 SCHED_OTHER, 3 SCHED_BATCH).
+threads() {
+	for _t in /proc/"$APP"/task/*; do
+		sed 's/^.*) //' "$_t/stat" | awk '{ print $39 }'
+	done | grep -cx "$1"
+}
+DB=$T/sched.db
+export CHECKPOINT_DB=$DB
+rm -f "$SOCK"
+spawn "$API" -s "$SOCK" -t 3
+APP=$LAST_PID
+wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
+    bail "checkpoint-api.fcgi -s $SOCK -t 3 did not answer"
+is "$(threads 3)" 3 "sched: the 3 workers run in SCHED_BATCH"
+# Main, committer and checkpointer (and ThreadSanitizer's own thread).
+ok "$([ "$(threads 0)" -ge 3 ]; echo $?)" \
+    "sched: the other threads, the committer among them, do not ($(threads 0))"
+is "$(fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" | status_body)" \
+    "202 {\"request-id\":\"$TA\"}" "sched: ... and answer as before"
+stop_pid "$APP"
+
+rm -f "$SOCK"
+CHECKPOINT_SCHED_BATCH=0 spawn "$API" -s "$SOCK" -t 3
+APP=$LAST_PID
+wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
+    bail "checkpoint-api.fcgi -s $SOCK -t 3 did not answer"
+is "$(threads 3)" 0 "sched: CHECKPOINT_SCHED_BATCH=0 leaves the workers in SCHED_OTHER"
+ok "$([ "$(threads 0)" -ge 6 ]; echo $?)" "sched: ... all $(threads 0) threads"
+stop_pid "$APP"
+
+rm -f "$SOCK"
+CHECKPOINT_SCHED_BATCH=yes "$API" -s "$SOCK" -t 3 > "$T/sched.out" 2>&1
+rc=$?
+ok "$([ "$rc" -ne 0 ]; echo $?)" "sched: CHECKPOINT_SCHED_BATCH=yes: the process refuses to start (exit $rc)"
+like "$(cat "$T/sched.out")" 'CHECKPOINT_SCHED_BATCH="yes": expected 0 or 1' \
+    "sched: ... saying why"
+
 done_testing

@@ -192,6 +192,7 @@ static const char *const env_names[] = {
 	"CHECKPOINT_REJECT_UNKNOWN_JOBS",
 	"CHECKPOINT_SYNC",
 	"CHECKPOINT_BUSY_TIMEOUT",
+	"CHECKPOINT_SCHED_BATCH",
 };
 #define NENV (sizeof(env_names) / sizeof(env_names[0]))
 
@@ -212,12 +213,13 @@ struct env_case {
 	int reject;
 	int sync_normal;
 	int64_t busy_ms;
+	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
 };
 
-#define FAILS(msg) -1, msg, NULL, 0, 0, NULL, 0, 0, 0
+#define FAILS(msg) -1, msg, NULL, 0, 0, NULL, 0, 0, 0, 0
 #define OK_DEFAULTS \
 	0, NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, \
-	    DEFAULT_BUSY_MS
+	    DEFAULT_BUSY_MS, 0
 
 /* Rows by hand: the inputs first, then what they must give. */
 /* clang-format off */
@@ -228,22 +230,22 @@ static const struct env_case env_cases[] = {
 	/* CHECKPOINT_DB, and the command line's override. */
 	{ __LINE__, { "/tmp/x.db" }, NULL, 0, NULL,
 	    "/tmp/x.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0,
-	    DEFAULT_BUSY_MS },
+	    DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { "" }, NULL, OK_DEFAULTS },
 	{ __LINE__, { "/tmp/x.db" }, "/tmp/override.db", 0, NULL,
 	    "/tmp/override.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0,
-	    0, DEFAULT_BUSY_MS },
+	    0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL }, "/tmp/override.db", 0, NULL,
 	    "/tmp/override.db", DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0,
-	    0, DEFAULT_BUSY_MS },
+	    0, DEFAULT_BUSY_MS, 0 },
 
 	/* CHECKPOINT_STORE_DURATION. */
 	{ __LINE__, { NULL, "0" }, NULL, 0, NULL,
-	    DFLT, 0, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, 0, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, "10min" }, NULL, 0, NULL,
-	    DFLT, 600000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, 600000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, "60" }, NULL, 0, NULL,
-	    DFLT, 60000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, 60000, DEFAULT_MAX_BODY, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, "5m" }, NULL, FAILS(
 	    "CHECKPOINT_STORE_DURATION=\"5m\": expected a duration such as "
 	    "300, 90s, 5min, 1h, 500ms or 0") },
@@ -256,11 +258,11 @@ static const struct env_case env_cases[] = {
 
 	/* CHECKPOINT_MAX_BODY. */
 	{ __LINE__, { NULL, NULL, "1M" }, NULL, 0, NULL,
-	    DFLT, DEFAULT_STORE_MS, 1048576, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, DEFAULT_STORE_MS, 1048576, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, "2" }, NULL, 0, NULL,
-	    DFLT, DEFAULT_STORE_MS, 2, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, DEFAULT_STORE_MS, 2, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, "64M" }, NULL, 0, NULL,
-	    DFLT, DEFAULT_STORE_MS, 67108864, DFLT, 0, 0, DEFAULT_BUSY_MS },
+	    DFLT, DEFAULT_STORE_MS, 67108864, DFLT, 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, "1" }, NULL, FAILS(
 	    "CHECKPOINT_MAX_BODY=\"1\": expected a size from 2 bytes to 64M, "
 	    "e.g. 65536 or 64K") },
@@ -274,10 +276,10 @@ static const struct env_case env_cases[] = {
 	/* CHECKPOINT_CORS_ORIGIN: set but empty means no header. */
 	{ __LINE__, { NULL, NULL, NULL, "" }, NULL, 0, NULL,
 	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, NULL, 0, 0,
-	    DEFAULT_BUSY_MS },
+	    DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, NULL, "https://ui.example.com" }, NULL, 0,
 	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY,
-	    "https://ui.example.com", 0, 0, DEFAULT_BUSY_MS },
+	    "https://ui.example.com", 0, 0, DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, NULL, "*\r\nSet-Cookie: x=1" }, NULL, FAILS(
 	    "CHECKPOINT_CORS_ORIGIN=\"*\r\nSet-Cookie: x=1\": expected one "
 	    "line") },
@@ -287,7 +289,7 @@ static const struct env_case env_cases[] = {
 	/* CHECKPOINT_REJECT_UNKNOWN_JOBS. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, "1" }, NULL, 0, NULL,
 	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 1, 0,
-	    DEFAULT_BUSY_MS },
+	    DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, "0" }, NULL, OK_DEFAULTS },
 	{ __LINE__, { NULL, NULL, NULL, NULL, "" }, NULL, OK_DEFAULTS },
 	{ __LINE__, { NULL, NULL, NULL, NULL, "yes" }, NULL, FAILS(
@@ -298,7 +300,7 @@ static const struct env_case env_cases[] = {
 	/* CHECKPOINT_SYNC. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "NORMAL" }, NULL, 0, NULL,
 	    DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 1,
-	    DEFAULT_BUSY_MS },
+	    DEFAULT_BUSY_MS, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "FULL" }, NULL,
 	    OK_DEFAULTS },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "normal" }, NULL, FAILS(
@@ -308,13 +310,13 @@ static const struct env_case env_cases[] = {
 
 	/* CHECKPOINT_BUSY_TIMEOUT: at most 60 s. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "500ms" }, NULL, 0,
-	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 500 },
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 500, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "2" }, NULL, 0,
-	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 2000 },
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 2000, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "60s" }, NULL, 0,
-	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000 },
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "1min" }, NULL, 0,
-	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000 },
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "60001ms" }, NULL,
 	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"60001ms\": expected a duration up "
 	    "to 60s, e.g. 2000ms") },
@@ -326,10 +328,23 @@ static const struct env_case env_cases[] = {
 	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"fast\": expected a duration up "
 	    "to 60s, e.g. 2000ms") },
 
+	/* CHECKPOINT_SCHED_BATCH: 0 keeps the workers' default policy. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, "0" }, NULL, 0,
+	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0,
+	    DEFAULT_BUSY_MS, 1 },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1" }, NULL,
+	    OK_DEFAULTS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, "" }, NULL,
+	    OK_DEFAULTS },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, "no" }, NULL,
+	    FAILS("CHECKPOINT_SCHED_BATCH=\"no\": expected 0 or 1") },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, " 0" }, NULL,
+	    FAILS("CHECKPOINT_SCHED_BATCH=\" 0\": expected 0 or 1") },
+
 	/* Everything at once. */
 	{ __LINE__, { "/srv/c.db", "1h", "8K", "https://a", "1", "NORMAL",
-	    "250ms" }, NULL, 0, NULL, "/srv/c.db", 3600000, 8192, "https://a",
-	    1, 1, 250 },
+	    "250ms", "0" }, NULL, 0, NULL, "/srv/c.db", 3600000, 8192,
+	    "https://a", 1, 1, 250, 1 },
 	/* The message quotes at most 64 bytes of the value. */
 	{ __LINE__, { NULL, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	    "xxxxxxxxxxxxxxxxyyyyy" }, NULL, FAILS(
@@ -380,6 +395,8 @@ test_env(void)
 		    "%s: sync_normal", name);
 		tap_is_int_at(__FILE__, c->line, st.busy_ms, c->busy_ms,
 		    "%s: busy_ms", name);
+		tap_is_int_at(__FILE__, c->line, st.sched_normal,
+		    c->sched_normal, "%s: sched_normal", name);
 	}
 	for (k = 0; k < NENV; k++)
 		unsetenv(env_names[k]);
