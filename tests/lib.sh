@@ -480,14 +480,17 @@ status_body() {
 	    END { printf "%s %s", s, b }'
 }
 
-# start_app [RUNNER]: the app listening on $SOCK (-s), started through
-# RUNNER if given (as_run_user), once it answers.  Sets APP.
+# start_app [RUNNER [OPTION...]]: the app listening on $SOCK (-s) with the
+# OPTIONs, started through RUNNER if not empty (as_run_user), once it
+# answers.  Sets APP.
 start_app() {
+	_runner=${1:-}
+	[ $# -gt 0 ] && shift
 	rm -f "$SOCK"
-	spawn ${1:-} "$API" -s "$SOCK"
+	spawn $_runner "$API" -s "$SOCK" "$@"
 	APP=$LAST_PID
 	wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
-	    bail "checkpoint-api.fcgi -s $SOCK did not answer"
+	    bail "checkpoint-api.fcgi -s $SOCK $* did not answer"
 }
 
 # hold_lock SECONDS: another writer takes the write lock of $DB and keeps it

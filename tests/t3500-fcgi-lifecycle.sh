@@ -318,11 +318,7 @@ threads() {
 }
 DB=$T/sched.db
 export CHECKPOINT_DB=$DB
-rm -f "$SOCK"
-spawn "$API" -s "$SOCK" -t 3
-APP=$LAST_PID
-wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
-    bail "checkpoint-api.fcgi -s $SOCK -t 3 did not answer"
+start_app "" -t 3
 is "$(threads 3)" 3 "sched: the 3 workers run in SCHED_BATCH"
 # Main, committer and checkpointer (and ThreadSanitizer's own thread).
 ok "$([ "$(threads 0)" -ge 3 ]; echo $?)" \
@@ -331,11 +327,7 @@ is "$(fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" | status_body
     "202 {\"request-id\":\"$TA\"}" "sched: ... and answer as before"
 stop_pid "$APP"
 
-rm -f "$SOCK"
-CHECKPOINT_SCHED_BATCH=0 spawn "$API" -s "$SOCK" -t 3
-APP=$LAST_PID
-wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
-    bail "checkpoint-api.fcgi -s $SOCK -t 3 did not answer"
+CHECKPOINT_SCHED_BATCH=0 start_app "" -t 3
 is "$(threads 3)" 0 "sched: CHECKPOINT_SCHED_BATCH=0 leaves the workers in SCHED_OTHER"
 ok "$([ "$(threads 0)" -ge 6 ]; echo $?)" "sched: ... all $(threads 0) threads"
 stop_pid "$APP"
