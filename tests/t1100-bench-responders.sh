@@ -1,19 +1,21 @@
 #!/bin/sh
 # The two responders scripts/bench measures the app against, driven
-# directly with cgi-fcgi: tests/fcgi-hello (the ceiling) answers its fixed
+# directly with cgi-fcgi, and its disk probe: tests/fcgi-hello (the ceiling) answers its fixed
 # body to anything; tests/fcgi-floor (the app with a file and fdatasync in
 # place of SQLite, tests/floor-commit.c) answers POSTs exactly as the app
 # does, each with its own 202 once its trigger's line is in the floor file,
 # and bad requests with the app's errors.  If either drifted, the bench's
-# ratios would compare the app with something else.
+# ratios would compare the app with something else.  tests/sync-probe
+# times the disk's syncs and must never write over a file not its own.
 
 . "$(dirname "$0")/lib.sh"
 
 command -v cgi-fcgi >/dev/null 2>&1 || bail "cgi-fcgi (libfcgi-bin) is missing"
 HELLO=$top_builddir/tests/fcgi-hello
 FLOOR=$top_builddir/tests/fcgi-floor
-[ -x "$HELLO" ] && [ -x "$FLOOR" ] ||
-    bail "tests/fcgi-hello or tests/fcgi-floor is not built (make check builds them)"
+PROBE=$top_builddir/tests/sync-probe
+[ -x "$HELLO" ] && [ -x "$FLOOR" ] && [ -x "$PROBE" ] ||
+    bail "tests/fcgi-hello, fcgi-floor or sync-probe is not built (make check builds them)"
 
 J=0123456789abcdef0123456789abcdef
 TID=abcdef0123456789abcdef0123456789
@@ -108,5 +110,41 @@ kill "$SERVED"
 wait_until 100 'gone "$SERVED"'
 ok $? "fcgi-floor: SIGTERM ends it"
 stop_pid "$SERVED"
+
+# --- The disk probe -------------------------------------------------------
+out=$("$PROBE" "$T/probe" 20 2>&1)
+is "$?" 0 "sync-probe: 20 syncs, exit status 0"
+like "$out" '^syncs 20 p50 [0-9]+ p99 [0-9]+ max [0-9]+$' \
+    "sync-probe: one line with p50, p99 and max"
+set -- $out
+ok "$([ "$4" -gt 0 ] && [ "$4" -le "$6" ] && [ "$6" -le "$8" ]; echo $?)" \
+    "sync-probe: 0 < p50 <= p99 <= max ($4, $6, $8 µs)"
+ok "$([ ! -e "$T/probe" ]; echo $?)" "sync-probe: its file is gone after it"
+
+# Each sync is one fdatasync of its own.  (LeakSanitizer refuses to run
+# under ptrace; there is nothing for it to find in these few lines.)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -c -o "$T/probe.strace" "$PROBE" "$T/probe" 7 >/dev/null 2>&1
+is "$(awk '$NF == "fdatasync" { print $4 }' "$T/probe.strace" 2>/dev/null)" 7 \
+    "sync-probe: COUNT 7 makes 7 fdatasync calls (strace)"
+
+printf 'not the probe'"'"'s\n' > "$T/mine"
+out=$("$PROBE" "$T/mine" 5 2>&1)
+is "$?" 1 "sync-probe: a file that is already there: exit status 1"
+like "$out" '^sync-probe: open .*mine: File exists$' "sync-probe: ... one line that says so"
+is "$(cat "$T/mine")" "not the probe's" "sync-probe: ... and the file is untouched"
+
+out=$("$PROBE" "$T/no-such-dir/probe" 2>&1)
+is "$?" 1 "sync-probe: a path it cannot create: exit status 1"
+like "$out" '^sync-probe: open .*: No such file or directory$' "sync-probe: ... one line that says so"
+
+for count in 0 -3 12x '' 1000001; do
+	out=$("$PROBE" "$T/probe" "$count" 2>&1)
+	is "$?.$out" "2.sync-probe: COUNT must be 1 to 1000000, not \"$count\"" \
+	    "sync-probe: COUNT \"$count\" is refused with exit status 2"
+done
+out=$("$PROBE" 2>&1)
+is "$?.$out" "2.usage: sync-probe FILE [COUNT]" "sync-probe: no FILE: usage, exit status 2"
+ok "$([ ! -e "$T/probe" ]; echo $?)" "sync-probe: no refused call left a file"
 
 done_testing
