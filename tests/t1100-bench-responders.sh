@@ -1,12 +1,13 @@
 #!/bin/sh
 # The two responders scripts/bench measures the app against, driven
-# directly with cgi-fcgi, and its disk probe: tests/fcgi-hello (the ceiling) answers its fixed
-# body to anything; tests/fcgi-floor (the app with a file and fdatasync in
-# place of SQLite, tests/floor-commit.c) answers POSTs exactly as the app
-# does, each with its own 202 once its trigger's line is in the floor file,
-# and bad requests with the app's errors.  If either drifted, the bench's
-# ratios would compare the app with something else.  tests/sync-probe
-# times the disk's syncs and must never write over a file not its own.
+# directly with cgi-fcgi, and its disk probe.  tests/fcgi-hello (the
+# ceiling) answers its fixed body to anything; tests/fcgi-floor (the app
+# with a file and fdatasync in place of SQLite, tests/floor-commit.c)
+# answers POSTs exactly as the app does, each with its own 202 once its
+# trigger's line is in the floor file, and bad requests with the app's
+# errors.  If either drifted, the bench's ratios would compare the app with
+# something else.  tests/sync-probe times the disk's syncs and must never
+# write over a file not its own.
 
 . "$(dirname "$0")/lib.sh"
 
