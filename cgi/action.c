@@ -120,7 +120,12 @@ watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
-	signal(SIGTERM, SIG_DFL);
+	/*
+	 * The deadline's SIGTERM goes to the whole group, this process
+	 * included: it must outlive it, to kill what ignores it should the
+	 * runner die before the grace period is over.
+	 */
+	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

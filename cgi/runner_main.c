@@ -261,6 +261,12 @@ main(int argc, char *argv[])
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * An ignored SIGCHLD, inherited from whatever started the runner,
+	 * would have the kernel reap each action's shell at once: no exit
+	 * status to wait for, and an action that never ends.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 
 	/* A 64 MiB page cache: batches over large queues stay in memory. */
 	if (open_store(&st, &s, 64 * 1024) == -1)

@@ -15,7 +15,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-for c in lighttpd sqlite3 curl md5sum timeout; do
+for c in lighttpd sqlite3 curl md5sum timeout perl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
@@ -633,6 +633,39 @@ is "$(dbq "SELECT count(*) FROM triggers WHERE status = 'IN_PROGRESS'")" 0 \
 post "$J" "$(tid 2902)" && pass
 is "$(col "$J" "$(tid 2902)" checkpoint_id)" 2 \
     "killed runner: the next trigger gets id 2"
+
+# A runner killed after its action's timeout, in the grace period before
+# SIGKILL, while the action ignores the SIGTERM it got: the watchdog, which
+# that SIGTERM to the group must spare, kills the group when the runner
+# dies.  The action notes the SIGTERM, and its shell lives on.
+J=$(jid 38)
+add_job "$J" RUNNING FULL "trap 'echo > $T/term38' TERM; echo \$\$ > $T/pid38; while :; do sleep 60 & wait; done" 1
+post "$J" "$(tid 3801)"
+spawn "$RUNNER" 2>>"$RLOG"
+R=$LAST_PID
+wait_until 100 "[ -e $T/term38 ]"
+ok $? "killed in the grace period: the action got its timeout's SIGTERM"
+kill -9 "$R"
+wait "$R" 2>/dev/null
+PIDS=$(printf '%s\n' $PIDS | grep -vx "$R" | tr '\n' ' ')
+P=$(cat "$T/pid38")
+wait_until 30 "gone '$P'"
+ok $? "killed in the grace period: the action's shell ($P) ends with the runner"
+kill_leftover "$P"
+pass
+is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
+    "killed in the grace period: the next pass resolves the trigger"
+
+# A runner started with SIGCHLD ignored (as some supervisors leave it):
+# the kernel would reap each action's shell, and a pass would wait for it
+# forever.
+J=$(jid 39)
+add_job "$J" RUNNING FULL "echo here" 5
+post "$J" "$(tid 3901)"
+timeout -k 5 20 perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV' "$RUNNER" 2>>"$RLOG"
+is $? 0 "SIGCHLD ignored: the pass ends"
+is "$(rows "$J")" "COMPLETED|1|FULL|here|-" \
+    "SIGCHLD ignored: the action's result is recorded"
 
 # --- --stats ----------------------------------------------------------------------------------------
 
