@@ -412,6 +412,8 @@ ctl_store_done(const struct ctl *c, enum store_rc rc, const char *what)
 		return 0;
 	if (rc == STORE_BUSY)
 		ctl_err("database is locked; try again");
+	else if (c->store != NULL && *store_error(c->store) != '\0')
+		ctl_err("%s: %s", c->st.db_path, store_error(c->store));
 	else
 		ctl_err("%s: %s: %s", c->st.db_path, what, store_rc_name(rc));
 	return CTL_EXIT_FAIL;
@@ -759,10 +761,10 @@ main(int argc, char *argv[])
 	int ret;
 
 	/*
-	 * Errors only: the store's warning on a lock timeout would be a
-	 * second line beside ours, and its info lines are not for a terminal.
+	 * Nothing: every error is one line of ours (the store's own text
+	 * included, store_error), and the store's lines would be a second.
 	 */
-	log_init(CTL_PROG, 0, LOG_LVL_ERROR);
+	log_init(CTL_PROG, 0, LOG_LVL_NONE);
 	if (ctl_parse(argc, argv, &a) == -1)
 		return CTL_EXIT_USAGE;
 	if (a.help || (a.nwords > 0 && strcmp(a.word[0], "help") == 0)) {

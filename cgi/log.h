@@ -7,6 +7,7 @@
 #define LOG_H
 
 enum log_level {
+	LOG_LVL_NONE = -1, /* nothing: the program words its own errors */
 	LOG_LVL_ERROR = 0, /* something failed; the operator should look */
 	LOG_LVL_WARN, /* unexpected but handled */
 	LOG_LVL_INFO, /* what the program did, one line per action */

@@ -177,10 +177,11 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 			    "FULL or NORMAL");
 	}
 
+	/* Not 0: the store takes that for "unset", and waits 2 s. */
 	if ((v = getenv("CHECKPOINT_BUSY_TIMEOUT")) != NULL &&
 	    (settings_parse_duration(v, &st->busy_ms) == -1 ||
-		st->busy_ms > 60 * 1000))
+		st->busy_ms < 1 || st->busy_ms > 60 * 1000))
 		return settings_fail(err, errlen, "CHECKPOINT_BUSY_TIMEOUT", v,
-		    "a duration up to 60s, e.g. 2000ms");
+		    "a duration from 1ms to 60s, e.g. 2000ms");
 	return 0;
 }

@@ -193,6 +193,8 @@ struct store {
 	void (*on_commit)(void *, int); /* store_on_commit */
 	void *on_commit_arg;
 	char path[4096];
+	char error[512]; /* the last error, as logged: store_error */
+	int replaced; /* store_replaced said so, and logged it */
 };
 
 /*
@@ -268,6 +270,21 @@ store_busy_handler(void *arg, int count)
 	return 1;
 }
 
+/* Logs an error of what s was doing, and keeps its text for store_error. */
+static void
+store_log_error(struct store *s, const char *what)
+{
+	snprintf(s->error, sizeof(s->error), "%s: %s", what,
+	    sqlite3_errmsg(s->db));
+	log_error("%s: %s", s->path, s->error);
+}
+
+const char *
+store_error(const struct store *s)
+{
+	return s->error;
+}
+
 /* Maps an SQLite result code to the caller's view of it. */
 static enum store_rc
 store_rc_from(struct store *s, int rc, const char *what)
@@ -288,8 +305,7 @@ store_rc_from(struct store *s, int rc, const char *what)
 		case SQLITE_CONSTRAINT_PRIMARYKEY:
 			return STORE_EXISTS;
 		default:
-			log_error("%s: %s: %s", s->path, what,
-			    sqlite3_errmsg(s->db));
+			store_log_error(s, what);
 			return STORE_ERROR;
 		}
 	case SQLITE_CANTOPEN:
@@ -299,10 +315,10 @@ store_rc_from(struct store *s, int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_FULL:
 	case SQLITE_PERM:
-		log_error("%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		store_log_error(s, what);
 		return STORE_UNAVAILABLE;
 	default:
-		log_error("%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		store_log_error(s, what);
 		return STORE_ERROR;
 	}
 }

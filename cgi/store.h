@@ -43,6 +43,11 @@ enum store_rc store_open(const struct store_opts *, struct store **, char *err,
 void store_close(struct store *);
 int store_schema_version(void);
 const char *store_rc_name(enum store_rc);
+/*
+ * The text of the last error logged on this connection ("what: why"), or
+ * "": for a program that words its own errors, such as checkpointctl.
+ */
+const char *store_error(const struct store *);
 
 /* --- The API's two operations (API.md). --- */
 

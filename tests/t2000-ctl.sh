@@ -151,10 +151,12 @@ is "$(sqlite3 "$DB" "SELECT sql FROM sqlite_schema WHERE name = 'triggers'" | se
 
 printf 'not a database at all\n' > "$T/text.db"
 before=$(md5 "$T/text.db")
-run --db "$T/text.db" init
-is "$RC|$OUT|$(tail -n 1 "$T/err")" \
-    "1||checkpointctl: $T/text.db: file is not a database" \
-    "init refuses a file that is not a database"
+refused 1 "$T/text.db: file is not a database" \
+    "init refuses a file that is not a database: one line, exit 1" \
+    --db "$T/text.db" init
+refused 1 "$T/text.db: file is not a database" \
+    "job list on a file that is not a database: one line, exit 1" \
+    --db "$T/text.db" job list
 is "$(md5 "$T/text.db")" "$before" "text file: unchanged"
 
 refused 1 "$T/missing/dir/x.db: unable to open database file" \

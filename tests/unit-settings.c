@@ -308,7 +308,7 @@ static const struct env_case env_cases[] = {
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, "OFF" }, NULL, FAILS(
 	    "CHECKPOINT_SYNC=\"OFF\": expected FULL or NORMAL") },
 
-	/* CHECKPOINT_BUSY_TIMEOUT: at most 60 s. */
+	/* CHECKPOINT_BUSY_TIMEOUT: 1 ms to 60 s. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "500ms" }, NULL, 0,
 	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 500, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "2" }, NULL, 0,
@@ -318,15 +318,22 @@ static const struct env_case env_cases[] = {
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "1min" }, NULL, 0,
 	    NULL, DFLT, DEFAULT_STORE_MS, DEFAULT_MAX_BODY, DFLT, 0, 0, 60000, 0 },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "60001ms" }, NULL,
-	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"60001ms\": expected a duration up "
-	    "to 60s, e.g. 2000ms") },
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"60001ms\": expected a duration from "
+	    "1ms to 60s, e.g. 2000ms") },
+	/* 0 would be taken for "unset" (2 s): refused. */
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "0" }, NULL,
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"0\": expected a duration from "
+	    "1ms to 60s, e.g. 2000ms") },
+	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "0ms" }, NULL,
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"0ms\": expected a duration from "
+	    "1ms to 60s, e.g. 2000ms") },
 	/* A plain number is seconds: 2000 is over half an hour. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "2000" }, NULL,
-	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"2000\": expected a duration up "
-	    "to 60s, e.g. 2000ms") },
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"2000\": expected a duration from "
+	    "1ms to 60s, e.g. 2000ms") },
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, "fast" }, NULL,
-	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"fast\": expected a duration up "
-	    "to 60s, e.g. 2000ms") },
+	    FAILS("CHECKPOINT_BUSY_TIMEOUT=\"fast\": expected a duration from "
+	    "1ms to 60s, e.g. 2000ms") },
 
 	/* CHECKPOINT_SCHED_BATCH: 0 keeps the workers' default policy. */
 	{ __LINE__, { NULL, NULL, NULL, NULL, NULL, NULL, NULL, "0" }, NULL, 0,
