@@ -151,6 +151,10 @@ request_from_env(char **envp, struct request *req)
 		case 'C':
 			TAKE(v, "CONTENT_LENGTH", &req->content_length);
 			break;
+		case 'H':
+			TAKE(v, "HTTP_TRANSFER_ENCODING",
+			    &req->transfer_encoding);
+			break;
 		case 'P':
 			TAKE(v, "PATH_INFO", &req->path);
 			break;
@@ -197,17 +201,21 @@ serve_cgi(struct api *a)
 	    fflush(stdout) == EOF)
 		rc = 1;
 	/*
-	 * Read what is left of the announced body (a 413 reads none of
-	 * it): a CGI that exits with unread input can make the server
-	 * (mod_cgid) drop the answer.
+	 * Read what is left of the body (a 413 reads none of it, or no more
+	 * than the limit): a CGI that exits with unread input can make the
+	 * server (mod_cgid) drop the answer.
 	 */
-	if (body_length(req.content_length, SIZE_MAX, &announced) == BODY_OK)
-		while (stdin_consumed < announced &&
-		    stdin_read(NULL, drain,
-			announced - stdin_consumed < sizeof(drain) ?
-			    announced - stdin_consumed :
-			    sizeof(drain)) > 0)
-			;
+	if (body_unannounced(req.content_length, req.transfer_encoding))
+		announced = SIZE_MAX; /* to the end of the input */
+	else if (body_length(req.content_length, SIZE_MAX, &announced) !=
+	    BODY_OK)
+		announced = 0;
+	while (stdin_consumed < announced &&
+	    stdin_read(NULL, drain,
+		announced - stdin_consumed < sizeof(drain) ?
+		    announced - stdin_consumed :
+		    sizeof(drain)) > 0)
+		;
 	buf_free(&head);
 	response_free(&r);
 	return rc;

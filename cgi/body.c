@@ -43,6 +43,19 @@ body_length(const char *cl, size_t max, size_t *len)
 }
 
 /*
+ * Whether a body of unknown length follows: no CONTENT_LENGTH, but a
+ * Transfer-Encoding (chunked).  Apache's mod_cgi passes a chunked body on
+ * so, to be read to the end of the input, although RFC 3875 section 4.1.2
+ * asks for a CONTENT_LENGTH wherever there is a body; lighttpd, nginx and
+ * mod_fcgid announce its length.
+ */
+int
+body_unannounced(const char *cl, const char *te)
+{
+	return (cl == NULL || *cl == '\0') && te != NULL && *te != '\0';
+}
+
+/*
  * A strict RFC 8259 scanner: what Jackson (Flink's parser) takes and nothing
  * more.  json-c, even with JSON_TOKENER_STRICT, still takes single-quoted
  * keys, NaN and Infinity, raw control characters in strings and some
@@ -236,6 +249,35 @@ body_is_json(const char *buf, size_t len)
 }
 
 /*
+ * json-c keeps an object's keys as C strings, so a key with an escaped NUL
+ * ("triggerId\u0000x") would be cut short there and read as a field we
+ * know, where Jackson sees a name of its own and ignores it.  Returns a
+ * copy of buf[0..len) with each such escape made \uffff, a noncharacter:
+ * no name we read holds one, and no value we accept could hold either
+ * (neither could it hold a NUL).  NULL if buf has none, or on allocation
+ * failure (*failed set).
+ */
+static char *
+body_no_nul_escapes(const char *buf, size_t len, int *failed)
+{
+	char *copy, *p;
+
+	*failed = 0;
+	if (memmem(buf, len, "\\u0000", 6) == NULL)
+		return NULL;
+	if ((copy = malloc(len)) == NULL) {
+		*failed = 1;
+		return NULL;
+	}
+	memcpy(copy, buf, len);
+	for (p = copy;
+	     (p = memmem(p, len - (size_t)(p - copy), "\\u0000", 6)) != NULL;
+	     p += 6)
+		p[2] = p[3] = p[4] = p[5] = 'f';
+	return copy;
+}
+
+/*
  * Parses the body into out.  An empty body is {}.  Unknown fields are
  * ignored; null means the default; enum values are exact; a triggerId is
  * 32 hex.  Anything else (malformed JSON, trailing bytes, a non-object,
@@ -251,8 +293,10 @@ body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
     struct trigger_body *out)
 {
 	struct json_tokener *tok;
-	json_object *root, *v;
+	json_object *root = NULL, *v;
 	enum body_rc rc = BODY_BAD;
+	char *copy;
+	int failed;
 
 	memset(out, 0, sizeof(*out));
 	out->type = CKPT_CONFIGURED;
@@ -261,9 +305,13 @@ body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
 	if (len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
 	    !body_is_json(buf, len))
 		return BODY_BAD;
+	if ((copy = body_no_nul_escapes(buf, len, &failed)) != NULL)
+		buf = copy;
+	else if (failed)
+		return BODY_BAD;
 	if (*tokp == NULL &&
 	    (*tokp = json_tokener_new_ex(BODY_MAX_DEPTH + 1)) == NULL)
-		return BODY_BAD;
+		goto out;
 	tok = *tokp;
 	json_tokener_reset(tok);
 	/* Valid JSON by now; an object is complete at its closing brace. */
@@ -274,8 +322,6 @@ body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
 	if (json_object_object_get_ex(root, "checkpointType", &v) &&
 	    v != NULL) {
 		if (!json_object_is_type(v, json_type_string) ||
-		    strlen(json_object_get_string(v)) !=
-			(size_t)json_object_get_string_len(v) ||
 		    ckpt_type_parse(json_object_get_string(v), &out->type) ==
 			-1)
 			goto out;
@@ -291,6 +337,7 @@ body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
 	rc = BODY_OK;
 out:
 	json_object_put(root);
+	free(copy);
 	return rc;
 }
 

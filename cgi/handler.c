@@ -165,28 +165,68 @@ api_store_failed(struct api *a, enum store_rc rc, struct response *r)
 	http_error(r, api_store_error(rc));
 }
 
+/* Fills r with the 413 of a body over the limit. */
+static void
+api_too_large(const struct api *a, struct response *r)
+{
+	char limit[32];
+
+	snprintf(limit, sizeof(limit), "%zu", a->settings->max_body);
+	http_error(r, ERR_TOO_LARGE, limit);
+}
+
 /*
- * Reads the announced body into a->body.  Returns 0, or -1 with r filled
- * in (413 over the limit, 400 for a length that lies).
+ * Reads a body of unknown length (body_unannounced) into a->body, to the
+ * end of the input; one byte over the limit is enough to refuse it.
+ */
+static int
+api_read_to_end(struct api *a, const struct request *req, struct response *r)
+{
+	size_t max = a->settings->max_body, want, got;
+
+	if (req->read_body == NULL)
+		return 0;
+	do {
+		want = max + 1 - a->body.len < 4096 ? max + 1 - a->body.len :
+						      4096;
+		if (buf_reserve(&a->body, want) == -1) {
+			http_error(r, ERR_INTERNAL);
+			return -1;
+		}
+		got = req->read_body(req->ctx, a->body.p + a->body.len, want);
+		a->body.len += got;
+		a->body.p[a->body.len] = '\0';
+	} while (got == want && a->body.len <= max);
+	if (a->body.len > max) {
+		api_too_large(a, r);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads the body into a->body: the announced length, or all there is of a
+ * body whose length was not announced.  Returns 0, or -1 with r filled in
+ * (413 over the limit, 400 for a length that lies).
  */
 static int
 api_read_body(struct api *a, const struct request *req, struct response *r)
 {
 	size_t len, got;
 	enum body_rc rc;
-	char limit[32];
 
 	buf_reset(&a->body);
 	rc = body_length(req->content_length, a->settings->max_body, &len);
 	if (rc == BODY_TOO_LARGE) {
-		snprintf(limit, sizeof(limit), "%zu", a->settings->max_body);
-		http_error(r, ERR_TOO_LARGE, limit);
+		api_too_large(a, r);
 		return -1;
 	}
 	if (rc != BODY_OK) {
 		http_error(r, ERR_BODY_LENGTH);
 		return -1;
 	}
+	if (body_unannounced(req->content_length, req->transfer_encoding))
+		return api_read_to_end(a, req, r);
 	if (len == 0)
 		return 0;
 	if (buf_reserve(&a->body, len) == -1) {
@@ -210,14 +250,19 @@ static int
 api_path_id(const struct segment *seg, const char *name, struct id *out,
     struct response *r)
 {
-	char raw[512];
+	struct buf raw = { 0 };
 
 	if (id_parse(seg->p, seg->len, out) == 0)
 		return 0;
-	/* The value is echoed, bounded, as Flink does; JSON-escaped later. */
-	snprintf(raw, sizeof(raw), "%.*s",
-	    (int)(seg->len < 256 ? seg->len : 256), seg->p);
-	http_error(r, ERR_PATH_PARAM, name, raw);
+	/*
+	 * The value is echoed whole, as Flink does (the web server bounds a
+	 * path's length); JSON-escaped later.
+	 */
+	if (buf_add(&raw, seg->p, seg->len) == -1)
+		http_error(r, ERR_INTERNAL);
+	else
+		http_error(r, ERR_PATH_PARAM, name, buf_str(&raw));
+	buf_free(&raw);
 	return -1;
 }
 

@@ -489,6 +489,32 @@ else
 	check_like "$SERVER: a POST without Content-Length is an empty body" 202 "$ID_RE"
 fi
 
+# A chunked body (Transfer-Encoding: chunked): lighttpd, nginx and mod_fcgid
+# pass it on with a CONTENT_LENGTH, Apache's mod_cgi without one, and the
+# app reads it to its end.
+TCH=c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0
+HTTP_CHUNKED=1
+http POST /jobs/$J/checkpoints "{\"checkpointType\":\"INCREMENTAL\",\"triggerId\":\"$TCH\"}"
+unset HTTP_CHUNKED
+check "POST, a chunked body is read: its triggerId" 202 "$(request_id $TCH)"
+is "$(sql "SELECT requested_type FROM triggers WHERE job_id='$J' AND trigger_id='$TCH'")" \
+    INCREMENTAL "POST, a chunked body is read: its checkpointType is recorded"
+HTTP_CHUNKED=1
+http POST /jobs/$J/checkpoints
+unset HTTP_CHUNKED
+check_like "POST, an empty chunked body is {}" 202 "$ID_RE"
+
+# A Range header cuts nothing: every answer is whole (lighttpd would
+# answer 206 with part of the JSON, or its own HTML 416, unless its config
+# disables ranges).
+HTTP_RANGE=0-5
+http GET /jobs/$J/checkpoints/$TCH
+check "GET with Range: bytes=0-5 is the whole answer" 200 "$IN_PROGRESS"
+HTTP_RANGE=100-200
+http GET /jobs/$J/checkpoints/$TCH
+check "GET with Range: bytes=100-200 is the whole answer" 200 "$IN_PROGRESS"
+unset HTTP_RANGE
+
 # A body over the server's own limit (1 MiB in every shipped config): the
 # server answers before the app, with its own page.
 head -c 1100000 /dev/zero | tr '\0' x > "$T/huge"
@@ -527,6 +553,11 @@ check "CHECKPOINT_MAX_BODY=100: 200 bytes is 413" 413 \
     '{"errors":["Request entity too large: the limit is 100 bytes. Try to raise [CHECKPOINT_MAX_BODY]"]}'
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TE\",\"pad\":\"$(pad 44)\"}"
 check "CHECKPOINT_MAX_BODY=100: 101 bytes is 413" 413 \
+    '{"errors":["Request entity too large: the limit is 100 bytes. Try to raise [CHECKPOINT_MAX_BODY]"]}'
+HTTP_CHUNKED=1
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TE\",\"pad\":\"$(pad 44)\"}"
+unset HTTP_CHUNKED
+check "CHECKPOINT_MAX_BODY=100: 101 bytes chunked is 413" 413 \
     '{"errors":["Request entity too large: the limit is 100 bytes. Try to raise [CHECKPOINT_MAX_BODY]"]}'
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TE'")" 0 \
     "CHECKPOINT_MAX_BODY=100: bodies over the limit recorded nothing"

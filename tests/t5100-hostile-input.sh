@@ -174,6 +174,18 @@ survives "POST, body triggerId of 32 characters with SQL"
 is "$(sql "SELECT count(*) FROM sqlite_master WHERE name IN ('jobs', 'triggers', 'checkpoint_counters')")" 3 \
     "after the SQL cases every table is still there"
 
+# Long bad ids are echoed whole, as Flink does, multibyte characters and all.
+begin
+LONG=$(head -c 3000 /dev/zero | tr '\0' z)
+req GET "/jobs/$LONG/checkpoints/$TID"
+answer "GET, a jobid of 3000 characters" 400 "$(bad_param jobid "$LONG")"
+survives "GET, a jobid of 3000 characters"
+begin
+req GET "/jobs/$J/checkpoints/$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "%%C3%%A9" }')"
+answer "GET, a triggerid of 200 two-byte characters" 400 \
+    "$(bad_param triggerid "$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "\303\251" }')")"
+survives "GET, a triggerid of 200 two-byte characters"
+
 # --- path traversal -----------------------------------------------------------
 # lighttpd decodes %2F and squashes dot segments before the app routes on
 # PATH_INFO: more segments than any route, so the app's 404 with

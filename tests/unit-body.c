@@ -61,6 +61,38 @@ test_length(void)
 	}
 }
 
+/* A body of unknown length: no CONTENT_LENGTH, and a Transfer-Encoding. */
+static const struct unannounced_case {
+	int line;
+	const char *cl, *te;
+	int want;
+} unannounced_cases[] = {
+	{ __LINE__, NULL, "chunked", 1 },
+	{ __LINE__, "", "chunked", 1 },
+	{ __LINE__, NULL, "gzip, chunked", 1 },
+	{ __LINE__, "12", "chunked", 0 }, /* the length announced wins */
+	{ __LINE__, "0", "chunked", 0 },
+	{ __LINE__, "x", "chunked", 0 }, /* a bad length stays a 400 */
+	{ __LINE__, NULL, NULL, 0 },
+	{ __LINE__, NULL, "", 0 },
+	{ __LINE__, "12", NULL, 0 },
+};
+
+static void
+test_unannounced(void)
+{
+	const struct unannounced_case *c;
+	size_t i;
+
+	for (i = 0;
+	     i < sizeof(unannounced_cases) / sizeof(unannounced_cases[0]);
+	     i++) {
+		c = &unannounced_cases[i];
+		tap_is_int_at(__FILE__, c->line, body_unannounced(c->cl, c->te),
+		    c->want, "body_unannounced case %zu", i + 1);
+	}
+}
+
 #define TID "0123456789abcdef0123456789abcdef"
 
 static const struct parse_case {
@@ -113,6 +145,25 @@ static const struct parse_case {
 	    "{\"checkpointType\":\"FULL\","
 	    "\"checkpointType\":\"bogus\"}",
 	    0, BODY_BAD, 0, NULL },
+	/*
+	 * A key with an escaped NUL is a name of its own (as in Jackson),
+	 * not the known field it starts with, and not cut short to it.
+	 */
+	{ __LINE__, "{\"triggerId\\u0000x\":\"nothex\"}", 0, BODY_OK,
+	    CKPT_CONFIGURED, NULL },
+	{ __LINE__,
+	    "{\"triggerId\\u0000x\":\"" TID "\","
+	    "\"checkpointType\\u0000zzz\":\"INCREMENTAL\"}",
+	    0, BODY_OK, CKPT_CONFIGURED, NULL },
+	{ __LINE__, "{\"triggerId\":\"" TID "\",\"triggerId\\u0000\":\"zz\"}",
+	    0, BODY_OK, CKPT_CONFIGURED, TID },
+	{ __LINE__, "{\"\\u0000\":1,\"checkpointType\":\"FULL\"}", 0, BODY_OK,
+	    CKPT_FULL, NULL },
+	/* An escaped backslash before u0000 is no NUL. */
+	{ __LINE__, "{\"a\":\"\\\\u0000\",\"checkpointType\":\"FULL\"}", 0,
+	    BODY_OK, CKPT_FULL, NULL },
+	{ __LINE__, "{\"checkpointType\":\"\\\\u0000\"}", 0, BODY_BAD, 0,
+	    NULL },
 	/* The body is len bytes: what follows them is not read. */
 	{ __LINE__, "{}x", 2, BODY_OK, CKPT_CONFIGURED, NULL },
 	{ __LINE__, "{\"checkpointType\":\"FULL\"}}", 25, BODY_OK, CKPT_FULL,
@@ -322,6 +373,7 @@ int
 main(void)
 {
 	test_length();
+	test_unannounced();
 	test_parse_table();
 	test_parse_generated();
 	body_parser_free(kept);
