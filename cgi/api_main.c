@@ -43,6 +43,7 @@
 #define DEFAULT_THREADS 16 /* as many POSTs as may share one commit */
 #define MAX_THREADS 256
 #define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
+#define UNREAD_MAX (64 * 1024) /* of a body, read to keep the connection */
 
 /* One accepting thread, with its api (the pool and committer are shared). */
 struct worker {
@@ -296,6 +297,31 @@ conn_wait(int fd)
 }
 
 /*
+ * Reads what the handler left of a request's body (a 413, a 404 or 405
+ * with one): on a kept connection it would still be in front of the next
+ * request, and once it is more than libfcgi has buffered, libfcgi loses
+ * that request and the connection.  Past UNREAD_MAX the connection is
+ * closed instead.  A request without a body costs nothing here.
+ */
+static void
+worker_read_rest(struct worker *w, const struct request *req)
+{
+	char b[4096];
+	size_t announced, left = UNREAD_MAX, n;
+
+	if (!w->fr.keepConnection ||
+	    (!body_unannounced(req->content_length, req->transfer_encoding) &&
+		body_length(req->content_length, SIZE_MAX, &announced) ==
+		    BODY_OK &&
+		announced == 0))
+		return;
+	while (left > 0 && (n = fcgi_read(w->fr.in, b, sizeof(b))) > 0)
+		left -= n < left ? n : left;
+	if (FCGX_HasSeenEOF(w->fr.in) != EOF)
+		w->fr.keepConnection = 0;
+}
+
+/*
  * Ends a request.  Once the process is stopping, the connection is closed
  * rather than kept for the web server's next request, unless that request
  * is already waiting on it (ready).
@@ -395,6 +421,7 @@ worker_main(void *arg)
 			    "%s %s: the client went away before the answer",
 			    req.method ? req.method : "-",
 			    req.path ? req.path : "-");
+		worker_read_rest(w, &req);
 		worker_finish(w, 0);
 		request_done();
 	}

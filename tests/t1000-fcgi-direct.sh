@@ -161,6 +161,29 @@ like "$(head -n 1 "$T/fcgi-out")" '^Status: 400 Bad Request' "unix socket: body 
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T3'")" 0 \
     "unix socket: short body records nothing"
 
+# On a kept connection (FCGI_KEEP_CONN, as nginx's fastcgi_keep_conn), a
+# body the app did not read must not cost the next request: up to 64 KiB
+# of it is read, and past that the connection is closed after the answer.
+KEEP=$top_builddir/tests/fcgi-keep
+is "$("$KEEP" "$T/app.sock" PUT /jobs/$J/checkpoints @20000 \
+    POST /jobs/$J/checkpoints '{}' GET /nope @9000 \
+    GET /jobs/$J/checkpoints/$TID '' POST /jobs/$J/checkpoints @65536 \
+    GET /jobs/$J/checkpoints/$TID '')" \
+    "$(printf '%s\n' 'Status: 405 Method Not Allowed' 'Status: 202 Accepted' \
+    'Status: 404 Not Found' 'Status: 200 OK' 'Status: 400 Bad Request' \
+    'Status: 200 OK')" \
+    "kept connection: unread bodies of 20,000 and 9,000 bytes, then the next requests"
+is "$("$KEEP" "$T/app.sock" PUT /jobs/$J/checkpoints @70000 \
+    POST /jobs/$J/checkpoints '{}')" \
+    "$(printf '%s\n' 'Status: 405 Method Not Allowed' closed)" \
+    "kept connection: 70,000 unread bytes: answered, then the connection is closed"
+is "$("$KEEP" "$T/app.sock" POST /jobs/$J/checkpoints @70000 \
+    GET /jobs/$J/checkpoints/$TID '')" \
+    "$(printf '%s\n' 'Status: 413 Payload Too Large' closed)" \
+    "kept connection: a 413 of 70,000 bytes: answered, then the connection is closed"
+is "$("$KEEP" "$T/app.sock" GET /jobs/$J/checkpoints/$TID '')" "Status: 200 OK" \
+    "kept connection: the process still answers on a new one"
+
 kill -TERM "$APP"
 wait "$APP"
 is "$?" 0 "unix socket: SIGTERM to an idle process exits 0"
