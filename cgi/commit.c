@@ -275,6 +275,9 @@ commit_batch(struct committer *c, struct commit_req **batch, size_t n,
 		store_on_commit(c->store, commit_wal_grew, c);
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
+	/* Kept open: see store_replaced. */
+	if (rc == STORE_OK && store_replaced(c->store))
+		return STORE_UNAVAILABLE;
 	if (rc == STORE_OK)
 		rc = store_record_triggers(c->store, recs, n, created);
 	if (rc != STORE_OK && rc != STORE_BUSY) {

@@ -106,9 +106,9 @@ api_free(struct api *a)
 
 /*
  * The store, opened on first use and again after a fault, so that a
- * database that was missing, unreadable or replaced is picked up again
- * without a restart.  NULL: r holds the 503 naming the cause; the log has
- * the path and SQLite's error.
+ * database that was missing or unreadable is picked up without a restart
+ * (one replaced while open is refused instead: store_replaced).  NULL: r
+ * holds the 503 naming the cause; the log has the path and the error.
  */
 static struct store *
 api_store(struct api *a, struct response *r)
@@ -120,6 +120,11 @@ api_store(struct api *a, struct response *r)
 	if (a->readers != NULL && !a->borrowed) {
 		readers_take(a);
 		a->borrowed = 1;
+	}
+	/* Kept open, not reopened: see store_replaced. */
+	if (a->store != NULL && store_replaced(a->store)) {
+		http_error(r, ERR_UNAVAILABLE);
+		return NULL;
 	}
 	if (a->store != NULL)
 		return a->store;

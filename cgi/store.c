@@ -1190,6 +1190,33 @@ store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 }
 
 /* Changes whenever another connection commits (PRAGMA data_version). */
+/*
+ * Whether the file at the store's path is no longer the one it has open:
+ * renamed over or removed, as by restoring a backup with mv.  Its writes
+ * would then go to a file no other program reads, and be lost; opening
+ * the new file beside connections to the old one (this process's, the
+ * runner's) is no better, since both would share the -wal file by name.
+ * The caller answers 503 instead, until a restart; the log says why,
+ * once.  One stat(2).
+ */
+int
+store_replaced(struct store *s)
+{
+	int moved = 0;
+
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+		&moved) != SQLITE_OK ||
+	    !moved)
+		return 0;
+	if (!s->replaced)
+		log_error("%s: the database file was replaced or removed while "
+			  "open; restart to use the new one (restore a backup "
+			  "with sqlite3 .restore, which is safe while running)",
+		    s->path);
+	s->replaced = 1;
+	return 1;
+}
+
 enum store_rc
 store_data_version(struct store *s, int64_t *version)
 {

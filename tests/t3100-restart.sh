@@ -177,4 +177,30 @@ is "$STATUS $BODY" "202 {\"request-id\":\"$TC\"}" "SIGKILL both: POST of a faile
 is "$(sql "SELECT count(*) FROM triggers")" "$ROWS" "SIGKILL both: nothing lost, nothing duplicated"
 is "$(sql "PRAGMA integrity_check")" ok "the database passes integrity_check"
 
+# === the database file replaced under the running processes ==================
+# A backup restored with mv while they run: they keep the old file open,
+# so a 202 would go where no other program reads (and opening the new file
+# beside connections to the old one would share its -wal by name).  They
+# answer 503 instead, and say why in the log, until they are restarted.
+UNAVAILABLE='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+TR=12121212121212121212121212121212
+sql ".backup '$T/restored.db'"
+mv "$T/restored.db" "$DB"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TR\"}"
+is "$STATUS $BODY" "503 $UNAVAILABLE" "replaced: a POST is 503, not a 202 into the old file"
+http GET /jobs/$J/checkpoints/$TA
+is "$STATUS $BODY" "503 $UNAVAILABLE" "replaced: a GET is 503 too"
+grep -q 'the database file was replaced or removed while open; restart' \
+    "$T/lighttpd-stderr.log"
+ok $? "replaced: the log says why"
+stop_lighttpd
+start_lighttpd 2>>"$T/lighttpd-stderr.log"
+http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TR\"}"
+is "$STATUS $BODY" "202 {\"request-id\":\"$TR\"}" "replaced, then restarted: POST is 202"
+is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id = '$TR'")" 1 \
+    "replaced, then restarted: the trigger is in the file at CHECKPOINT_DB"
+is "$(statuses)" "$BEFORE" "replaced, then restarted: every status answers as before"
+is "$(sql "PRAGMA integrity_check")" ok "replaced: the new file passes integrity_check"
+stop_lighttpd
+
 done_testing
