@@ -276,7 +276,7 @@ commit_batch(struct committer *c, struct commit_req **batch, size_t n,
 	for (i = 0; i < n; i++)
 		recs[i] = batch[i]->rec;
 	/* Kept open: see store_replaced. */
-	if (rc == STORE_OK && store_replaced(c->store))
+	if (rc == STORE_OK && store_replaced(c->store, 0))
 		return STORE_UNAVAILABLE;
 	if (rc == STORE_OK)
 		rc = store_record_triggers(c->store, recs, n, created);

@@ -122,7 +122,7 @@ api_store(struct api *a, struct response *r)
 		a->borrowed = 1;
 	}
 	/* Kept open, not reopened: see store_replaced. */
-	if (a->store != NULL && store_replaced(a->store)) {
+	if (a->store != NULL && store_replaced(a->store, 100)) {
 		http_error(r, ERR_UNAVAILABLE);
 		return NULL;
 	}

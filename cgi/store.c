@@ -195,6 +195,7 @@ struct store {
 	char path[4096];
 	char error[512]; /* the last error, as logged: store_error */
 	int replaced; /* store_replaced said so, and logged it */
+	int64_t replaced_checked_ms; /* when store_replaced last looked */
 };
 
 /*
@@ -1197,22 +1198,36 @@ store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
  * the new file beside connections to the old one (this process's, the
  * runner's) is no better, since both would share the -wal file by name.
  * The caller answers 503 instead, until a restart; the log says why,
- * once.  One stat(2).
+ * once.  One stat(2), unless the last look was under max_age_ms ago
+ * (0: look now).  A commit looks every time, so that no 202 goes to the
+ * old file; a read may look less often (a stat costs a GET 3 µs of its
+ * 30), since until a commit has seen the new file, the old one holds
+ * every trigger answered 202.
  */
 int
-store_replaced(struct store *s)
+store_replaced(struct store *s, int64_t max_age_ms)
 {
+	struct timespec ts;
+	int64_t now;
 	int moved = 0;
 
+	if (s->replaced)
+		return 1;
+	if (max_age_ms > 0) {
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+		now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (now - s->replaced_checked_ms < max_age_ms)
+			return 0;
+		s->replaced_checked_ms = now;
+	}
 	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
 		&moved) != SQLITE_OK ||
 	    !moved)
 		return 0;
-	if (!s->replaced)
-		log_error("%s: the database file was replaced or removed while "
-			  "open; restart to use the new one (restore a backup "
-			  "with sqlite3 .restore, which is safe while running)",
-		    s->path);
+	log_error("%s: the database file was replaced or removed while open; "
+		  "restart to use the new one (restore a backup with sqlite3 "
+		  ".restore, which is safe while running)",
+	    s->path);
 	s->replaced = 1;
 	return 1;
 }

@@ -188,6 +188,7 @@ sql ".backup '$T/restored.db'"
 mv "$T/restored.db" "$DB"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TR\"}"
 is "$STATUS $BODY" "503 $UNAVAILABLE" "replaced: a POST is 503, not a 202 into the old file"
+sleep 0.2 # a read connection looks every 100 ms at most (store_replaced)
 http GET /jobs/$J/checkpoints/$TA
 is "$STATUS $BODY" "503 $UNAVAILABLE" "replaced: a GET is 503 too"
 grep -q 'the database file was replaced or removed while open; restart' \
