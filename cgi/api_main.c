@@ -297,17 +297,34 @@ conn_wait(int fd)
 }
 
 /*
+ * Reads the rest of the request's stdin, UNREAD_MAX bytes at most; if
+ * that is not all of it, the connection is not kept.  Not inlined: its
+ * buffer would make worker_main's frame, and so every worker's stack, a
+ * page deeper (64 threads: 0.2 MiB of RSS behind nginx).
+ */
+static __attribute__((noinline)) void
+worker_drain(struct worker *w)
+{
+	char b[4096];
+	size_t left = UNREAD_MAX, n;
+
+	while (left > 0 && (n = fcgi_read(w->fr.in, b, sizeof(b))) > 0)
+		left -= n < left ? n : left;
+	if (FCGX_HasSeenEOF(w->fr.in) != EOF)
+		w->fr.keepConnection = 0;
+}
+
+/*
  * Reads what the handler left of a request's body (a 413, a 404 or 405
  * with one): on a kept connection it would still be in front of the next
  * request, and once it is more than libfcgi has buffered, libfcgi loses
- * that request and the connection.  Past UNREAD_MAX the connection is
- * closed instead.  A request without a body costs nothing here.
+ * that request and the connection.  A request without a body costs
+ * nothing here.
  */
 static void
 worker_read_rest(struct worker *w, const struct request *req)
 {
-	char b[4096];
-	size_t announced, left = UNREAD_MAX, n;
+	size_t announced;
 
 	if (!w->fr.keepConnection ||
 	    (!body_unannounced(req->content_length, req->transfer_encoding) &&
@@ -315,10 +332,7 @@ worker_read_rest(struct worker *w, const struct request *req)
 		    BODY_OK &&
 		announced == 0))
 		return;
-	while (left > 0 && (n = fcgi_read(w->fr.in, b, sizeof(b))) > 0)
-		left -= n < left ? n : left;
-	if (FCGX_HasSeenEOF(w->fr.in) != EOF)
-		w->fr.keepConnection = 0;
+	worker_drain(w);
 }
 
 /*
