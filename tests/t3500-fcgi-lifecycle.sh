@@ -75,6 +75,74 @@ is "$?" 0 "after SIGPIPE and a vanished client: SIGTERM exits 0"
 stop_pid "$APP"
 unset CHECKPOINT_BUSY_TIMEOUT
 
+# === several processes on one socket (spawn-fcgi -F) =========================
+# spawn-fcgi -F hands one listening socket to every process it starts: one
+# of them stopping (SIGTERM, or -n reached) must not stop the socket for
+# the others.  Each process logs (-d) to a file named by its pid.
+SHARED=$T/shared.sock
+DB=$T/shared.db
+export CHECKPOINT_DB=$DB
+# shared_start [OPTION...]: two processes on $SHARED; sets SHARED_PIDS.
+shared_start() {
+	rm -f "$SHARED" "$T/shared.pids"
+	spawn-fcgi -s "$SHARED" -F 2 -P "$T/shared.pids" -- /bin/sh -c \
+	    '_log=$1; shift; exec "$0" -d "$@" 2>> "$_log.$$.log"' "$API" "$T/shared" "$@" \
+	    > /dev/null 2>&1 || bail "spawn-fcgi -F 2 did not start"
+	SHARED_PIDS=$(cat "$T/shared.pids")
+	PIDS="$PIDS $SHARED_PIDS"
+	is "$(echo $SHARED_PIDS | wc -w)" 2 "shared socket: two processes $*"
+}
+# running PID: the process has not exited (not a zombie, not gone).
+running() {
+	grep -q '^State:[[:space:]]*[RSD]' "/proc/$1/status" 2>/dev/null
+}
+# gone PID: waits until the process has exited.
+gone() {
+	wait_until 50 "! running $1"
+}
+shared_get() {
+	SOCK=$SHARED fcgi_raw GET /jobs/$J/checkpoints/$1 | status_body
+}
+
+shared_start -t 4
+set -- $SHARED_PIDS
+like "$(shared_get $TA)" '^404 ' "shared socket: answered"
+kill -TERM "$1"
+gone "$1"
+ok $? "shared socket: SIGTERM: that process exits"
+like "$(cat "$T/shared.$1.log")" 'signal 15: finishing' \
+    "shared socket: it took the SIGTERM"
+! grep -q 'still in a read' "$T/shared.$1.log"
+ok $? "shared socket: every one of its threads left the accept they waited in"
+running "$2"
+ok $? "shared socket: the other process still runs"
+for i in 1 2 3; do
+	shared_get $TA
+	echo
+done > "$T/shared-after"
+is "$(cut -d' ' -f1 "$T/shared-after" | tr '\n' ' ')" "404 404 404 " \
+    "shared socket: the other process answers every request on it"
+is "$(SOCK=$SHARED fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" |
+    status_body)" "202 {\"request-id\":\"$TA\"}" \
+    "shared socket: and records a POST"
+is "$(shared_get $TA)" "200 $IN_PROGRESS" "shared socket: which it then reads"
+kill -TERM "$2"
+gone "$2"
+ok $? "shared socket: SIGTERM to the last one: it exits"
+
+# -n 1: the first request ends the process that answers it; the second is
+# the other's.
+shared_start -t 4 -n 1
+is "$(shared_get $TA)" "200 $IN_PROGRESS" "shared socket, -n 1: the first request"
+wait_until 50 '[ "$(for p in $SHARED_PIDS; do running $p && echo $p; done | wc -l)" -eq 1 ]'
+ok $? "shared socket, -n 1: the process that answered it exits"
+is "$(shared_get $TA)" "200 $IN_PROGRESS" \
+    "shared socket, -n 1: the other answers the second"
+for p in $SHARED_PIDS; do
+	gone "$p" || kill "$p"
+done
+unset SHARED_PIDS
+
 # === recycled every 2 requests, and plain CGI: the same answers ==============
 # app_pids: the app's processes under the server (its descendants).
 app_pids() {
