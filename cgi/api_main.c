@@ -34,7 +34,6 @@
 
 #include <fcgiapp.h>
 
-#include "action.h"
 #include "body.h"
 #include "commit.h"
 #include "handler.h"
@@ -88,12 +87,13 @@ usage(void)
 	exit(2);
 }
 
+/* CLOCK_REALTIME for the times recorded, CLOCK_MONOTONIC for intervals. */
 static int64_t
-now_ms(void)
+clock_ms(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -203,7 +203,7 @@ serve_cgi(struct api *a)
 	memset(&req, 0, sizeof(req));
 	request_from_env(environ, &req);
 	req.read_body = stdin_read;
-	api_handle(a, &req, &r, now_ms());
+	api_handle(a, &req, &r, clock_ms(CLOCK_REALTIME));
 	if (http_headers(&r, a->settings->cors_origin, &head) == -1 ||
 	    fwrite(head.p, 1, head.len, stdout) != head.len ||
 	    fwrite(buf_str(&r.body), 1, r.body.len, stdout) != r.body.len ||
@@ -474,7 +474,7 @@ worker_main(void *arg)
 		request_from_env(w->fr.envp, &req);
 		req.read_body = fcgi_read;
 		req.ctx = w->fr.in;
-		if (api_handle(&w->api, &req, &r, now_ms())) {
+		if (api_handle(&w->api, &req, &r, clock_ms(CLOCK_REALTIME))) {
 			ready = conn_wait(w->fr.ipcFd);
 			while (sem_wait(&w->replied) == -1)
 				; /* EINTR: workers block signals, but be safe */
@@ -512,7 +512,7 @@ static int
 workers_join(int n)
 {
 	struct timespec pause = { 0, WAKE_EVERY_MS * 1000000L };
-	int64_t start = action_now_ms(), drained = -1;
+	int64_t start = clock_ms(CLOCK_MONOTONIC), drained = -1;
 	int i, left;
 
 	for (;;) {
@@ -538,10 +538,10 @@ workers_join(int n)
 		if (drained < 0) {
 			pthread_mutex_lock(&inflight_lock);
 			if (inflight == 0 ||
-			    action_now_ms() - start >= DRAIN_MS)
-				drained = action_now_ms();
+			    clock_ms(CLOCK_MONOTONIC) - start >= DRAIN_MS)
+				drained = clock_ms(CLOCK_MONOTONIC);
 			pthread_mutex_unlock(&inflight_lock);
-		} else if (action_now_ms() - drained >= JOIN_MS)
+		} else if (clock_ms(CLOCK_MONOTONIC) - drained >= JOIN_MS)
 			return left;
 		nanosleep(&pause, NULL);
 	}
