@@ -45,8 +45,7 @@
 #define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
 #define UNREAD_MAX (64 * 1024) /* of a body, read to keep the connection */
 #define JOIN_MS 2000 /* how long the drained workers have to leave */
-#define WAKE_SIGNAL SIGUSR2 /* takes a worker out of its accept */
-#define WAKE_EVERY_MS 10
+#define WAKE_SIGNAL SIGUSR2 /* takes a worker out of a blocking call */
 
 /* One accepting thread, with its api (the pool and committer are shared). */
 struct worker {
@@ -56,12 +55,11 @@ struct worker {
 	FCGX_Request fr; /* the request being answered */
 	struct buf head; /* its answer's headers: the worker's or reply's */
 	sem_t replied; /* posted once a deferred answer is sent */
-	atomic_int accepting; /* waiting for a new connection */
-	int joined;
 };
 
 static struct worker *workers; /* reachable until every one is joined */
 static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inflight_cond = PTHREAD_COND_INITIALIZER;
 static int inflight; /* requests being answered */
 static long served; /* requests answered, for -n */
 static long max_requests; /* -n; 0: no limit */
@@ -70,10 +68,8 @@ static locale_t c_locale; /* every worker's own (worker_main) */
 /*
  * Shutdown (serve_fcgi): stopping is set and stop_pipe made readable for
  * good, so that workers waiting between two requests on a kept connection
- * wake up and close it, and WAKE_SIGNAL is sent to the workers waiting in
- * accept.  The listening socket itself is left alone unless the process
- * opened it (-s): one inherited from spawn-fcgi -F is shared with the
- * other processes, and shutdown(2) would stop it for all of them.
+ * wake up and close it; and the listening descriptor is made /dev/null's
+ * (stop_accepting), so that no worker accepts again.
  */
 static atomic_int stopping;
 static int stop_pipe[2] = { -1, -1 };
@@ -87,13 +83,12 @@ usage(void)
 	exit(2);
 }
 
-/* CLOCK_REALTIME for the times recorded, CLOCK_MONOTONIC for intervals. */
 static int64_t
-clock_ms(clockid_t id)
+now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -203,7 +198,7 @@ serve_cgi(struct api *a)
 	memset(&req, 0, sizeof(req));
 	request_from_env(environ, &req);
 	req.read_body = stdin_read;
-	api_handle(a, &req, &r, clock_ms(CLOCK_REALTIME));
+	api_handle(a, &req, &r, now_ms());
 	if (http_headers(&r, a->settings->cors_origin, &head) == -1 ||
 	    fwrite(head.p, 1, head.len, stdout) != head.len ||
 	    fwrite(buf_str(&r.body), 1, r.body.len, stdout) != r.body.len ||
@@ -230,6 +225,44 @@ serve_cgi(struct api *a)
 	return rc;
 }
 
+/*
+ * WAKE_SIGNAL's handler: nothing.  With SA_RESTART, the signal only makes
+ * a worker's blocking call start again: an accept then looks up its
+ * descriptor again (stop_accepting); a read or a write carries on.
+ */
+static void
+wake_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Stops this process accepting on sock without stopping the socket: one
+ * handed over by spawn-fcgi -F is shared with other processes, and
+ * shutdown(2) acts on the socket, for all of them.  The descriptor is
+ * made /dev/null's instead, which drops only this process's hold on the
+ * socket (and closes it if that was the last); the workers are then
+ * signalled, and an accept blocked in one starts again and fails with
+ * ENOTSOCK, as does any accept begun after.  No race: the descriptor is
+ * replaced before the first signal.
+ */
+static void
+stop_accepting(int sock, int started)
+{
+	int i, null;
+
+	if ((null = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
+	    dup2(null, sock) == -1) {
+		log_warn("cannot close the listening socket: %s; shutting it",
+		    strerror(errno));
+		shutdown(sock, SHUT_RDWR);
+	}
+	if (null != -1)
+		close(null);
+	for (i = 0; i < started; i++)
+		pthread_kill(workers[i].thread, WAKE_SIGNAL);
+}
+
 /* A request is answered: the drain in serve_fcgi and -n count it. */
 static void
 request_done(void)
@@ -239,6 +272,7 @@ request_done(void)
 	pthread_mutex_lock(&inflight_lock);
 	inflight--;
 	last = max_requests > 0 && ++served == max_requests;
+	pthread_cond_broadcast(&inflight_cond);
 	pthread_mutex_unlock(&inflight_lock);
 	if (last)
 		kill(getpid(), SIGTERM);
@@ -286,29 +320,21 @@ worker_reply(struct api *a, const struct response *r)
 
 /*
  * Waits on a connection between two requests: until the web server sends
- * the next request (1), or closes the connection, or shutdown comes while
- * it has sent nothing (0).  A closed connection is told here, not left to
- * libfcgi: finding it closed, libfcgi would go on to accept a new one with
- * WAKE_SIGNAL blocked, where shutdown could not reach the worker.
+ * the next request or closes it (1), or until shutdown while it has sent
+ * nothing (0).
  */
 static int
 conn_wait(int fd)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = fd, .events = POLLIN | POLLRDHUP },
+		{ .fd = fd, .events = POLLIN },
 		{ .fd = stop_pipe[0], .events = POLLIN },
 	};
-	char c;
 
 	while (poll(pfd, 2, -1) == -1)
 		if (errno != EINTR)
 			return 1; /* let libfcgi's read find out */
-	if (pfd[0].revents == 0)
-		return 0;
-	if ((pfd[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) == 0)
-		return 1;
-	/* Closed; or a last request came before the close: answer it. */
-	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+	return pfd[0].revents != 0;
 }
 
 /*
@@ -389,36 +415,6 @@ worker_sched(const struct settings *st)
 }
 
 /*
- * The next request: on the kept connection, or on a new one.  Waiting
- * for a new one, the worker takes WAKE_SIGNAL, which makes the accept
- * fail (FCGI_FAIL_ACCEPT_ON_INTR) once the process is stopping.  The
- * signal is blocked everywhere else, so that it cuts no read or write
- * short; but libfcgi reads a new connection's first request before it
- * returns, and a request that comes in as the process stops can be lost
- * there (the web server answers 502, as it would for a refused one).
- * -1 once stopping, or on an error.
- */
-static int
-worker_accept(struct worker *w)
-{
-	sigset_t wake;
-	int rc = -1;
-
-	if (w->fr.ipcFd >= 0)
-		return FCGX_Accept_r(&w->fr);
-	sigemptyset(&wake);
-	sigaddset(&wake, WAKE_SIGNAL);
-	atomic_store(&w->accepting, 1);
-	if (!atomic_load(&stopping)) {
-		pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
-		rc = FCGX_Accept_r(&w->fr);
-		pthread_sigmask(SIG_BLOCK, &wake, NULL);
-	}
-	atomic_store(&w->accepting, 0);
-	return rc;
-}
-
-/*
  * A worker's loop: accept, answer, finish.  Signals are blocked here; the
  * main thread takes them (serve_fcgi).
  *
@@ -442,7 +438,7 @@ worker_main(void *arg)
 	struct request req;
 	struct response r = { 0 };
 	int ready = 0; /* the next request is waiting on the kept connection */
-	int rc;
+	sigset_t wake;
 
 	/*
 	 * json-c duplicates the thread's locale and makes a C one around
@@ -453,19 +449,17 @@ worker_main(void *arg)
 	if (c_locale != (locale_t)0)
 		uselocale(c_locale);
 	worker_sched(w->api.settings);
-	FCGX_InitRequest(&w->fr, w->sock, FCGI_FAIL_ACCEPT_ON_INTR);
+	sigemptyset(&wake);
+	sigaddset(&wake, WAKE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	FCGX_InitRequest(&w->fr, w->sock, 0);
 	for (;;) {
+		/* Stopping: closed, the accept on /dev/null fails. */
 		if (w->fr.ipcFd >= 0 && !ready && !conn_wait(w->fr.ipcFd))
 			FCGX_Free(&w->fr, 1);
 		ready = 0;
-		if ((rc = worker_accept(w)) < 0) {
-			if (rc == -EINTR && !atomic_load(&stopping))
-				continue; /* a WAKE_SIGNAL not ours */
-			if (!atomic_load(&stopping))
-				log_error("accept: %s; a thread fewer",
-				    strerror(-rc));
+		if (FCGX_Accept_r(&w->fr) < 0)
 			break;
-		}
 		pthread_mutex_lock(&inflight_lock);
 		inflight++;
 		pthread_mutex_unlock(&inflight_lock);
@@ -474,7 +468,7 @@ worker_main(void *arg)
 		request_from_env(w->fr.envp, &req);
 		req.read_body = fcgi_read;
 		req.ctx = w->fr.in;
-		if (api_handle(&w->api, &req, &r, clock_ms(CLOCK_REALTIME))) {
+		if (api_handle(&w->api, &req, &r, now_ms())) {
 			ready = conn_wait(w->fr.ipcFd);
 			while (sem_wait(&w->replied) == -1)
 				; /* EINTR: workers block signals, but be safe */
@@ -494,77 +488,23 @@ worker_main(void *arg)
 	return NULL;
 }
 
-static void
-wake_handler(int sig)
-{
-	(void)sig;
-}
-
-/*
- * Once stopping: joins the workers as they leave, for DRAIN_MS at most
- * while requests are still being answered, and then for JOIN_MS more.
- * Every WAKE_EVERY_MS it signals those waiting in accept again: a signal
- * that comes between a worker's look at stopping and its accept is taken
- * before the accept blocks, and wakes nothing.  Returns how many workers
- * are still in there (reading a request the web server never finishes).
- */
-static int
-workers_join(int n)
-{
-	struct timespec pause = { 0, WAKE_EVERY_MS * 1000000L };
-	int64_t start = clock_ms(CLOCK_MONOTONIC), drained = -1;
-	int i, left;
-
-	for (;;) {
-		left = 0;
-		for (i = 0; i < n; i++) {
-			struct worker *w = &workers[i];
-
-			if (w->joined)
-				continue;
-			if (pthread_tryjoin_np(w->thread, NULL) == 0) {
-				w->joined = 1;
-				api_free(&w->api);
-				buf_free(&w->head);
-				sem_destroy(&w->replied);
-				continue;
-			}
-			left++;
-			if (atomic_load(&w->accepting))
-				pthread_kill(w->thread, WAKE_SIGNAL);
-		}
-		if (left == 0)
-			return 0;
-		if (drained < 0) {
-			pthread_mutex_lock(&inflight_lock);
-			if (inflight == 0 ||
-			    clock_ms(CLOCK_MONOTONIC) - start >= DRAIN_MS)
-				drained = clock_ms(CLOCK_MONOTONIC);
-			pthread_mutex_unlock(&inflight_lock);
-		} else if (clock_ms(CLOCK_MONOTONIC) - drained >= JOIN_MS)
-			return left;
-		nanosleep(&pause, NULL);
-	}
-}
-
 /*
  * Serves FastCGI with nthreads workers accepting on sock, all sharing one
  * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
- * managers send) once the requests in flight are answered: the workers
- * stop accepting, so that no new one starts, and kept connections are
- * closed as their requests end (worker_main).  The listening socket is
- * shut too if the process opened it (own_sock, -s); if it was inherited
- * it may be shared, and other processes go on accepting on it.  A worker
- * still in the middle of reading a request after that is not waited for
- * (workers_join): the process exits under it.
+ * managers send) once the requests in flight are answered: the process
+ * stops accepting so that no new one starts (stop_accepting), and kept
+ * connections are closed as their requests end (worker_main).  A worker still in the
+ * middle of reading a request after that is not waited for: the process
+ * exits under it.
  */
 static int
-serve_fcgi(const struct settings *st, int sock, int own_sock, int nthreads,
+serve_fcgi(const struct settings *st, int sock, int nthreads,
     const sigset_t *set)
 {
 	struct committer *c = NULL;
 	struct readers *rd = NULL;
 	struct sigaction sa;
+	struct timespec until;
 	sigset_t wake;
 	long cpus, nreaders;
 	int i, sig, started = 0, stuck = 0;
@@ -578,10 +518,10 @@ serve_fcgi(const struct settings *st, int sock, int own_sock, int nthreads,
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;
 	nreaders = nthreads < cpus ? nthreads : cpus;
-
-	/* Workers start with WAKE_SIGNAL blocked (worker_accept). */
+	/* Taken by the workers only (worker_main), for stop_accepting. */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = wake_handler; /* no SA_RESTART: accept fails */
+	sa.sa_handler = wake_handler;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(WAKE_SIGNAL, &sa, NULL);
 	sigemptyset(&wake);
@@ -624,12 +564,30 @@ serve_fcgi(const struct settings *st, int sock, int own_sock, int nthreads,
 	while (sigwait(set, &sig) != 0)
 		;
 	log_debug("signal %d: finishing the requests in flight", sig);
-	if (own_sock)
-		shutdown(sock, SHUT_RDWR);
 	atomic_store(&stopping, 1);
 	if (write(stop_pipe[1], "", 1) != 1)
 		log_warn("cannot wake the workers: %s", strerror(errno));
-	stuck = workers_join(started);
+	stop_accepting(sock, started);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += DRAIN_MS / 1000;
+	pthread_mutex_lock(&inflight_lock);
+	while (inflight > 0 &&
+	    pthread_cond_timedwait(&inflight_cond, &inflight_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&inflight_lock);
+
+	/* Workers leave their accept once it fails (stop_accepting). */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += JOIN_MS / 1000;
+	for (i = 0; i < started; i++) {
+		if (pthread_timedjoin_np(workers[i].thread, NULL, &until) ==
+		    0) {
+			api_free(&workers[i].api);
+			buf_free(&workers[i].head);
+			sem_destroy(&workers[i].replied);
+		} else
+			stuck++;
+	}
 	if (stuck == 0) {
 		commit_free(c);
 		readers_free(rd);
@@ -735,5 +693,5 @@ main(int argc, char *argv[])
 		api_free(&a);
 		return ch;
 	}
-	return serve_fcgi(&st, sock, sockpath != NULL, nthreads, &set);
+	return serve_fcgi(&st, sock, nthreads, &set);
 }

@@ -129,6 +129,8 @@ is "$(shared_get $TA)" "200 $IN_PROGRESS" "shared socket: which it then reads"
 kill -TERM "$2"
 gone "$2"
 ok $? "shared socket: SIGTERM to the last one: it exits"
+! SOCK=$SHARED fcgi_raw GET /jobs/$J/checkpoints/$TA > /dev/null 2>&1
+ok $? "shared socket: with no process left on it, a connection is refused"
 
 # -n 1: the first request ends the process that answers it; the second is
 # the other's.
