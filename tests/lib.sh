@@ -113,10 +113,10 @@ spawn() {
 	LAST_PID=$!
 }
 
-# Stops one recorded process (SIGTERM) and waits for it; returns its exit
-# status.
+# stop_pid PID [SIGNAL]: stops one recorded process (SIGTERM unless told)
+# and waits for it; returns its exit status.
 stop_pid() {
-	kill "$1" 2>/dev/null
+	kill -"${2:-TERM}" "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 	_rc=$?
 	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')

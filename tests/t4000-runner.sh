@@ -616,9 +616,7 @@ wait_until 50 "[ \"\$(col $J $(tid 2901) claimed_by)\" != - ] && [ -s $T/pid29 ]
 ok $? "killed runner: its action started"
 like "$(col "$J" "$(tid 2901)" claimed_by)" "^$HOST:$R:[0-9]+\$" \
     "killed runner: the claim names host:pid:start"
-kill -9 "$R"
-wait "$R" 2>/dev/null
-PIDS=$(printf '%s\n' $PIDS | grep -vx "$R" | tr '\n' ' ')
+stop_pid "$R" KILL
 P=$(cat "$T/pid29")
 wait_until 20 "gone '$P'"
 ok $? "killed runner: its action's shell ($P) ends with it"
@@ -645,9 +643,7 @@ spawn "$RUNNER" 2>>"$RLOG"
 R=$LAST_PID
 wait_until 100 "[ -e $T/term38 ]"
 ok $? "killed in the grace period: the action got its timeout's SIGTERM"
-kill -9 "$R"
-wait "$R" 2>/dev/null
-PIDS=$(printf '%s\n' $PIDS | grep -vx "$R" | tr '\n' ' ')
+stop_pid "$R" KILL
 P=$(cat "$T/pid38")
 wait_until 30 "gone '$P'"
 ok $? "killed in the grace period: the action's shell ($P) ends with the runner"
