@@ -44,8 +44,24 @@
 #define MAX_THREADS 256
 #define DRAIN_MS 30000 /* how long SIGTERM waits for requests in flight */
 #define UNREAD_MAX (64 * 1024) /* of a body, read to keep the connection */
-#define JOIN_MS 2000 /* how long the drained workers have to leave */
+#define JOIN_MS 2000 /* a stop gives up after this long with no progress */
 #define WAKE_SIGNAL SIGUSR2 /* takes a worker out of a blocking call */
+
+/*
+ * Where a worker is, for the log line of a stop that leaves workers
+ * behind (serve_fcgi).
+ */
+enum worker_at {
+	AT_ACCEPT, /* in FCGX_Accept_r, for a new connection */
+	AT_NEXT, /* in FCGX_Accept_r, for a request on a kept connection */
+	AT_ANSWER, /* answering, or reading the rest of the body */
+	AT_WAIT, /* in poll, for the next request on a kept connection */
+	AT_REPLY, /* waiting for the committer's answer to be sent */
+	AT_CLOSE, /* closing a connection (libfcgi waits for its end) */
+	AT_GONE
+};
+static const char *const worker_at_names[] = { "accept", "next", "answer",
+	"wait", "reply", "close", "gone" };
 
 /* One accepting thread, with its api (the pool and committer are shared). */
 struct worker {
@@ -55,11 +71,12 @@ struct worker {
 	FCGX_Request fr; /* the request being answered */
 	struct buf head; /* its answer's headers: the worker's or reply's */
 	sem_t replied; /* posted once a deferred answer is sent */
+	atomic_int at; /* enum worker_at */
+	int joined; /* by serve_fcgi, at the end */
 };
 
 static struct worker *workers; /* reachable until every one is joined */
 static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t inflight_cond = PTHREAD_COND_INITIALIZER;
 static int inflight; /* requests being answered */
 static long served; /* requests answered, for -n */
 static long max_requests; /* -n; 0: no limit */
@@ -83,12 +100,13 @@ usage(void)
 	exit(2);
 }
 
+/* CLOCK_REALTIME for the times recorded, CLOCK_MONOTONIC for intervals. */
 static int64_t
-now_ms(void)
+clock_ms(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -198,7 +216,7 @@ serve_cgi(struct api *a)
 	memset(&req, 0, sizeof(req));
 	request_from_env(environ, &req);
 	req.read_body = stdin_read;
-	api_handle(a, &req, &r, now_ms());
+	api_handle(a, &req, &r, clock_ms(CLOCK_REALTIME));
 	if (http_headers(&r, a->settings->cors_origin, &head) == -1 ||
 	    fwrite(head.p, 1, head.len, stdout) != head.len ||
 	    fwrite(buf_str(&r.body), 1, r.body.len, stdout) != r.body.len ||
@@ -272,7 +290,6 @@ request_done(void)
 	pthread_mutex_lock(&inflight_lock);
 	inflight--;
 	last = max_requests > 0 && ++served == max_requests;
-	pthread_cond_broadcast(&inflight_cond);
 	pthread_mutex_unlock(&inflight_lock);
 	if (last)
 		kill(getpid(), SIGTERM);
@@ -431,6 +448,12 @@ worker_sched(const struct settings *st)
  * shutdown can wake it: it then closes the connection, which the web
  * server sees at once and stops using, and leaves.
  */
+static void
+worker_at(struct worker *w, enum worker_at at)
+{
+	atomic_store_explicit(&w->at, (int)at, memory_order_relaxed);
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -455,11 +478,18 @@ worker_main(void *arg)
 	FCGX_InitRequest(&w->fr, w->sock, 0);
 	for (;;) {
 		/* Stopping: closed, the accept on /dev/null fails. */
-		if (w->fr.ipcFd >= 0 && !ready && !conn_wait(w->fr.ipcFd))
-			FCGX_Free(&w->fr, 1);
+		if (w->fr.ipcFd >= 0 && !ready) {
+			worker_at(w, AT_WAIT);
+			if (!conn_wait(w->fr.ipcFd)) {
+				worker_at(w, AT_CLOSE);
+				FCGX_Free(&w->fr, 1);
+			}
+		}
 		ready = 0;
+		worker_at(w, w->fr.ipcFd >= 0 ? AT_NEXT : AT_ACCEPT);
 		if (FCGX_Accept_r(&w->fr) < 0)
 			break;
+		worker_at(w, AT_ANSWER);
 		pthread_mutex_lock(&inflight_lock);
 		inflight++;
 		pthread_mutex_unlock(&inflight_lock);
@@ -468,10 +498,13 @@ worker_main(void *arg)
 		request_from_env(w->fr.envp, &req);
 		req.read_body = fcgi_read;
 		req.ctx = w->fr.in;
-		if (api_handle(&w->api, &req, &r, now_ms())) {
+		if (api_handle(&w->api, &req, &r, clock_ms(CLOCK_REALTIME))) {
+			worker_at(w, AT_WAIT);
 			ready = conn_wait(w->fr.ipcFd);
+			worker_at(w, AT_REPLY);
 			while (sem_wait(&w->replied) == -1)
-				; /* EINTR: workers block signals, but be safe */
+				; /* EINTR: WAKE_SIGNAL */
+			worker_at(w, AT_CLOSE);
 			worker_finish(w, ready);
 			continue;
 		}
@@ -481,11 +514,72 @@ worker_main(void *arg)
 			    req.method ? req.method : "-",
 			    req.path ? req.path : "-");
 		worker_read_rest(w, &req);
+		worker_at(w, AT_CLOSE);
 		worker_finish(w, 0);
 		request_done();
 	}
+	worker_at(w, AT_GONE);
 	response_free(&r);
 	return NULL;
+}
+
+/*
+ * Once stopping: joins the workers as they leave.  It waits while any
+ * request is being answered, DRAIN_MS at most from the start (a request
+ * read on a kept connection after the count first fell to zero too), and
+ * once JOIN_MS have passed with none being answered and no worker
+ * leaving, it gives up on those left: they are reading a request the web
+ * server does not finish, or waiting for a connection's end (libfcgi).
+ * Natively they all leave within milliseconds; under valgrind, dozens of
+ * threads take seconds, one by one.  Returns how many were left, with
+ * where they were in where.
+ */
+static int
+workers_join(int n, struct buf *where)
+{
+	struct timespec pause = { 0, 5 * 1000000L };
+	int64_t start = clock_ms(CLOCK_MONOTONIC), idle = -1, now;
+	int i, left, busy, before = n + 1;
+
+	for (;;) {
+		for (i = 0, left = 0; i < n; i++) {
+			struct worker *w = &workers[i];
+
+			if (w->joined)
+				continue;
+			if (pthread_tryjoin_np(w->thread, NULL) == 0) {
+				w->joined = 1;
+				api_free(&w->api);
+				buf_free(&w->head);
+				sem_destroy(&w->replied);
+			} else
+				left++;
+		}
+		if (left == 0) {
+			log_debug("every worker left, in %lld ms",
+			    (long long)(clock_ms(CLOCK_MONOTONIC) - start));
+			return 0;
+		}
+		pthread_mutex_lock(&inflight_lock);
+		busy = inflight > 0;
+		pthread_mutex_unlock(&inflight_lock);
+		now = clock_ms(CLOCK_MONOTONIC);
+		if (busy)
+			idle = -1;
+		else if (idle < 0 || left < before)
+			idle = now;
+		before = left;
+		if (now - start >= DRAIN_MS ||
+		    (idle >= 0 && now - idle >= JOIN_MS))
+			break;
+		nanosleep(&pause, NULL);
+	}
+	for (i = 0; i < n; i++)
+		if (!workers[i].joined && where->len < 64)
+			buf_printf(where, "%s%s", where->len > 0 ? ", " : "",
+			    worker_at_names[atomic_load_explicit(&workers[i].at,
+				memory_order_relaxed)]);
+	return left;
 }
 
 /*
@@ -504,7 +598,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	struct committer *c = NULL;
 	struct readers *rd = NULL;
 	struct sigaction sa;
-	struct timespec until;
+	struct buf where = { 0 }; /* the places of workers that stay */
 	sigset_t wake;
 	long cpus, nreaders;
 	int i, sig, started = 0, stuck = 0;
@@ -568,26 +662,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	if (write(stop_pipe[1], "", 1) != 1)
 		log_warn("cannot wake the workers: %s", strerror(errno));
 	stop_accepting(sock, started);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += DRAIN_MS / 1000;
-	pthread_mutex_lock(&inflight_lock);
-	while (inflight > 0 &&
-	    pthread_cond_timedwait(&inflight_cond, &inflight_lock, &until) == 0)
-		;
-	pthread_mutex_unlock(&inflight_lock);
-
-	/* Workers leave their accept once it fails (stop_accepting). */
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += JOIN_MS / 1000;
-	for (i = 0; i < started; i++) {
-		if (pthread_timedjoin_np(workers[i].thread, NULL, &until) ==
-		    0) {
-			api_free(&workers[i].api);
-			buf_free(&workers[i].head);
-			sem_destroy(&workers[i].replied);
-		} else
-			stuck++;
-	}
+	stuck = workers_join(started, &where);
 	if (stuck == 0) {
 		commit_free(c);
 		readers_free(rd);
@@ -596,8 +671,9 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		close(stop_pipe[0]);
 		close(stop_pipe[1]);
 	} else
-		log_debug("%d workers still in a read; exiting under them",
-		    stuck);
+		log_warn("%d workers did not leave (%s); exiting under them",
+		    stuck, buf_str(&where));
+	buf_free(&where);
 	return 0;
 }
 

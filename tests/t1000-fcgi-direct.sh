@@ -189,6 +189,35 @@ wait "$APP"
 is "$?" 0 "unix socket: SIGTERM to an idle process exits 0"
 stop_pid "$APP"
 
+# A web server that sends FCGI_BEGIN_REQUEST and nothing more: the worker
+# reading it never finishes.  SIGTERM gives up on it once 2 s pass with no
+# request being answered and no worker leaving, exits 0, and says so.
+spawn "$API" -s "$T/half.sock" 2>>"$T/half.log"
+APP=$LAST_PID
+CONNECT=$T/half.sock
+wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s $T/half.sock did not answer"
+spawn perl -MIO::Socket::UNIX -e '
+	my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!\n";
+	# version, type, request id, length, padding; role, flags.
+	print $s pack("CCnnCx nCx5", 1, 1, 1, 8, 0, 1, 0);
+	sleep 60' "$T/half.sock"
+HALF=$LAST_PID
+wait_until 100 '[ "$(ls -l "/proc/$APP/fd" 2>/dev/null | grep -c "socket:")" -ge 2 ]' ||
+    diag "the app did not take the half request's connection"
+sleep 0.2	# and its worker has read the first record
+t0=$(date +%s)
+kill -TERM "$APP"
+wait "$APP"
+is "$?" 0 "a request never finished: SIGTERM still exits 0"
+took=$(($(date +%s) - t0))
+[ "$took" -le 20 ]
+ok $? "a request never finished: the process exits after the wait ($took s)"
+like "$(cat "$T/half.log")" 'warn: 1 workers did not leave \(accept\); exiting under them' \
+    "a request never finished: the log says a worker was left, and where"
+stop_pid "$APP"
+stop_pid "$HALF"
+CONNECT=$T/app.sock
+
 # --- FastCGI on 127.0.0.1:PORT --------------------------------------------
 
 TCP_PORT=$(free_port)

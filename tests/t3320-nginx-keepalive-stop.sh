@@ -16,7 +16,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 J=0123456789abcdef0123456789abcdef
-API_ARGS=-d	# logs the workers left in a read at exit
+API_ARGS=-d	# logs the stop in detail
 SOCK_PATH=$T/$SERVER/api.sock
 
 # sockets APP: how many sockets the app holds (listening and kept ones).
@@ -76,7 +76,7 @@ ok $? "idle: the app holds kept connections from nginx ($((kept - 1)) besides it
 app_stop
 is "$STOP_RC" 0 "idle: SIGTERM: the app exits with status 0"
 like "$(cat "$SERVER_LOG")" 'signal 15: finishing' "idle: the app took SIGTERM"
-! grep -q 'still in a read' "$SERVER_LOG"
+! grep -q 'did not leave' "$SERVER_LOG"
 ok $? "idle: every thread left: none was left waiting on a kept connection"
 
 app_restart
@@ -101,7 +101,7 @@ for p in $LOADERS; do
 done
 is "$STOP_RC" 0 "load: SIGTERM under load: the app exits with status 0"
 tail -n +$((logged + 1)) "$SERVER_LOG" | grep -q 'signal 15: finishing' &&
-    ! tail -n +$((logged + 1)) "$SERVER_LOG" | grep -q 'still in a read'
+    ! tail -n +$((logged + 1)) "$SERVER_LOG" | grep -q 'did not leave'
 ok $? "load: every thread left (the app held $((kept - 1)) connections besides its listening socket)"
 cat "$T"/answers.* | awk '$1 == 202 { print $2 }' | sort > "$T/accepted"
 sql "SELECT trigger_id FROM triggers" | sort > "$T/stored"
