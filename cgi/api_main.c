@@ -72,7 +72,7 @@ struct worker {
 	struct buf head; /* its answer's headers: the worker's or reply's */
 	sem_t replied; /* posted once a deferred answer is sent */
 	atomic_int at; /* enum worker_at */
-	int joined; /* by serve_fcgi, at the end */
+	int joined; /* by workers_join, at the end */
 };
 
 static struct worker *workers; /* reachable until every one is joined */
@@ -254,6 +254,17 @@ wake_handler(int sig)
 	(void)sig;
 }
 
+/* how: SIG_BLOCK or SIG_UNBLOCK, for the calling thread. */
+static void
+wake_mask(int how)
+{
+	sigset_t wake;
+
+	sigemptyset(&wake);
+	sigaddset(&wake, WAKE_SIGNAL);
+	pthread_sigmask(how, &wake, NULL);
+}
+
 /*
  * Stops this process accepting on sock without stopping the socket: one
  * handed over by spawn-fcgi -F is shared with other processes, and
@@ -431,6 +442,12 @@ worker_sched(const struct settings *st)
 #endif
 }
 
+static void
+worker_at(struct worker *w, enum worker_at at)
+{
+	atomic_store_explicit(&w->at, (int)at, memory_order_relaxed);
+}
+
 /*
  * A worker's loop: accept, answer, finish.  Signals are blocked here; the
  * main thread takes them (serve_fcgi).
@@ -448,12 +465,6 @@ worker_sched(const struct settings *st)
  * shutdown can wake it: it then closes the connection, which the web
  * server sees at once and stops using, and leaves.
  */
-static void
-worker_at(struct worker *w, enum worker_at at)
-{
-	atomic_store_explicit(&w->at, (int)at, memory_order_relaxed);
-}
-
 static void *
 worker_main(void *arg)
 {
@@ -461,7 +472,6 @@ worker_main(void *arg)
 	struct request req;
 	struct response r = { 0 };
 	int ready = 0; /* the next request is waiting on the kept connection */
-	sigset_t wake;
 
 	/*
 	 * json-c duplicates the thread's locale and makes a C one around
@@ -472,9 +482,7 @@ worker_main(void *arg)
 	if (c_locale != (locale_t)0)
 		uselocale(c_locale);
 	worker_sched(w->api.settings);
-	sigemptyset(&wake);
-	sigaddset(&wake, WAKE_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
+	wake_mask(SIG_UNBLOCK);
 	FCGX_InitRequest(&w->fr, w->sock, 0);
 	for (;;) {
 		/* Stopping: closed, the accept on /dev/null fails. */
@@ -531,12 +539,13 @@ worker_main(void *arg)
  * leaving, it gives up on those left: they are reading a request the web
  * server does not finish, or waiting for a connection's end (libfcgi).
  * Natively they all leave within milliseconds; under valgrind, dozens of
- * threads take seconds, one by one.  Returns how many were left, with
- * where they were in where.
+ * threads take seconds, one by one.  Returns how many were left, and
+ * logs where they were.
  */
 static int
-workers_join(int n, struct buf *where)
+workers_join(int n)
 {
+	struct buf where = { 0 };
 	struct timespec pause = { 0, 5 * 1000000L };
 	int64_t start = clock_ms(CLOCK_MONOTONIC), idle = -1, now;
 	int i, left, busy, before = n + 1;
@@ -575,10 +584,13 @@ workers_join(int n, struct buf *where)
 		nanosleep(&pause, NULL);
 	}
 	for (i = 0; i < n; i++)
-		if (!workers[i].joined && where->len < 64)
-			buf_printf(where, "%s%s", where->len > 0 ? ", " : "",
+		if (!workers[i].joined && where.len < 64)
+			buf_printf(&where, "%s%s", where.len > 0 ? ", " : "",
 			    worker_at_names[atomic_load_explicit(&workers[i].at,
 				memory_order_relaxed)]);
+	log_warn("%d workers did not leave (%s); exiting under them", left,
+	    buf_str(&where));
+	buf_free(&where);
 	return left;
 }
 
@@ -587,9 +599,9 @@ workers_join(int n, struct buf *where)
  * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
  * managers send) once the requests in flight are answered: the process
  * stops accepting so that no new one starts (stop_accepting), and kept
- * connections are closed as their requests end (worker_main).  A worker still in the
- * middle of reading a request after that is not waited for: the process
- * exits under it.
+ * connections are closed as their requests end (worker_main).  A worker
+ * still in the middle of reading a request after that is not waited for
+ * (workers_join): the process exits under it.
  */
 static int
 serve_fcgi(const struct settings *st, int sock, int nthreads,
@@ -598,10 +610,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	struct committer *c = NULL;
 	struct readers *rd = NULL;
 	struct sigaction sa;
-	struct buf where = { 0 }; /* the places of workers that stay */
-	sigset_t wake;
 	long cpus, nreaders;
-	int i, sig, started = 0, stuck = 0;
+	int i, sig, started = 0;
 
 	/*
 	 * Reads are short: one connection per CPU serves any number of
@@ -618,9 +628,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(WAKE_SIGNAL, &sa, NULL);
-	sigemptyset(&wake);
-	sigaddset(&wake, WAKE_SIGNAL);
-	pthread_sigmask(SIG_BLOCK, &wake, NULL);
+	wake_mask(SIG_BLOCK);
 	if (pipe2(stop_pipe, O_CLOEXEC) == -1) {
 		log_error("pipe: %s", strerror(errno));
 		return 1;
@@ -662,18 +670,14 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	if (write(stop_pipe[1], "", 1) != 1)
 		log_warn("cannot wake the workers: %s", strerror(errno));
 	stop_accepting(sock, started);
-	stuck = workers_join(started, &where);
-	if (stuck == 0) {
+	if (workers_join(started) == 0) {
 		commit_free(c);
 		readers_free(rd);
 		free(workers);
 		workers = NULL;
 		close(stop_pipe[0]);
 		close(stop_pipe[1]);
-	} else
-		log_warn("%d workers did not leave (%s); exiting under them",
-		    stuck, buf_str(&where));
-	buf_free(&where);
+	}
 	return 0;
 }
 
