@@ -104,9 +104,10 @@ shared_get() {
 	SOCK=$SHARED fcgi_raw GET /jobs/$J/checkpoints/$1 | status_body
 }
 
+NO_TA="404 {\"errors\":[\"There is no checkpoint operation with triggerId=$TA for job $J.\"]}"
 shared_start -t 4
 set -- $SHARED_PIDS
-like "$(shared_get $TA)" '^404 ' "shared socket: answered"
+is "$(shared_get $TA)" "$NO_TA" "shared socket: answered"
 kill -TERM "$1"
 gone "$1"
 ok $? "shared socket: SIGTERM: that process exits"
@@ -120,7 +121,7 @@ for i in 1 2 3; do
 	shared_get $TA
 	echo
 done > "$T/shared-after"
-is "$(cut -d' ' -f1 "$T/shared-after" | tr '\n' ' ')" "404 404 404 " \
+is "$(cat "$T/shared-after")" "$(printf '%s\n%s\n%s' "$NO_TA" "$NO_TA" "$NO_TA")" \
     "shared socket: the other process answers every request on it"
 is "$(SOCK=$SHARED fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" |
     status_body)" "202 {\"request-id\":\"$TA\"}" \
