@@ -112,6 +112,7 @@ kill_all() {
 	done
 	PIDS=
 	APP_PID=
+	SERVER_PID=	# reaped: its pid may name another process soon
 }
 
 # A wrk script: POSTs with fresh triggerIds, and each 202's body, a line,
