@@ -27,6 +27,14 @@
 #
 # Root only (losetup, mount); without root, or without loop devices, the
 # cases are reported as skipped, with the reason.
+#
+# Not in make check yet (make check TESTS=tests/t5300-power-cut.sh): under
+# load (the ASan build, three copies at once) the first check failed in 3
+# to 4 runs of 12 behind lighttpd, 5 to 16 triggers of about 750 missing.
+# Every one of them was a 202 that wrk read after the cut had begun; every
+# 202 read before it was there.  Whether the app sent those 202s after a
+# sync that returned before the cut (a limit of the simulated cut) or
+# after a sync the cut had undone is not known yet.
 # shellcheck disable=SC2086
 
 . "$(dirname "$0")/lib.sh"
