@@ -12,6 +12,11 @@
  *
  * What it cannot lose: a write the filesystem had already sent to the
  * device, synced or not.  A disk's own volatile cache is not emptied.
+ * What it cannot do: stop time.  An fdatasync already running when the
+ * ioctl comes may return 0 for data the shutdown then discards (its size
+ * and blocks were in the journal transaction the shutdown aborted), an
+ * answer no process sees after a real power cut; t5300 stops the
+ * processes before it cuts.
  *
  * Exits 2 on bad arguments and 1 if the ioctl fails, with a one-line
  * message either way.
