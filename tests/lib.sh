@@ -33,13 +33,19 @@ PIDS=
 tap_n=0
 tap_failed=0
 
-cleanup() {
+# stop_recorded: SIGTERM to every recorded process, and waits for them.
+stop_recorded() {
 	for p in $PIDS; do
 		kill "$p" 2>/dev/null
 	done
 	for p in $PIDS; do
 		wait "$p" 2>/dev/null
 	done
+	PIDS=
+}
+
+cleanup() {
+	stop_recorded
 	if [ "$tap_failed" -eq 0 ] && [ -z "${KEEP_TRASH:-}" ]; then
 		rm -rf "$T"
 	else
@@ -550,6 +556,39 @@ gone() {
 	[ -r "/proc/$1/stat" ] || return 0
 	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
 	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
+}
+
+# wrk_post_lua FILE RESPONSE: writes to FILE a wrk script that POSTs fresh
+# triggers, the triggerId being the thread's number and a count
+# ("%08x%024x"), to the job of its first argument.  Each thread opens
+# OUT.N, OUT being the script's second argument and N the thread's number,
+# as out; RESPONSE is the Lua body of response(), which also sees tid, the
+# triggerId of the thread's last request (its answer's, with one
+# connection a thread).
+wrk_post_lua() {
+	cat > "$1" <<-EOF
+	local threads = 0
+	function setup(thread)
+		threads = threads + 1
+		thread:set("tag", threads)
+	end
+	local job, out, tid
+	local n = 0
+	function init(args)
+		job = args[1]
+		out = assert(io.open(args[2] .. "." .. tag, "w"))
+	end
+	function request()
+		n = n + 1
+		tid = string.format("%08x%024x", tag, n)
+		return wrk.format("POST", "/jobs/" .. job .. "/checkpoints",
+		    { ["Content-Type"] = "application/json" },
+		    '{"triggerId":"' .. tid .. '"}')
+	end
+	function response(status, headers, body)
+		$2
+	end
+	EOF
 }
 
 # wait_until TENTHS CONDITION: evaluates CONDITION every 0.1 s until it

@@ -168,31 +168,8 @@ all_stopped() {
 
 # A wrk script: POSTs with fresh triggerIds, and each 202's body, a line,
 # in FILE.N (thread N) as soon as it is read.  Arguments: JOB FILE.
-cat > "$T/post.lua" <<'EOF'
-local threads = 0
-function setup(thread)
-	threads = threads + 1
-	thread:set("tag", threads)
-end
-local job, out
-local n = 0
-function init(args)
-	job = args[1]
-	out = assert(io.open(args[2] .. "." .. tag, "w"))
-end
-function request()
-	n = n + 1
-	return wrk.format("POST", "/jobs/" .. job .. "/checkpoints",
-	    { ["Content-Type"] = "application/json" },
-	    string.format('{"triggerId":"%08x%024x"}', tag, n))
-end
-function response(status, headers, body)
-	if status == 202 then
-		out:write(body, "\n")
-		out:flush()
-	end
-end
-EOF
+wrk_post_lua "$T/post.lua" \
+    'if status == 202 then out:write(body, "\n"); out:flush() end'
 
 # ids: the trigger ids of the 202 bodies on standard input, a line each.
 ids() {
