@@ -24,8 +24,9 @@
 # at the remount all the same.  A C program that only appends and
 # fdatasyncs, without SQLite or the app, showed it in 10 trials of 120: a
 # size an fdatasync had reported synced that the remounted file did not
-# have.  Each such fdatasync had begun before the ioctl and returned while
-# it ran or just after; none that returned before it lost anything.
+# have.  Each such fdatasync overlapped the ioctl: it began before it or
+# while it ran, and returned while it ran or at most 0.3 ms after; none
+# that returned before the ioctl began lost anything.
 # Before the stop was added, the app answered 202 after such syncs, and
 # under load (the ASan build, three copies at once) the test failed in 7
 # runs of 24, each missing trigger a 202 read after the cut began.  Stopped
