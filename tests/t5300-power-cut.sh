@@ -74,8 +74,8 @@ done
 [ -x "$CUT" ] || bail "$CUT is not built (make check builds it)"
 share_dir "$T"	# the app's user reaches the mount point
 
-unset CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
-    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT
+# shellcheck disable=SC2086 # a list of names
+unset $SETTINGS
 # Keep every result: a purge must not pass for a loss.
 CHECKPOINT_STORE_DURATION=0
 CHECKPOINT_PROCS=1

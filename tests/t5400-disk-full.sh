@@ -39,8 +39,8 @@ for c in nginx spawn-fcgi sqlite3 curl wrk mount umount; do
 done
 share_dir "$T"	# the app's user reaches the mount point
 
-unset CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
-    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT
+# shellcheck disable=SC2086 # a list of names
+unset $SETTINGS
 CHECKPOINT_STORE_DURATION=0	# keep every result
 DB=$MNT/checkpoints.db
 CHECKPOINT_DB=$DB
