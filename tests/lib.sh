@@ -52,6 +52,16 @@ cleanup() {
 		echo "# trash kept: $T"
 	fi
 }
+
+# unmount_cleanup: for a test that mounted a filesystem of its own at MNT
+# (MOUNTED set), once it has ended its processes (none may hold the
+# filesystem): unmounts it, lazily if it is still busy, then cleanup.
+unmount_cleanup() {
+	if [ -n "${MOUNTED:-}" ]; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+	cleanup
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 

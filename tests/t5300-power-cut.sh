@@ -74,7 +74,6 @@ done
 [ -x "$CUT" ] || bail "$CUT is not built (make check builds it)"
 share_dir "$T"	# the app's user reaches the mount point
 
-# shellcheck disable=SC2086 # a list of names
 unset $SETTINGS
 # Keep every result: a purge must not pass for a loss.
 CHECKPOINT_STORE_DURATION=0
@@ -86,10 +85,7 @@ export CHECKPOINT_STORE_DURATION CHECKPOINT_PROCS CHECKPOINT_DB
 # Everything first, then the filesystem (no process may hold it).
 power_cleanup() {
 	[ -n "$PIDS" ] && kill_all
-	if [ -n "$MOUNTED" ]; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	cleanup
+	unmount_cleanup
 }
 trap power_cleanup EXIT
 

@@ -39,7 +39,6 @@ for c in nginx spawn-fcgi sqlite3 curl wrk mount umount; do
 done
 share_dir "$T"	# the app's user reaches the mount point
 
-# shellcheck disable=SC2086 # a list of names
 unset $SETTINGS
 CHECKPOINT_STORE_DURATION=0	# keep every result
 DB=$MNT/checkpoints.db
@@ -49,10 +48,7 @@ export CHECKPOINT_STORE_DURATION CHECKPOINT_DB
 # The processes first, then the filesystem (no process may hold it).
 full_cleanup() {
 	stop_recorded
-	if [ -n "$MOUNTED" ]; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	cleanup
+	unmount_cleanup
 }
 trap full_cleanup EXIT
 
