@@ -36,7 +36,7 @@
 
 #include "body.h"
 #include "commit.h"
-#include "handler.h"
+#include "api.h"
 #include "log.h"
 #include "settings.h"
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for whole requests through api_handle (cgi/handler.c)
+ * libFuzzer harness for whole requests through api_handle (cgi/api.c)
  * over a real store, one SQLite file in a temporary directory made once.
  * The input is REQUEST_METHOD, PATH_INFO and CONTENT_LENGTH, each ended by
  * a newline (a missing one is unset), then the body bytes.  Every answer
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "handler.h"
+#include "api.h"
 #include "route.h"
 
 int LLVMFuzzerInitialize(int *, char ***);

@@ -12,7 +12,7 @@
 
 #include "body.h"
 #include "commit.h"
-#include "handler.h"
+#include "api.h"
 #include "log.h"
 #include "route.h"
 
