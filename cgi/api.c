@@ -5,83 +5,16 @@
  */
 #include <config.h>
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "body.h"
 #include "commit.h"
-#include "api.h"
 #include "log.h"
+#include "readers.h"
 #include "route.h"
-
-/*
- * A pool of read connections shared by a process's threads.  A connection
- * costs about 350 KiB (schema, statements, page cache), so one per thread
- * made 64 threads (the nginx keepalive deployment) weigh 26 MiB; reads are
- * short, so a few connections serve many threads.  Slots hold an open
- * store or NULL (opened by the borrower, or closed after a fault).
- */
-struct readers {
-	pthread_mutex_t lock;
-	pthread_cond_t given;
-	size_t nfree;
-	struct store *free[]; /* nfree slots at the front */
-};
-
-struct readers *
-readers_new(size_t n)
-{
-	struct readers *rd;
-
-	if (n == 0 ||
-	    (rd = calloc(1, sizeof(*rd) + n * sizeof(struct store *))) == NULL)
-		return NULL;
-	pthread_mutex_init(&rd->lock, NULL);
-	pthread_cond_init(&rd->given, NULL);
-	rd->nfree = n;
-	return rd;
-}
-
-/* The caller guarantees that every borrowed connection was given back. */
-void
-readers_free(struct readers *rd)
-{
-	size_t i;
-
-	if (rd == NULL)
-		return;
-	for (i = 0; i < rd->nfree; i++)
-		store_close(rd->free[i]);
-	pthread_cond_destroy(&rd->given);
-	pthread_mutex_destroy(&rd->lock);
-	free(rd);
-}
-
-static void
-readers_take(struct api *a)
-{
-	struct readers *rd = a->readers;
-
-	pthread_mutex_lock(&rd->lock);
-	while (rd->nfree == 0)
-		pthread_cond_wait(&rd->given, &rd->lock);
-	a->store = rd->free[--rd->nfree];
-	pthread_mutex_unlock(&rd->lock);
-}
-
-static void
-readers_give(struct api *a)
-{
-	struct readers *rd = a->readers;
-
-	pthread_mutex_lock(&rd->lock);
-	rd->free[rd->nfree++] = a->store;
-	pthread_cond_signal(&rd->given);
-	pthread_mutex_unlock(&rd->lock);
-	a->store = NULL;
-}
 
 static void api_answer(struct commit_req *, enum store_rc, int);
 
@@ -118,7 +51,7 @@ api_store(struct api *a, struct response *r)
 	char err[512];
 
 	if (a->readers != NULL && !a->borrowed) {
-		readers_take(a);
+		a->store = readers_take(a->readers);
 		a->borrowed = 1;
 	}
 	/* Kept open, not reopened: see store_replaced. */
@@ -421,7 +354,9 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	else
 		api_status(a, &rt, r, now_ms);
 	if (a->borrowed) {
-		readers_give(a); /* open, or NULL after a fault */
+		/* open, or NULL after a fault */
+		readers_give(a->readers, a->store);
+		a->store = NULL;
 		a->borrowed = 0;
 	}
 	return deferred;

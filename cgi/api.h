@@ -58,8 +58,6 @@ struct api {
 
 void api_init(struct api *, const struct settings *);
 void api_free(struct api *);
-struct readers *readers_new(size_t);
-void readers_free(struct readers *);
 int api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
 

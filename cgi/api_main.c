@@ -34,10 +34,11 @@
 
 #include <fcgiapp.h>
 
+#include "api.h"
 #include "body.h"
 #include "commit.h"
-#include "api.h"
 #include "log.h"
+#include "readers.h"
 #include "settings.h"
 
 #define DEFAULT_THREADS 16 /* as many POSTs as may share one commit */
