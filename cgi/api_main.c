@@ -424,7 +424,7 @@ worker_finish(struct worker *w, int ready)
  * the CPU rather than preempting the web server, which goes on with its
  * event loop (handing more requests over, reading more answers) until it
  * blocks.  Every waking worker preempting it cost both of them context
- * switches: see README.md, "Performance".  The committer and checkpointer
+ * switches: see README.md, "Performance".  The committer and WAL copier
  * keep the default policy, so that a commit's wake-up still preempts.
  */
 static void

@@ -17,7 +17,7 @@
  * POST, a fifth of its CPU (see the note on issue 6).  The lock guards
  * only the queue; answers happen outside it.
  *
- * A third thread, the checkpointer, copies the WAL into the database when
+ * A third thread, the WAL copier, copies the WAL into the database when
  * it has grown, with a connection of its own, so that the committer (and
  * every POST waiting for it) never does that work itself.
  */
@@ -32,9 +32,9 @@
 #include "log.h"
 
 #define COMMIT_MAX_BATCH 256
-#define COMMIT_CKPT_FRAMES 1000 /* SQLite's own automatic checkpoint's */
-#define COMMIT_CKPT_PASSES 4 /* passes of one background checkpoint */
-#define COMMIT_CKPT_LEFT 64 /* new frames small enough to catch up on */
+#define COMMIT_WAL_FRAMES 1000 /* SQLite's own automatic checkpoint's */
+#define COMMIT_WAL_PASSES 4 /* passes of one background checkpoint */
+#define COMMIT_WAL_LEFT 64 /* new frames small enough to catch up on */
 #define COMMIT_CATCH_UPS 8 /* tries to start the WAL over, in a row */
 
 struct committer {
@@ -46,21 +46,21 @@ struct committer {
 	struct commit_req *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
-	/* The checkpointer: its thread and connection, and when to run. */
-	struct store *ckpt_store;
-	pthread_t ckpt_thread;
-	pthread_cond_t ckpt_work;
-	int ckpt_ready; /* its connection is open */
-	int ckpt_wanted; /* the WAL has grown enough since the last one */
-	int ckpt_next; /* frames before the next; 0: COMMIT_CKPT_FRAMES */
-	int ckpt_caught_up; /* it copied all it saw: the committer finishes */
+	/* The WAL copier: its thread and connection, and when to run. */
+	struct store *wal_store;
+	pthread_t wal_thread;
+	pthread_cond_t wal_work;
+	int wal_ready; /* its connection is open */
+	int wal_wanted; /* the WAL has grown enough since the last one */
+	int wal_next; /* frames before the next; 0: COMMIT_WAL_FRAMES */
+	int wal_caught_up; /* it copied all it saw: the committer finishes */
 	/* The committer thread's own: did its catch-up restart the WAL? */
 	int restart_check;
 	int catch_ups; /* in a row that did not */
 };
 
 static void *commit_main(void *);
-static void *commit_ckpt_main(void *);
+static void *commit_wal_main(void *);
 
 /* Tells both threads to stop, and waits for t. */
 static void
@@ -69,13 +69,13 @@ commit_stop(struct committer *c, pthread_t t)
 	pthread_mutex_lock(&c->lock);
 	c->stop = 1;
 	pthread_cond_signal(&c->work);
-	pthread_cond_signal(&c->ckpt_work);
+	pthread_cond_signal(&c->wal_work);
 	pthread_mutex_unlock(&c->lock);
 	pthread_join(t, NULL);
 }
 
 /*
- * Starts the committer and checkpointer threads.  The caller has blocked
+ * Starts the committer and WAL copier threads.  The caller has blocked
  * the signals it handles, so that the threads inherit the mask.
  */
 struct committer *
@@ -88,16 +88,16 @@ commit_new(const struct settings *st)
 	c->settings = st;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->work, NULL);
-	pthread_cond_init(&c->ckpt_work, NULL);
+	pthread_cond_init(&c->wal_work, NULL);
 	if (pthread_create(&c->thread, NULL, commit_main, c) != 0)
 		goto fail;
-	if (pthread_create(&c->ckpt_thread, NULL, commit_ckpt_main, c) != 0) {
+	if (pthread_create(&c->wal_thread, NULL, commit_wal_main, c) != 0) {
 		commit_stop(c, c->thread);
 		goto fail;
 	}
 	return c;
 fail:
-	pthread_cond_destroy(&c->ckpt_work);
+	pthread_cond_destroy(&c->wal_work);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -105,7 +105,7 @@ fail:
 }
 
 /*
- * Stops the committer once the queue is empty, and the checkpointer.  The
+ * Stops the committer once the queue is empty, and the WAL copier.  The
  * caller guarantees that no worker is in commit_submit any more.
  */
 void
@@ -114,10 +114,10 @@ commit_free(struct committer *c)
 	if (c == NULL)
 		return;
 	commit_stop(c, c->thread);
-	pthread_join(c->ckpt_thread, NULL);
+	pthread_join(c->wal_thread, NULL);
 	store_close(c->store);
-	store_close(c->ckpt_store);
-	pthread_cond_destroy(&c->ckpt_work);
+	store_close(c->wal_store);
+	pthread_cond_destroy(&c->wal_work);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -145,7 +145,7 @@ commit_open(struct committer *c, struct store **s, int64_t cache_kib)
 
 /*
  * After each commit, in the committer thread (store_on_commit): wakes the
- * checkpointer once the WAL holds COMMIT_CKPT_FRAMES more frames than it
+ * WAL copier once the WAL holds COMMIT_WAL_FRAMES more frames than it
  * could copy last time.  SQLite would otherwise checkpoint right here,
  * and every POST waiting for this thread would wait for that too (a
  * checkpoint syncs the WAL and the database: milliseconds).
@@ -163,27 +163,27 @@ commit_wal_grew(void *arg, int frames)
 	 */
 	if (c->restart_check) {
 		c->restart_check = 0;
-		again = frames > COMMIT_CKPT_LEFT &&
+		again = frames > COMMIT_WAL_LEFT &&
 		    ++c->catch_ups <= COMMIT_CATCH_UPS;
 		if (!again)
 			c->catch_ups = 0;
 	}
 	pthread_mutex_lock(&c->lock);
 	if (again)
-		c->ckpt_caught_up = 1;
-	/* The first commit too: the checkpointer opens its connection then. */
-	else if (!c->ckpt_wanted &&
-	    (!c->ckpt_ready ||
+		c->wal_caught_up = 1;
+	/* The first commit too: the WAL copier opens its connection then. */
+	else if (!c->wal_wanted &&
+	    (!c->wal_ready ||
 		frames >=
-		    (c->ckpt_next > 0 ? c->ckpt_next : COMMIT_CKPT_FRAMES))) {
-		c->ckpt_wanted = 1;
-		pthread_cond_signal(&c->ckpt_work);
+		    (c->wal_next > 0 ? c->wal_next : COMMIT_WAL_FRAMES))) {
+		c->wal_wanted = 1;
+		pthread_cond_signal(&c->wal_work);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
 
 /*
- * In the committer thread, after the checkpointer copied every frame it
+ * In the committer thread, after the WAL copier copied every frame it
  * saw: copies the few frames committed since, so that the next transaction
  * finds the WAL wholly in the database and starts it over (SQLite restarts
  * the WAL only then).  A short pause (the frames of a few transactions,
@@ -195,22 +195,23 @@ commit_catch_up(struct committer *c)
 	int frames, copied;
 
 	if (c->store != NULL &&
-	    store_checkpoint_passive(c->store, &frames, &copied) == STORE_OK) {
-		log_debug("checkpoint caught up: %d of %d WAL frames", copied,
-		    frames);
+	    store_wal_checkpoint_passive(c->store, &frames, &copied) ==
+		STORE_OK) {
+		log_debug("WAL checkpoint caught up: %d of %d WAL frames",
+		    copied, frames);
 		c->restart_check = copied == frames;
 	}
 }
 
 /*
- * The checkpointer: copies the WAL into the database beside the commits
+ * The WAL copier: copies the WAL into the database beside the commits
  * (PASSIVE waits for no one), so that the committer's next transaction
  * starts the WAL over and overwrites it; overwriting a file is a cheaper
  * sync than growing it.  Where readers kept it from copying everything,
- * it tries again COMMIT_CKPT_FRAMES frames later rather than at once.
+ * it tries again COMMIT_WAL_FRAMES frames later rather than at once.
  */
 static void *
-commit_ckpt_main(void *arg)
+commit_wal_main(void *arg)
 {
 	struct committer *c = arg;
 	enum store_rc rc;
@@ -218,43 +219,41 @@ commit_ckpt_main(void *arg)
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		while (!c->ckpt_wanted && !c->stop)
-			pthread_cond_wait(&c->ckpt_work, &c->lock);
+		while (!c->wal_wanted && !c->stop)
+			pthread_cond_wait(&c->wal_work, &c->lock);
 		if (c->stop)
 			break;
 		pthread_mutex_unlock(&c->lock);
 
 		rc = STORE_OK;
-		if (c->ckpt_store == NULL)
-			rc = commit_open(c, &c->ckpt_store, 64);
+		if (c->wal_store == NULL)
+			rc = commit_open(c, &c->wal_store, 64);
 		/*
 		 * Again while the last pass found many new frames (committed
 		 * during the one before), so that what is left for the
 		 * committer to catch up is small.
 		 */
 		frames = copied = 0;
-		for (pass = 0; rc == STORE_OK && pass < COMMIT_CKPT_PASSES;
+		for (pass = 0; rc == STORE_OK && pass < COMMIT_WAL_PASSES;
 		     pass++) {
 			seen = frames;
-			rc = store_checkpoint_passive(c->ckpt_store, &frames,
+			rc = store_wal_checkpoint_passive(c->wal_store, &frames,
 			    &copied);
-			log_debug("checkpoint: %d of %d WAL frames copied",
+			log_debug("WAL checkpoint: %d of %d WAL frames copied",
 			    copied, frames);
-			if (copied < frames ||
-			    frames - seen <= COMMIT_CKPT_LEFT)
+			if (copied < frames || frames - seen <= COMMIT_WAL_LEFT)
 				break;
 		}
 		if (rc != STORE_OK && rc != STORE_BUSY) {
-			store_close(c->ckpt_store);
-			c->ckpt_store = NULL;
+			store_close(c->wal_store);
+			c->wal_store = NULL;
 		}
 
 		pthread_mutex_lock(&c->lock);
-		c->ckpt_ready = c->ckpt_store != NULL;
-		c->ckpt_wanted = 0;
-		c->ckpt_next = copied < frames ? frames + COMMIT_CKPT_FRAMES :
-						 0;
-		c->ckpt_caught_up = frames > 0 && copied == frames;
+		c->wal_ready = c->wal_store != NULL;
+		c->wal_wanted = 0;
+		c->wal_next = copied < frames ? frames + COMMIT_WAL_FRAMES : 0;
+		c->wal_caught_up = frames > 0 && copied == frames;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
@@ -327,8 +326,8 @@ commit_main(void *arg)
 		c->head = w;
 		if (c->head == NULL)
 			c->tail = NULL;
-		catch_up = c->ckpt_caught_up;
-		c->ckpt_caught_up = 0;
+		catch_up = c->wal_caught_up;
+		c->wal_caught_up = 0;
 		pthread_mutex_unlock(&c->lock);
 
 		if (catch_up)

@@ -1153,7 +1153,7 @@ store_wal_checkpoint(struct store *s, int *busy)
  * it.  *frames and *copied are the WAL's frames and those in the database.
  */
 enum store_rc
-store_checkpoint_passive(struct store *s, int *frames, int *copied)
+store_wal_checkpoint_passive(struct store *s, int *frames, int *copied)
 {
 	int rc;
 
@@ -1162,7 +1162,7 @@ store_checkpoint_passive(struct store *s, int *frames, int *copied)
 	/* Another checkpoint is under way: nothing to say. */
 	if (rc == SQLITE_BUSY)
 		return STORE_BUSY;
-	return store_rc_from(s, rc, "passive checkpoint");
+	return store_rc_from(s, rc, "passive wal checkpoint");
 }
 
 /*

@@ -193,7 +193,7 @@ enum store_rc store_claimed(struct store *, store_stale_cb, void *);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
 enum store_rc store_data_version(struct store *, int64_t *version);
 int store_replaced(struct store *, int64_t max_age_ms);
-enum store_rc store_checkpoint_passive(struct store *, int *frames,
+enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);
 void store_on_commit(struct store *, void (*)(void *, int frames), void *);
 
