@@ -151,12 +151,6 @@ struct outcome {
 	const char *failure_trace;
 };
 
-/* A claim on a trigger whose command runs outside any transaction. */
-struct claim {
-	int64_t row;
-	int64_t lease_ms; /* when other runners may take it over */
-};
-
 /* A claimed trigger found on start of a pass, with its claim's owner. */
 struct stale {
 	int64_t row;
