@@ -28,6 +28,7 @@
 
 #include "action.h"
 #include "buf.h"
+#include "clock.h"
 
 #define ACTION_KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL after this */
 #define ACTION_REAP_POLL_MS 20 /* how often to look for the shell's exit */
@@ -44,13 +45,11 @@ struct action {
 	struct action_output out;
 };
 
+/* The clock of action deadlines. */
 int64_t
 action_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 /* In the child, after fork: never returns. */

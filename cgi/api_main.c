@@ -36,6 +36,7 @@
 
 #include "api.h"
 #include "body.h"
+#include "clock.h"
 #include "commit.h"
 #include "log.h"
 #include "readers.h"
@@ -99,16 +100,6 @@ usage(void)
 	    "usage: checkpoint-api.fcgi [-dV] [-n requests] "
 	    "[-t threads] [-s path | -s 127.0.0.1:port]\n");
 	exit(2);
-}
-
-/* CLOCK_REALTIME for the times recorded, CLOCK_MONOTONIC for intervals. */
-static int64_t
-clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static size_t

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "clock.h"
 #include "ids.h"
 #include "log.h"
 #include "settings.h"
@@ -161,15 +162,6 @@ ctl_usage(FILE *fp)
 		fprintf(fp, "\t%s%s%s\n", ctl_cmds[i].title,
 		    *ctl_cmds[i].synopsis != '\0' ? " " : "",
 		    ctl_cmds[i].synopsis);
-}
-
-static int64_t
-ctl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* --- The command line. --- */
@@ -566,7 +558,8 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_add(s, &j, ctl_now_ms())) == STORE_EXISTS) {
+	if ((rc = store_job_add(s, &j, clock_ms(CLOCK_REALTIME))) ==
+	    STORE_EXISTS) {
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
@@ -591,7 +584,7 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	}
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_set(s, &j, fields, ctl_now_ms())) ==
+	if ((rc = store_job_set(s, &j, fields, clock_ms(CLOCK_REALTIME))) ==
 	    STORE_NOTFOUND) {
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
@@ -745,7 +738,7 @@ ctl_purge(struct ctl *c, const struct ctl_args *a)
 
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	rc = store_purge(s, ctl_now_ms(), c->st.store_ms, &n);
+	rc = store_purge(s, clock_ms(CLOCK_REALTIME), c->st.store_ms, &n);
 	if (rc == STORE_OK)
 		printf("purged %lld\n", (long long)n);
 	return ctl_store_done(c, rc, "purge");

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "clock.h"
 #include "log.h"
 #include "runner.h"
 
@@ -57,15 +58,6 @@ struct pass {
 	int skipped; /* left work for a later round */
 	struct pending *pend;
 };
-
-static int64_t
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* This process's start time in clock ticks since boot, from /proc. */
 static unsigned long long
@@ -134,7 +126,7 @@ stale_collect(const struct stale *c, void *arg)
 	struct outcome o;
 	struct buf trace = { 0 };
 	int alive;
-	int64_t now = wall_ms();
+	int64_t now = clock_ms(CLOCK_REALTIME);
 
 	/* Gone from this host, or past its lease wherever it runs. */
 	alive = owner_alive(c->owner);
@@ -303,7 +295,7 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	enum store_rc rc;
 	size_t n, i, nclaims = 0, inrange;
 	int claimed;
-	int64_t now = wall_ms(), upto, failed = 0, completed = 0;
+	int64_t now = clock_ms(CLOCK_REALTIME), upto, failed = 0, completed = 0;
 
 	*more = 0;
 	if ((rc = store_begin(p->store)) != STORE_OK)
@@ -417,7 +409,8 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_class = FAIL_CKPT_CLASS;
 		o.failure_trace = buf_str(&trace);
 	}
-	rc = store_complete(p->store, r->row, p->o->owner, &o, wall_ms());
+	rc = store_complete(p->store, r->row, p->o->owner, &o,
+	    clock_ms(CLOCK_REALTIME));
 	if (rc == STORE_OK) {
 		if (res.status == ACTION_OK)
 			p->stats->completed++;
@@ -528,7 +521,8 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	free(p.pend);
 
 	if (rc == STORE_OK && o->store_ms > 0 &&
-	    store_purge(s, wall_ms(), o->store_ms, &purged) == STORE_OK)
+	    store_purge(s, clock_ms(CLOCK_REALTIME), o->store_ms, &purged) ==
+		STORE_OK)
 		stats->purged += purged;
 	stats->duration_ms += action_now_ms() - start;
 	return rc == STORE_OK ? 0 : -1;

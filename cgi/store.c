@@ -18,6 +18,7 @@
 
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "log.h"
 #include "schema.h"
 #include "store.h"
@@ -1207,15 +1208,13 @@ store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 int
 store_replaced(struct store *s, int64_t max_age_ms)
 {
-	struct timespec ts;
 	int64_t now;
 	int moved = 0;
 
 	if (s->replaced)
 		return 1;
 	if (max_age_ms > 0) {
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-		now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		now = clock_ms(CLOCK_MONOTONIC_COARSE);
 		if (now - s->replaced_checked_ms < max_age_ms)
 			return 0;
 		s->replaced_checked_ms = now;
