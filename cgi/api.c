@@ -61,12 +61,8 @@ api_store(struct api *a, struct response *r)
 	}
 	if (a->store != NULL)
 		return a->store;
-	memset(&o, 0, sizeof(o));
-	o.path = a->settings->db_path;
-	o.sync_normal = a->settings->sync_normal;
-	o.busy_ms = a->settings->busy_ms;
 	/* Point reads by key: a small cache per thread keeps RSS low. */
-	o.cache_kib = 256;
+	settings_store_opts(a->settings, 256, &o);
 	if ((rc = store_open(&o, &a->store, err, sizeof(err))) != STORE_OK) {
 		log_error("open store: %s", err);
 		a->store = NULL;

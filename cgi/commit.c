@@ -131,11 +131,7 @@ commit_open(struct committer *c, struct store **s, int64_t cache_kib)
 	enum store_rc rc;
 	char err[512];
 
-	memset(&o, 0, sizeof(o));
-	o.path = c->settings->db_path;
-	o.sync_normal = c->settings->sync_normal;
-	o.busy_ms = c->settings->busy_ms;
-	o.cache_kib = cache_kib;
+	settings_store_opts(c->settings, cache_kib, &o);
 	if ((rc = store_open(&o, s, err, sizeof(err))) != STORE_OK) {
 		log_error("open store: %s", err);
 		*s = NULL;

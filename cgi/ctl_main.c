@@ -384,10 +384,7 @@ ctl_open(struct ctl *c)
 	enum store_rc rc;
 	char err[512];
 
-	memset(&o, 0, sizeof(o));
-	o.path = c->st.db_path;
-	o.sync_normal = c->st.sync_normal;
-	o.busy_ms = c->st.busy_ms;
+	settings_store_opts(&c->st, 0, &o);
 	rc = store_open(&o, &c->store, err, sizeof(err));
 	if (rc == STORE_BUSY)
 		ctl_err("database is locked; try again");

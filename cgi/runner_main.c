@@ -141,11 +141,7 @@ open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 	struct store_opts so;
 	char err[512];
 
-	memset(&so, 0, sizeof(so));
-	so.path = st->db_path;
-	so.sync_normal = st->sync_normal;
-	so.busy_ms = st->busy_ms;
-	so.cache_kib = cache_kib;
+	settings_store_opts(st, cache_kib, &so);
 	if (store_open(&so, s, err, sizeof(err)) != STORE_OK) {
 		log_error("%s", err);
 		return -1;

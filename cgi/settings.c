@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "settings.h"
+#include "store.h"
 
 /*
  * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.
@@ -100,6 +101,18 @@ settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* The store's options from the settings; cache_kib 0: SQLite's default. */
+void
+settings_store_opts(const struct settings *st, int64_t cache_kib,
+    struct store_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = st->db_path;
+	o->sync_normal = st->sync_normal;
+	o->busy_ms = st->busy_ms;
+	o->cache_kib = cache_kib;
 }
 
 static int

@@ -34,4 +34,8 @@ int settings_parse_duration(const char *s, int64_t *ms);
 int settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out);
 int settings_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 
+struct store_opts;
+void settings_store_opts(const struct settings *, int64_t cache_kib,
+    struct store_opts *);
+
 #endif /* SETTINGS_H */
