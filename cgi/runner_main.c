@@ -149,8 +149,17 @@ open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 	return 0;
 }
 
-int
-main(int argc, char *argv[])
+/* What the command line asks for besides the runner's options. */
+struct cmdline {
+	const char *db; /* --db; NULL: CHECKPOINT_DB */
+	enum log_level lvl;
+	int watch, want_stats, use_syslog;
+};
+
+/* Reads argv into ro and cl; exits on --version and on a bad option. */
+static void
+parse_options(int argc, char *argv[], struct runner_opts *ro,
+    struct cmdline *cl)
 {
 	static const struct option longopts[] = {
 		{ "batch", required_argument, NULL, 'b' },
@@ -164,24 +173,16 @@ main(int argc, char *argv[])
 		{ "watch", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct settings st;
-	struct runner_opts ro;
-	struct runner_stats stats;
-	struct sigaction sa;
-	struct store *s;
-	enum log_level lvl = LOG_LVL_INFO;
-	const char *db = NULL;
-	char owner[300], err[256];
-	int64_t n, version, seen, last_pass;
-	ino_t inode;
+	int64_t n;
 	long ncpu;
-	int ch, watch = 0, want_stats = 0, use_syslog = 0;
-	int rc = EXIT_OK, wfd, hot;
+	int ch;
 
-	memset(&ro, 0, sizeof(ro));
+	memset(ro, 0, sizeof(*ro));
+	memset(cl, 0, sizeof(*cl));
+	cl->lvl = LOG_LVL_INFO;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	ro.parallel = ncpu > 0 ? (size_t)ncpu : 1;
-	ro.batch = 5000;
+	ro->parallel = ncpu > 0 ? (size_t)ncpu : 1;
+	ro->batch = 5000;
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -192,13 +193,13 @@ main(int argc, char *argv[])
 				    optarg);
 				usage();
 			}
-			ro.batch = (size_t)n;
+			ro->batch = (size_t)n;
 			break;
 		case 'D':
-			db = optarg;
+			cl->db = optarg;
 			break;
 		case 'l':
-			if (log_level_parse(optarg, &lvl) == -1) {
+			if (log_level_parse(optarg, &cl->lvl) == -1) {
 				fprintf(stderr,
 				    "checkpoint-runner: --log-level "
 				    "%s: expected error, warn, info or "
@@ -215,19 +216,19 @@ main(int argc, char *argv[])
 				    optarg);
 				usage();
 			}
-			ro.parallel = (size_t)n;
+			ro->parallel = (size_t)n;
 			break;
 		case 'S':
-			want_stats = 1;
+			cl->want_stats = 1;
 			break;
 		case 'L':
-			use_syslog = 1;
+			cl->use_syslog = 1;
 			break;
 		case 'V':
 			puts(PACKAGE_STRING);
-			return EXIT_OK;
+			exit(EXIT_OK);
 		case 'w':
-			watch = 1;
+			cl->watch = 1;
 			break;
 		default:
 			usage();
@@ -235,11 +236,118 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	if (ro.parallel > 63)
-		ro.parallel = 63;
-	log_init("checkpoint-runner", use_syslog, lvl);
+	if (ro->parallel > 63)
+		ro->parallel = 63;
+}
+
+/* One pass over everything pending; closes s.  Returns the exit status. */
+static int
+run_once(struct store *s, const struct settings *st,
+    const struct runner_opts *ro, int want_stats)
+{
+	struct runner_stats stats;
+	int rc = EXIT_OK;
+
+	memset(&stats, 0, sizeof(stats));
+	if (runner_pass(s, ro, &stats, &quit) == -1)
+		rc = EXIT_PASS;
+	wal_housekeeping(s, st->db_path);
+	if (want_stats)
+		print_stats(&stats);
+	store_close(s);
+	return rc;
+}
+
+/*
+ * Sleeps until another process commits, or a while passes.  A write to
+ * the WAL wakes us before its commit is visible (the fsync and the index
+ * update follow), so after a wake-up data_version is looked at again
+ * every few milliseconds for a short while before sleeping long.
+ */
+static void
+watch_sleep(struct store *s, const char *db, int wfd, int64_t seen, ino_t inode)
+{
+	int64_t version, last_pass;
+	int hot = 0;
+
+	for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
+		if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
+			hot = WATCH_HOT_STEPS;
+		else if (hot > 0)
+			hot--;
+		last_pass += hot > 0 ? WATCH_HOT_STEP_MS : 1000;
+		if (store_data_version(s, &version) != STORE_OK ||
+		    version != seen || db_inode(db) != inode)
+			break;
+	}
+}
+
+/* A pass each time the database changes, until a signal; closes s. */
+static int
+watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
+    int want_stats)
+{
+	struct runner_stats stats;
+	int64_t seen;
+	ino_t inode;
+	int wfd;
+
+	log_info("watching %s", st->db_path);
+	wfd = watch_open(st->db_path);
+	seen = 0;
+	inode = db_inode(st->db_path);
+	while (!quit) {
+		/*
+		 * A database that fails, or a file replaced under the same
+		 * name (restored from a backup, say), is opened again.
+		 */
+		if (db_inode(st->db_path) != inode ||
+		    store_data_version(s, &seen) != STORE_OK) {
+			log_warn("%s: changed or failing; opening it again",
+			    st->db_path);
+			store_close(s);
+			s = NULL;
+			while (!quit && open_store(st, &s, 64 * 1024) == -1)
+				watch_wait(-1, 1000);
+			if (s == NULL)
+				break;
+			inode = db_inode(st->db_path);
+			if (wfd != -1)
+				close(wfd);
+			wfd = watch_open(st->db_path);
+			continue;
+		}
+		memset(&stats, 0, sizeof(stats));
+		if (runner_pass(s, ro, &stats, &quit) == -1)
+			log_warn("pass did not finish; trying again");
+		wal_housekeeping(s, st->db_path);
+		if (want_stats &&
+		    (stats.completed || stats.failed || stats.stale ||
+			stats.purged))
+			print_stats(&stats);
+		watch_sleep(s, st->db_path, wfd, seen, inode);
+	}
+	if (wfd != -1)
+		close(wfd);
+	store_close(s);
+	log_info("stopped");
+	return EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct settings st;
+	struct runner_opts ro;
+	struct cmdline cl;
+	struct sigaction sa;
+	struct store *s;
+	char owner[300], err[256];
+
+	parse_options(argc, argv, &ro, &cl);
+	log_init("checkpoint-runner", cl.use_syslog, cl.lvl);
 	store_init();
-	if (settings_from_env(&st, db, err, sizeof(err)) == -1) {
+	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -267,73 +375,7 @@ main(int argc, char *argv[])
 	/* A 64 MiB page cache: batches over large queues stay in memory. */
 	if (open_store(&st, &s, 64 * 1024) == -1)
 		return EXIT_DB;
-
-	if (!watch) {
-		memset(&stats, 0, sizeof(stats));
-		if (runner_pass(s, &ro, &stats, &quit) == -1)
-			rc = EXIT_PASS;
-		wal_housekeeping(s, st.db_path);
-		if (want_stats)
-			print_stats(&stats);
-		store_close(s);
-		return rc;
-	}
-
-	log_info("watching %s", st.db_path);
-	wfd = watch_open(st.db_path);
-	seen = 0;
-	inode = db_inode(st.db_path);
-	while (!quit) {
-		/*
-		 * A database that fails, or a file replaced under the same
-		 * name (restored from a backup, say), is opened again.
-		 */
-		if (db_inode(st.db_path) != inode ||
-		    store_data_version(s, &seen) != STORE_OK) {
-			log_warn("%s: changed or failing; opening it again",
-			    st.db_path);
-			store_close(s);
-			s = NULL;
-			while (!quit && open_store(&st, &s, 64 * 1024) == -1)
-				watch_wait(-1, 1000);
-			if (s == NULL)
-				break;
-			inode = db_inode(st.db_path);
-			if (wfd != -1)
-				close(wfd);
-			wfd = watch_open(st.db_path);
-			continue;
-		}
-		memset(&stats, 0, sizeof(stats));
-		if (runner_pass(s, &ro, &stats, &quit) == -1)
-			log_warn("pass did not finish; trying again");
-		wal_housekeeping(s, st.db_path);
-		if (want_stats &&
-		    (stats.completed || stats.failed || stats.stale ||
-			stats.purged))
-			print_stats(&stats);
-		/*
-		 * Sleep until another process commits, or a while passes.
-		 * A write to the WAL wakes us before its commit is visible
-		 * (the fsync and the index update follow), so after a
-		 * wake-up data_version is looked at again every few
-		 * milliseconds for a short while before sleeping long.
-		 */
-		hot = 0;
-		for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
-			if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
-				hot = WATCH_HOT_STEPS;
-			else if (hot > 0)
-				hot--;
-			last_pass += hot > 0 ? WATCH_HOT_STEP_MS : 1000;
-			if (store_data_version(s, &version) != STORE_OK ||
-			    version != seen || db_inode(st.db_path) != inode)
-				break;
-		}
-	}
-	if (wfd != -1)
-		close(wfd);
-	store_close(s);
-	log_info("stopped");
-	return EXIT_OK;
+	if (!cl.watch)
+		return run_once(s, &st, &ro, cl.want_stats);
+	return watch(s, &st, &ro, cl.want_stats);
 }
