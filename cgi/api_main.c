@@ -586,6 +586,18 @@ workers_join(int n)
 	return left;
 }
 
+/* Frees what serve_fcgi made: its caller guarantees that no worker runs. */
+static void
+serve_free(struct committer *c, struct readers *rd)
+{
+	commit_free(c);
+	readers_free(rd);
+	free(workers);
+	workers = NULL;
+	close(stop_pipe[0]);
+	close(stop_pipe[1]);
+}
+
 /*
  * Serves FastCGI with nthreads workers accepting on sock, all sharing one
  * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
@@ -603,7 +615,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	struct readers *rd = NULL;
 	struct sigaction sa;
 	long cpus, nreaders;
-	int i, sig, started = 0;
+	int i, sig, started = 0, rc = 1;
 
 	/*
 	 * Reads are short: one connection per CPU serves any number of
@@ -629,9 +641,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	    (rd = readers_new((size_t)nreaders)) == NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
-		readers_free(rd);
-		free(workers);
-		return 1;
+		goto done;
 	}
 	for (i = 0; i < nthreads; i++) {
 		api_init(&workers[i].api, st);
@@ -648,12 +658,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		}
 		started++;
 	}
-	if (started == 0) {
-		commit_free(c);
-		readers_free(rd);
-		free(workers);
-		return 1;
-	}
+	if (started == 0)
+		goto done;
 
 	while (sigwait(set, &sig) != 0)
 		;
@@ -662,15 +668,13 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	if (write(stop_pipe[1], "", 1) != 1)
 		log_warn("cannot wake the workers: %s", strerror(errno));
 	stop_accepting(sock, started);
-	if (workers_join(started) == 0) {
-		commit_free(c);
-		readers_free(rd);
-		free(workers);
-		workers = NULL;
-		close(stop_pipe[0]);
-		close(stop_pipe[1]);
-	}
-	return 0;
+	rc = 0;
+	/* A worker left running may still use all of it: free nothing. */
+	if (workers_join(started) != 0)
+		return rc;
+done:
+	serve_free(c, rd);
+	return rc;
 }
 
 int
