@@ -677,6 +677,26 @@ done:
 	return rc;
 }
 
+/* The socket of -s path or -s address:port; -1: said why. */
+static int
+listen_on(const char *sockpath)
+{
+	int sock;
+
+	/* libfcgi exits on a failed bind; say what we tried first. */
+	if (strchr(sockpath, '/') == NULL && sockpath[0] == ':') {
+		log_error("-s %s: give an address, such as 127.0.0.1%s",
+		    sockpath, sockpath);
+		return -1;
+	}
+	log_info("listening on %s", sockpath);
+	if ((sock = FCGX_OpenSocket(sockpath, 128)) < 0) {
+		log_error("-s %s: cannot listen", sockpath);
+		return -1;
+	}
+	return sock;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -745,17 +765,8 @@ main(int argc, char *argv[])
 	}
 
 	if (sockpath != NULL) {
-		/* libfcgi exits on a failed bind; say what we tried first. */
-		if (strchr(sockpath, '/') == NULL && sockpath[0] == ':') {
-			log_error("-s %s: give an address, such as 127.0.0.1%s",
-			    sockpath, sockpath);
+		if ((sock = listen_on(sockpath)) < 0)
 			return 1;
-		}
-		log_info("listening on %s", sockpath);
-		if ((sock = FCGX_OpenSocket(sockpath, 128)) < 0) {
-			log_error("-s %s: cannot listen", sockpath);
-			return 1;
-		}
 	} else if (FCGX_IsCGI()) {
 		if (getenv("REQUEST_METHOD") == NULL) {
 			fprintf(stderr,
