@@ -209,12 +209,18 @@ fcgi_raw() {
 	fcgi_file "$1" "$2" "$T/fcgi-raw-req"
 }
 
-# fcgi_file METHOD PATH FILE: the same with FILE as the body; clients
-# running at once each need a FILE of their own.
+# fcgi_file METHOD PATH FILE [LENGTH]: the same with FILE as the body;
+# clients running at once each need a FILE of their own.  CONTENT_LENGTH is
+# FILE's size, or LENGTH when given (none when LENGTH is empty).  PATH_INFO
+# is PATH without its query string, or PATH_INFO_OVERRIDE when set.
 fcgi_file() {
-	env -i REQUEST_METHOD="$1" PATH_INFO="${2%%\?*}" REQUEST_URI="$2" \
-	    REMOTE_ADDR=192.0.2.7 \
-	    CONTENT_LENGTH="$(wc -c < "$3" | tr -d ' ')" \
+	if [ $# -ge 4 ]; then
+		_len=$4
+	else
+		_len=$(wc -c < "$3" | tr -d ' ')
+	fi
+	env -i REQUEST_METHOD="$1" PATH_INFO="${PATH_INFO_OVERRIDE-${2%%\?*}}" \
+	    REQUEST_URI="$2" REMOTE_ADDR=192.0.2.7 ${_len:+CONTENT_LENGTH=$_len} \
 	    "$CGIFCGI" -bind -connect "$SOCK" < "$3"
 }
 

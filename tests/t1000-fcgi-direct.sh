@@ -7,14 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v cgi-fcgi >/dev/null 2>&1 || bail "cgi-fcgi (libfcgi-bin) is missing"
-CGIFCGI=$(command -v cgi-fcgi)
 
 J=0123456789abcdef0123456789abcdef
 TID=abcdef0123456789abcdef0123456789
 CT='Content-Type: application/json; charset=UTF-8\r'
 CORS='Access-Control-Allow-Origin: *\r'
 
-# fcgi METHOD URI [BODY]: one request through cgi-fcgi to $CONNECT (or, with
+# fcgi METHOD URI [BODY]: one request through fcgi_file to $SOCK (or, with
 # MODE=cgi, to the binary run as plain CGI).  PATH_INFO is URI without its
 # query string unless PATH_INFO_OVERRIDE is set; CONTENT_LENGTH is the body's
 # length when a BODY is given.  Sets RC, HEAD (the header block up to and with
@@ -35,10 +34,8 @@ fcgi() {
 		    ${_cl:+CONTENT_LENGTH=$_cl} ${CGI_ENV:-} \
 		    "$API" < "$T/fcgi-req" > "$T/fcgi-out" 2> "$T/fcgi-err"
 	else
-		env -i REQUEST_METHOD="$1" PATH_INFO="$_pi" REQUEST_URI="$_uri" \
-		    REMOTE_ADDR=192.0.2.7 ${_cl:+CONTENT_LENGTH=$_cl} \
-		    "$CGIFCGI" -bind -connect "$CONNECT" \
-		    < "$T/fcgi-req" > "$T/fcgi-out" 2> "$T/fcgi-err"
+		fcgi_file "$1" "$_uri" "$T/fcgi-req" "$_cl" \
+		    > "$T/fcgi-out" 2> "$T/fcgi-err"
 	fi
 	RC=$?
 	HEAD=$(sed -n '1,/^\r$/p' "$T/fcgi-out" | sed 's/\r$/\\r/')
@@ -65,7 +62,7 @@ check() {
 	is "$BODY" "$3" "$1: body"
 }
 
-# Waits for the listener of pid $1 to answer a request at $CONNECT.
+# Waits for the listener of pid $1 to answer a request at $SOCK.
 wait_fcgi() {
 	i=0
 	while [ $i -lt 100 ]; do
@@ -85,7 +82,7 @@ no_trigger() {
 
 # --- FastCGI on a unix socket ---------------------------------------------
 
-CONNECT=$T/app.sock
+SOCK=$T/app.sock
 spawn "$API" -s "$T/app.sock" 2>>"$T/app.log"
 APP=$LAST_PID
 wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s $T/app.sock did not answer"
@@ -154,9 +151,7 @@ unset PATH_INFO_OVERRIDE
 # A body shorter than its CONTENT_LENGTH is refused, and nothing recorded.
 T3=33333333333333333333333333333333
 printf '{"triggerId":"%s"}' $T3 > "$T/short"
-env -i REQUEST_METHOD=POST PATH_INFO=/jobs/$J/checkpoints \
-    REQUEST_URI=/jobs/$J/checkpoints CONTENT_LENGTH=500 \
-    "$CGIFCGI" -bind -connect "$CONNECT" < "$T/short" > "$T/fcgi-out" 2>/dev/null
+fcgi_file POST /jobs/$J/checkpoints "$T/short" 500 > "$T/fcgi-out" 2>/dev/null
 like "$(head -n 1 "$T/fcgi-out")" '^Status: 400 Bad Request' "unix socket: body shorter than CONTENT_LENGTH is 400"
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T3'")" 0 \
     "unix socket: short body records nothing"
@@ -194,7 +189,7 @@ stop_pid "$APP"
 # request being answered and no worker leaving, exits 0, and says so.
 spawn "$API" -s "$T/half.sock" 2>>"$T/half.log"
 APP=$LAST_PID
-CONNECT=$T/half.sock
+SOCK=$T/half.sock
 wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s $T/half.sock did not answer"
 spawn perl -MIO::Socket::UNIX -e '
 	my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!\n";
@@ -216,12 +211,12 @@ like "$(cat "$T/half.log")" 'warn: 1 workers did not leave \(accept\); exiting u
     "a request never finished: the log says a worker was left, and where"
 stop_pid "$APP"
 stop_pid "$HALF"
-CONNECT=$T/app.sock
+SOCK=$T/app.sock
 
 # --- FastCGI on 127.0.0.1:PORT --------------------------------------------
 
 TCP_PORT=$(free_port)
-CONNECT=127.0.0.1:$TCP_PORT
+SOCK=127.0.0.1:$TCP_PORT
 spawn "$API" -s "127.0.0.1:$TCP_PORT" 2>>"$T/app.log"
 APP=$LAST_PID
 wait_fcgi "$APP" || bail "checkpoint-api.fcgi -s 127.0.0.1:$TCP_PORT did not answer"
@@ -241,8 +236,8 @@ stop_pid "$APP"
 
 # --- -n: a fixed number of requests ---------------------------------------
 
-CONNECT=$T/app-n.sock
-spawn "$API" -n 2 -s "$CONNECT" 2>>"$T/app.log"
+SOCK=$T/app-n.sock
+spawn "$API" -n 2 -s "$SOCK" 2>>"$T/app.log"
 APP=$LAST_PID
 wait_fcgi "$APP" || bail "checkpoint-api.fcgi -n 2 did not answer"
 fcgi GET /jobs/$J/checkpoints/$TID
