@@ -106,9 +106,6 @@ bad_param() {
 request_id() {
 	printf '{"request-id":"%s"}' "$1"
 }
-now_ms() {
-	date +%s%3N
-}
 # finish JOB TRIGGER CHECKPOINT-ID COMPLETED-MS: a successful result, by hand.
 finish() {
 	sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=$3,

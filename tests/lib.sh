@@ -295,6 +295,11 @@ sql() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$@"
 }
 
+# now_ms: the wall clock in milliseconds, as the programs record times.
+now_ms() {
+	date +%s%3N
+}
+
 # gone PID: no such process, or dead and waiting to be reaped (Z).
 gone() {
 	[ -n "$1" ] || return 1
