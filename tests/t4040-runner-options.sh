@@ -1,0 +1,139 @@
+#!/bin/sh
+# checkpoint-runner, black-box, its command line and its store: --stats;
+# purging (CHECKPOINT_STORE_DURATION); bad options and databases, with their
+# exit statuses; batched passes (--batch) over thousands of triggers.
+#
+# Actions' commands are written in single quotes on purpose: their $VARS
+# are for the action's shell, not this one.
+# shellcheck disable=SC2016,SC2086
+
+. "$(dirname "$0")/runner-lib.sh"
+
+pass || bail "checkpoint-runner cannot create $DB"
+start_lighttpd
+
+# --- --stats ----------------------------------------------------------------------------------------
+
+JOK=$(jid 30)
+JT=$(jid 31)
+JX=$(jid 32)
+JU=$(jid 33)
+add_job "$JOK" RUNNING FULL ""
+add_job "$JT" RUNNING FULL "true"
+add_job "$JX" RUNNING FULL "exit 1"
+post "$JOK" "$(tid 3001)" && post "$JOK" "$(tid 3002)" &&
+    post "$JT" "$(tid 3003)" && post "$JX" "$(tid 3004)" &&
+    post "$JU" "$(tid 3005)"
+ok $? "--stats: five triggers"
+pass --stats > "$T/stats"
+ok $? "--stats: the pass exits 0"
+is "$(wc -l < "$T/stats" | tr -d ' ')" 1 "--stats: exactly one line"
+like "$(cat "$T/stats")" \
+    '^\{"completed":3,"failed":2,"stale":0,"purged":0,"actions":2,"transactions":[1-9][0-9]*,"duration_ms":[0-9]+\}$' \
+    "--stats: the keys in order, with the right counts"
+is "$(pass)" "" "without --stats nothing goes to stdout"
+
+# --- purging ----------------------------------------------------------------------------------------
+
+PDB=$T/purge.db
+pass --db "$PDB"
+JP=$(jid 34)
+JQ=$(jid 35)
+# The old rows are a day old and the purge keeps ten minutes, so however slow
+# the machine (a sanitizer build), the result completed by the first pass is
+# still fresh when the second pass looks.
+now=$(now_ms)
+old=$((now - 86400000))
+sqlite3 "$PDB" "
+INSERT INTO jobs (job_id, state, checkpoint_type, timeout_s, created_ms,
+    updated_ms) VALUES ('$JP', 'RUNNING', 'FULL', 5, $old, $old);
+INSERT INTO jobs (job_id, state, checkpoint_type, command, timeout_s,
+    created_ms, updated_ms) VALUES ('$JQ', 'RUNNING', 'FULL', 'true', 5, $old,
+    $old);
+INSERT INTO checkpoint_counters VALUES ('$JP', 1), ('$JQ', 1);
+INSERT INTO triggers (job_id, trigger_id, requested_type, checkpoint_type,
+    status, checkpoint_id, created_ms, completed_ms) VALUES
+    ('$JP', '$(tid 3401)', 'CONFIGURED', 'FULL', 'COMPLETED', 1, $old, $old);
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$JP', '$(tid 3402)', 'CONFIGURED', $old);
+INSERT INTO triggers (job_id, trigger_id, requested_type, checkpoint_type,
+    checkpoint_id, created_ms, claimed_by, claimed_ms, lease_ms) VALUES
+    ('$JQ', '$(tid 3403)', 'CONFIGURED', 'FULL', 1, $old, 'otherhost:1:1',
+    $old, $FAR);"
+out=$(CHECKPOINT_STORE_DURATION=0 pass --db "$PDB" --stats)
+like "$out" '"completed":1,.*"purged":0,' \
+    "purge: with a store duration of 0 nothing is purged"
+is "$(sqlite3 "$PDB" "SELECT count(*) FROM triggers")" 3 \
+    "purge: all three rows kept"
+out=$(CHECKPOINT_STORE_DURATION=10min pass --db "$PDB" --stats)
+like "$out" '"purged":1,' "purge: with 10 min, one old result purged"
+is "$(sqlite3 "$PDB" "SELECT trigger_id || ':' || status FROM triggers
+    ORDER BY id")" "$(lines "$(tid 3402):COMPLETED" "$(tid 3403):IN_PROGRESS")" \
+    "purge: the old result is gone; the fresh one and the running one stay"
+
+# --- bad options and databases ------------------------------------------------------------------
+
+for args in "--parallel 0" "--parallel 64" "--parallel" "--batch x" \
+    "--batch 0" "--bogus" "extra-argument" "--log-level loud"; do
+	"$RUNNER" --db "$T/never.db" $args > "$T/out" 2> "$T/err"
+	is "$?" 2 "bad option $args: exit 2"
+	test -s "$T/err"
+	ok $? "bad option $args: a message on stderr"
+done
+test ! -e "$T/never.db"
+ok $? "bad options: no database created"
+CHECKPOINT_STORE_DURATION=forever "$RUNNER" --db "$T/never.db" 2> "$T/err"
+is "$?" 2 "a bad CHECKPOINT_STORE_DURATION: exit 2"
+
+echo "not a database, just text" > "$T/text.db"
+sum=$(md5sum < "$T/text.db")
+"$RUNNER" --db "$T/text.db" 2> "$T/err"
+is "$?" 3 "a text file as database: exit 3"
+is "$(md5sum < "$T/text.db")" "$sum" "a text file as database: unchanged"
+"$RUNNER" --db "$T/no/such/dir/x.db" 2> "$T/err"
+is "$?" 3 "a database in a missing directory: exit 3"
+
+pass --db "$T/newer.db"
+sqlite3 "$T/newer.db" 'PRAGMA user_version = 99'
+sum=$(md5sum < "$T/newer.db")
+"$RUNNER" --db "$T/newer.db" 2> "$T/err"
+is "$?" 3 "a database from a newer version: exit 3"
+is "$(md5sum < "$T/newer.db")" "$sum" "a database from a newer version: unchanged"
+like "$(cat "$T/err")" "newer" "a database from a newer version: says so"
+
+# --- batches --------------------------------------------------------------------------------------
+
+BDB=$T/batch.db
+pass --db "$BDB"
+JA=$(jid 36)
+JB=$(jid 37)
+now=$(now_ms)
+sqlite3 "$BDB" "BEGIN;
+INSERT INTO jobs (job_id, state, checkpoint_type, timeout_s, created_ms,
+    updated_ms) VALUES ('$JA', 'RUNNING', 'FULL', 5, $now, $now),
+    ('$JB', 'RUNNING', 'INCREMENTAL', 5, $now, $now);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    SELECT CASE i % 2 WHEN 1 THEN '$JA' ELSE '$JB' END, printf('%032x', i),
+    'CONFIGURED', $now FROM n;
+COMMIT;"
+out=$(pass --db "$BDB" --batch 500 --stats)
+ok $? "batch: one pass over 2000 triggers exits 0"
+is "$(sqlite3 "$BDB" "SELECT status || ' ' || count(*) FROM triggers
+    GROUP BY status")" "COMPLETED 2000" "batch: all 2000 COMPLETED"
+for j in "$JA" "$JB"; do
+	is "$(sqlite3 "$BDB" "SELECT count(*) || ' ' || count(DISTINCT
+	    checkpoint_id) || ' ' || min(checkpoint_id) || ' ' ||
+	    max(checkpoint_id) FROM triggers WHERE job_id = '$j'")" \
+	    "1000 1000 1 1000" "batch: job $j has ids exactly 1..1000"
+	is "$(sqlite3 "$BDB" "SELECT count(*) FROM (SELECT checkpoint_id,
+	    row_number() OVER (ORDER BY id) AS n FROM triggers
+	    WHERE job_id = '$j') WHERE checkpoint_id != n")" 0 \
+	    "batch: job $j's ids follow arrival order"
+done
+like "$out" '^\{"completed":2000,"failed":0,' "batch: the stats count 2000"
+tx=$(printf '%s' "$out" | sed -n 's/.*"transactions":\([0-9]*\).*/\1/p')
+ok "$([ -n "$tx" ] && [ "$tx" -ge 4 ] && [ "$tx" -le 8 ]; echo $?)" \
+    "batch: a handful of transactions for 2000 triggers (${tx:-?})"
+
+done_testing
