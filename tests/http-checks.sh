@@ -1,4 +1,4 @@
-# Tier 3, shared by tests/t3000-t3400: every rule of API.md through the web
+# Shared by tests/t3000-t3400: every rule of checkpoint-api(7) through the web
 # server $SERVER names (see start_server in lib.sh) in front of
 # checkpoint-api.fcgi: routing, ids, the trigger body, status answers,
 # errors and their headers, idempotency, retention, the body limits, the
@@ -37,7 +37,7 @@ LOCKED='{"errors":["Service temporarily unavailable: the checkpoint database is 
 CANNOT_OPEN='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 
-# Reason phrases of API.md, "Errors".
+# Reason phrases of checkpoint-api(7), "ERRORS".
 reason() {
 	case $1 in
 	200) echo "200 OK" ;;

@@ -1,13 +1,14 @@
 #!/bin/sh
 # checkpoint-runner, black-box: real processes, a real database, triggers
-# recorded through the real API behind lighttpd (API.md; DESIGN.md, "Jobs
-# and checkpoint actions" and "The store").  Checkpoint ids per job in
-# arrival order; CONFIGURED resolved to the job's type; unknown and stopped
-# jobs failed as Flink's FlinkJobNotFoundException; actions with their
-# environment, location, failures and timeouts; one job's actions never
-# overlap, several jobs' run in parallel; idempotent re-POSTs; --watch and
-# SIGTERM; stale claims of dead runners, simulated and real (kill -9);
-# --stats; purging; bad options and databases; batched passes.
+# recorded through the real API behind lighttpd (checkpoint-api(7),
+# "FAILURE CAUSES" and "CHECKPOINT IDS"; checkpoint-runner(8)).  Checkpoint
+# ids per job in arrival order; CONFIGURED resolved to the job's type;
+# unknown and stopped jobs failed as Flink's FlinkJobNotFoundException;
+# actions with their environment, location, failures and timeouts; one
+# job's actions never overlap, several jobs' run in parallel; idempotent
+# re-POSTs; --watch and SIGTERM; stale claims of dead runners, simulated and
+# real (kill -9); --stats; purging; bad options and databases; batched
+# passes.
 #
 # Actions' commands are written in single quotes on purpose: their $VARS
 # are for the action's shell, not this one.  $PIDS is a list.
@@ -585,7 +586,7 @@ test ! -e "$T/ran27"
 ok $? "stale: the other host's command is not run here"
 
 # A pass must end even while another runner holds a claim on a job that has
-# more triggers waiting (DESIGN.md: one pass, then exit, for cron).
+# more triggers waiting (one pass, then exit, for cron: checkpoint-runner(8)).
 J=$(jid 28)
 add_job "$J" RUNNING FULL "true" 5
 post "$J" "$(tid 2801)" && post "$J" "$(tid 2802)"
