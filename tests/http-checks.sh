@@ -482,7 +482,7 @@ BODY=$(cat "$T/resp-body")
 HEADERS=$(tr -d '\r' < "$T/resp-head" |
     awk 'BEGIN { FS = OFS = ": " } { $1 = tolower($1); print }')
 if [ "$SERVER" = lighttpd ]; then
-	# lighttpd before 1.4.78 answers it itself (README.md says so).
+	# lighttpd before 1.4.78 answers it itself (scripts/README.examples).
 	like "$(grep -a '^HTTP/' "$T/resp-head" | tr -d '\r')" '^HTTP/1.1 411 ' \
 	    "lighttpd: a POST without Content-Length gets lighttpd's own 411"
 else
