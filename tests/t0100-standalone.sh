@@ -7,7 +7,7 @@
 #
 # The files checked are the tracked ones in a git checkout, and every file
 # of the source tree otherwise (make distcheck builds from the tarball,
-# without .git), less what autoreconf generates.  The scanner is first run
+# without .git), less what the build generates.  The scanner is first run
 # on planted lines, so that a scanner that finds nothing fails here.
 
 . "$(dirname "$0")/lib.sh"
@@ -28,10 +28,17 @@ list_files() {
 	    [ "$(cd "$top" && pwd -P)" = "$1" ]; then
 		git -C "$1" ls-files
 	else
-		(cd "$1" && find . -type f ! -path './.git/*' \
-		    ! -path './autom4te.cache/*' ! -path './build-aux/*' \
-		    ! -name configure ! -name aclocal.m4 ! -name 'Makefile.in' \
-		    ! -name 'config.h.in' ! -name 'config.h.in~' | sed 's|^\./||')
+		# A build tree inside it (make distcheck's _build/sub) is
+		# pruned, and so are the files autoreconf, configure and make
+		# write beside the sources.
+		(cd "$1" && find . \( -name .git -o -name autom4te.cache \
+		    -o -name build-aux -o -name .deps \) -prune -o \
+		    -type d ! -path . -exec test -e '{}/config.status' \; \
+		    -prune -o -type f ! -name configure ! -name aclocal.m4 \
+		    ! -name 'Makefile.in' ! -name Makefile ! -name 'config.h*' \
+		    ! -name 'config.log' ! -name 'config.status' \
+		    ! -name stamp-h1 ! -name '*.log' ! -name '*.trs' -print |
+		    sed 's|^\./||')
 	fi
 }
 
