@@ -25,6 +25,9 @@
  *     web server, ends the FastCGI request and posts the semaphore.
  *     Each callback finds its struct from the member it is given
  *     (offsetof: the commit_req is api.pending, the api is worker.api).
+ * Plain CGI has no committer: api_trigger records the trigger itself.
+ * The benchmark's durable floor links tests/floor-commit.c in place of
+ * this file, behind the same commit.h.
  *
  * So the worker does not sleep on the commit.  It waits for what the web
  * server does once it has the answer (close the connection, or send the
@@ -33,9 +36,9 @@
  * the other CPU cost two futex calls and two context switches a POST, a
  * fifth of its CPU (scripts/bench.d/results.md).
  *
- * Requests queued during one commit go in the next, which starts at once:
- * the committer never waits to be scheduled between two commits while
- * there is work.  With a disk that syncs in half a millisecond, every
+ * Requests queued during one commit go in the next, which starts at once
+ * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
+ * committer never sleeps between two commits while there is work.  With a disk that syncs in half a millisecond, every
  * request that arrives during one sync shares the next one.  The lock
  * guards only the queue; answers happen outside it.
  *
