@@ -3,7 +3,8 @@
  * process group of its own, with a clean environment (PATH and the
  * CHECKPOINT_ variables; request data is never spliced into the command),
  * stdin from /dev/null, stdout and stderr captured, and a deadline after
- * which the whole group is killed.  DESIGN.md, "Jobs and checkpoint actions".
+ * which the whole group is killed.  checkpoint-runner(8) says what an
+ * action receives and how its end is recorded.
  */
 #ifndef ACTION_H
 #define ACTION_H

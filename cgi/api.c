@@ -1,7 +1,9 @@
 /*
  * Handlers for POST /jobs/:jobid/checkpoints and
  * GET /jobs/:jobid/checkpoints/:triggerid, in the order a request flows:
- * route, method, body, path ids, store, answer.  API.md is the contract.
+ * route, method, body, path ids, store, answer.  checkpoint-api(7) is the
+ * contract.  A POST's answer comes later, from the committer: the map of
+ * that path is at the head of commit.c.
  */
 #include <config.h>
 

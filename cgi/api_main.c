@@ -415,7 +415,7 @@ worker_finish(struct worker *w, int ready)
  * the CPU rather than preempting the web server, which goes on with its
  * event loop (handing more requests over, reading more answers) until it
  * blocks.  Every waking worker preempting it cost both of them context
- * switches: see README.md, "Performance".  The committer and WAL copier
+ * switches (scripts/bench.d/results.md).  The committer and WAL copier
  * keep the default policy, so that a commit's wake-up still preempts.
  */
 static void
@@ -444,13 +444,8 @@ worker_at(struct worker *w, enum worker_at at)
  * A worker's loop: accept, answer, finish.  Signals are blocked here; the
  * main thread takes them (serve_fcgi).
  *
- * A POST is answered by the committer thread (worker_reply).  The worker
- * does not sleep on it: it waits in poll for what the web server does
- * once it has the answer (closes the connection, or sends the next
- * request on a kept one), which it would wait for anyway, and then finds
- * the answer sent.  Sleeping until the commit and being woken for it
- * cost two futex calls and two context switches a POST, a fifth of its
- * CPU (see the note on issue 6).
+ * A POST is answered by the committer thread (worker_reply); the head of
+ * commit.c maps its way and says why the worker does not sleep on it.
  *
  * Between two requests on a kept connection (nginx fastcgi_keep_conn),
  * the worker waits in poll rather than in libfcgi's read, so that
@@ -621,7 +616,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	 * Reads are short: one connection per CPU serves any number of
 	 * threads (the rest of a thread's time is spent in the network).
 	 * Two per CPU read no faster and cost 550 KiB more of caches and
-	 * heap behind nginx (see the note on issue 6).
+	 * heap behind nginx (scripts/bench.d/results.md).
 	 */
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;

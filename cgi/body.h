@@ -1,7 +1,7 @@
 /*
  * The request body of POST /jobs/:jobid/checkpoints: its length as the web
- * server announced it (RFC 3875 section 4.1.2) and its JSON (API.md,
- * "POST /jobs/:jobid/checkpoints").
+ * server announced it (RFC 3875 section 4.1.2) and its JSON
+ * (checkpoint-api(7), "POST /jobs/:jobid/checkpoints").
  */
 #ifndef BODY_H
 #define BODY_H

@@ -1,25 +1,51 @@
 /*
- * Group commit by one committer thread.  A worker with a trigger to record
- * queues it and sleeps; the committer takes everything queued at that
- * moment and writes it all in one BEGIN IMMEDIATE ... COMMIT on its own
- * connection, then wakes exactly the workers it answered.  Workers that
- * queued during that commit go in the next one, which starts at once: the
- * committer never waits to be scheduled between two commits while there
- * is work.  With a disk that syncs in half a millisecond, every request
- * that arrives during one sync shares the next one.  See commit.h.
+ * Group commit by one committer thread: the POSTs of one process share one
+ * transaction and one fsync, and none is answered 202 before the
+ * transaction that holds its trigger has committed.  See commit.h.
  *
- * A commit answers each trigger by its commit_req's callback, in this
- * thread.  The FastCGI workers do not wait for it: the callback writes
- * the answer to the web server, and the worker next wakes when the web
- * server closes the connection or sends the next request, as it would
- * have anyway.  Sleeping on a semaphore until the commit and being woken
- * from the other CPU cost two futex calls and two context switches a
- * POST, a fifth of its CPU (see the note on issue 6).  The lock guards
- * only the queue; answers happen outside it.
+ * The way of a POST.  It is the one request that crosses threads (a GET is
+ * answered by its worker, straight through handler.c), and it crosses
+ * three files through two callbacks:
+ *
+ * In the worker (api_main.c, worker_main):
+ *  1. api_handle calls api_trigger (handler.c), which reads and checks
+ *     the body and the ids, fills api.pending_rec, and calls commit_submit
+ *     (here): the request is queued, and the committer woken if it idles.
+ *     api_handle returns 1 at once, with no answer written.
+ *  2. The worker waits in poll (conn_wait) for the web server's next move
+ *     on the connection, then for its semaphore (replied), and finishes
+ *     the request.
+ * In the committer (commit_main):
+ *  3. It takes everything queued, COMMIT_MAX_BATCH at most, and records
+ *     it all in one BEGIN IMMEDIATE ... COMMIT (commit_batch,
+ *     store_record_triggers) on its own connection.
+ *  4. For each request it calls commit_req.answer, which is api_answer
+ *     (handler.c): the 202, or the error, is made and handed to api.reply,
+ *     which is worker_reply (api_main.c): that writes the answer to the
+ *     web server, ends the FastCGI request and posts the semaphore.
+ *     Each callback finds its struct from the member it is given
+ *     (offsetof: the commit_req is api.pending, the api is worker.api).
+ * Plain CGI has no committer: api_trigger records the trigger itself.
+ * The benchmark's durable floor links tests/floor-commit.c in place of
+ * this file, behind the same commit.h.
+ *
+ * So the worker does not sleep on the commit.  It waits for what the web
+ * server does once it has the answer (close the connection, or send the
+ * next request on a kept one), which it would wait for anyway, and then
+ * finds the answer sent.  Sleeping until the commit and being woken from
+ * the other CPU cost two futex calls and two context switches a POST, a
+ * fifth of its CPU (scripts/bench.d/results.md).
+ *
+ * Requests queued during one commit go in the next, which starts at once
+ * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
+ * committer never sleeps between two commits while there is work.  With a disk that syncs in half a millisecond, every
+ * request that arrives during one sync shares the next one.  The lock
+ * guards only the queue; answers happen outside it.
  *
  * A third thread, the WAL copier, copies the WAL into the database when
  * it has grown, with a connection of its own, so that the committer (and
- * every POST waiting for it) never does that work itself.
+ * every POST waiting for it) never does that work itself.  "Checkpoint"
+ * in this file means SQLite's WAL checkpoint, not a job's.
  */
 #include <config.h>
 

@@ -2,7 +2,8 @@
  * Group commit: concurrent POSTs of one process share one transaction and
  * one fsync.  Each caller gets its answer only after the transaction that
  * holds its trigger has committed, or an error if it did not: never a
- * 202 for a trigger that is not on disk.
+ * 202 for a trigger that is not on disk.  The head of commit.c maps the
+ * way of a POST through the worker, this committer and their callbacks.
  */
 #ifndef COMMIT_H
 #define COMMIT_H

@@ -1,7 +1,7 @@
 /*
  * checkpointctl: the operator's tool.  It creates or migrates the database,
  * registers and changes jobs, lists recent triggers and purges expired
- * results (DESIGN.md, "Programs"; checkpointctl(8)).
+ * results (checkpointctl(8)).
  *
  * Every command is checked in full before the database is opened, and then
  * does exactly one store operation, so that a mistake on the command line

@@ -114,7 +114,7 @@ http_header(struct buf *out, const char *name, const char *value)
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
-	/* Appends, not printf: this runs for every request (issue 6). */
+	/* Appends, not printf: this runs for every request. */
 	if (http_header(out, "Status", http_status_line(r->status)) == -1 ||
 	    buf_adds(out,
 		"Content-Type: application/json; charset=UTF-8\r\n"

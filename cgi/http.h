@@ -2,7 +2,7 @@
  * HTTP answers: the status table, the error table, and a response that the
  * handlers fill in and the main writes out as CGI headers (RFC 3875 section
  * 6) plus a JSON body.  No status line or error text is spelled anywhere
- * else (API.md, "Errors").
+ * else (checkpoint-api(7), "ERRORS").
  */
 #ifndef HTTP_H
 #define HTTP_H
@@ -24,7 +24,8 @@ enum http_status {
 /*
  * Every error the API answers.  Each maps to one status and one message in
  * http.c; the message's %s take the arguments named here.  The texts are
- * Flink's (research/flink-rest.md, section 3.2) unless marked ours.
+ * Flink's for the same case unless marked ours (checkpoint-api(7),
+ * "BEYOND FLINK").
  */
 enum api_error {
 	/* Unknown path.  %s: REQUEST_URI as sent, query included. */

@@ -45,7 +45,8 @@ id_parse_str(const char *s, struct id *out)
 }
 
 /*
- * 128 random bits from the kernel (API.md: never a counter or a time).
+ * 128 random bits from the kernel, never a counter or a time, so that no
+ * client can guess another's (checkpoint-api(7), "IDENTIFIERS").
  * getrandom(2) blocks only until the pool is first initialised.
  */
 int

@@ -1,7 +1,7 @@
 /*
  * Job and trigger identifiers: 32 hexadecimal characters (Flink's AbstractID),
- * accepted in any case and always rendered in lowercase (API.md,
- * "Identifiers").
+ * accepted in any case and always rendered in lowercase (checkpoint-api(7),
+ * "IDENTIFIERS").
  */
 #ifndef IDS_H
 #define IDS_H

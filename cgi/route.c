@@ -1,5 +1,5 @@
 /*
- * The route table.  Flink's router (research/flink-rest.md, section 1.0):
+ * The route table.  Flink's router (checkpoint-api(7), "ROUTING"):
  * every route also answers under /v1, slashes at both ends are dropped, literal
  * segments are case-sensitive, and the query string never reaches us in
  * PATH_INFO.

@@ -1,6 +1,6 @@
 /*
  * Routing on PATH_INFO, which the web server has already percent-decoded
- * (never decode it again).  API.md, "Routing".
+ * (never decode it again).  checkpoint-api(7), "ROUTING".
  */
 #ifndef ROUTE_H
 #define ROUTE_H

@@ -1,7 +1,7 @@
 /*
  * The checkpoint runner's pass: advance every pending trigger it can, in
  * short BEGIN IMMEDIATE transactions, running checkpoint actions outside
- * any transaction (DESIGN.md, "The store").
+ * any transaction, so that no lock is held while a command runs.
  */
 #ifndef RUNNER_H
 #define RUNNER_H
@@ -29,7 +29,7 @@ struct runner_stats {
 	int64_t duration_ms;
 };
 
-/* Flink's failure texts (research/flink-rest.md, section 3.5). */
+/* Flink's failure texts (checkpoint-api(7), "FAILURE CAUSES"). */
 #define FAIL_JOB_CLASS "java.util.concurrent.CompletionException"
 #define FAIL_JOB_TRACE \
 	"java.util.concurrent.CompletionException: " \

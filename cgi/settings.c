@@ -169,7 +169,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		st->max_body = (size_t)n;
 	}
 
-	/* Set but empty disables the header (API.md, "Errors"). */
+	/* Set but empty disables the header (checkpoint-api(7), "CORS"). */
 	if ((v = getenv("CHECKPOINT_CORS_ORIGIN")) != NULL)
 		st->cors_origin = *v == '\0' ? NULL : v;
 	if (st->cors_origin != NULL && strpbrk(st->cors_origin, "\r\n") != NULL)

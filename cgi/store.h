@@ -49,7 +49,7 @@ const char *store_rc_name(enum store_rc);
  */
 const char *store_error(const struct store *);
 
-/* --- The API's two operations (API.md). --- */
+/* --- The API's two operations (checkpoint-api(7), "ENDPOINTS"). --- */
 
 struct trigger_rec {
 	struct id job;

@@ -23,7 +23,8 @@ CREATE TABLE jobs (
 ) STRICT;
 
 -- The last checkpoint id handed out per job.  Kept apart from jobs so that
--- removing and re-adding a job never reuses an id (API.md, "Checkpoint ids").
+-- removing and re-adding a job never reuses an id (checkpoint-api(7),
+-- "CHECKPOINT IDS").
 CREATE TABLE checkpoint_counters (
 	job_id          TEXT PRIMARY KEY
 	                CHECK (length(job_id) = 32 AND job_id NOT GLOB '*[^0-9a-f]*'),

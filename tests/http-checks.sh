@@ -1,4 +1,4 @@
-# Tier 3, shared by tests/t3000-t3400: every rule of API.md through the web
+# Shared by tests/t3000-t3400: every rule of checkpoint-api(7) through the web
 # server $SERVER names (see start_server in lib.sh) in front of
 # checkpoint-api.fcgi: routing, ids, the trigger body, status answers,
 # errors and their headers, idempotency, retention, the body limits, the
@@ -37,7 +37,7 @@ LOCKED='{"errors":["Service temporarily unavailable: the checkpoint database is 
 CANNOT_OPEN='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 
-# Reason phrases of API.md, "Errors".
+# Reason phrases of checkpoint-api(7), "ERRORS".
 reason() {
 	case $1 in
 	200) echo "200 OK" ;;
@@ -479,7 +479,7 @@ BODY=$(cat "$T/resp-body")
 HEADERS=$(tr -d '\r' < "$T/resp-head" |
     awk 'BEGIN { FS = OFS = ": " } { $1 = tolower($1); print }')
 if [ "$SERVER" = lighttpd ]; then
-	# lighttpd before 1.4.78 answers it itself (README.md says so).
+	# lighttpd before 1.4.78 answers it itself (scripts/README.examples).
 	like "$(grep -a '^HTTP/' "$T/resp-head" | tr -d '\r')" '^HTTP/1.1 411 ' \
 	    "lighttpd: a POST without Content-Length gets lighttpd's own 411"
 else

@@ -173,8 +173,8 @@ wait_port() {
 #   nginx-keepalive  nginx keeping FastCGI connections open to the app's own
 #                    -s socket (scripts/nginx-keepalive.conf)
 # MOUNT is the mount point: empty for the root, or /api.  AUTH=1 adds HTTP
-# Basic authentication as README.md shows it: user alice, password
-# $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
+# Basic authentication as scripts/README.examples shows it: user alice,
+# password $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
 # Sets PORT, BASE (with the mount point), SERVER_PID, APP_PID (the app's
 # pid where the test started it, else empty) and SERVER_LOG (where the
 # server and the app log).  API_ARGS are added to the app's options where

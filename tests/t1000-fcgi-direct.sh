@@ -1,5 +1,5 @@
 #!/bin/sh
-# Tier 2: checkpoint-api.fcgi driven directly, with no web server.  FastCGI
+# checkpoint-api.fcgi driven directly, with no web server.  FastCGI
 # on a unix socket and on 127.0.0.1:PORT (-s), spoken by cgi-fcgi; plain CGI
 # (one request from the environment and stdin, answer on stdout); the exact
 # CGI response (status line, headers, CRLFs, body); SIGTERM, -n and usage.

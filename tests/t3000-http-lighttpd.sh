@@ -1,5 +1,5 @@
 #!/bin/sh
-# Tier 3: every rule of API.md through lighttpd 1.4 + mod_fastcgi
+# Every rule of checkpoint-api(7) through lighttpd 1.4 + mod_fastcgi
 # (scripts/lighttpd.conf, lighttpd-prefix.conf), lighttpd starting the app
 # itself (bin-path).  The checks are tests/http-checks.sh, shared by every
 # web server.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Results survive restarts (API.md, "Idempotency and retention", [ours]):
+# Results survive restarts (checkpoint-api(7), "BEYOND FLINK"):
 # triggers recorded and completed through one lighttpd answer with the same
 # bytes after lighttpd and its FastCGI processes are stopped and started
 # again, and after the FastCGI processes alone are killed with SIGKILL and

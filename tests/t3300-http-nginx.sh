@@ -1,5 +1,5 @@
 #!/bin/sh
-# Tier 3: every rule of API.md through nginx (scripts/nginx.conf), one
+# Every rule of checkpoint-api(7) through nginx (scripts/nginx.conf), one
 # FastCGI connection per request, to the app started by spawn-fcgi on a
 # Unix socket as an unprivileged user.  The checks are tests/http-checks.sh,
 # shared by every web server.

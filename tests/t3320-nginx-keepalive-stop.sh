@@ -1,5 +1,5 @@
 #!/bin/sh
-# Tier 3: stopping the app behind nginx keeping its FastCGI connections
+# Stopping the app behind nginx keeping its FastCGI connections
 # open (scripts/nginx-keepalive.conf), as a process manager or an operator
 # does, with SIGTERM.  Threads waiting for the next request on a kept
 # connection close it and leave, so that the process exits with every

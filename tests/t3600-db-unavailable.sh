@@ -1,11 +1,11 @@
 #!/bin/sh
-# The database unavailable (API.md, "Errors": 503): its directory missing,
-# no permission, a file that is not a database, and locked past the busy
-# timeout.  Every request that needs what is missing answers 503 with a JSON
-# error that names the cause and never a path; the process logs the path
-# and SQLite's error; and once the database is back, the same process
-# answers again, without a restart.  The app runs as RUN_USER (nobody when
-# the tests run as root, so that file permissions bind).
+# The database unavailable (checkpoint-api(7), "ERRORS": 503): its directory
+# missing, no permission, a file that is not a database, and locked past the
+# busy timeout.  Every request that needs what is missing answers 503 with a
+# JSON error that names the cause and never a path; the process logs the path
+# and SQLite's error; and once the database is back, the same process answers
+# again, without a restart.  The app runs as RUN_USER (nobody when the tests
+# run as root, so that file permissions bind).
 
 . "$(dirname "$0")/lib.sh"
 

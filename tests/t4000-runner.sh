@@ -1,7 +1,8 @@
 #!/bin/sh
 # checkpoint-runner, black-box, what one pass records: real processes, a real
 # database, triggers recorded through the real API behind lighttpd
-# (checkpoint-api(7)).  Checkpoint ids per job in arrival order; CONFIGURED
+# (checkpoint-api(7), "FAILURE CAUSES" and "CHECKPOINT IDS";
+# checkpoint-runner(8)).  Checkpoint ids per job in arrival order; CONFIGURED
 # resolved to the job's type; unknown and stopped jobs failed as Flink's
 # FlinkJobNotFoundException; idempotent re-POSTs.  Actions are t4010, --watch
 # t4020, stale claims t4030, the command line and the store t4040.
@@ -152,4 +153,11 @@ is "$(dbq "SELECT count(*) || ' ' || max(checkpoint_id) || ' ' ||
 is "$(dbq "SELECT last_id FROM checkpoint_counters WHERE job_id = '$J'")" 1 \
     "idempotency: no second id handed out"
 
+# checkpoint-runner, black-box, what one pass records: real processes, a real
+# database, triggers recorded through the real API behind lighttpd
+# (checkpoint-api(7), "FAILURE CAUSES" and "CHECKPOINT IDS";
+# checkpoint-runner(8)).  Checkpoint ids per job in arrival order; CONFIGURED
+# resolved to the job's type; unknown and stopped jobs failed as Flink's
+# FlinkJobNotFoundException; idempotent re-POSTs.  Actions are t4010, --watch
+# t4020, stale claims t4030, the command line and the store t4040.
 done_testing

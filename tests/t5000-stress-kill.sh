@@ -1,18 +1,17 @@
 #!/bin/sh
-# Tier 4, stress and kills (DESIGN.md, "Tests, in tiers" 4; API.md,
-# "Idempotency and retention" and "Checkpoint ids"; checkpoint-runner(8),
-# "Crashes").  Sixteen curl clients POST triggers with triggerIds of their
-# own through a real lighttpd with four FastCGI processes, retrying a
-# failed POST with the same triggerId, and poll each until COMPLETED; two
-# `checkpoint-runner --watch` complete them over four jobs (no command, a
-# 50 ms command, a quick one, one that fails on odd checkpoint ids).
-# Meanwhile every 1-2 s a FastCGI process (lighttpd respawns it) and a
-# runner (restarted here) get SIGKILL.  Afterwards, with the runners left
-# alone until nothing is pending and one plain pass: every 202 is a
-# COMPLETED trigger, no GET after a 202 answered 404, checkpoint ids are
-# unique per job and within checkpoint_counters, no command ran twice for
-# one trigger, every command's run matches its trigger's checkpoint id,
-# and PRAGMA integrity_check is ok.  Figures are printed as TAP diag lines.
+# Stress and kills (checkpoint-api(7), "IDEMPOTENCY" and "CHECKPOINT IDS";
+# checkpoint-runner(8), "Crashes").  Sixteen curl clients POST triggers with
+# triggerIds of their own through a real lighttpd with four FastCGI processes,
+# retrying a failed POST with the same triggerId, and poll each until
+# COMPLETED; two `checkpoint-runner --watch` complete them over four jobs (no
+# command, a 50 ms command, a quick one, one that fails on odd checkpoint ids).
+# Meanwhile every 1-2 s a FastCGI process (lighttpd respawns it) and a runner
+# (restarted here) get SIGKILL.  Afterwards, with the runners left alone until
+# nothing is pending and one plain pass: every 202 is a COMPLETED trigger, no
+# GET after a 202 answered 404, checkpoint ids are unique per job and within
+# checkpoint_counters, no command ran twice for one trigger, every command's
+# run matches its trigger's checkpoint id, and PRAGMA integrity_check is ok.
+# Figures are printed as TAP diag lines.
 #
 # Bounded to about a minute: LOAD_S seconds of load and kills, then at
 # most ~15 s to stop the clients and ~15 s to drain.

@@ -1,14 +1,14 @@
 #!/bin/sh
-# Hostile input (README.md, "Security"; API.md, "Identifiers", "POST" and
-# "Errors"): SQL in the path ids and in the body, path traversal, NUL and
-# control bytes, invalid UTF-8 in the path and in the body, deeply nested
-# JSON, duplicate keys, thousands of unknown fields, triggerIds of every
-# wrong length, a 10 MB body, and a CONTENT_LENGTH that lies.  Each case
-# checks the exact answer (the app's JSON, or lighttpd's own page where
+# Hostile input (README.md, "Security"; checkpoint-api(7), "IDENTIFIERS",
+# "ENDPOINTS" and "ERRORS"): SQL in the path ids and in the body, path
+# traversal, NUL and control bytes, invalid UTF-8 in the path and in the body,
+# deeply nested JSON, duplicate keys, thousands of unknown fields, triggerIds
+# of every wrong length, a 10 MB body, and a CONTENT_LENGTH that lies.  Each
+# case checks the exact answer (the app's JSON, or lighttpd's own page where
 # lighttpd refuses the request before the app sees it), that nothing was
-# recorded (or exactly the one trigger it asked for), and that the app
-# keeps serving: a valid POST afterwards answers 202 from the same FastCGI
-# process.  Lying CONTENT_LENGTHs need the FastCGI binary driven directly
+# recorded (or exactly the one trigger it asked for), and that the app keeps
+# serving: a valid POST afterwards answers 202 from the same FastCGI process.
+# Lying CONTENT_LENGTHs need the FastCGI binary driven directly
 # (checkpoint-api.fcgi -s, cgi-fcgi), since a web server fixes them.
 #
 # Duplicate keys, as the app behaves: the last occurrence wins, whatever

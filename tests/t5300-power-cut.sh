@@ -1,8 +1,7 @@
 #!/bin/sh
-# Tier 4, a power cut (DESIGN.md, "Tests, in tiers" 4; README.md,
-# "Settings", CHECKPOINT_SYNC).  A 202 means the trigger is on disk: with the default
-# synchronous=FULL it survives a power cut, not just the death of every
-# process (t5000).
+# A power cut (checkpoint-api.fcgi(8), CHECKPOINT_SYNC).  A 202 means the
+# trigger is on disk: with the default synchronous=FULL it survives a power
+# cut, not just the death of every process (t5000).
 #
 # The database lives on an ext4 filesystem of its own, made in a file of
 # the trash directory and mounted through a loop device.  wrk POSTs fresh

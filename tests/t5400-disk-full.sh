@@ -1,6 +1,6 @@
 #!/bin/sh
-# Tier 4, the disk full under load (DESIGN.md, "Tests, in tiers" 4; API.md,
-# "Errors": 503, nothing half-written left behind).  A failed group commit
+# The disk full under load (checkpoint-api(7), "ERRORS": 503, nothing
+# half-written left behind).  A failed group commit
 # answers each of its requests with an error, never a false 202.
 #
 # The database lives on a tmpfs of its own, 8 MiB.  Behind nginx keeping its
@@ -10,7 +10,8 @@
 # known to be its request's.  A commit that needs more room fails with
 # SQLITE_FULL; one that fits (the WAL is started over once a checkpoint
 # has copied it all) succeeds.  Then:
-# - every answer is a 202 with its own trigger's id or the 503 of API.md;
+# - every answer is a 202 with its own trigger's id or the 503 of
+#   checkpoint-api(7);
 # - some 503s came, and more of them than the app logged failed commits:
 #   a failed commit of several triggers answered each of them;
 # - GETs still answer while the disk is full;
@@ -89,7 +90,7 @@ is "$(awk '$1 == 202 && $3 != "{\"request-id\":\"" $2 "\"}"' "$T/answers" |
     head -n 3)" "" "every 202 names its own trigger"
 is "$(awk -v want="$UNAVAILABLE" '$1 == 503 {
 	b = $0; sub(/^503 [0-9a-f]+ /, "", b); if (b != want) print }' \
-    "$T/answers" | head -n 3)" "" "every 503 is the JSON error of API.md"
+    "$T/answers" | head -n 3)" "" "every 503 is the contract's JSON error"
 [ "$N503" -ge 100 ]
 ok $? "the full disk failed commits ($N503 POSTs answered 503)"
 # Each failed commit is logged once; the checkpointer's failures too, so

@@ -1,10 +1,10 @@
 /*
- * Checkpoint actions (cgi/action.c; DESIGN.md, "Jobs and checkpoint
- * actions"): the command runs under /bin/sh -c in a process group of its
- * own, with a clean environment (PATH and the CHECKPOINT_ variables given),
- * stdin from /dev/null; its exit status, last non-empty stdout line and
- * stderr tail are reported as clean text; past its deadline the whole group
- * is killed, and whatever it left running is killed when it exits.
+ * Checkpoint actions (cgi/action.c; checkpoint-runner(8)): the command runs
+ * under /bin/sh -c in a process group of its own, with a clean environment
+ * (PATH and the CHECKPOINT_ variables given), stdin from /dev/null; its exit
+ * status, last non-empty stdout line and stderr tail are reported as clean
+ * text; past its deadline the whole group is killed, and whatever it left
+ * running is killed when it exits.
  *
  * Real processes throughout.  The time bounds are generous: they tell a
  * deadline that works from one that does not, they measure nothing.

@@ -1,8 +1,8 @@
 /*
- * The POST body (cgi/body.c; API.md, "POST /jobs/:jobid/checkpoints"):
- * CONTENT_LENGTH as a strict byte count, and the JSON of a
- * CheckpointTriggerRequestBody with its exact outcome (rc, type and
- * triggerId) per case.
+ * The POST body (cgi/body.c; checkpoint-api(7),
+ * "POST /jobs/:jobid/checkpoints"): CONTENT_LENGTH as a strict byte count,
+ * and the JSON of a CheckpointTriggerRequestBody with its exact outcome
+ * (rc, type and triggerId) per case.
  */
 #include <config.h>
 

@@ -1,7 +1,7 @@
 /*
- * HTTP answers (cgi/http.c, cgi/buf.c; API.md, "Errors"): the status lines,
- * the exact bytes of every error body, JSON string escaping, cleaning text
- * to UTF-8, and the CGI header block.
+ * HTTP answers (cgi/http.c, cgi/buf.c; checkpoint-api(7), "ERRORS"): the
+ * status lines, the exact bytes of every error body, JSON string escaping,
+ * cleaning text to UTF-8, and the CGI header block.
  */
 #include <config.h>
 

@@ -1,7 +1,7 @@
 /*
- * Identifiers (cgi/ids.c; API.md, "Identifiers"): exactly 32 hex digits of
- * any case, rendered in lowercase; anything else is refused and leaves the
- * output untouched.  Random ids are 32 lowercase hex digits.
+ * Identifiers (cgi/ids.c; checkpoint-api(7), "IDENTIFIERS"): exactly 32
+ * hex digits of any case, rendered in lowercase; anything else is refused
+ * and leaves the output untouched.  Random ids are 32 lowercase hex digits.
  */
 #include <config.h>
 

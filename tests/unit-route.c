@@ -1,6 +1,6 @@
 /*
- * Routing on PATH_INFO (cgi/route.c; API.md, "Routing"): the two routes,
- * with and without /v1, a trailing slash tolerated, literals
+ * Routing on PATH_INFO (cgi/route.c; checkpoint-api(7), "ROUTING"): the
+ * two routes, with and without /v1, a trailing slash tolerated, literals
  * case-sensitive, and everything else ROUTE_NONE.  Each row gives the
  * expected route, whether the method fits, the Allow value and the raw id
  * segments.

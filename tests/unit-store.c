@@ -1,11 +1,11 @@
 /*
  * The SQLite store (cgi/store.c, schema/0001-initial.sql) on temporary
- * databases: opening and migrating, refusing databases that are not ours,
- * the API's two operations with idempotency and retention (API.md,
- * "Idempotency and retention"), checkpoint ids (API.md, "Checkpoint ids"),
- * jobs, listings, purging, the runner's claims, and the exact JSON of the
- * trigger_status view.  Everything lives in one mkdtemp directory, removed
- * at the end.
+ * databases: opening and migrating, refusing databases that are not ours, the
+ * API's two operations with idempotency and retention (checkpoint-api(7),
+ * "IDEMPOTENCY" and "RETENTION"), checkpoint ids ("CHECKPOINT IDS"), jobs,
+ * listings, purging, the runner's claims, and the exact JSON of the
+ * trigger_status view.  Everything lives in one mkdtemp directory, removed at
+ * the end.
  */
 #include <config.h>
 
@@ -446,7 +446,7 @@ test_triggers(struct store *s)
 	tap_is_str(buf_str(&b), "keep", "status: NOTFOUND appends nothing");
 	buf_free(&b);
 
-	/* Retention, counted from completion (API.md). */
+	/* Retention, counted from completion (checkpoint-api(7), "RETENTION"). */
 	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, t0 + 1000, &ck), STORE_OK,
 	    "complete: OK");
 	tap_is_int(ck, 1, "complete: the job's first checkpoint id");

@@ -1,6 +1,6 @@
 // scripts/bench.d/alternative.js: the obvious alternative to checkpoint-api,
 // as a team would write it instead, for scripts/bench to measure beside the
-// app (performance issue 6): the same two endpoints on Node.js 20 with
+// app: the same two endpoints on Node.js 20 with
 // node:http and better-sqlite3 12, one process, WAL, synchronous=FULL, one
 // transaction (and one fsync) per POST, on the app's own schema.
 //
@@ -8,7 +8,7 @@
 //
 // DATABASE must exist with the app's schema (checkpointctl init).  It
 // answers what the app answers for the requests the bench sends, byte for
-// byte (API.md); it leaves out what a first version would: retention,
+// byte (checkpoint-api(7)); it leaves out what a first version would: retention,
 // jobs' checkpoint types, the body size limit, percent-decoding.
 'use strict';
 

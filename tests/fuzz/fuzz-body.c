@@ -1,6 +1,6 @@
 /*
- * libFuzzer harness for the POST body (cgi/body.c; API.md, "POST
- * /jobs/:jobid/checkpoints").  The input is the body, handed over the way
+ * libFuzzer harness for the POST body (cgi/body.c; checkpoint-api(7),
+ * "POST /jobs/:jobid/checkpoints").  The input is the body, handed over the way
  * api_handle does (its exact length, a NUL after it as in a struct buf),
  * and also, NUL-terminated, a CONTENT_LENGTH checked against a few limits
  * and against a digit-by-digit reading of our own.

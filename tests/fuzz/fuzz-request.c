@@ -3,9 +3,10 @@
  * over a real store, one SQLite file in a temporary directory made once.
  * The input is REQUEST_METHOD, PATH_INFO and CONTENT_LENGTH, each ended by
  * a newline (a missing one is unset), then the body bytes.  Every answer
- * must be one of API.md's statuses with a JSON body; a 202 is exactly
- * {"request-id":"<32 lowercase hex>"} and a status GET right after it
- * answers 200 (API.md: "a status GET right after it never answers 404").
+ * must be one of checkpoint-api(7)'s statuses with a JSON body; a 202 is
+ * exactly {"request-id":"<32 lowercase hex>"} and a status GET right after
+ * it answers 200 (checkpoint-api(7), "POST /jobs/:jobid/checkpoints": a
+ * status request right after it never answers 404).
  */
 #include <config.h>
 
@@ -88,7 +89,7 @@ read_body(void *ctx, char *p, size_t n)
 	return n;
 }
 
-/* Checks the invariants every answer keeps (API.md, "Errors"). */
+/* Checks the invariants every answer keeps (checkpoint-api(7), "ERRORS"). */
 static void
 check_response(const struct response *r)
 {

@@ -1,5 +1,6 @@
 /*
- * libFuzzer harness for route_match (cgi/route.c; API.md, "Routing").  The
+ * libFuzzer harness for route_match (cgi/route.c; checkpoint-api(7),
+ * "ROUTING").  The
  * first byte picks the method (GET, POST, PUT, DELETE, HEAD, none, or the
  * bytes up to the first newline); the rest, NUL-terminated, is PATH_INFO.
  * A match must be exactly one of the route shapes rebuilt from the segments

@@ -2,7 +2,8 @@
  * What the libFuzzer harnesses share: an invariant check that names the
  * broken invariant before abort() (libFuzzer then saves the input as a
  * crash), and a strict JSON validator for the bytes we send to clients.
- * Harnesses abort on purpose; the service never does (STYLE.md).
+ * Harnesses abort on purpose; the service never does: it logs and answers
+ * the client with its JSON error.
  */
 #ifndef FUZZ_H
 #define FUZZ_H
