@@ -98,11 +98,14 @@ stats_add_double(struct buf *b, double v)
 	if (v < 0 && buf_add(b, "-", 1) == -1)
 		return -1;
 	if ((v < 0 ? -v : v) >= 1e-3 && (v < 0 ? -v : v) < 1e7) {
-		if (exp < 0)
-			return buf_printf(b, "0.%0*d%s", -exp - 1, 0, digits) ==
-				0 ?
-			    0 :
-			    -1;
+		if (exp < 0) {
+			if (buf_add(b, "0.", 2) == -1)
+				return -1;
+			for (i = exp + 1; i < 0; i++)
+				if (buf_add(b, "0", 1) == -1)
+					return -1;
+			return buf_adds(b, digits);
+		}
 		if (buf_add(b, digits, (size_t)(nd < exp + 1 ? nd : exp + 1)) ==
 		    -1)
 			return -1;
