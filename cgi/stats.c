@@ -267,7 +267,8 @@ stats_history_entry(const struct ckpt *c, void *arg)
 struct latest {
 	struct buf completed;
 	struct buf failed;
-	int64_t id; /* details: only this id; 0: both */
+	int only; /* details: only checkpoint id */
+	int64_t id;
 	int err;
 };
 
@@ -276,7 +277,7 @@ stats_latest_entry(const struct ckpt *c, void *arg)
 {
 	struct latest *l = arg;
 
-	if (l->id != 0 && c->id != l->id)
+	if (l->only && c->id != l->id)
 		return 0;
 	if (stats_checkpoint(c,
 		c->status == CKPT_COMPLETED ? &l->completed : &l->failed) == -1)
@@ -318,6 +319,7 @@ stats_latest_details(struct store *s, const struct id *job, int64_t id,
 	enum store_rc rc;
 
 	memset(&l, 0, sizeof(l));
+	l.only = 1;
 	l.id = id;
 	rc = store_ckpt_latest(s, job, stats_latest_entry, &l);
 	if (rc == STORE_OK && !l.err && l.completed.len + l.failed.len == 0)
