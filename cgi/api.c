@@ -17,6 +17,7 @@
 #include "log.h"
 #include "readers.h"
 #include "route.h"
+#include "stats.h"
 
 static void api_answer(struct commit_req *, enum store_rc, int);
 
@@ -45,7 +46,7 @@ api_free(struct api *a)
  * (one replaced while open is refused instead: store_replaced).  NULL: r
  * holds the 503 naming the cause; the log has the path and the error.
  */
-static struct store *
+struct store *
 api_store(struct api *a, struct response *r)
 {
 	struct store_opts o;
@@ -91,7 +92,7 @@ api_store_error(enum store_rc rc)
  * Answers a failed store operation; a store that is unavailable or failed
  * is closed so the next request reopens it.  A locked one is kept.
  */
-static void
+void
 api_store_failed(struct api *a, enum store_rc rc, struct response *r)
 {
 	if (rc != STORE_BUSY) {
@@ -182,7 +183,7 @@ api_read_body(struct api *a, const struct request *req, struct response *r)
 }
 
 /* Validates a path id; on failure fills r with Flink's 400. */
-static int
+int
 api_path_id(const struct segment *seg, const char *name, struct id *out,
     struct response *r)
 {
@@ -349,8 +350,10 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	}
 	if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
-	else
+	else if (rt.id == ROUTE_STATUS)
 		api_status(a, &rt, r, now_ms);
+	else
+		stats_handle(a, &rt, r, now_ms);
 	if (a->borrowed) {
 		/* open, or NULL after a fault */
 		readers_give(a->readers, a->store);

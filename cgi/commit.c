@@ -4,11 +4,11 @@
  * transaction that holds its trigger has committed.  See commit.h.
  *
  * The way of a POST.  It is the one request that crosses threads (a GET is
- * answered by its worker, straight through handler.c), and it crosses
+ * answered by its worker, straight through api.c), and it crosses
  * three files through two callbacks:
  *
  * In the worker (api_main.c, worker_main):
- *  1. api_handle calls api_trigger (handler.c), which reads and checks
+ *  1. api_handle calls api_trigger (api.c), which reads and checks
  *     the body and the ids, fills api.pending_rec, and calls commit_submit
  *     (here): the request is queued, and the committer woken if it idles.
  *     api_handle returns 1 at once, with no answer written.
@@ -20,7 +20,7 @@
  *     it all in one BEGIN IMMEDIATE ... COMMIT (commit_batch,
  *     store_record_triggers) on its own connection.
  *  4. For each request it calls commit_req.answer, which is api_answer
- *     (handler.c): the 202, or the error, is made and handed to api.reply,
+ *     (api.c): the 202, or the error, is made and handed to api.reply,
  *     which is worker_reply (api_main.c): that writes the answer to the
  *     web server, ends the FastCGI request and posts the semaphore.
  *     Each callback finds its struct from the member it is given
