@@ -15,12 +15,14 @@
 static const struct {
 	enum route_id id;
 	const char *method;
+	int no_v1; /* not Flink's REST API: one path for an auth rule */
 	size_t nseg;
 	/* Literal segments; NULL marks a parameter. */
 	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
-	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_TRIGGER, "POST", 0, 3, { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_STATUS, "GET", 0, 4, { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_METRICS, "GET", 1, 1, { "metrics" } },
 };
 
 /*
@@ -67,7 +69,7 @@ route_match(const char *method, const char *path, struct route *r)
 {
 	struct segment seg[ROUTE_MAXSEG + 1], *s = seg;
 	size_t i, j;
-	int n;
+	int n, v1 = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->id = ROUTE_NONE;
@@ -76,9 +78,10 @@ route_match(const char *method, const char *path, struct route *r)
 	if (segment_is(&seg[0], "v1")) {
 		s++;
 		n--;
+		v1 = 1;
 	}
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		if ((size_t)n != routes[i].nseg)
+		if ((size_t)n != routes[i].nseg || (v1 && routes[i].no_v1))
 			continue;
 		for (j = 0; j < routes[i].nseg; j++)
 			if (routes[i].seg[j] != NULL &&
@@ -90,7 +93,8 @@ route_match(const char *method, const char *path, struct route *r)
 		r->allow = routes[i].method;
 		r->method_ok = method != NULL &&
 		    strcmp(method, routes[i].method) == 0;
-		r->jobid = s[1];
+		if (routes[i].nseg > 1)
+			r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)
 			r->triggerid = s[3];
 		return;

@@ -10,7 +10,8 @@
 enum route_id {
 	ROUTE_NONE, /* no such path */
 	ROUTE_TRIGGER, /* /jobs/:jobid/checkpoints */
-	ROUTE_STATUS /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_STATUS, /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_METRICS /* /metrics, never under /v1 */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

@@ -26,6 +26,8 @@ struct settings {
 	int sync_normal; /* CHECKPOINT_SYNC=NORMAL */
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
+	int metrics; /* CHECKPOINT_METRICS: GET /metrics answers */
+	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,
