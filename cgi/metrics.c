@@ -48,8 +48,12 @@ static const char *const flink_gauges[FG__MAX] = {
 	[FG_FULL_SIZE] = "lastCheckpointFullSize",
 };
 
-/* Flink's JobManager host; ours is the store, the same from every host. */
-#define METRICS_HOST "checkpoint-api"
+/*
+ * Flink's host label names the JobManager.  Ours is one name for every
+ * process on every host, since they all answer from the one store: a label
+ * that changed with the process scraped would split each job's series.
+ */
+#define METRICS_HOST "checkpoint_api"
 
 static int64_t
 flink_value(const struct job_metrics *j, enum flink_gauge g)
