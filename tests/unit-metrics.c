@@ -37,22 +37,22 @@ int
 main(void)
 {
 	struct buf b = { 0 };
+	const char *want;
 	size_t i;
+	int filter;
 
-	for (i = 0; i < sizeof(label_cases) / sizeof(label_cases[0]); i++) {
-		buf_reset(&b);
-		tap_is_int_at(__FILE__, label_cases[i].line,
-		    metrics_label_value(&b, label_cases[i].in, 1), 0,
-		    "label %zu: filtered: rc", i + 1);
-		tap_is_str_at(__FILE__, label_cases[i].line, buf_str(&b),
-		    label_cases[i].filtered, "label %zu: filtered", i + 1);
-		buf_reset(&b);
-		tap_is_int_at(__FILE__, label_cases[i].line,
-		    metrics_label_value(&b, label_cases[i].in, 0), 0,
-		    "label %zu: escaped: rc", i + 1);
-		tap_is_str_at(__FILE__, label_cases[i].line, buf_str(&b),
-		    label_cases[i].escaped, "label %zu: escaped", i + 1);
-	}
+	for (i = 0; i < sizeof(label_cases) / sizeof(label_cases[0]); i++)
+		for (filter = 1; filter >= 0; filter--) {
+			want = filter ? label_cases[i].filtered :
+					label_cases[i].escaped;
+			buf_reset(&b);
+			tap_is_int_at(__FILE__, label_cases[i].line,
+			    metrics_label_value(&b, label_cases[i].in, filter),
+			    0, "label %zu, filter %d: rc", i + 1, filter);
+			tap_is_str_at(__FILE__, label_cases[i].line,
+			    buf_str(&b), want, "label %zu, filter %d", i + 1,
+			    filter);
+		}
 	buf_free(&b);
 	return tap_done();
 }
