@@ -312,8 +312,24 @@ answer_is "an idle pass 10 s after the last record is" \
     0 0.000 0 5 2 1 2 "$(pass_s)" 0 "$(pass_d)"
 [ "$(sql 'SELECT pass_ms FROM service_metrics')" -ge "$RUN_START" ]
 ok $? "the idle pass's record is new"
-idle_s=$(pass_s)
 idle_d=$(pass_d)
+
+# Two runners watching an idle database: a record wakes the other, whose
+# idle pass must not record in turn (nor commit anything), or they would
+# wake each other for ever.
+spawn "$RUNNER" --watch 2>> "$T/runner.log"
+W1=$LAST_PID
+spawn "$RUNNER" --watch 2>> "$T/runner.log"
+W2=$LAST_PID
+sleep 1
+first=$(sql 'SELECT pass_ms FROM service_metrics')
+sleep 3
+is "$(sql 'SELECT pass_ms FROM service_metrics')" "$first" \
+    "two idle watching runners leave the record alone within 10 s"
+stop_pid "$W1"
+stop_pid "$W2"
+sql 'UPDATE service_metrics SET pass_ms = pass_ms - 10000'
+idle_s=$(pass_s)
 
 # --- A purge: no count goes down ----------------------------------------------
 
