@@ -1,5 +1,5 @@
 /*
- * Routing on PATH_INFO (cgi/route.c; API.md, "Routing"): the two
+ * Routing on PATH_INFO (cgi/route.c; checkpoint-api(7), "Routing"): the two
  * checkpoint routes, with and without /v1, and /metrics, only without; a
  * trailing slash tolerated, literals case-sensitive, and everything else
  * ROUTE_NONE.  Each row gives the
