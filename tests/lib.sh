@@ -174,7 +174,9 @@ wait_port() {
 #                    -s socket (scripts/nginx-keepalive.conf)
 # MOUNT is the mount point: empty for the root, or /api.  AUTH=1 adds HTTP
 # Basic authentication as scripts/README.examples shows it: user alice,
-# password $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
+# password $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration,
+# LIGHTTPD_EXTRA to lighttpd's, NGINX_EXTRA inside the site's server block
+# (its @PREFIX@ and @SOCKET@ replaced as in scripts/nginx.conf).
 # Sets PORT, BASE (with the mount point), SERVER_PID, APP_PID (the app's
 # pid where the test started it, else empty) and SERVER_LOG (where the
 # server and the app log).  API_ARGS are added to the app's options where
@@ -186,9 +188,11 @@ AUTH=${AUTH:-}
 HTTP_USER=${HTTP_USER:-}
 AUTH_PASSWORD=s3cret-Pa55
 APACHE_EXTRA=${APACHE_EXTRA:-}
+LIGHTTPD_EXTRA=${LIGHTTPD_EXTRA:-}
+NGINX_EXTRA=${NGINX_EXTRA:-}
 SETTINGS="CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN
     CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT
-    CHECKPOINT_HISTORY"
+    CHECKPOINT_HISTORY CHECKPOINT_METRICS CHECKPOINT_METRICS_FILTER"
 APP_PID=
 
 # The launchers, start_server's and the older tests' start_lighttpd.

@@ -108,6 +108,11 @@ start_lighttpd_once() {
 		EOF
 		_conf=$H/auth.conf
 	fi
+	if [ -n "$LIGHTTPD_EXTRA" ]; then
+		printf 'include "%s"\n%s\n' "$_conf" "$LIGHTTPD_EXTRA" \
+		    > "$H/extra.conf"
+		_conf=$H/extra.conf
+	fi
 	SERVER_LOG=$H/lighttpd-error.log
 	spawn lighttpd -D -f "$_conf"
 	SERVER_PID=$LAST_PID
@@ -209,9 +214,11 @@ start_nginx() {
 	_sock=$H/api.sock
 	_site=nginx
 	[ "$SERVER" = nginx-keepalive ] && _site=nginx-keepalive
-	sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
-	    -e "s|@SOCKET@|$_sock|g" "$top_srcdir/scripts/$_site.conf" \
-	    > "$H/site.conf"
+	{
+		sed '$d' "$top_srcdir/scripts/$_site.conf"
+		printf '%s\n}\n' "$NGINX_EXTRA"
+	} | sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
+	    -e "s|@SOCKET@|$_sock|g" > "$H/site.conf"
 	{
 		echo "daemon off;"
 		echo "worker_processes 1;"
