@@ -528,7 +528,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 		stats->purged += purged;
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
-	    (rc = store_runner_pass(s, wall_ms(),
+	    (rc = store_runner_pass(s, clock_ms(CLOCK_REALTIME),
 		 stats->completed + stats->failed - before,
 		 action_now_ms() - start, RUNNER_RECORD_IDLE_MS)) != STORE_OK) {
 		log_warn("recording the pass: %s", store_rc_name(rc));

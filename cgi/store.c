@@ -59,7 +59,6 @@ enum stmt {
 	STMT_CLAIMED,
 	STMT_DATA_VERSION,
 	STMT_WAL_CHECKPOINT,
-	STMT_BEGIN_READ,
 	STMT_METRICS_SERVICE,
 	STMT_METRICS_JOBS,
 	STMT_RUNNER_PASS,
@@ -242,8 +241,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY id",
 	[STMT_DATA_VERSION] = "PRAGMA data_version",
 	[STMT_WAL_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
-	/* A read transaction: one snapshot for several statements. */
-	[STMT_BEGIN_READ] = "BEGIN",
 	/*
 	 * The queue from the pending index, claims from the claimed index
 	 * (named: the planner took the pending one, whose scan grows with a
@@ -1603,7 +1600,7 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 	enum store_rc rc;
 
 	memset(m, 0, sizeof(*m));
-	if ((rc = store_simple(s, STMT_BEGIN_READ, "begin read")) != STORE_OK)
+	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
 	if ((rc = store_metrics_service(s, m)) == STORE_OK &&
 	    (rc = store_metrics_jobs(s, cb, arg)) == STORE_OK)
