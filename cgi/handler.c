@@ -15,6 +15,7 @@
 #include "handler.h"
 #include "log.h"
 #include "route.h"
+#include "ui.h"
 
 /*
  * A pool of read connections shared by a process's threads.  A connection
@@ -416,7 +417,15 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 		http_error(r, ERR_METHOD, method);
 		return 0;
 	}
-	if (rt.id == ROUTE_TRIGGER)
+	/* Anything but a read, from another site's page (ui.h). */
+	if (strcmp(rt.allow, "GET") != 0 &&
+	    !origin_allowed(req->origin, req->host, a->settings->cors_origin)) {
+		http_error(r, ERR_CROSS_SITE, req->origin);
+		return 0;
+	}
+	if (rt.id == ROUTE_UI)
+		ui_serve(req, &rt, r);
+	else if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
 	else
 		api_status(a, &rt, r, now_ms);

@@ -21,6 +21,8 @@ static const struct {
 } routes[] = {
 	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
 	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_UI, "GET", 1, { "ui" } },
+	{ ROUTE_UI, "GET", 2, { "ui", NULL } },
 };
 
 /*
@@ -90,6 +92,11 @@ route_match(const char *method, const char *path, struct route *r)
 		r->allow = routes[i].method;
 		r->method_ok = method != NULL &&
 		    strcmp(method, routes[i].method) == 0;
+		if (r->id == ROUTE_UI) {
+			if (n == 2)
+				r->asset = s[1];
+			return;
+		}
 		r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)
 			r->triggerid = s[3];

@@ -10,7 +10,8 @@
 enum route_id {
 	ROUTE_NONE, /* no such path */
 	ROUTE_TRIGGER, /* /jobs/:jobid/checkpoints */
-	ROUTE_STATUS /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_STATUS, /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_UI /* /ui/ and /ui/:asset, the page */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */
@@ -25,6 +26,7 @@ struct route {
 	const char *allow; /* the method it takes */
 	struct segment jobid; /* raw, not yet validated */
 	struct segment triggerid; /* raw, ROUTE_STATUS only */
+	struct segment asset; /* ROUTE_UI: the file, empty for the page */
 };
 
 void route_match(const char *method, const char *path, struct route *);
