@@ -50,6 +50,8 @@ static const struct {
 	    "Cross-site request refused: Origin %s is neither this "
 	    "service's nor CHECKPOINT_CORS_ORIGIN." },
 	[ERR_NO_JOB] = { HTTP_404, "Job %s not found" },
+	[ERR_NO_CHECKPOINT] = { HTTP_404,
+	    "Could not find checkpointing statistics for checkpoint %s." },
 	/* Ours: the cause, never the path (that is for the log). */
 	[ERR_BUSY] = { HTTP_503,
 	    "Service temporarily unavailable: the checkpoint database is "

@@ -12,17 +12,32 @@
 
 #define ROUTE_MAXSEG 6
 
+/*
+ * First match wins, so a literal comes before a parameter in the same
+ * place, as Flink orders them (config is not a trigger id).  Routes that
+ * share a path each list all its methods in allow.
+ */
 static const struct {
 	enum route_id id;
 	const char *method;
+	const char *allow; /* every method of this path */
 	size_t nseg;
 	/* Literal segments; NULL marks a parameter. */
 	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
-	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
-	{ ROUTE_UI, "GET", 1, { "ui" } },
-	{ ROUTE_UI, "GET", 2, { "ui", NULL } },
+	{ ROUTE_TRIGGER, "POST", "GET, POST", 3,
+	    { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_STATS, "GET", "GET, POST", 3, { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_CONFIG, "GET", "GET", 4,
+	    { "jobs", NULL, "checkpoints", "config" } },
+	{ ROUTE_STATUS, "GET", "GET", 4,
+	    { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_DETAILS, "GET", "GET", 5,
+	    { "jobs", NULL, "checkpoints", "details", NULL } },
+	{ ROUTE_JOBS, "GET", "GET", 1, { "jobs" } },
+	{ ROUTE_OVERVIEW, "GET", "GET", 2, { "jobs", "overview" } },
+	{ ROUTE_UI, "GET", "GET", 1, { "ui" } },
+	{ ROUTE_UI, "GET", "GET", 2, { "ui", NULL } },
 };
 
 /*
@@ -69,7 +84,7 @@ route_match(const char *method, const char *path, struct route *r)
 {
 	struct segment seg[ROUTE_MAXSEG + 1], *s = seg;
 	size_t i, j;
-	int n;
+	int n, ok;
 
 	memset(r, 0, sizeof(*r));
 	r->id = ROUTE_NONE;
@@ -88,18 +103,22 @@ route_match(const char *method, const char *path, struct route *r)
 				break;
 		if (j < routes[i].nseg)
 			continue;
+		ok = method != NULL && strcmp(method, routes[i].method) == 0;
+		/* The path's first route, unless another takes the method. */
+		if (r->id != ROUTE_NONE && !ok)
+			continue;
 		r->id = routes[i].id;
-		r->allow = routes[i].method;
-		r->method_ok = method != NULL &&
-		    strcmp(method, routes[i].method) == 0;
-		if (r->id == ROUTE_UI) {
-			if (n == 2)
-				r->asset = s[1];
-			return;
-		}
-		r->jobid = s[1];
+		r->allow = routes[i].allow;
+		r->method_ok = ok;
+		if (r->id == ROUTE_UI && n == 2)
+			r->asset = s[1];
+		else if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
+			r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)
 			r->triggerid = s[3];
-		return;
+		if (r->id == ROUTE_DETAILS)
+			r->checkpointid = s[4];
+		if (ok)
+			return;
 	}
 }

@@ -320,6 +320,9 @@ http GET "/jobs/$J/checkpoints/$T8?a=1&b=2"
 check "GET with a query string" 200 "$IN_PROGRESS"
 http GET "/jobs/$J/checkpoints/$T8/?a=1"
 check "GET with a trailing slash and a query string" 200 "$IN_PROGRESS"
+# Plain CGI passes a query without '=' as arguments too (RFC 3875 4.4).
+http GET "/jobs/$J/checkpoints/$T8?x+y"
+check "GET with a query string without '='" 200 "$IN_PROGRESS"
 
 http GET "/nope?a=1"
 check "unknown path: message has the query as sent" 404 '{"errors":["Not found: /nope?a=1"]}'
@@ -348,9 +351,9 @@ method() {
 	check_like "$1" 405 "$ERRORS_RE"
 	is "$(header allow)" "$4" "$1: Allow: $4"
 }
-method "GET on the trigger path" GET /jobs/$J/checkpoints POST
-method "PUT on the trigger path" PUT /jobs/$J/checkpoints POST
-method "DELETE on the trigger path" DELETE /v1/jobs/$J/checkpoints/ POST
+method "PATCH on the trigger path" PATCH /jobs/$J/checkpoints "GET, POST"
+method "PUT on the trigger path" PUT /jobs/$J/checkpoints "GET, POST"
+method "DELETE on the trigger path" DELETE /v1/jobs/$J/checkpoints/ "GET, POST"
 method "POST on the status path" POST /jobs/$J/checkpoints/$T8 GET
 method "PUT on the status path" PUT /jobs/$J/checkpoints/$T8 GET
 method "DELETE on the status path" DELETE /jobs/$J/checkpoints/$T8 GET
@@ -579,7 +582,7 @@ is "$(no_cors)" 0 "CORS off: 200 has no Access-Control-Allow-Origin"
 http GET /jobs/$J/checkpoints/$TE
 check "CORS off: 404" 404 "$(no_trigger $TE $J)"
 is "$(no_cors)" 0 "CORS off: 404 has no Access-Control-Allow-Origin"
-http GET /jobs/$J/checkpoints
+http PUT /jobs/$J/checkpoints
 check_like "CORS off: 405" 405 "$ERRORS_RE"
 is "$(no_cors)" 0 "CORS off: 405 has no Access-Control-Allow-Origin"
 http POST /jobs/$J/checkpoints '[]'
@@ -699,6 +702,9 @@ http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: the retried POST is 202" 202 "$(request_id $TB)"
 unset CHECKPOINT_BUSY_TIMEOUT
 
+# === checkpoint statistics and job lists ======================================
+. "$(dirname "$0")/http-stats.sh"
+
 # === database unavailable =====================================================
 stop_server
 DB=$T/missing/checkpoints.db
@@ -716,6 +722,14 @@ ok "$(no_path)" "database missing: POST's error does not show the path"
 http GET /jobs/$J/checkpoints/$TA
 check "database missing: GET is 503, the cause named" 503 "$CANNOT_OPEN"
 ok "$(no_path)" "database missing: GET's error does not show the path"
+http GET /jobs/$J/checkpoints
+check "database missing: statistics are 503" 503 "$CANNOT_OPEN"
+http GET /jobs/$J/checkpoints/details/1
+check "database missing: details are 503" 503 "$CANNOT_OPEN"
+http GET /jobs/$J/checkpoints/config
+check "database missing: config is 503" 503 "$CANNOT_OPEN"
+http GET /jobs/overview
+check "database missing: the job overview is 503" 503 "$CANNOT_OPEN"
 share_dir "$T/missing"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "database back: the same server answers 202" 202 "$(request_id $TA)"
@@ -735,7 +749,7 @@ http GET /jobs/$J/checkpoints/$TM
 check "under /api: GET" 200 "$IN_PROGRESS"
 http GET /v1/jobs/$J/checkpoints/$TM/
 check "under /api: GET under /api/v1 with a trailing slash" 200 "$IN_PROGRESS"
-http GET /jobs/$J/checkpoints
+http PUT /jobs/$J/checkpoints
 check_like "under /api: 405" 405 "$ERRORS_RE"
 http GET "/nope?a=1"
 check "under /api: unknown path: the message has the whole URI" 404 \
