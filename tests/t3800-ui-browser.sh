@@ -161,6 +161,21 @@ is "$STATUS" 202 "CHECKPOINT_CORS_ORIGIN's origin: accepted"
 post http://evil.example
 is "$STATUS" 403 "... and any other still refused"
 stop_lighttpd
+
+# Behind the API's own authentication (lighttpd's, on the whole mount):
+# no setting of the page's own.
+AUTH=1 INSTANCE=-auth
+start_lighttpd
+AUTH= INSTANCE=
+http GET /ui/
+is "$STATUS" 401 "behind authentication: the page asks for it"
+HTTP_USER=alice:$AUTH_PASSWORD
+http GET /ui/
+is "$STATUS" 200 "and is served once given"
+post ""
+is "$STATUS" 401 "a POST without credentials: 401"
+HTTP_USER=
+stop_lighttpd
 wait_until 100 '[ "$(sql "SELECT count(*) FROM triggers WHERE
     status = '"'IN_PROGRESS'"'")" = 0 ]' || diag "runner still busy"
 
