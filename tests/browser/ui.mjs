@@ -49,8 +49,11 @@ try {
 	const row = (jid) => page.locator(`tr[data-jid="${jid}"]`);
 
 	await step(`the page lists the jobs (${JOBS}), 50 a page`, async () => {
+		const t0 = Date.now();
 		await page.goto(`${BASE}/ui/`);
-		await page.waitForSelector('#jobs tbody tr');
+		// "Updated" once the overview and the page's statistics are in.
+		await page.locator('#updated', { hasText: 'Updated' }).waitFor();
+		console.log(`# the page, ${JOBS} jobs, listed with their checkpoints in ${Date.now() - t0} ms`);
 		const count = await page.textContent('#count');
 		const rows = await page.locator('#jobs tbody tr').count();
 		return (count === `${JOBS} jobs` && rows === Math.min(50, JOBS)) || `count "${count}", ${rows} rows`;
@@ -127,6 +130,7 @@ try {
 		await page.goto(`${BASE}/ui/#job/${BIG_JOB}`);
 		await page.locator('#chart path.line').waitFor();
 		const ms = Date.now() - t0;
+		console.log(`# the page, with a history of 1000, drawn in ${ms} ms`);
 		const rows = await page.locator('#history tbody tr').count();
 		const more = await page.textContent('#more');
 		const sub = await page.textContent('#job-sub');
