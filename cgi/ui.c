@@ -125,18 +125,17 @@ ui_serve(const struct request *req, const struct route *rt, struct response *r)
 		    req->uri != NULL ? req->uri : path);
 		return;
 	}
+	buf_reset(&r->body);
+	if (ui_not_modified(req->if_none_match, a->etag))
+		r->status = HTTP_304;
+	else if (buf_add(&r->body, a->text, a->len) == 0)
+		r->status = HTTP_200;
+	else {
+		http_error(r, ERR_INTERNAL); /* JSON, as every error */
+		return;
+	}
 	r->etag = a->etag;
 	r->content_type = a->type;
-	buf_reset(&r->body);
-	if (ui_not_modified(req->if_none_match, a->etag)) {
-		r->status = HTTP_304;
-		return;
-	}
-	if (buf_add(&r->body, a->text, a->len) == -1) {
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	r->status = HTTP_200;
 }
 
 /*
