@@ -151,6 +151,55 @@ test_assets(void)
 	response_free(&r);
 }
 
+/* The CGI headers of the page's answers (http.c): 200, 304, 302. */
+static void
+test_headers(void)
+{
+	struct response r = { 0 };
+	struct buf h = { 0 };
+	const char *s;
+
+	get("/ui/style.css", NULL, &r);
+	http_headers(&r, "*", &h);
+	s = buf_str(&h);
+	tap_ok(strncmp(s,
+		   "Status: 200 OK\r\nContent-Type: text/css; "
+		   "charset=utf-8\r\nContent-Length: ",
+		   strlen("Status: 200 OK\r\nContent-Type: text/css; "
+			  "charset=utf-8\r\nContent-Length: ")) == 0,
+	    "200: the asset's type and length");
+	tap_ok(strstr(s, "\r\nETag: \"") != NULL &&
+		strstr(s, "\r\nCache-Control: no-cache\r\n") != NULL,
+	    "200: ETag and Cache-Control: no-cache");
+	tap_ok(strstr(s, "Content-Security-Policy: default-src 'self';") !=
+		    NULL &&
+		strstr(s, "frame-ancestors 'none'") != NULL &&
+		strstr(s, "X-Frame-Options: DENY\r\n") != NULL,
+	    "200: its own files only, never framed");
+	tap_ok(strlen(s) > 4 && strcmp(s + strlen(s) - 4, "\r\n\r\n") == 0,
+	    "200: the headers end with an empty line");
+
+	get("/ui/style.css", r.etag, &r);
+	buf_reset(&h);
+	http_headers(&r, "*", &h);
+	s = buf_str(&h);
+	tap_ok(strncmp(s, "Status: 304 Not Modified\r\n", 26) == 0 &&
+		strstr(s, "Content-Length") == NULL &&
+		strstr(s, "\r\nContent-Type:") == NULL &&
+		strstr(s, "\r\nETag: \"") != NULL,
+	    "304: no Content-Length or type, the ETag");
+
+	get("/ui", NULL, &r);
+	buf_reset(&h);
+	http_headers(&r, "*", &h);
+	tap_ok(strstr(buf_str(&h), "Status: 302 Found\r\n") != NULL &&
+		strstr(buf_str(&h), "\r\nLocation: ui/\r\n") != NULL &&
+		strstr(buf_str(&h), "Content-Length: 0\r\n") != NULL,
+	    "302: Location: ui/, no body");
+	buf_free(&h);
+	response_free(&r);
+}
+
 int
 main(void)
 {
@@ -158,6 +207,7 @@ main(void)
 
 	test_origins();
 	test_assets();
+	test_headers();
 	n = ui_size();
 	tap_ok(n > 1000 && n < 40 * 1024,
 	    "the page weighs %zu bytes (< 40 KiB)", n);
