@@ -118,12 +118,14 @@ try {
 	await page.fill('#filter', OK_JOB.slice(0, 31));
 	await row(BIG_JOB).locator('td').nth(2).filter({ hasText: '#' }).waitFor();
 	await page.screenshot({ path: `${OUT}/ui.png`, fullPage: true });
-	await step('the job\'s history: a table and an SVG chart with the failure marked', async () => {
+	await step('the job\'s history: a table, an SVG chart with the failure marked, its trigger button and outcome', async () => {
 		await row(FAIL_JOB).locator('a').click();
 		await page.locator('#history tbody tr').first().waitFor();
 		const fail = await page.locator('#chart path.fail').count();
 		const cells = await page.locator('#history tbody tr').first().textContent();
-		return (fail === 1 && cells.includes('FAILED')) || `fail marks ${fail}, row ${cells}`;
+		const trig = await page.locator('#job-trigger output').textContent();
+		return (fail === 1 && cells.includes('FAILED') && trig.startsWith('Failed:')) ||
+			`fail marks ${fail}, row ${cells}, trigger "${trig}"`;
 	});
 	await step('10,000 checkpoints: the newest 1,000 (CHECKPOINT_HISTORY) charted, 100 rows at a time, in under 3 s', async () => {
 		const t0 = Date.now();
