@@ -19,6 +19,7 @@
 #include "readers.h"
 #include "route.h"
 #include "stats.h"
+#include "ui.h"
 
 static void api_answer(struct commit_req *, enum store_rc, int);
 
@@ -369,7 +370,16 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 		http_error(r, ERR_METHOD, method);
 		return 0;
 	}
-	if (rt.id == ROUTE_TRIGGER)
+	/* Anything but a read, from another site's page (ui.h). */
+	if (strcmp(method, "GET") != 0 &&
+	    !origin_allowed(req->origin, req->host, req->server_port,
+		a->settings->cors_origin)) {
+		http_error(r, ERR_CROSS_SITE, req->origin);
+		return 0;
+	}
+	if (rt.id == ROUTE_UI)
+		ui_serve(req, &rt, r);
+	else if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
 	else if (rt.id == ROUTE_STATUS)
 		api_status(a, &rt, r, now_ms);

@@ -168,6 +168,9 @@ request_from_env(char **envp, struct request *req)
 		case 'H':
 			TAKE(v, "HTTP_TRANSFER_ENCODING",
 			    &req->transfer_encoding);
+			TAKE(v, "HTTP_ORIGIN", &req->origin);
+			TAKE(v, "HTTP_HOST", &req->host);
+			TAKE(v, "HTTP_IF_NONE_MATCH", &req->if_none_match);
 			break;
 		case 'P':
 			TAKE(v, "PATH_INFO", &req->path);
@@ -186,6 +189,7 @@ request_from_env(char **envp, struct request *req)
 			break;
 		case 'S':
 			TAKE(v, "SCRIPT_NAME", &script_name);
+			TAKE(v, "SERVER_PORT", &req->server_port);
 			break;
 		}
 	if (req->path == NULL || *req->path == '\0')

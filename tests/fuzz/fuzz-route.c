@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness for route_match (cgi/route.c; checkpoint-api(7),
- * "ROUTING").  The
- * first byte picks the method (GET, POST, PUT, DELETE, HEAD, none, or the
- * bytes up to the first newline); the rest, NUL-terminated, is PATH_INFO.
+ * "ROUTING"), the page's /ui routes included.  The first byte picks the
+ * method (GET, POST, PUT, DELETE, HEAD, none, or the bytes up to the first
+ * newline); the rest, NUL-terminated, is PATH_INFO.
  * A match must be exactly one of the route shapes rebuilt from the segments
  * it returns, and those segments must lie inside the path.  The harness
  * only checks what it matched: tests/unit-route.c has the misses.
@@ -77,6 +77,13 @@ route_shape(const struct route *r, const char *path, size_t len)
 		case ROUTE_OVERVIEW:
 			snprintf(want, n, "%sjobs/overview", prefixes[i]);
 			break;
+		case ROUTE_UI:
+			if (r->asset.len == 0)
+				snprintf(want, n, "%sui", prefixes[i]);
+			else
+				snprintf(want, n, "%sui/%.*s", prefixes[i],
+				    (int)r->asset.len, r->asset.p);
+			break;
 		default:
 			want[0] = '\0';
 			break;
@@ -124,7 +131,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case ROUTE_NONE:
 		FUZZ_CHECK(!r.method_ok && r.allow == NULL);
 		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL &&
+		    r.checkpointid.p == NULL && r.asset.p == NULL);
+		break;
+	case ROUTE_UI:
+		/* The page: /ui or /ui/ASSET, GET only, no ids. */
+		FUZZ_CHECK(r.allow != NULL && strcmp(r.allow, "GET") == 0);
+		FUZZ_CHECK(r.method_ok ==
+		    (method != NULL && strcmp(method, "GET") == 0));
+		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL &&
 		    r.checkpointid.p == NULL);
+		FUZZ_CHECK(
+		    r.asset.len == 0 || segment_inside(&r.asset, path, len));
+		FUZZ_CHECK(route_shape(&r, path, len));
 		break;
 	case ROUTE_TRIGGER:
 	case ROUTE_STATS:
