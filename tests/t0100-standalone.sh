@@ -18,9 +18,9 @@ SRC=$(cd "$top_srcdir" && pwd -P)
 OUTSIDE='[.][.]/shared|/work[/]shared|shared[/]research|(API|DESIGN|STYLE)[.]md|research/[A-Za-z0-9_-]+[.](md|yml)'
 ISSUE_WORD='(issue|bug|ticket|pull request)s?[[:space:]]+#?[0-9]+'
 # A number after a hash sign where a word starts, as in a reference in
-# parentheses.  A CSS colour (after ':', before ';') is not one.
+# parentheses.  A CSS colour (in a declaration, before ';') is not one.
 ISSUE_HASH='(^|[[:space:](\[])#[0-9]+([^0-9A-Za-z_]|$)'
-CSS_COLOUR=':[[:space:]]*#[0-9A-Fa-f]+[[:space:]]*[;!}]'
+CSS_COLOUR=':[^;]*#[0-9A-Fa-f]+[[:space:]]*[;!}]'
 
 # list_files DIR: the files to check, one a line, relative to DIR.
 list_files() {
@@ -70,6 +70,7 @@ H='#' D=.
 {
 	echo 'color: #333;'
 	echo 'background: #000 !important'
+	echo 'input { border: 1px solid #767676; border-radius: 3px; }'
 	echo '#include <stdio.h>'
 	echo 'checkpoint-api(7), "ERRORS"'
 	echo 'x=${#list}'
