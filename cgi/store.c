@@ -244,29 +244,35 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/*
 	 * The queue from the pending index, claims from the claimed index
 	 * (named: the planner took the pending one, whose scan grows with a
-	 * backlog), the counts that survive retention from the tables of
-	 * migration 0005, summed over a handful of rows (one per job ever
-	 * run).
+	 * backlog), the counts that survive retention from checkpoint_stats
+	 * (0004), summed over a handful of rows (one per job ever run), and
+	 * service_metrics (0005).
 	 */
 	[STMT_METRICS_SERVICE] =
 	    "SELECT q.n, q.oldest, (SELECT count(*)"
 	    "  FROM triggers INDEXED BY triggers_claimed"
 	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL),"
-	    " m.c, m.d, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
+	    " m.c, m.f - m.x, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
 	    " s.pass_duration_ms"
 	    " FROM service_metrics s,"
 	    " (SELECT count(*) AS n, min(created_ms) AS oldest FROM triggers"
 	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) q,"
-	    " (SELECT total(completed) AS c, total(declined) AS d,"
-	    "  total(expired) AS x FROM job_metrics) m"
+	    " (SELECT total(completed) AS c, total(failed) AS f,"
+	    "  total(expired) AS x FROM checkpoint_stats) m"
 	    " WHERE s.id = 1",
+	/*
+	 * Flink's gauges from the very columns GET /jobs/:jobid/checkpoints
+	 * reads (STMT_CKPT_COUNTS, STMT_CKPT_LATEST), so the two never
+	 * disagree.
+	 */
 	[STMT_METRICS_JOBS] =
-	    "SELECT j.job_id, j.name, coalesce(m.completed, 0),"
-	    " coalesce(m.declined, 0) + coalesce(m.expired, 0),"
+	    "SELECT j.job_id, j.name, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0),"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
-	    " coalesce(m.last_id, -1), coalesce(m.last_duration_ms, -1)"
-	    " FROM jobs j LEFT JOIN job_metrics m ON m.job_id = j.job_id"
+	    " coalesce(s.last_completed, -1),"
+	    " coalesce(max(0, s.completed_ms - s.completed_trigger_ms), -1)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
 	    " ORDER BY j.job_id",
 	/*
 	 * A pass that advanced nothing is recorded only once the last record

@@ -7,13 +7,28 @@
 -- trigger (an SQL TRIGGER) when a trigger row completes, and survive the
 -- purge, as checkpoint_counters does for ids.  The POST path never touches
 -- them: a new row is IN_PROGRESS, and the trigger fires on completion only.
+--
+-- This table is the one truth of a job's checkpoints: GET /metrics reads
+-- its Flink gauges (numberOfCompletedCheckpoints, numberOfFailedCheckpoints,
+-- lastCompletedCheckpointId, lastCheckpointDuration) from the same row, as
+-- Flink's both come from one CheckpointStatsTracker.
+--
+-- Only a trigger that consumed a checkpoint id counts here.  One without an
+-- id failed because its job was not found (not registered, or not RUNNING):
+-- in Flink the dispatcher refuses it before any checkpoint coordinator sees
+-- it, so the job's statistics never count it (the coordinator's own
+-- failures before a pending checkpoint, which Flink does count, have no
+-- counterpart here).  Ids go only to registered jobs, so this table holds
+-- a row per job ever registered and run, whatever job ids clients send;
+-- those failures are counted service-wide by migration 0005.
 
 CREATE TABLE checkpoint_stats (
 	job_id          TEXT PRIMARY KEY
 	                CHECK (length(job_id) = 32
 	                       AND ltrim(job_id, '0123456789abcdef') = ''),
 	completed       INTEGER NOT NULL DEFAULT 0, -- with an id, no failure
-	failed          INTEGER NOT NULL DEFAULT 0, -- any failure, id or not
+	failed          INTEGER NOT NULL DEFAULT 0, -- with an id, a failure
+	expired         INTEGER NOT NULL DEFAULT 0, -- of those, expired
 	-- End-to-end durations of the completed ones, ms (NULL: none yet).
 	duration_min    INTEGER,
 	duration_max    INTEGER,
@@ -35,14 +50,20 @@ CREATE TABLE checkpoint_stats (
 -- A checkpoint's end-to-end duration is its completion less the moment the
 -- runner claimed it to run the job's action (for a job without an action,
 -- the moment it was recorded), never below 0 (Flink: max(0, ack - trigger)).
+--
+-- A failure is expired when its trace's first line is Flink's expiry
+-- (runner.h: timeout, or its runner gone), else declined (the action
+-- failed); GET /metrics shows the two apart.
 CREATE TRIGGER triggers_stats AFTER UPDATE OF status ON triggers
 WHEN old.status = 'IN_PROGRESS' AND new.status = 'COMPLETED'
+    AND new.checkpoint_id IS NOT NULL
 BEGIN
-	INSERT INTO checkpoint_stats (job_id, completed, failed, duration_min,
+	INSERT INTO checkpoint_stats (job_id, completed, failed, expired,
+	    duration_min,
 	    duration_max, duration_sum, last_completed, completed_trigger_ms,
 	    completed_ms, completed_location, last_failed, failed_trigger_ms,
 	    failed_ms, failed_class, failed_trace)
-	SELECT new.job_id, ok, NOT ok,
+	SELECT new.job_id, ok, NOT ok, NOT ok AND e,
 	    iif(ok, d, NULL), iif(ok, d, NULL), iif(ok, d, 0),
 	    iif(ok, new.checkpoint_id, NULL), iif(ok, t, NULL),
 	    iif(ok, new.completed_ms, NULL), iif(ok, new.location, NULL),
@@ -51,18 +72,21 @@ BEGIN
 	    iif(ok, NULL, new.failure_trace)
 	FROM (SELECT new.failure_class IS NULL AS ok,
 	    coalesce(new.claimed_ms, new.created_ms) AS t,
-	    max(0, new.completed_ms - coalesce(new.claimed_ms, new.created_ms)) AS d)
-	WHERE true
+	    max(0, new.completed_ms - coalesce(new.claimed_ms, new.created_ms)) AS d,
+	    coalesce(new.failure_trace GLOB 'org.apache.flink.runtime.checkpoint.'
+	    || 'CheckpointException: Checkpoint expired before completing.*',
+	    0) AS e)
+	WHERE true -- an INSERT ... SELECT with an upsert needs a WHERE
 	ON CONFLICT (job_id) DO UPDATE SET
 	    completed = completed + excluded.completed,
 	    failed = failed + excluded.failed,
+	    expired = expired + excluded.expired,
 	    duration_min = min(coalesce(duration_min, excluded.duration_min),
 	        coalesce(excluded.duration_min, duration_min)),
 	    duration_max = max(coalesce(duration_max, excluded.duration_max),
 	        coalesce(excluded.duration_max, duration_max)),
 	    duration_sum = duration_sum + excluded.duration_sum,
-	    -- A newer completed checkpoint replaces the latest (a failure
-	    -- without an id never does).
+	    -- A newer completed checkpoint replaces the latest.
 	    (last_completed, completed_trigger_ms, completed_ms,
 	        completed_location) =
 	    (SELECT iif(n, excluded.last_completed, last_completed),
@@ -82,17 +106,20 @@ BEGIN
 	         excluded.last_failed IS NOT NULL) AS n));
 END;
 
--- What is stored already counts.
-INSERT INTO checkpoint_stats (job_id, completed, failed, duration_min,
-    duration_max, duration_sum)
+-- What is stored already counts, by the same rules.
+INSERT INTO checkpoint_stats (job_id, completed, failed, expired,
+    duration_min, duration_max, duration_sum)
 SELECT job_id,
     sum(failure_class IS NULL), sum(failure_class IS NOT NULL),
+    sum(failure_class IS NOT NULL AND e),
     min(iif(failure_class IS NULL, d, NULL)),
     max(iif(failure_class IS NULL, d, NULL)),
     coalesce(sum(iif(failure_class IS NULL, d, NULL)), 0)
 FROM (SELECT job_id, failure_class,
-    max(0, completed_ms - coalesce(claimed_ms, created_ms)) AS d
-    FROM triggers WHERE status = 'COMPLETED')
+    max(0, completed_ms - coalesce(claimed_ms, created_ms)) AS d,
+    failure_trace GLOB 'org.apache.flink.runtime.checkpoint.'
+    || 'CheckpointException: Checkpoint expired before completing.*' AS e
+    FROM triggers WHERE status = 'COMPLETED' AND checkpoint_id IS NOT NULL)
 GROUP BY job_id;
 
 -- The triggers that were given a checkpoint id, as Flink's statistics show

@@ -64,7 +64,7 @@ is "$(sql 'PRAGMA journal_mode')" wal "init: the database is in WAL mode"
 is "$(sql 'PRAGMA user_version')" "$V" "init: user_version is $V"
 is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
     WHERE type IN ('table', 'view') ORDER BY name)")" \
-    "checkpoint_counters checkpoint_stats checkpoints job_metrics job_overview jobs service_metrics trigger_status triggers" \
+    "checkpoint_counters checkpoint_stats checkpoints job_overview jobs service_metrics trigger_status triggers" \
     "init: the schema's tables and views are there"
 is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
 before=$(md5 "$DB")
@@ -129,7 +129,7 @@ is "$(sqlite3 "$OLD" "SELECT name FROM sqlite_schema WHERE type = 'index'
 triggers_claimed
 triggers_completed
 triggers_pending" "migration: the triggers indexes are there again"
-is "$(sqlite3 "$OLD" "SELECT * FROM checkpoint_stats")" "$J1|1|0|1000|1000|1000|4|1000|2000||||||" \
+is "$(sqlite3 "$OLD" "SELECT * FROM checkpoint_stats")" "$J1|1|0|0|1000|1000|1000|4|1000|2000||||||" \
     "migration: the stored results are counted in the statistics"
 sqlite3 "$OLD" "INSERT INTO triggers (job_id, trigger_id, requested_type,
     created_ms) VALUES ('$J1', '$NOJOB', 'SAVEPOINT', 0)" 2> "$T/err"
@@ -151,6 +151,45 @@ is "$(sqlite3 "$OLD" "EXPLAIN INSERT INTO triggers (job_id, trigger_id,
 is "$(sqlite3 "$DB" "SELECT sql FROM sqlite_schema WHERE name = 'triggers'" | sed 's/"//g')" \
     "$(sqlite3 "$OLD" "SELECT sql FROM sqlite_schema WHERE name = 'triggers'" | sed 's/"//g')" \
     "migration: the upgraded table is the one a new database gets"
+
+# A database of version 2 (the last release) with every kind of outcome:
+# migrations 0004 and 0005 count what is stored by the rules their SQL
+# triggers count new completions by (a failure without an id, job not
+# found, only service-wide; none of an unregistered job's per job).
+V2=$T/v2.db
+CKX=org.apache.flink.runtime.checkpoint.CheckpointException
+{
+	cat "$top_srcdir/schema/0001-initial.sql" \
+	    "$top_srcdir/schema/0002-triggers-check.sql"
+	cat <<SQL
+PRAGMA application_id = 1667985524;
+PRAGMA user_version = 2;
+INSERT INTO jobs (job_id, created_ms, updated_ms) VALUES ('$J1', 0, 0);
+INSERT INTO triggers (job_id, trigger_id, requested_type, status,
+    checkpoint_id, created_ms, claimed_by, claimed_ms, completed_ms, location,
+    failure_class, failure_trace) VALUES
+    ('$J1', '${J2%?}1', 'FULL', 'COMPLETED', 1, 1000, 'r', 1100, 1600,
+     'file:/a', NULL, NULL),
+    ('$J1', '${J2%?}2', 'FULL', 'COMPLETED', 2, 2000, 'r', 2100, 2200, NULL,
+     '$CKX', '$CKX: Checkpoint was declined. x'),
+    ('$J1', '${J2%?}3', 'FULL', 'COMPLETED', 3, 3000, 'r', 3100, 4100, NULL,
+     '$CKX', '$CKX: Checkpoint expired before completing.'),
+    ('$J1', '${J2%?}4', 'FULL', 'COMPLETED', NULL, 5000, NULL, NULL, 5000,
+     NULL, 'java.util.concurrent.CompletionException', 'not RUNNING'),
+    ('$J3', '${J2%?}5', 'FULL', 'COMPLETED', NULL, 6000, NULL, NULL, 6000,
+     NULL, 'java.util.concurrent.CompletionException', 'not registered');
+SQL
+} | sqlite3 "$V2" 2> "$T/err"
+is "$(cat "$T/err")" "" "migration: a version-2 database with every outcome"
+succeeds "$V2: schema version $V" "migration: init upgrades a version-2 database" \
+    --db "$V2" init
+is "$(sqlite3 "$V2" "SELECT job_id, completed, failed, expired, duration_min,
+    duration_max, duration_sum, last_completed, completed_trigger_ms,
+    completed_ms, completed_location, last_failed, failed_trigger_ms,
+    failed_ms, failed_class FROM checkpoint_stats;
+    SELECT job_not_found FROM service_metrics")" \
+    "$J1|1|2|1|500|500|500|1|1100|1600|file:/a|3|3100|4100|$CKX
+2" "migration: version 2's outcomes counted once, by the triggers' rules"
 
 printf 'not a database at all\n' > "$T/text.db"
 before=$(md5 "$T/text.db")

@@ -74,7 +74,8 @@ post() {
 # from its row: completion less the trigger's start (its claim, or its
 # arrival when no action ran).
 duration() {
-	sql "SELECT completed_ms - coalesce(claimed_ms, created_ms) FROM triggers
+	sql "SELECT max(0, completed_ms - coalesce(claimed_ms, created_ms))
+	    FROM triggers
 	    WHERE job_id = '$1' AND checkpoint_id = $2"
 }
 

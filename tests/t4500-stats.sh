@@ -6,7 +6,8 @@
 # byte for byte with what the triggers table says: counts, the duration
 # summary with Flink's LEGACY quantiles, latest, the history newest first.
 # A job with none shows Flink's "no data" (NaN strings); a failure before
-# any id (the job not RUNNING) counts but never shows in the history;
+# any id (the job not RUNNING: job not found) is in no count and never in
+# the history;
 # counts and the latest checkpoints survive retention's purge.
 # shellcheck disable=SC2016
 
@@ -135,13 +136,15 @@ is "$STATUS $BODY" "200 $(entry 4)" "once done: completed"
 like "$BODY" '"external_path":"<checkpoint-not-externally-addressable>"' \
     "an action that printed nothing: Flink's sentinel path"
 
-# --- a failure before any id: counted, never in the history ----------------
+# --- a failure before any id: job not found, in no count of the job's -------
+# (Flink's dispatcher refuses it before the job's checkpoint coordinator,
+# the one source of its statistics, sees it.)
 "$CTL" job set $JA --state SUSPENDED >/dev/null
 post
 runner
 http GET /jobs/$JA/checkpoints
-like "$BODY" '^\{"counts":\{"restored":0,"total":5,"in_progress":0,"completed":3,"failed":2\},' \
-    "a trigger failed before any id: counted in failed and total"
+like "$BODY" '^\{"counts":\{"restored":0,"total":4,"in_progress":0,"completed":3,"failed":1\},' \
+    "a trigger failed before any id: in neither failed nor total"
 like "$BODY" '"history":\[\{"className":"completed","id":4,' \
     "a trigger failed before any id: not in the history"
 http GET /jobs

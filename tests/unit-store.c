@@ -1087,6 +1087,38 @@ counts(struct store *s, const char *job)
 }
 
 static int
+metrics_cb(const struct job_metrics *j, void *arg)
+{
+	buf_printf(arg,
+	    "jobs ok %lld failed %lld run %lld last %lld "
+	    "duration %lld;",
+	    (long long)j->completed, (long long)j->failed,
+	    (long long)j->in_progress, (long long)j->last_id,
+	    (long long)j->last_duration_ms);
+	return 0;
+}
+
+/* What GET /metrics reads: the jobs' rows, then the service's. */
+static const char *
+metrics_of(struct store *s)
+{
+	static struct buf b;
+	struct service_metrics m;
+	enum store_rc rc;
+
+	buf_reset(&b);
+	if ((rc = store_metrics(s, &m, metrics_cb, &b)) != STORE_OK)
+		buf_printf(&b, "<%s>", store_rc_name(rc));
+	else
+		buf_printf(&b,
+		    "service ok %lld declined %lld expired %lld "
+		    "job_not_found %lld",
+		    (long long)m.completed, (long long)m.declined,
+		    (long long)m.expired, (long long)m.job_not_found);
+	return buf_str(&b);
+}
+
+static int
 overview_cb(const struct job *j, void *arg)
 {
 	buf_printf(arg, "%s %s %s %lld %lld;", j->id.s, j->name,
@@ -1143,9 +1175,9 @@ test_ckpt_stats(void)
 	store_claim(s, row, "runner:1", ck, CKPT_FULL, 4100, 9999);
 	store_commit(s);
 	tap_is_str(counts(s, J1),
-	    "timeout 60 run 1 ok 1 failed 2 min 1000 max 1000 sum 1000",
-	    "stats: counts (a queued trigger is not counted; a failure "
-	    "without an id is)");
+	    "timeout 60 run 1 ok 1 failed 1 min 1000 max 1000 sum 1000",
+	    "stats: counts (neither a queued trigger nor a failure "
+	    "without an id, job not found, is counted)");
 	tap_is_str(history(s, J1, 10),
 	    "3:IN_PROGRESS:4100:0:0:-:-|"
 	    "2:FAILED:2000:2500:500:-:java.lang.Exception|"
@@ -1174,7 +1206,7 @@ test_ckpt_stats(void)
 	store_purge(s, 100LL * STORE_MS, STORE_MS, &purged);
 	tap_is_int(purged, 3, "stats: purge: the three completed");
 	tap_is_str(counts(s, J1),
-	    "timeout 60 run 1 ok 1 failed 2 min 1000 max 1000 sum 1000",
+	    "timeout 60 run 1 ok 1 failed 1 min 1000 max 1000 sum 1000",
 	    "stats: counts survive the purge");
 	tap_is_str(history(s, J1, 10), "3:IN_PROGRESS:4100:0:0:-:-",
 	    "stats: history after the purge");
@@ -1185,6 +1217,10 @@ test_ckpt_stats(void)
 	tap_is_int(store_ckpt_durations(s, &jid, 4, d, &n), STORE_OK,
 	    "stats: durations after the purge");
 	tap_is_int((long long)n, 0, "stats: durations after the purge: none");
+	tap_is_str(metrics_of(s),
+	    "jobs ok 1 failed 1 run 1 last 1 duration 1000;"
+	    "service ok 1 declined 1 expired 0 job_not_found 1",
+	    "stats: GET /metrics reads the same counts and latest");
 
 	buf_reset(&b);
 	tap_is_int(store_job_overview(s, overview_cb, &b), STORE_OK,
