@@ -1,7 +1,7 @@
 # Sourced by tests/http-checks.sh, through whichever web server it runs:
-# the read-only answers of checkpoint-api(7), "Checkpoint statistics" and
-# "Jobs", byte for byte: GET /jobs/:jobid/checkpoints, .../details/:id,
-# .../config, /jobs and /jobs/overview, with the routing rules of the
+# the read-only answers of checkpoint-api(7), "GET /jobs/:jobid/checkpoints"
+# and the sections after it, byte for byte: GET /jobs/:jobid/checkpoints,
+# .../details/:id, .../config, /jobs and /jobs/overview, with the routing rules of the
 # trigger pair (/v1, a trailing slash, the query ignored, 405 with Allow,
 # the CORS header that check compares) and Flink's 400 and 404 texts.
 # The store is filled by hand with sqlite3, as the runner would leave it,

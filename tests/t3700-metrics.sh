@@ -7,7 +7,7 @@
 # and, with CHECKPOINT_METRICS_FILTER=0, the format's escapes on a hostile
 # job name; the routing rules (405 with Allow, no /v1, slashes, query);
 # CHECKPOINT_METRICS=0; 503 when the database cannot be read.
-# checkpoint-api.fcgi(8), "GET /metrics".
+# checkpoint-api(7), "GET /metrics".
 #
 # The actions' commands are in single quotes on purpose: their $VARS are
 # for the action's shell.

@@ -1,10 +1,10 @@
 #!/bin/sh
 # GET /metrics behind each web server's authentication, with the very
-# snippets the README gives (lighttpd, Apache, nginx), the rest of the API
-# left open.  Every spelling of the path that the app routes to /metrics
+# snippets scripts/README.examples gives (lighttpd, Apache, nginx), the
+# rest of the API left open.  Every spelling of the path that the app routes to /metrics
 # (a trailing slash, doubled slashes, percent-encoding, a query) must ask
 # for the password: a rule that one of them slipped past would show the
-# metrics to anyone.  checkpoint-api.fcgi(8), "GET /metrics".
+# metrics to anyone.  checkpoint-api(7), "GET /metrics".
 
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +27,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
 fi
 
-# The README's snippets, the htpasswd file's path put in.
+# scripts/README.examples' snippets, the htpasswd file's path put in.
 LIGHTTPD_SNIPPET='server.modules := ( "mod_auth", "mod_authn_file", "mod_fastcgi" )
 auth.backend = "htpasswd"
 auth.backend.htpasswd.userfile = "'$PW'"

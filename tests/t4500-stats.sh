@@ -1,6 +1,6 @@
 #!/bin/sh
-# Checkpoint statistics made by the real runner (checkpoint-api(7),
-# "Checkpoint statistics"): triggers POSTed through lighttpd, the job's
+# Checkpoint statistics made by the real runner
+# (checkpoint-api(7), "GET /jobs/:jobid/checkpoints"): triggers POSTed through lighttpd, the job's
 # action run by checkpoint-runner to completion, to a failure, and held
 # running; then GET /jobs/:jobid/checkpoints and .../details/:id compared
 # byte for byte with what the triggers table says: counts, the duration

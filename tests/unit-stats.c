@@ -3,7 +3,7 @@
  * as Double.toString writes them, Commons-Math's LEGACY percentiles as
  * Flink's checkpoint summary computes them, and Long.parseLong for a
  * checkpoint id.  Expected values were printed by a JDK running the same
- * formula (checkpoint-api(7), "Checkpoint statistics").
+ * formula (checkpoint-api(7), "GET /jobs/:jobid/checkpoints").
  */
 #include <config.h>
 
