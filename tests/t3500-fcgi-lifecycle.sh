@@ -300,7 +300,7 @@ count() {
 # nginx has closed its connections.  Database descriptors may grow: the
 # pool of read connections opens one more only when that many reads
 # overlap; they are bounded instead (two per connection, of at most two
-# per CPU plus the committer's and the checkpointer's, and the -shm).
+# per CPU plus the committer's and the WAL copier's, and the -shm).
 footprint() {
 	sleep 0.5
 	_db=0
@@ -364,7 +364,7 @@ else
 	ok "$([ "$GROWTH" -lt 1024 ] && echo 0 || echo 1)" \
 	    "load: resident memory grew less than 1 MiB (${GROWTH} KiB)"
 fi
-# The app's checkpointer thread copies the WAL into the database as it
+# The app's WAL copier thread copies the WAL into the database as it
 # grows (nothing else runs here), and the committer then starts it over,
 # so the WAL is reused instead of holding every transaction of the run
 # (over 100 MiB without): 1000 frames of 4 KiB between checkpoints, what
@@ -391,7 +391,7 @@ DB=$T/sched.db
 export CHECKPOINT_DB=$DB
 start_app "" -t 3
 is "$(threads 3)" 3 "sched: the 3 workers run in SCHED_BATCH"
-# Main, committer and checkpointer (and ThreadSanitizer's own thread).
+# Main, committer and WAL copier (and ThreadSanitizer's own thread).
 ok "$([ "$(threads 0)" -ge 3 ]; echo $?)" \
     "sched: the other threads, the committer among them, do not ($(threads 0))"
 is "$(fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" | status_body)" \

@@ -93,7 +93,7 @@ is "$(awk -v want="$UNAVAILABLE" '$1 == 503 {
     "$T/answers" | head -n 3)" "" "every 503 is the contract's JSON error"
 [ "$N503" -ge 100 ]
 ok $? "the full disk failed commits ($N503 POSTs answered 503)"
-# Each failed commit is logged once; the checkpointer's failures too, so
+# Each failed commit is logged once; the WAL copier's failures too, so
 # this undercounts the commits of several triggers, never overcounts them.
 FAILED=$(($(grep -c 'database or disk is full' "$SERVER_LOG") - LOGGED0))
 diag "failed operations logged: $FAILED"
