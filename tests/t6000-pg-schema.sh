@@ -227,6 +227,16 @@ UPDATE triggers SET status = 'COMPLETED', failure_class = $LONG,
 UPDATE triggers SET status = 'COMPLETED', checkpoint_id = 2,
   checkpoint_type = 'FULL', completed_ms = $((NOW + 9700))
   WHERE trigger_id = '$(tid 9)';
+-- 11: declined, a trace that begins almost as the expiry does (no full
+-- stop): not expired.
+UPDATE triggers SET claimed_by = 'web2:7', claimed_ms = $((NOW + 11100)),
+  checkpoint_id = 4, checkpoint_type = 'INCREMENTAL'
+  WHERE trigger_id = '$(tid 11)';
+UPDATE triggers SET status = 'COMPLETED',
+  failure_class = 'org.apache.flink.runtime.checkpoint.CheckpointException',
+  failure_trace = 'org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing!',
+  failure_throwable = $THROW,
+  completed_ms = $((NOW + 16000)) WHERE trigger_id = '$(tid 11)';
 -- 1 again: its result expired, POSTed again, restarted and completed.
 UPDATE triggers SET status = 'IN_PROGRESS', checkpoint_id = NULL,
   checkpoint_type = NULL, completed_ms = NULL, created_ms = $((NOW + 20000))
@@ -236,7 +246,7 @@ UPDATE triggers SET status = 'COMPLETED', checkpoint_id = 4,
   completed_ms = $((NOW + 20400)) WHERE trigger_id = '$(tid 1)';
 -- A completed row written again: no second count.
 UPDATE triggers SET status = 'COMPLETED' WHERE trigger_id = '$(tid 9)';
--- 10: claimed and running (no duration yet); 11-14 wait.
+-- 10: claimed and running (no duration yet); 12-14 wait.
 UPDATE triggers SET claimed_by = 'web1:4242', claimed_ms = $((NOW + 10100)),
   lease_ms = $((NOW + 70100)), checkpoint_id = 5, checkpoint_type = 'FULL'
   WHERE trigger_id = '$(tid 10)';
@@ -283,9 +293,13 @@ psql_q "SELECT job_id, trigger_id, response FROM trigger_status
     ORDER BY job_id, trigger_id" > "$T/response.pg"
 cmp -s "$T/response.sqlite" "$T/response.pg"
 ok $? "trigger_status.response: GET's answers the same bytes"
-if ! cmp -s "$T/response.sqlite" "$T/response.pg"; then
-	diff "$T/response.sqlite" "$T/response.pg" | cut -c1-300 | head -n 20 |
-	    sed 's/^/# /'
+_at=$(cmp "$T/response.sqlite" "$T/response.pg" 2>&1 |
+    sed -n 's/.* byte \([0-9]*\),.*/\1/p')
+if [ -n "$_at" ]; then
+	_from=$((_at > 60 ? _at - 60 : 1))
+	diag "first difference at byte $_at:" \
+	    "SQLite:     $(tail -c +"$_from" "$T/response.sqlite" | head -c 120)" \
+	    "PostgreSQL: $(tail -c +"$_from" "$T/response.pg" | head -c 120)"
 fi
 like "$(cat "$T/response.pg")" '"class":"org.example.Weird\$\\"Class\\\\\\t\\u0001' \
     "  (a failure's class escaped as SQLite escapes it)"
@@ -299,8 +313,8 @@ compare checkpoint_stats checkpoint_stats "job_id"
 compare service_metrics service_metrics "id"
 compare checkpoint_counters checkpoint_counters "job_id"
 is "$(psql_q "SELECT completed, failed, expired, last_completed, last_failed
-    FROM checkpoint_stats ORDER BY job_id")" "0|3|1||3
-5|0|0|4|" "  the counts: J2 declined twice, expired once; J1 five done"
+    FROM checkpoint_stats ORDER BY job_id")" "0|4|1||4
+5|0|0|4|" "  the counts: J2 declined three times, expired once; J1 five done"
 is "$(psql_q "SELECT job_not_found FROM service_metrics")" 2 \
     "  two jobs not found"
 is "$(psql_q "SELECT checkpoint_id || ':' || coalesce(duration_ms::text,
