@@ -53,6 +53,17 @@ grep -v '^\\\(un\)\{0,1\}restrict ' "$T/dump-2.raw" > "$T/dump-2.sql"
 cmp -s "$T/dump-1.sql" "$T/dump-2.sql"
 ok $? "  the two catalogs are the same"
 
+# Only into a UTF8 database.
+psql_q "CREATE DATABASE ascii TEMPLATE template0 ENCODING 'SQL_ASCII'
+    LC_COLLATE 'C' LC_CTYPE 'C'" postgres || bail "CREATE DATABASE ascii"
+pg_apply ascii
+_rc=$?
+[ "$_rc" -ne 0 ] && grep -q 'needs a UTF8 database, not SQL_ASCII' "$T/apply-ascii.err"
+ok $? "refused by a SQL_ASCII database"
+is "$(psql_q "SELECT count(*) FROM pg_class c JOIN pg_namespace n
+    ON n.oid = c.relnamespace WHERE n.nspname = 'public'" ascii)" \
+    0 "  which it leaves empty"
+
 "$CTL" init > /dev/null || bail "checkpointctl init"
 is "$(sql "PRAGMA user_version")" 5 "SQLite at version 5"
 

@@ -16,6 +16,18 @@
 -- ORDER BY job_id lists jobs in the same order whatever the database's
 -- locale.
 
+-- Text is UTF-8 here, as in SQLite: to_json, length and the views' bytes
+-- depend on it, and another encoding would refuse (LATIN1) or let through
+-- unchecked (SQL_ASCII) what the API stores.
+DO $$
+BEGIN
+	IF current_setting('server_encoding') <> 'UTF8' THEN
+		RAISE EXCEPTION 'checkpoint-api needs a UTF8 database, not %',
+		    current_setting('server_encoding');
+	END IF;
+END
+$$;
+
 -- The schema's version and owner: PRAGMA user_version and application_id
 -- in SQLite.  A one-row table rather than COMMENT ON DATABASE: it lives in
 -- the schema the objects live in (two instances may share a database, one
