@@ -44,7 +44,20 @@ stop_recorded() {
 	PIDS=
 }
 
+# at_cleanup FUNCTION: FUNCTION runs when the test ends, however it ends
+# (done_testing, bail, a signal), before the recorded processes are
+# stopped and the trash directory is removed: for what a test starts that
+# is not one recorded process (tests/pg.sh's cluster).
+CLEANUP_HOOKS=
+at_cleanup() {
+	CLEANUP_HOOKS="$1 $CLEANUP_HOOKS"
+}
+
 cleanup() {
+	for _hook in $CLEANUP_HOOKS; do
+		"$_hook"
+	done
+	CLEANUP_HOOKS=
 	stop_recorded
 	if [ "$tap_failed" -eq 0 ] && [ -z "${KEEP_TRASH:-}" ]; then
 		rm -rf "$T"
