@@ -24,8 +24,8 @@
  *
  *	openapi-check -a DOC PATH
  *
- * prints the methods of the path PATH matches, space-separated (what its
- * 405 must say in Allow).
+ * prints the template PATH matches and its methods, space-separated (what
+ * its 405 must say in Allow).
  *
  * The schema keywords it knows are those the document uses: $ref (a JSON
  * pointer into the document), type (integer apart from number), nullable,
@@ -845,7 +845,7 @@ main(int argc, char *argv[])
 		else {
 			allow(member(member(doc, "paths"), t), methodsbuf,
 			    sizeof(methodsbuf));
-			printf("%s\n", methodsbuf);
+			printf("%s %s\n", t, methodsbuf);
 			rc = 0;
 		}
 	} else

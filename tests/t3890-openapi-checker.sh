@@ -203,7 +203,8 @@ is "$(run GET /nope 200 "$JSON" "$ERR")" \
 is "$("$CHECK" -l "$DOC" | tr '\n' '|')" \
     'ANY - 404|GET /things/{id} 200|GET /things/{id} 404|DELETE /things/{id} 204|OTHER /things/{id} 405|GET /things/special 200|' \
     "-l lists every method, template and status"
-is "$("$CHECK" -a "$DOC" /v1/things/7/)" "GET DELETE" "-a: the path's methods"
+is "$("$CHECK" -a "$DOC" /v1/things/7/)" "/things/{id} GET DELETE" \
+    "-a: the path's template and methods"
 
 sed 's|#/components/schemas/Sub|#/components/schemas/Nothing|' "$DOC" > "$T/broken.json"
 "$CHECK" -l "$T/broken.json" > /dev/null 2> "$T/err"
