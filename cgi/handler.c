@@ -15,6 +15,7 @@
 #include "handler.h"
 #include "log.h"
 #include "route.h"
+#include "stats.h"
 
 /*
  * A pool of read connections shared by a process's threads.  A connection
@@ -110,7 +111,7 @@ api_free(struct api *a)
  * (one replaced while open is refused instead: store_replaced).  NULL: r
  * holds the 503 naming the cause; the log has the path and the error.
  */
-static struct store *
+struct store *
 api_store(struct api *a, struct response *r)
 {
 	struct store_opts o;
@@ -160,7 +161,7 @@ api_store_error(enum store_rc rc)
  * Answers a failed store operation; a store that is unavailable or failed
  * is closed so the next request reopens it.  A locked one is kept.
  */
-static void
+void
 api_store_failed(struct api *a, enum store_rc rc, struct response *r)
 {
 	if (rc != STORE_BUSY) {
@@ -251,7 +252,7 @@ api_read_body(struct api *a, const struct request *req, struct response *r)
 }
 
 /* Validates a path id; on failure fills r with Flink's 400. */
-static int
+int
 api_path_id(const struct segment *seg, const char *name, struct id *out,
     struct response *r)
 {
@@ -418,8 +419,10 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	}
 	if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
-	else
+	else if (rt.id == ROUTE_STATUS)
 		api_status(a, &rt, r, now_ms);
+	else
+		stats_handle(a, &rt, r, now_ms);
 	if (a->borrowed) {
 		readers_give(a); /* open, or NULL after a fault */
 		a->borrowed = 0;

@@ -63,4 +63,11 @@ void readers_free(struct readers *);
 int api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
 
+/* For the handlers of other files (stats.c). */
+struct segment;
+struct store *api_store(struct api *, struct response *);
+void api_store_failed(struct api *, enum store_rc, struct response *);
+int api_path_id(const struct segment *, const char *name, struct id *,
+    struct response *);
+
 #endif /* HANDLER_H */

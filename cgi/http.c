@@ -44,6 +44,8 @@ static const struct {
 	[ERR_NO_TRIGGER] = { HTTP_404,
 	    "There is no checkpoint operation with triggerId=%s for job %s." },
 	[ERR_NO_JOB] = { HTTP_404, "Job %s not found" },
+	[ERR_NO_CHECKPOINT] = { HTTP_404,
+	    "Could not find checkpointing statistics for checkpoint %s." },
 	/* Ours: the cause, never the path (that is for the log). */
 	[ERR_BUSY] = { HTTP_503,
 	    "Service temporarily unavailable: the checkpoint database is "

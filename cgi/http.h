@@ -41,8 +41,13 @@ enum api_error {
 	ERR_TOO_LARGE,
 	/* No such trigger for this job, or its result expired.  %s: tid, jid. */
 	ERR_NO_TRIGGER,
-	/* CHECKPOINT_REJECT_UNKNOWN_JOBS and the job is not registered (ours). */
+	/*
+	 * The job is not registered: CHECKPOINT_REJECT_UNKNOWN_JOBS (ours),
+	 * or the statistics of an unknown job (Flink's).  %s: jid.
+	 */
 	ERR_NO_JOB,
+	/* No such checkpoint stored for the job.  %s: checkpoint id. */
+	ERR_NO_CHECKPOINT,
 	/* The store stayed locked past the busy timeout (retryable). */
 	ERR_BUSY,
 	/* The store cannot be opened or read: missing, no permission, not a

@@ -12,15 +12,30 @@
 
 #define ROUTE_MAXSEG 6
 
+/*
+ * First match wins, so a literal comes before a parameter in the same
+ * place, as Flink orders them (config is not a trigger id).  Routes that
+ * share a path each list all its methods in allow.
+ */
 static const struct {
 	enum route_id id;
 	const char *method;
+	const char *allow; /* every method of this path */
 	size_t nseg;
 	/* Literal segments; NULL marks a parameter. */
 	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
-	{ ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_STATUS, "GET", 4, { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_TRIGGER, "POST", "GET, POST", 3,
+	    { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_STATS, "GET", "GET, POST", 3, { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_CONFIG, "GET", "GET", 4,
+	    { "jobs", NULL, "checkpoints", "config" } },
+	{ ROUTE_STATUS, "GET", "GET", 4,
+	    { "jobs", NULL, "checkpoints", NULL } },
+	{ ROUTE_DETAILS, "GET", "GET", 5,
+	    { "jobs", NULL, "checkpoints", "details", NULL } },
+	{ ROUTE_JOBS, "GET", "GET", 1, { "jobs" } },
+	{ ROUTE_OVERVIEW, "GET", "GET", 2, { "jobs", "overview" } },
 };
 
 /*
@@ -67,7 +82,7 @@ route_match(const char *method, const char *path, struct route *r)
 {
 	struct segment seg[ROUTE_MAXSEG + 1], *s = seg;
 	size_t i, j;
-	int n;
+	int n, ok;
 
 	memset(r, 0, sizeof(*r));
 	r->id = ROUTE_NONE;
@@ -86,13 +101,20 @@ route_match(const char *method, const char *path, struct route *r)
 				break;
 		if (j < routes[i].nseg)
 			continue;
+		ok = method != NULL && strcmp(method, routes[i].method) == 0;
+		/* The path's first route, unless another takes the method. */
+		if (r->id != ROUTE_NONE && !ok)
+			continue;
 		r->id = routes[i].id;
-		r->allow = routes[i].method;
-		r->method_ok = method != NULL &&
-		    strcmp(method, routes[i].method) == 0;
-		r->jobid = s[1];
+		r->allow = routes[i].allow;
+		r->method_ok = ok;
+		if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
+			r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)
 			r->triggerid = s[3];
-		return;
+		if (r->id == ROUTE_DETAILS)
+			r->checkpointid = s[4];
+		if (ok)
+			return;
 	}
 }

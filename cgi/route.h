@@ -10,7 +10,12 @@
 enum route_id {
 	ROUTE_NONE, /* no such path */
 	ROUTE_TRIGGER, /* /jobs/:jobid/checkpoints */
-	ROUTE_STATUS /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_STATUS, /* /jobs/:jobid/checkpoints/:triggerid */
+	ROUTE_STATS, /* GET /jobs/:jobid/checkpoints */
+	ROUTE_CONFIG, /* /jobs/:jobid/checkpoints/config */
+	ROUTE_DETAILS, /* /jobs/:jobid/checkpoints/details/:checkpointid */
+	ROUTE_JOBS, /* /jobs */
+	ROUTE_OVERVIEW /* /jobs/overview */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */
@@ -22,9 +27,10 @@ struct segment {
 struct route {
 	enum route_id id;
 	int method_ok; /* the route takes this method */
-	const char *allow; /* the method it takes */
+	const char *allow; /* the methods its path takes */
 	struct segment jobid; /* raw, not yet validated */
 	struct segment triggerid; /* raw, ROUTE_STATUS only */
+	struct segment checkpointid; /* raw, ROUTE_DETAILS only */
 };
 
 void route_match(const char *method, const char *path, struct route *);

@@ -138,6 +138,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->max_body = DEFAULT_MAX_BODY;
 	st->cors_origin = "*";
 	st->busy_ms = DEFAULT_BUSY_MS;
+	st->history = DEFAULT_HISTORY;
 
 	if (db_override != NULL)
 		st->db_path = db_override;
@@ -183,5 +184,10 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		st->busy_ms < 1 || st->busy_ms > 60 * 1000))
 		return settings_fail(err, errlen, "CHECKPOINT_BUSY_TIMEOUT", v,
 		    "a duration from 1ms to 60s, e.g. 2000ms");
+
+	if ((v = getenv("CHECKPOINT_HISTORY")) != NULL &&
+	    settings_parse_int(v, 0, MAX_HISTORY, &st->history) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_HISTORY", v,
+		    "a number of checkpoints from 0 to 1000, e.g. 10");
 	return 0;
 }

@@ -16,6 +16,8 @@
 #define DEFAULT_STORE_MS (300 * 1000) /* Flink's rest.async.store-duration */
 #define DEFAULT_MAX_BODY (64 * 1024)
 #define DEFAULT_BUSY_MS 2000 /* lock wait before 503 */
+#define DEFAULT_HISTORY 10 /* Flink's web.checkpoints.history */
+#define MAX_HISTORY 1000
 
 struct settings {
 	const char *db_path; /* CHECKPOINT_DB */
@@ -26,6 +28,7 @@ struct settings {
 	int sync_normal; /* CHECKPOINT_SYNC=NORMAL */
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
+	int64_t history; /* CHECKPOINT_HISTORY: checkpoints in the history */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

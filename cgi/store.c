@@ -27,6 +27,7 @@
 
 enum stmt {
 	STMT_BEGIN,
+	STMT_BEGIN_READ,
 	STMT_COMMIT,
 	STMT_ROLLBACK,
 	STMT_RECORD,
@@ -36,6 +37,11 @@ enum stmt {
 	STMT_JOB_SET,
 	STMT_JOB_RM,
 	STMT_JOB_LIST,
+	STMT_JOB_OVERVIEW,
+	STMT_CKPT_COUNTS,
+	STMT_CKPT_HISTORY,
+	STMT_CKPT_GET,
+	STMT_CKPT_DURATIONS,
 	STMT_TRIGGER_LIST,
 	STMT_TRIGGER_LIST_JOB,
 	STMT_PURGE,
@@ -55,6 +61,7 @@ enum stmt {
 
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_BEGIN_READ] = "BEGIN",
 	[STMT_COMMIT] = "COMMIT",
 	[STMT_ROLLBACK] = "ROLLBACK",
 	/*
@@ -97,6 +104,36 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_JOB_LIST] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
 	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	[STMT_JOB_OVERVIEW] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " ORDER BY job_id",
+	/*
+	 * The checkpoint statistics (schema/0004): counters kept per job,
+	 * and the running ones counted on triggers_claimed (one job's
+	 * actions never overlap: at most one).
+	 */
+	[STMT_CKPT_COUNTS] =
+	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
+	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
+	    " coalesce(s.last_completed, 0), coalesce(s.last_failed, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " WHERE j.job_id = ?1",
+	[STMT_CKPT_HISTORY] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = ?1"
+	    " ORDER BY checkpoint_id DESC LIMIT ?2",
+	[STMT_CKPT_GET] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
+	    " LIMIT 1",
+	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
+				" WHERE job_id = ?1 AND status = 'COMPLETED'"
+				" ORDER BY checkpoint_id DESC LIMIT ?2",
 	[STMT_TRIGGER_LIST] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
@@ -765,25 +802,34 @@ store_job_rm(struct store *s, const struct id *job)
 	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
-enum store_rc
-store_job_list(struct store *s, store_job_cb cb, void *arg)
+/*
+ * Steps a statement of jobs (job_id, name, state first) to its end,
+ * calling cb with each: the listing's columns follow, or the overview's.
+ */
+static enum store_rc
+store_jobs(struct store *s, enum stmt id, store_job_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	struct job j;
 	int rc;
 
-	if ((st = stmt_get(s, STMT_JOB_LIST)) == NULL)
+	if ((st = stmt_get(s, id)) == NULL)
 		return STORE_ERROR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&j, 0, sizeof(j));
 		column_id(st, 0, &j.id);
 		j.name = column_text(st, 1);
 		job_state_parse(column_text(st, 2), &j.state);
-		ckpt_type_parse(column_text(st, 3), &j.type);
-		j.command = column_text(st, 4);
-		j.timeout_s = sqlite3_column_int64(st, 5);
-		j.last_checkpoint_id = sqlite3_column_int64(st, 6);
-		j.pending = sqlite3_column_int64(st, 7);
+		if (id == STMT_JOB_OVERVIEW) {
+			j.created_ms = sqlite3_column_int64(st, 3);
+			j.updated_ms = sqlite3_column_int64(st, 4);
+		} else {
+			ckpt_type_parse(column_text(st, 3), &j.type);
+			j.command = column_text(st, 4);
+			j.timeout_s = sqlite3_column_int64(st, 5);
+			j.last_checkpoint_id = sqlite3_column_int64(st, 6);
+			j.pending = sqlite3_column_int64(st, 7);
+		}
 		if (cb(&j, arg) != 0) {
 			rc = SQLITE_DONE;
 			break;
@@ -791,6 +837,132 @@ store_job_list(struct store *s, store_job_cb cb, void *arg)
 	}
 	stmt_done(st);
 	return store_rc_from(s, rc, "list jobs");
+}
+
+enum store_rc
+store_job_list(struct store *s, store_job_cb cb, void *arg)
+{
+	return store_jobs(s, STMT_JOB_LIST, cb, arg);
+}
+
+enum store_rc
+store_job_overview(struct store *s, store_job_cb cb, void *arg)
+{
+	return store_jobs(s, STMT_JOB_OVERVIEW, cb, arg);
+}
+
+enum store_rc
+store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if ((st = stmt_get(s, STMT_CKPT_COUNTS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		c->timeout_s = sqlite3_column_int64(st, 0);
+		c->completed = sqlite3_column_int64(st, 1);
+		c->failed = sqlite3_column_int64(st, 2);
+		c->duration_min = sqlite3_column_int64(st, 3);
+		c->duration_max = sqlite3_column_int64(st, 4);
+		c->duration_sum = sqlite3_column_int64(st, 5);
+		c->last_completed = sqlite3_column_int64(st, 6);
+		c->last_failed = sqlite3_column_int64(st, 7);
+		c->in_progress = sqlite3_column_int64(st, 8);
+	}
+	stmt_done(st);
+	if (rc == SQLITE_DONE)
+		return STORE_NOTFOUND;
+	return store_rc_from(s, rc, "checkpoint counts");
+}
+
+/*
+ * Steps st over rows of the checkpoints view, calling cb with each; *n
+ * is how many there were.
+ */
+static enum store_rc
+store_ckpt_rows(struct store *s, sqlite3_stmt *st, store_ckpt_cb cb, void *arg,
+    int64_t *n)
+{
+	struct ckpt c;
+	const char *status;
+	int rc;
+
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&c, 0, sizeof(c));
+		c.id = sqlite3_column_int64(st, 0);
+		status = column_text(st, 1);
+		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
+		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
+							      CKPT_IN_PROGRESS;
+		c.trigger_ms = sqlite3_column_int64(st, 2);
+		c.end_ms = sqlite3_column_int64(st, 3);
+		c.duration_ms = sqlite3_column_int64(st, 4);
+		c.location = column_text(st, 5);
+		c.failure_class = column_text(st, 6);
+		c.failure_trace = column_text(st, 7);
+		(*n)++;
+		if (cb(&c, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read checkpoints");
+}
+
+enum store_rc
+store_ckpt_history(struct store *s, const struct id *job, int64_t limit,
+    store_ckpt_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_HISTORY)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, limit);
+	return store_ckpt_rows(s, st, cb, arg, &n);
+}
+
+enum store_rc
+store_ckpt_get(struct store *s, const struct id *job, int64_t id,
+    store_ckpt_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	enum store_rc rc;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_GET)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, id);
+	rc = store_ckpt_rows(s, st, cb, arg, &n);
+	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
+}
+
+enum store_rc
+store_ckpt_durations(struct store *s, const struct id *job, size_t max,
+    int64_t *d, size_t *n)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_CKPT_DURATIONS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		d[(*n)++] = sqlite3_column_int64(st, 0);
+	if (*n == max)
+		rc = SQLITE_DONE;
+	stmt_done(st);
+	return store_rc_from(s, rc, "read durations");
 }
 
 enum store_rc
@@ -863,6 +1035,12 @@ enum store_rc
 store_begin(struct store *s)
 {
 	return store_simple(s, STMT_BEGIN, "begin");
+}
+
+enum store_rc
+store_read_begin(struct store *s)
+{
+	return store_simple(s, STMT_BEGIN_READ, "begin read");
 }
 
 enum store_rc

@@ -81,6 +81,8 @@ struct job {
 	int64_t timeout_s;
 	int64_t last_checkpoint_id; /* listing only */
 	int64_t pending; /* listing only */
+	int64_t created_ms; /* overview only */
+	int64_t updated_ms; /* overview only */
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -99,6 +101,55 @@ enum store_rc store_job_set(struct store *, const struct job *, int fields,
     int64_t now_ms);
 enum store_rc store_job_rm(struct store *, const struct id *);
 enum store_rc store_job_list(struct store *, store_job_cb, void *);
+/* Id, name, state and times of every job, by id: cheaper than a listing. */
+enum store_rc store_job_overview(struct store *, store_job_cb, void *);
+
+/* --- Checkpoint statistics (GET /jobs/:jobid/checkpoints...). --- */
+
+/*
+ * A job's checkpoint counters.  Completed and failed, and the durations,
+ * are kept apart from the triggers, so that retention's purges leave them.
+ */
+struct ckpt_counts {
+	int64_t timeout_s; /* the job's action timeout */
+	int64_t in_progress; /* given an id, still running */
+	int64_t completed;
+	int64_t failed; /* given an id or not */
+	int64_t duration_min; /* end-to-end, of completed ones, ms */
+	int64_t duration_max;
+	int64_t duration_sum;
+	int64_t last_completed; /* highest id completed; 0: none */
+	int64_t last_failed; /* highest id failed; 0: none */
+};
+
+enum ckpt_status { CKPT_IN_PROGRESS, CKPT_COMPLETED, CKPT_FAILED };
+
+/* One stored checkpoint: a trigger that was given an id. */
+struct ckpt {
+	int64_t id;
+	enum ckpt_status status;
+	int64_t trigger_ms; /* claimed by the runner, or else recorded */
+	int64_t end_ms; /* completed or failed; 0: running */
+	int64_t duration_ms; /* end_ms - trigger_ms, at least 0 */
+	const char *location; /* completed only; NULL: none printed */
+	const char *failure_class; /* failed only */
+	const char *failure_trace; /* failed only */
+};
+
+typedef int (*store_ckpt_cb)(const struct ckpt *, void *);
+
+/* STORE_NOTFOUND: the job is not registered. */
+enum store_rc store_ckpt_counts(struct store *, const struct id *job,
+    struct ckpt_counts *);
+/* The job's newest limit checkpoints, newest first. */
+enum store_rc store_ckpt_history(struct store *, const struct id *job,
+    int64_t limit, store_ckpt_cb, void *);
+/* One checkpoint; STORE_NOTFOUND: not stored. */
+enum store_rc store_ckpt_get(struct store *, const struct id *job, int64_t id,
+    store_ckpt_cb, void *);
+/* End-to-end durations of the newest max completed checkpoints. */
+enum store_rc store_ckpt_durations(struct store *, const struct id *job,
+    size_t max, int64_t *durations, size_t *n);
 
 /* --- Triggers as operators see them. --- */
 
@@ -171,6 +222,8 @@ struct stale {
 typedef int (*store_stale_cb)(const struct stale *, void *);
 
 enum store_rc store_begin(struct store *);
+/* One snapshot for several reads; store_rollback ends it. */
+enum store_rc store_read_begin(struct store *);
 enum store_rc store_commit(struct store *);
 void store_rollback(struct store *);
 enum store_rc store_pending_bound(struct store *, int64_t after_row, size_t max,

@@ -348,9 +348,9 @@ method() {
 	check_like "$1" 405 "$ERRORS_RE"
 	is "$(header allow)" "$4" "$1: Allow: $4"
 }
-method "GET on the trigger path" GET /jobs/$J/checkpoints POST
-method "PUT on the trigger path" PUT /jobs/$J/checkpoints POST
-method "DELETE on the trigger path" DELETE /v1/jobs/$J/checkpoints/ POST
+method "PATCH on the trigger path" PATCH /jobs/$J/checkpoints "GET, POST"
+method "PUT on the trigger path" PUT /jobs/$J/checkpoints "GET, POST"
+method "DELETE on the trigger path" DELETE /v1/jobs/$J/checkpoints/ "GET, POST"
 method "POST on the status path" POST /jobs/$J/checkpoints/$T8 GET
 method "PUT on the status path" PUT /jobs/$J/checkpoints/$T8 GET
 method "DELETE on the status path" DELETE /jobs/$J/checkpoints/$T8 GET
@@ -579,7 +579,7 @@ is "$(no_cors)" 0 "CORS off: 200 has no Access-Control-Allow-Origin"
 http GET /jobs/$J/checkpoints/$TE
 check "CORS off: 404" 404 "$(no_trigger $TE $J)"
 is "$(no_cors)" 0 "CORS off: 404 has no Access-Control-Allow-Origin"
-http GET /jobs/$J/checkpoints
+http PUT /jobs/$J/checkpoints
 check_like "CORS off: 405" 405 "$ERRORS_RE"
 is "$(no_cors)" 0 "CORS off: 405 has no Access-Control-Allow-Origin"
 http POST /jobs/$J/checkpoints '[]'
@@ -735,7 +735,7 @@ http GET /jobs/$J/checkpoints/$TM
 check "under /api: GET" 200 "$IN_PROGRESS"
 http GET /v1/jobs/$J/checkpoints/$TM/
 check "under /api: GET under /api/v1 with a trailing slash" 200 "$IN_PROGRESS"
-http GET /jobs/$J/checkpoints
+http PUT /jobs/$J/checkpoints
 check_like "under /api: 405" 405 "$ERRORS_RE"
 http GET "/nope?a=1"
 check "under /api: unknown path: the message has the whole URI" 404 \

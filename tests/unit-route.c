@@ -1,6 +1,6 @@
 /*
- * Routing on PATH_INFO (cgi/route.c; API.md, "Routing"): the two routes,
- * with and without /v1, a trailing slash tolerated, literals
+ * Routing on PATH_INFO (cgi/route.c; checkpoint-api(7)): every route, with
+ * and without /v1, a trailing slash tolerated, literals
  * case-sensitive, and everything else ROUTE_NONE.  Each row gives the
  * expected route, whether the method fits, the Allow value and the raw id
  * segments.
@@ -24,30 +24,30 @@ static const struct route_case {
 	int method_ok;
 	const char *allow; /* NULL for ROUTE_NONE */
 	const char *jobid; /* "" when none */
-	const char *triggerid; /* "" when none */
+	const char *second; /* triggerid or checkpointid; "" when none */
 } cases[] = {
 	/* The trigger route. */
-	{ __LINE__, "POST", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1, "POST",
-	    J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints/", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/v1/jobs/" J "/checkpoints/", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
-	{ __LINE__, "GET", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
-	    J, "" },
-	{ __LINE__, "PUT", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
-	    J, "" },
-	{ __LINE__, "post", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
-	    J, "" },
-	{ __LINE__, NULL, "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0, "POST",
-	    J, "" },
+	    "GET, POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints", ROUTE_STATS, 1,
+	    "GET, POST", J, "" },
+	{ __LINE__, "PUT", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0,
+	    "GET, POST", J, "" },
+	{ __LINE__, "post", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0,
+	    "GET, POST", J, "" },
+	{ __LINE__, NULL, "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0,
+	    "GET, POST", J, "" },
 	/* Path ids are raw segments: validating them is the handler's job. */
 	{ __LINE__, "POST", "/jobs/not-an-id/checkpoints", ROUTE_TRIGGER, 1,
-	    "POST", "not-an-id", "" },
-	{ __LINE__, "POST", "/jobs/a%2Fb/checkpoints", ROUTE_TRIGGER, 1, "POST",
-	    "a%2Fb", "" },
+	    "GET, POST", "not-an-id", "" },
+	{ __LINE__, "POST", "/jobs/a%2Fb/checkpoints", ROUTE_TRIGGER, 1,
+	    "GET, POST", "a%2Fb", "" },
 
 	/* The status route. */
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 1, "GET",
@@ -62,6 +62,48 @@ static const struct route_case {
 	    "GET", J, T },
 	{ __LINE__, "GET", "/jobs/x/checkpoints/y", ROUTE_STATUS, 1, "GET", "x",
 	    "y" },
+
+	/* The statistics, sharing the trigger's path: Allow names both. */
+	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/", ROUTE_STATS, 1,
+	    "GET, POST", J, "" },
+	{ __LINE__, "DELETE", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0,
+	    "GET, POST", J, "" },
+	{ __LINE__, "HEAD", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 0,
+	    "GET, POST", J, "" },
+
+	/* config is a literal: it comes before a trigger id (Flink). */
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/config", ROUTE_CONFIG, 1,
+	    "GET", J, "" },
+	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/config/", ROUTE_CONFIG,
+	    1, "GET", J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/checkpoints/config", ROUTE_CONFIG, 0,
+	    "GET", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/Config", ROUTE_STATUS, 1,
+	    "GET", J, "Config" },
+	/* details without an id is a trigger id, as in Flink (then a 400). */
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/details", ROUTE_STATUS, 1,
+	    "GET", J, "details" },
+
+	/* One checkpoint's details. */
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/details/42", ROUTE_DETAILS,
+	    1, "GET", J, "42" },
+	{ __LINE__, "GET", "/v1/jobs/" J "/checkpoints/details/-1/",
+	    ROUTE_DETAILS, 1, "GET", J, "-1" },
+	{ __LINE__, "PUT", "/jobs/x/checkpoints/details/y", ROUTE_DETAILS, 0,
+	    "GET", "x", "y" },
+	{ __LINE__, "GET", "/jobs/" J "/checkpoints/details/1/x", ROUTE_NONE, 0,
+	    NULL, "", "" },
+
+	/* The job lists. */
+	{ __LINE__, "GET", "/jobs", ROUTE_JOBS, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/v1/jobs/", ROUTE_JOBS, 1, "GET", "", "" },
+	{ __LINE__, "POST", "/jobs", ROUTE_JOBS, 0, "GET", "", "" },
+	{ __LINE__, "GET", "/jobs/overview", ROUTE_OVERVIEW, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/v1/jobs/overview/", ROUTE_OVERVIEW, 1, "GET", "",
+	    "" },
+	{ __LINE__, "DELETE", "/jobs/overview", ROUTE_OVERVIEW, 0, "GET", "",
+	    "" },
+	{ __LINE__, "GET", "/jobs/Overview", ROUTE_NONE, 0, NULL, "", "" },
 
 	/* Unknown version prefixes. */
 	{ __LINE__, "POST", "/v0/jobs/" J "/checkpoints", ROUTE_NONE, 0, NULL,
@@ -89,19 +131,18 @@ static const struct route_case {
 
 	/* Empty segments in the middle; slashes at both ends are dropped. */
 	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/jobs//checkpoints", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints//", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints///", ROUTE_TRIGGER, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "//", ROUTE_STATUS, 1,
 	    "GET", J, T },
 	{ __LINE__, "GET", "/jobs/" J "//checkpoints/" T, ROUTE_NONE, 0, NULL,
 	    "", "" },
 
 	/* Too few or too many segments. */
-	{ __LINE__, "GET", "/jobs", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "/jobs/" J, ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T "/x", ROUTE_NONE, 0,
 	    NULL, "", "" },
@@ -157,8 +198,10 @@ test_routes(void)
 		    segment_str(&r.jobid, b1, sizeof(b1)), c->jobid,
 		    "case %zu: jobid segment", i + 1);
 		tap_is_str_at(__FILE__, c->line,
-		    segment_str(&r.triggerid, b2, sizeof(b2)), c->triggerid,
-		    "case %zu: triggerid segment", i + 1);
+		    segment_str(r.id == ROUTE_DETAILS ? &r.checkpointid :
+							&r.triggerid,
+			b2, sizeof(b2)),
+		    c->second, "case %zu: second id segment", i + 1);
 	}
 }
 

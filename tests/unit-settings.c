@@ -409,6 +409,67 @@ test_env(void)
 		unsetenv(env_names[k]);
 }
 
+/*
+ * CHECKPOINT_HISTORY: the checkpoints in GET /jobs/:jobid/checkpoints's
+ * history, 0 to 1000 (Flink's web.checkpoints.history, default 10).
+ */
+static const struct {
+	int line;
+	const char *v; /* NULL: unset */
+	int rc;
+	int64_t history;
+	const char *err;
+} history_cases[] = {
+	{ __LINE__, NULL, 0, DEFAULT_HISTORY, NULL },
+	{ __LINE__, "10", 0, 10, NULL },
+	{ __LINE__, "0", 0, 0, NULL },
+	{ __LINE__, "1000", 0, 1000, NULL },
+	{ __LINE__, "1001", -1, 0,
+	    "CHECKPOINT_HISTORY=\"1001\": expected a number of checkpoints "
+	    "from 0 to 1000, e.g. 10" },
+	{ __LINE__, "-1", -1, 0,
+	    "CHECKPOINT_HISTORY=\"-1\": expected a number of checkpoints "
+	    "from 0 to 1000, e.g. 10" },
+	{ __LINE__, "", -1, 0,
+	    "CHECKPOINT_HISTORY=\"\": expected a number of checkpoints "
+	    "from 0 to 1000, e.g. 10" },
+	{ __LINE__, "10x", -1, 0,
+	    "CHECKPOINT_HISTORY=\"10x\": expected a number of checkpoints "
+	    "from 0 to 1000, e.g. 10" },
+	{ __LINE__, " 10", -1, 0,
+	    "CHECKPOINT_HISTORY=\" 10\": expected a number of checkpoints "
+	    "from 0 to 1000, e.g. 10" },
+};
+
+static void
+test_history(void)
+{
+	struct settings st;
+	char err[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(history_cases) / sizeof(history_cases[0]); i++) {
+		if (history_cases[i].v == NULL)
+			unsetenv("CHECKPOINT_HISTORY");
+		else
+			setenv("CHECKPOINT_HISTORY", history_cases[i].v, 1);
+		strcpy(err, "(untouched)");
+		rc = settings_from_env(&st, NULL, err, sizeof(err));
+		tap_is_int_at(__FILE__, history_cases[i].line, rc,
+		    history_cases[i].rc, "history %zu: rc", i + 1);
+		if (rc == 0)
+			tap_is_int_at(__FILE__, history_cases[i].line,
+			    st.history, history_cases[i].history,
+			    "history %zu: value", i + 1);
+		else
+			tap_is_str_at(__FILE__, history_cases[i].line, err,
+			    history_cases[i].err, "history %zu: message",
+			    i + 1);
+	}
+	unsetenv("CHECKPOINT_HISTORY");
+}
+
 int
 main(void)
 {
@@ -416,5 +477,6 @@ main(void)
 	test_size();
 	test_int();
 	test_env();
+	test_history();
 	return tap_done();
 }

@@ -919,6 +919,159 @@ test_purge(void)
 	store_close(s);
 }
 
+/* The checkpoints of a store as one line: "id:STATUS:trigger:end:dur". */
+static int
+ckpt_cb(const struct ckpt *c, void *arg)
+{
+	static const char *const names[] = { "IN_PROGRESS", "COMPLETED",
+		"FAILED" };
+	struct buf *b = arg;
+
+	buf_printf(b, "%s%lld:%s:%lld:%lld:%lld:%s:%s", b->len > 0 ? "|" : "",
+	    (long long)c->id, names[c->status], (long long)c->trigger_ms,
+	    (long long)c->end_ms, (long long)c->duration_ms,
+	    c->location != NULL ? c->location : "-",
+	    c->failure_class != NULL ? c->failure_class : "-");
+	return 0;
+}
+
+static const char *
+history(struct store *s, const char *job, int64_t limit)
+{
+	static struct buf b;
+	struct id jid = mkid(job);
+	enum store_rc rc;
+
+	buf_reset(&b);
+	if ((rc = store_ckpt_history(s, &jid, limit, ckpt_cb, &b)) != STORE_OK)
+		buf_printf(&b, "<%s>", store_rc_name(rc));
+	return buf_str(&b);
+}
+
+static const char *
+counts(struct store *s, const char *job)
+{
+	static char out[128];
+	struct ckpt_counts c;
+	struct id jid = mkid(job);
+	enum store_rc rc;
+
+	if ((rc = store_ckpt_counts(s, &jid, &c)) != STORE_OK)
+		snprintf(out, sizeof(out), "<%s>", store_rc_name(rc));
+	else
+		snprintf(out, sizeof(out),
+		    "timeout %lld run %lld ok %lld failed %lld "
+		    "min %lld max %lld sum %lld last %lld/%lld",
+		    (long long)c.timeout_s, (long long)c.in_progress,
+		    (long long)c.completed, (long long)c.failed,
+		    (long long)c.duration_min, (long long)c.duration_max,
+		    (long long)c.duration_sum, (long long)c.last_completed,
+		    (long long)c.last_failed);
+	return out;
+}
+
+static int
+overview_cb(const struct job *j, void *arg)
+{
+	buf_printf(arg, "%s %s %s %lld %lld;", j->id.s, j->name,
+	    job_state_name(j->state), (long long)j->created_ms,
+	    (long long)j->updated_ms);
+	return 0;
+}
+
+/*
+ * Checkpoint statistics (schema 0004): counters moved by completions
+ * that survive the purge, the history newest first, one checkpoint, the
+ * durations of the completed ones, the job overview.
+ */
+static void
+test_ckpt_stats(void)
+{
+	struct store *s;
+	struct job j;
+	struct id jid = mkid(J1);
+	struct buf b = { 0 };
+	char err[512];
+	int64_t ck, row, d[4], purged;
+	size_t n;
+	int created;
+
+	if (open_at(path_in("stats.db"), &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "stats: open (%s)", err);
+		return;
+	}
+	tap_is_str(counts(s, J1), "<not found>", "stats: unregistered job");
+	memset(&j, 0, sizeof(j));
+	j.id = jid;
+	j.name = "orders";
+	j.type = CKPT_FULL;
+	j.timeout_s = 60;
+	store_job_add(s, &j, 100);
+	tap_is_str(counts(s, J1),
+	    "timeout 60 run 0 ok 0 failed 0 min 0 max 0 sum 0 last 0/0",
+	    "stats: a job with no checkpoint");
+	tap_is_str(history(s, J1, 10), "", "stats: no history");
+
+	record(s, J1, TA, CKPT_FULL, 0, STORE_MS, &created);
+	complete(s, J1, TA, 1, NULL, NULL, 1000, &ck);
+	record(s, J1, TB, CKPT_FULL, 2000, STORE_MS, &created);
+	complete(s, J1, TB, 1, "java.lang.Exception", "boom", 2500, &ck);
+	record(s, J1, TC, CKPT_FULL, 3000, STORE_MS, &created);
+	complete(s, J1, TC, 0, "java.lang.Exception", "no job", 3001, &ck);
+	record(s, J1, TE, CKPT_FULL, 3500, STORE_MS, &created);
+	record(s, J1, TD, CKPT_FULL, 4000, STORE_MS, &created);
+	store_begin(s);
+	row = pending_row(s, J1, TD);
+	store_next_checkpoint_id(s, &jid, &ck);
+	store_claim(s, row, "runner:1", ck, CKPT_FULL, 4100, 9999);
+	store_commit(s);
+	tap_is_str(counts(s, J1),
+	    "timeout 60 run 1 ok 1 failed 2 min 1000 max 1000 sum 1000 "
+	    "last 1/2",
+	    "stats: counts (a queued trigger is not counted; a failure "
+	    "without an id is)");
+	tap_is_str(history(s, J1, 10),
+	    "3:IN_PROGRESS:4100:0:0:-:-|"
+	    "2:FAILED:2000:2500:500:-:java.lang.Exception|"
+	    "1:COMPLETED:0:1000:1000:file:///checkpoints/x:-",
+	    "stats: history, newest first; claimed: triggered when claimed");
+	tap_is_str(history(s, J1, 2),
+	    "3:IN_PROGRESS:4100:0:0:-:-|"
+	    "2:FAILED:2000:2500:500:-:java.lang.Exception",
+	    "stats: history, limited");
+	tap_is_int(store_ckpt_get(s, &jid, 1, ckpt_cb, &b), STORE_OK,
+	    "stats: get 1");
+	tap_is_str(buf_str(&b),
+	    "1:COMPLETED:0:1000:1000:file:///checkpoints/x:-",
+	    "stats: get 1: the checkpoint");
+	tap_is_int(store_ckpt_get(s, &jid, 9, ckpt_cb, &b), STORE_NOTFOUND,
+	    "stats: get 9: not found");
+	tap_is_int(store_ckpt_durations(s, &jid, 4, d, &n), STORE_OK,
+	    "stats: durations");
+	tap_is_int((long long)n, 1, "stats: durations: the completed one");
+	tap_is_int(d[0], 1000, "stats: durations: its duration");
+
+	store_purge(s, 100LL * STORE_MS, STORE_MS, &purged);
+	tap_is_int(purged, 3, "stats: purge: the three completed");
+	tap_is_str(counts(s, J1),
+	    "timeout 60 run 1 ok 1 failed 2 min 1000 max 1000 sum 1000 "
+	    "last 1/2",
+	    "stats: counts survive the purge");
+	tap_is_str(history(s, J1, 10), "3:IN_PROGRESS:4100:0:0:-:-",
+	    "stats: history after the purge");
+	tap_is_int(store_ckpt_durations(s, &jid, 4, d, &n), STORE_OK,
+	    "stats: durations after the purge");
+	tap_is_int((long long)n, 0, "stats: durations after the purge: none");
+
+	buf_reset(&b);
+	tap_is_int(store_job_overview(s, overview_cb, &b), STORE_OK,
+	    "stats: job overview");
+	tap_is_str(buf_str(&b), J1 " orders RUNNING 100 100;",
+	    "stats: job overview: id, name, state, times");
+	buf_free(&b);
+	store_close(s);
+}
+
 /* Locked past the busy timeout: STORE_BUSY, and nothing changed. */
 static void
 test_busy(void)
@@ -993,6 +1146,7 @@ main(void)
 	} else
 		tap_ok(0, "open main.db: %s", err);
 	test_purge();
+	test_ckpt_stats();
 	test_busy();
 	cleanup();
 	tap_ok(!file_exists(dir), "the temporary directory is removed");

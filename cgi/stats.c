@@ -1,0 +1,571 @@
+/*
+ * Flink's read-only checkpoint and job answers over the store: see
+ * stats.h.  Bodies are written by hand, as Flink's Jackson writes them:
+ * compact, keys in creator order, nulls written, doubles as Java's
+ * Double.toString, NaN as the string "NaN".
+ *
+ * What the store does not know is Flink's value for "none": sizes and
+ * subtask counts are 0, tasks {}, every checkpoint a plain CHECKPOINT,
+ * never a savepoint nor discarded, nothing restored (checkpoint-api(7)).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "stats.h"
+
+/* Flink's sentinel for a checkpoint with no external location. */
+#define STATS_NO_PATH "<checkpoint-not-externally-addressable>"
+
+/* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
+#define STATS_NO_INTERVAL "9223372036854775807"
+
+/* The five quantiles of StatsSummaryDto, in key order. */
+static const struct {
+	const char *key;
+	double q;
+} stats_quantiles[] = {
+	{ "p50", 0.5 },
+	{ "p90", 0.9 },
+	{ "p95", 0.95 },
+	{ "p99", 0.99 },
+	{ "p999", 0.999 },
+};
+
+/*
+ * Commons-Math's Percentile with LEGACY estimation, as Flink's histogram
+ * statistics use it: q goes through q * 100 and back, pos = p * (n + 1),
+ * linear between neighbours.  NaN for no data.
+ */
+double
+stats_quantile(const int64_t *x, size_t n, double q)
+{
+	double p = q * 100.0 / 100.0, pos, fpos;
+	size_t k;
+
+	if (n == 0)
+		return NAN;
+	if (p == 0)
+		pos = 0;
+	else if (p == 1)
+		pos = (double)n;
+	else
+		pos = p * (double)(n + 1);
+	if (pos < 1)
+		return (double)x[0];
+	if (pos >= (double)n)
+		return (double)x[n - 1];
+	k = (size_t)pos; /* pos >= 1: floor */
+	fpos = (double)k;
+	return (double)x[k - 1] + (pos - fpos) * (double)(x[k] - x[k - 1]);
+}
+
+/*
+ * v as Java's Double.toString writes it (the shortest digits that read
+ * back as v): "0.0", "57.5", "1.2345678E7", "1.0E-4"; NaN as Jackson
+ * writes it, the string "NaN".
+ */
+int
+stats_add_double(struct buf *b, double v)
+{
+	char s[40], digits[24];
+	int prec, exp, nd, i;
+	char *e;
+
+	if (isnan(v))
+		return buf_adds(b, "\"NaN\"");
+	if (v == 0)
+		return buf_adds(b, signbit(v) ? "-0.0" : "0.0");
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(s, sizeof(s), "%.*e", prec - 1, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	/* s is [-]d[.ddd]e[+-]xx */
+	nd = 0;
+	for (i = s[0] == '-'; s[i] != 'e'; i++)
+		if (s[i] != '.')
+			digits[nd++] = s[i];
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	exp = (int)strtol(strchr(s, 'e') + 1, &e, 10);
+	if (v < 0 && buf_add(b, "-", 1) == -1)
+		return -1;
+	if ((v < 0 ? -v : v) >= 1e-3 && (v < 0 ? -v : v) < 1e7) {
+		if (exp < 0) {
+			if (buf_add(b, "0.", 2) == -1)
+				return -1;
+			for (i = exp + 1; i < 0; i++)
+				if (buf_add(b, "0", 1) == -1)
+					return -1;
+			return buf_adds(b, digits);
+		}
+		if (buf_add(b, digits, (size_t)(nd < exp + 1 ? nd : exp + 1)) ==
+		    -1)
+			return -1;
+		for (i = nd; i < exp + 1; i++)
+			if (buf_add(b, "0", 1) == -1)
+				return -1;
+		return buf_printf(b, ".%s",
+		    nd > exp + 1 ? digits + exp + 1 : "0");
+	}
+	return buf_printf(b, "%c.%sE%d", digits[0], nd > 1 ? digits + 1 : "0",
+	    exp);
+}
+
+/*
+ * Java's Long.parseLong: an optional sign and decimal digits, in range.
+ * Returns 0, or -1 for anything else.
+ */
+int
+stats_parse_long(const char *p, size_t len, int64_t *out)
+{
+	char s[24];
+	size_t i;
+	long long v;
+	char *end;
+
+	if (len == 0 || len >= sizeof(s))
+		return -1;
+	for (i = p[0] == '-' || p[0] == '+'; i < len; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+	if (len == 1 && (p[0] == '-' || p[0] == '+'))
+		return -1;
+	memcpy(s, p, len);
+	s[len] = '\0';
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A StatsSummaryDto: min, max, avg, then the quantiles of sorted x. */
+static int
+stats_summary_dto(struct buf *b, int64_t min, int64_t max, int64_t avg,
+    const int64_t *x, size_t n)
+{
+	size_t i;
+
+	if (buf_printf(b, "{\"min\":%lld,\"max\":%lld,\"avg\":%lld",
+		(long long)min, (long long)max, (long long)avg) == -1)
+		return -1;
+	for (i = 0; i < sizeof(stats_quantiles) / sizeof(stats_quantiles[0]);
+	     i++)
+		if (buf_printf(b, ",\"%s\":", stats_quantiles[i].key) == -1 ||
+		    stats_add_double(b,
+			stats_quantile(x, n, stats_quantiles[i].q)) == -1)
+			return -1;
+	return buf_add(b, "}", 1);
+}
+
+/*
+ * Flink's failure_message, the exception's getMessage(): what our traces
+ * carry after "<class>: " on their first line, up to the first frame.
+ */
+static int
+stats_failure_message(struct buf *b, const char *class, const char *trace)
+{
+	const char *p = trace, *end;
+	size_t cl = class != NULL ? strlen(class) : 0;
+
+	if (trace == NULL)
+		return buf_adds(b, "null");
+	if (cl > 0 && strncmp(p, class, cl) == 0 && p[cl] == ':' &&
+	    p[cl + 1] == ' ')
+		p += cl + 2;
+	if ((end = strstr(p, "\n\tat ")) == NULL)
+		end = p + strlen(p);
+	while (end > p && end[-1] == '\n')
+		end--;
+	return buf_add_json_string(b, p, (size_t)(end - p));
+}
+
+/*
+ * One checkpoint as Flink's CheckpointStatistics (className first, then
+ * the creator's order; tasks {}, as the statistics and, without tasks,
+ * the details show it).
+ */
+static int
+stats_checkpoint(const struct ckpt *c, void *arg)
+{
+	static const char *const names[][2] = {
+		[CKPT_IN_PROGRESS] = { "in_progress", "IN_PROGRESS" },
+		[CKPT_COMPLETED] = { "completed", "COMPLETED" },
+		[CKPT_FAILED] = { "failed", "FAILED" },
+	};
+	struct buf *b = arg;
+	int running = c->status == CKPT_IN_PROGRESS;
+
+	if (buf_printf(b,
+		"{\"className\":\"%s\",\"id\":%lld,\"status\":\"%s\","
+		"\"is_savepoint\":false,\"savepointFormat\":null,"
+		"\"trigger_timestamp\":%lld,\"latest_ack_timestamp\":%lld,"
+		"\"checkpointed_size\":0,\"state_size\":0,"
+		"\"end_to_end_duration\":%lld,\"alignment_buffered\":0,"
+		"\"processed_data\":0,\"persisted_data\":0,\"num_subtasks\":0,"
+		"\"num_acknowledged_subtasks\":0,"
+		"\"checkpoint_type\":\"CHECKPOINT\",\"tasks\":{}",
+		names[c->status][0], (long long)c->id, names[c->status][1],
+		(long long)c->trigger_ms,
+		(long long)(c->status == CKPT_COMPLETED ? c->end_ms : -1),
+		(long long)(running ? -1 : c->duration_ms)) == -1)
+		return -1;
+	switch (c->status) {
+	case CKPT_COMPLETED:
+		if (buf_adds(b, ",\"external_path\":") == -1 ||
+		    buf_add_json_string(b,
+			c->location != NULL ? c->location : STATS_NO_PATH,
+			strlen(c->location != NULL ? c->location :
+						     STATS_NO_PATH)) == -1 ||
+		    buf_adds(b, ",\"discarded\":false") == -1)
+			return -1;
+		break;
+	case CKPT_FAILED:
+		if (buf_printf(b, ",\"failure_timestamp\":%lld",
+			(long long)c->end_ms) == -1 ||
+		    buf_adds(b, ",\"failure_message\":") == -1 ||
+		    stats_failure_message(b, c->failure_class,
+			c->failure_trace) == -1)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	return buf_add(b, "}", 1);
+}
+
+/* A history entry: a comma before all but the first. */
+struct history {
+	struct buf *b;
+	int n;
+	int err;
+};
+
+static int
+stats_history_entry(const struct ckpt *c, void *arg)
+{
+	struct history *h = arg;
+
+	if ((h->n++ > 0 && buf_add(h->b, ",", 1) == -1) ||
+	    stats_checkpoint(c, h->b) == -1) {
+		h->err = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* latest.completed or latest.failed: the checkpoint id, or null. */
+static enum store_rc
+stats_latest(struct store *s, const struct id *job, const char *key, int64_t id,
+    struct buf *b)
+{
+	struct history h = { b, 0, 0 };
+	enum store_rc rc = STORE_NOTFOUND;
+
+	if (buf_printf(b, "\"%s\":", key) == -1)
+		return STORE_ERROR;
+	if (id > 0)
+		rc = store_ckpt_get(s, job, id, stats_history_entry, &h);
+	if (h.err)
+		return STORE_ERROR;
+	/* Purged by retention since: as if there were none. */
+	if (rc == STORE_NOTFOUND)
+		return buf_adds(b, "null") == 0 ? STORE_OK : STORE_ERROR;
+	return rc;
+}
+
+static int
+stats_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * counts and summary.  Counts and min/max/avg are the job's counters;
+ * the duration quantiles run over the newest STATS_WINDOW completed
+ * checkpoints still stored.  Sizes are 0 for every completed checkpoint,
+ * so their quantiles are 0.0 once there is one, and NaN before.
+ */
+static enum store_rc
+stats_counts(struct store *s, const struct id *job, const struct ckpt_counts *c,
+    struct buf *b)
+{
+	static const int64_t zero = 0;
+	int64_t *d;
+	size_t n = 0, nz = c->completed > 0;
+	struct buf size = { 0 };
+	enum store_rc rc;
+	int err;
+
+	if ((d = malloc(STATS_WINDOW * sizeof(*d))) == NULL)
+		return STORE_ERROR;
+	rc = store_ckpt_durations(s, job, STATS_WINDOW, d, &n);
+	if (rc != STORE_OK) {
+		free(d);
+		return rc;
+	}
+	qsort(d, n, sizeof(*d), stats_cmp);
+	err = stats_summary_dto(&size, 0, 0, 0, &zero, nz) == -1 ||
+	    buf_printf(b,
+		"{\"counts\":{\"restored\":0,\"total\":%lld,"
+		"\"in_progress\":%lld,\"completed\":%lld,\"failed\":%lld},"
+		"\"summary\":{\"checkpointed_size\":%s,\"state_size\":%s,"
+		"\"end_to_end_duration\":",
+		(long long)(c->in_progress + c->completed + c->failed),
+		(long long)c->in_progress, (long long)c->completed,
+		(long long)c->failed, buf_str(&size), buf_str(&size)) == -1 ||
+	    stats_summary_dto(b, c->duration_min, c->duration_max,
+		c->completed > 0 ? c->duration_sum / c->completed : 0, d,
+		n) == -1 ||
+	    buf_adds(b, ",\"alignment_buffered\":") == -1 ||
+	    stats_summary_dto(b, 0, 0, 0, &zero, 1) == -1 ||
+	    buf_printf(b, ",\"processed_data\":%s,\"persisted_data\":%s}",
+		buf_str(&size), buf_str(&size)) == -1;
+	buf_free(&size);
+	free(d);
+	return err ? STORE_ERROR : STORE_OK;
+}
+
+/* The body of GET /jobs/:jobid/checkpoints, c read already. */
+static enum store_rc
+stats_body(struct api *a, struct store *s, const struct id *job,
+    const struct ckpt_counts *c, struct buf *b)
+{
+	struct history h = { b, 0, 0 };
+	enum store_rc rc;
+
+	if ((rc = stats_counts(s, job, c, b)) != STORE_OK)
+		return rc;
+	if (buf_adds(b, ",\"latest\":{") == -1)
+		return STORE_ERROR;
+	if ((rc = stats_latest(s, job, "completed", c->last_completed, b)) !=
+	    STORE_OK)
+		return rc;
+	if (buf_adds(b, ",\"savepoint\":null,") == -1)
+		return STORE_ERROR;
+	if ((rc = stats_latest(s, job, "failed", c->last_failed, b)) !=
+	    STORE_OK)
+		return rc;
+	if (buf_adds(b, ",\"restored\":null},\"history\":[") == -1)
+		return STORE_ERROR;
+	if (a->settings->history > 0 &&
+	    (rc = store_ckpt_history(s, job, a->settings->history,
+		 stats_history_entry, &h)) != STORE_OK)
+		return rc;
+	if (h.err || buf_adds(b, "]}") == -1)
+		return STORE_ERROR;
+	return STORE_OK;
+}
+
+/* GET /jobs/:jobid/checkpoints and .../details/:checkpointid. */
+static void
+stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
+{
+	struct ckpt_counts c;
+	struct history h = { &r->body, 0, 0 };
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int64_t id = 0;
+	struct buf raw = { 0 };
+	enum api_error err = ERR_INTERNAL;
+	char num[24];
+
+	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1)
+		return;
+	if (rt->id == ROUTE_DETAILS &&
+	    stats_parse_long(rt->checkpointid.p, rt->checkpointid.len, &id) ==
+		-1) {
+		if (buf_add(&raw, rt->checkpointid.p, rt->checkpointid.len) ==
+		    -1)
+			http_error(r, ERR_INTERNAL);
+		else
+			http_error(r, ERR_PATH_PARAM, "checkpointid",
+			    buf_str(&raw));
+		buf_free(&raw);
+		return;
+	}
+	if ((s = api_store(a, r)) == NULL)
+		return;
+	/* One snapshot: counts, latest and history agree. */
+	if ((rc = store_read_begin(s)) != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	buf_reset(&r->body);
+	rc = store_ckpt_counts(s, &job, &c);
+	if (rc == STORE_NOTFOUND)
+		err = ERR_NO_JOB;
+	else if (rc == STORE_OK && rt->id == ROUTE_DETAILS) {
+		rc = store_ckpt_get(s, &job, id, stats_history_entry, &h);
+		if (rc == STORE_NOTFOUND)
+			err = ERR_NO_CHECKPOINT;
+	} else if (rc == STORE_OK)
+		rc = stats_body(a, s, &job, &c, &r->body);
+	if (h.err)
+		rc = STORE_ERROR;
+	store_rollback(s);
+	if (rc == STORE_OK)
+		r->status = HTTP_200;
+	else if (rc == STORE_NOTFOUND) {
+		snprintf(num, sizeof(num), "%lld", (long long)id);
+		http_error(r, err, err == ERR_NO_JOB ? job.s : num);
+	} else
+		api_store_failed(a, rc, r);
+}
+
+/*
+ * GET /jobs/:jobid/checkpoints/config: what the job's registration says
+ * (no periodic checkpoints, its action's timeout, one at a time), and
+ * Flink 1.20's defaults where it says nothing (checkpoint-api(7)).
+ */
+static void
+stats_config(struct api *a, const struct route *rt, struct response *r)
+{
+	struct ckpt_counts c;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+
+	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
+	    (s = api_store(a, r)) == NULL)
+		return;
+	if ((rc = store_ckpt_counts(s, &job, &c)) == STORE_NOTFOUND) {
+		http_error(r, ERR_NO_JOB, job.s);
+		return;
+	}
+	if (rc != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	buf_reset(&r->body);
+	if (buf_printf(&r->body,
+		"{\"mode\":\"exactly_once\",\"interval\":" STATS_NO_INTERVAL
+		",\"timeout\":%lld,\"min_pause\":0,\"max_concurrent\":1,"
+		"\"externalization\":{\"enabled\":false,"
+		"\"delete_on_cancellation\":true},"
+		"\"state_backend\":\"HashMapStateBackend\","
+		"\"checkpoint_storage\":\"JobManagerCheckpointStorage\","
+		"\"unaligned_checkpoints\":false,"
+		"\"tolerable_failed_checkpoints\":0,"
+		"\"aligned_checkpoint_timeout\":0,"
+		"\"checkpoints_after_tasks_finish\":true,"
+		"\"state_changelog_enabled\":false,"
+		"\"changelog_periodic_materialization_interval\":600000,"
+		"\"changelog_storage\":\"memory\"}",
+		(long long)c.timeout_s * 1000) == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	r->status = HTTP_200;
+}
+
+/* GET /jobs or /jobs/overview: every registered job, by id. */
+struct jobs {
+	struct buf *b;
+	int overview;
+	int n;
+	int64_t now_ms;
+	int err;
+};
+
+static int
+stats_job(const struct job *j, void *arg)
+{
+	struct jobs *l = arg;
+	int64_t end = -1;
+
+	if (l->n++ > 0 && buf_add(l->b, ",", 1) == -1)
+		goto fail;
+	if (!l->overview) {
+		if (buf_printf(l->b, "{\"id\":\"%s\",\"status\":\"%s\"}",
+			j->id.s, job_state_name(j->state)) == -1)
+			goto fail;
+		return 0;
+	}
+	/* Globally terminal states only: SUSPENDED has no end (Flink). */
+	if (j->state == JOB_FINISHED || j->state == JOB_CANCELED ||
+	    j->state == JOB_FAILED)
+		end = j->updated_ms;
+	if (buf_printf(l->b, "{\"jid\":\"%s\",\"name\":", j->id.s) == -1 ||
+	    buf_add_json_string(l->b, j->name, strlen(j->name)) == -1 ||
+	    buf_printf(l->b,
+		",\"start-time\":%lld,\"end-time\":%lld,\"duration\":%lld,"
+		"\"state\":\"%s\",\"last-modification\":%lld,"
+		/*
+		 * No tasks, and so none short of running: the operator
+		 * keeps a RUNNING job RUNNING while total equals
+		 * running + finished.  Java's HashMap order.
+		 */
+		"\"tasks\":{\"running\":0,\"canceling\":0,\"canceled\":0,"
+		"\"total\":0,\"created\":0,\"scheduled\":0,"
+		"\"deploying\":0,\"reconciling\":0,\"finished\":0,"
+		"\"initializing\":0,\"failed\":0}}",
+		(long long)j->created_ms, (long long)end,
+		(long long)((end >= 0 ? end : l->now_ms) - j->created_ms),
+		job_state_name(j->state), (long long)j->updated_ms) == -1)
+		goto fail;
+	return 0;
+fail:
+	l->err = 1;
+	return 1;
+}
+
+static void
+stats_jobs(struct api *a, const struct route *rt, struct response *r,
+    int64_t now_ms)
+{
+	struct jobs l = { &r->body, rt->id == ROUTE_OVERVIEW, 0, now_ms, 0 };
+	struct store *s;
+	enum store_rc rc;
+
+	if ((s = api_store(a, r)) == NULL)
+		return;
+	buf_reset(&r->body);
+	if (buf_adds(&r->body, "{\"jobs\":[") == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	if ((rc = store_job_overview(s, stats_job, &l)) != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	if (l.err || buf_adds(&r->body, "]}") == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	r->status = HTTP_200;
+}
+
+void
+stats_handle(struct api *a, const struct route *rt, struct response *r,
+    int64_t now_ms)
+{
+	switch (rt->id) {
+	case ROUTE_STATS:
+	case ROUTE_DETAILS:
+		stats_checkpoints(a, rt, r);
+		break;
+	case ROUTE_CONFIG:
+		stats_config(a, rt, r);
+		break;
+	case ROUTE_JOBS:
+	case ROUTE_OVERVIEW:
+		stats_jobs(a, rt, r, now_ms);
+		break;
+	default:
+		http_error(r, ERR_INTERNAL);
+		break;
+	}
+}
