@@ -27,10 +27,13 @@ J=0123456789abcdef0123456789abcdef # completes its checkpoints
 JF=fa11fa11fa11fa11fa11fa11fa11fa11 # its action fails
 JR=4444444444444444444444444444444a # running: its trigger is left alone
 JX=dddddddddddddddddddddddddddddddd # not registered
+JS=5105105105105105105105105105105a # its action waits for $T/go
+JC=cccccccccccccccccccccccccccccccc # canceled, never checkpointed
 TJ=11111111111111111111111111111111
 TF=22222222222222222222222222222222
 TR=33333333333333333333333333333333
 TX=44444444444444444444444444444444
+TS=55555555555555555555555555555555
 
 # answer NAME METHOD PATH [BODY]: one request; its answer must be what the
 # document says of it.  What it matched is recorded for the coverage.
@@ -70,17 +73,28 @@ not_allowed() {
 }
 
 # "METHOD TEMPLATE" of every route in cgi/route.c's table, parameters as
-# {}: rows like { ROUTE_TRIGGER, "POST", 3, { "jobs", NULL, "checkpoints" } }.
+# {}: the table's rows, joined, each { ROUTE_X, "METHOD", ..., { "jobs",
+# NULL, "checkpoints" } }: its first quoted word and its last braces.
 routes() {
-	sed -n 's/^[[:space:]]*{ *ROUTE_[A-Z_]*, *"\([A-Z]*\)", *[0-9]*, *{\(.*\)} *},.*/\1 \2/p' \
-	    "$top_srcdir/cgi/route.c" |
-	    awk '{ out = $1 " "; n = 0
-		for (i = 2; i <= NF; i++) {
-			s = $i; gsub(/[",]/, "", s)
-			if (s == "") continue
-			out = out "/" (s == "NULL" ? "{}" : s); n++
+	awk '/routes\[\] = \{/ { on = 1; next } on && /^};/ { on = 0 }
+	    on { printf "%s ", $0 }' "$top_srcdir/cgi/route.c" |
+	    sed 's/{ *ROUTE_/\
+&/g' | grep '^{ *ROUTE_' |
+	    awk '{
+		match($0, /"[A-Z]+"/)
+		out = substr($0, RSTART + 1, RLENGTH - 2) " "
+		s = $0
+		sub(/.*\{/, "", s)
+		sub(/\}.*/, "", s)
+		n = split(s, seg, ",")
+		for (i = 1; i <= n; i++) {
+			x = seg[i]
+			gsub(/[ \t"]/, "", x)
+			if (x != "")
+				out = out "/" (x == "NULL" ? "{}" : x)
 		}
-		print out }'
+		print out
+	    }'
 }
 # The documented "METHOD TEMPLATE STATUS" lines with parameters as {}.
 generic() {
@@ -103,6 +117,11 @@ phase() {
 "$CTL" job add $JF --name fails --command 'echo no space left >&2; exit 3' \
     > /dev/null || bail "checkpointctl job add"
 "$CTL" job add $JR --name running > /dev/null || bail "checkpointctl job add"
+"$CTL" job add $JS --name slow \
+    --command "while [ ! -e '$T/go' ]; do sleep 0.1; done" > /dev/null ||
+    bail "checkpointctl job add"
+"$CTL" job add $JC --name canceled > /dev/null &&
+    "$CTL" job set $JC --state CANCELED > /dev/null || bail "checkpointctl job"
 phase defaults
 
 answer_is "trigger, an empty body" 202 POST /jobs/$J/checkpoints
@@ -128,6 +147,50 @@ like "$BODY" '"class":"java.util.concurrent.CompletionException"' \
 answer_is "status, running" 200 GET /jobs/$JR/checkpoints/$TR
 is "$BODY" '{"status":{"id":"IN_PROGRESS"},"operation":null}' "status, running: IN_PROGRESS"
 
+# A checkpoint that runs (its action waits) has an id and is in the
+# statistics' history as in_progress.
+answer_is "trigger of a slow action" 202 POST /jobs/$JS/checkpoints "{\"triggerId\":\"$TS\"}"
+spawn "$RUNNER" 2>> "$T/runner.log"
+SLOW_RUNNER=$LAST_PID
+wait_until 100 '[ -n "$(sql "SELECT checkpoint_id FROM triggers WHERE trigger_id = '"'$TS'"'")" ]' ||
+    bail "the slow checkpoint was not claimed"
+CK_J=$(sql "SELECT checkpoint_id FROM triggers WHERE trigger_id = '$TJ'")
+CK_F=$(sql "SELECT checkpoint_id FROM triggers WHERE trigger_id = '$TF'")
+CK_S=$(sql "SELECT checkpoint_id FROM triggers WHERE trigger_id = '$TS'")
+
+# --- statistics, details, config and the job lists --------------------------------
+
+answer_is "job list" 200 GET /jobs
+like "$BODY" "\"id\":\"$JC\",\"status\":\"CANCELED\"" "job list: the canceled job"
+answer_is "job list under /v1" 200 GET /v1/jobs/
+answer_is "job overview" 200 GET /jobs/overview
+answer_is "statistics, completed" 200 GET /jobs/$J/checkpoints
+like "$BODY" '"latest":\{"completed":\{"className":"completed"' "statistics, completed: latest.completed"
+answer_is "statistics, failed" 200 GET /v1/jobs/$JF/checkpoints/
+like "$BODY" '"failed":\{"className":"failed"' "statistics, failed: latest.failed"
+answer_is "statistics, running" 200 GET /jobs/$JS/checkpoints
+like "$BODY" '"history":\[\{"className":"in_progress"' "statistics, running: in_progress"
+answer_is "statistics, a job without checkpoints" 200 GET /jobs/$JC/checkpoints
+like "$BODY" '"p50":"NaN"' "statistics, a job without checkpoints: quantiles NaN"
+answer_is "details, completed" 200 GET /jobs/$J/checkpoints/details/$CK_J
+answer_is "details, failed" 200 GET /jobs/$JF/checkpoints/details/$CK_F
+answer_is "details, running" 200 GET /v1/jobs/$JS/checkpoints/details/$CK_S/
+answer_is "config" 200 GET /jobs/$J/checkpoints/config
+answer_is "config under /v1" 200 GET /v1/jobs/$JS/checkpoints/config/
+touch "$T/go"
+stop_pid $SLOW_RUNNER
+ok $? "the slow checkpoint's runner ended well"
+answer_is "details, the slow one completed" 200 GET /jobs/$JS/checkpoints/details/$CK_S
+
+answer_is "statistics, an unknown job" 404 GET /jobs/$JX/checkpoints
+answer_is "statistics, a bad jobid" 400 GET /jobs/xyz/checkpoints
+answer_is "details, an unknown checkpoint" 404 GET /jobs/$J/checkpoints/details/999999
+answer_is "details, an unknown job" 404 GET /jobs/$JX/checkpoints/details/1
+answer_is "details, a bad checkpointid" 400 GET /jobs/$J/checkpoints/details/abc
+answer_is "details, a bad jobid" 400 GET /jobs/xyz/checkpoints/details/1
+answer_is "config, an unknown job" 404 GET /jobs/$JX/checkpoints/config
+answer_is "config, a bad jobid" 400 GET /jobs/xyz/checkpoints/config
+
 # --- errors -------------------------------------------------------------------------
 
 answer_is "trigger, a body that is not JSON" 400 POST /jobs/$J/checkpoints '{"checkpointType":'
@@ -144,6 +207,10 @@ not_allowed "trigger path, PUT" PUT /jobs/$J/checkpoints
 not_allowed "trigger path, DELETE" DELETE /v1/jobs/$J/checkpoints/
 not_allowed "status path, POST" POST /jobs/$J/checkpoints/$TJ
 not_allowed "status path, DELETE" DELETE /jobs/$J/checkpoints/$TJ
+not_allowed "job list, POST" POST /jobs
+not_allowed "job overview, DELETE" DELETE /jobs/overview
+not_allowed "config, POST" POST /jobs/$J/checkpoints/config
+not_allowed "details, PUT" PUT /jobs/$J/checkpoints/details/1
 
 answer_is "unknown path" 404 GET /nope
 answer_is "unknown path: the root" 404 GET /
@@ -171,6 +238,11 @@ export CHECKPOINT_DB=$DB
 phase unavailable
 answer_is "trigger, the database cannot be opened" 503 POST /jobs/$J/checkpoints
 answer_is "status, the database cannot be opened" 503 GET /jobs/$J/checkpoints/$TJ
+answer_is "job list, the database cannot be opened" 503 GET /jobs
+answer_is "job overview, the database cannot be opened" 503 GET /jobs/overview
+answer_is "statistics, the database cannot be opened" 503 GET /jobs/$J/checkpoints
+answer_is "details, the database cannot be opened" 503 GET /jobs/$J/checkpoints/details/1
+answer_is "config, the database cannot be opened" 503 GET /jobs/$J/checkpoints/config
 DB=$DB_KEPT
 export CHECKPOINT_DB=$DB
 
