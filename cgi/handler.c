@@ -14,6 +14,7 @@
 #include "commit.h"
 #include "handler.h"
 #include "log.h"
+#include "metrics.h"
 #include "route.h"
 #include "stats.h"
 
@@ -393,6 +394,24 @@ api_status(struct api *a, const struct route *rt, struct response *r,
 	r->status = HTTP_200;
 }
 
+/* GET /metrics (metrics.h). */
+static void
+api_metrics(struct api *a, struct response *r, int64_t now_ms)
+{
+	struct store *s;
+	enum store_rc rc;
+
+	if ((s = api_store(a, r)) == NULL)
+		return;
+	rc = metrics_write(s, a->settings->metrics_filter, now_ms, &r->body);
+	if (rc != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	r->status = HTTP_200;
+	r->content_type = METRICS_CONTENT_TYPE;
+}
+
 /*
  * Answers req in r and returns 0; or returns 1 when a->reply will answer
  * (a POST, once committed).
@@ -407,7 +426,9 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 
 	response_reset(r);
 	route_match(method, req->path, &rt);
-	if (rt.id == ROUTE_NONE) {
+	/* CHECKPOINT_METRICS=0: no such path. */
+	if (rt.id == ROUTE_NONE ||
+	    (rt.id == ROUTE_METRICS && !a->settings->metrics)) {
 		http_error(r, ERR_NOT_FOUND,
 		    req->uri != NULL ? req->uri : (req->path ? req->path : ""));
 		return 0;
@@ -419,6 +440,8 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	}
 	if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
+	else if (rt.id == ROUTE_METRICS)
+		api_metrics(a, r, now_ms);
 	else if (rt.id == ROUTE_STATUS)
 		api_status(a, &rt, r, now_ms);
 	else

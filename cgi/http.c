@@ -87,6 +87,7 @@ http_error(struct response *r, enum api_error e, ...)
 	msg.len = (size_t)n;
 
 	r->status = api_errors[e].status;
+	r->content_type = NULL;
 	buf_reset(&r->body);
 	rc = 0;
 	if (buf_adds(&r->body, "{\"errors\":[") == -1 ||
@@ -118,9 +119,11 @@ http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
 	/* Appends, not printf: this runs for every request (issue 6). */
 	if (http_header(out, "Status", http_status_line(r->status)) == -1 ||
-	    buf_adds(out,
-		"Content-Type: application/json; charset=UTF-8\r\n"
-		"Content-Length: ") == -1 ||
+	    http_header(out, "Content-Type",
+		r->content_type != NULL ?
+		    r->content_type :
+		    "application/json; charset=UTF-8") == -1 ||
+	    buf_adds(out, "Content-Length: ") == -1 ||
 	    buf_add_size(out, r->body.len) == -1 ||
 	    buf_add(out, "\r\n", 2) == -1 ||
 	    http_header(out, "Allow", r->allow) == -1 ||
@@ -134,6 +137,7 @@ response_reset(struct response *r)
 {
 	r->status = HTTP_500;
 	r->allow = NULL;
+	r->content_type = NULL;
 	buf_reset(&r->body);
 }
 

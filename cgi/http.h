@@ -61,6 +61,7 @@ enum api_error {
 struct response {
 	enum http_status status;
 	const char *allow; /* Allow: header value for 405, else NULL */
+	const char *content_type; /* NULL: JSON */
 	struct buf body; /* JSON, without a trailing newline */
 };
 

@@ -21,21 +21,24 @@ static const struct {
 	enum route_id id;
 	const char *method;
 	const char *allow; /* every method of this path */
+	int no_v1; /* not Flink's REST API: one path for an auth rule */
 	size_t nseg;
 	/* Literal segments; NULL marks a parameter. */
 	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
-	{ ROUTE_TRIGGER, "POST", "GET, POST", 3,
+	{ ROUTE_TRIGGER, "POST", "GET, POST", 0, 3,
 	    { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_STATS, "GET", "GET, POST", 3, { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_CONFIG, "GET", "GET", 4,
+	{ ROUTE_STATS, "GET", "GET, POST", 0, 3,
+	    { "jobs", NULL, "checkpoints" } },
+	{ ROUTE_CONFIG, "GET", "GET", 0, 4,
 	    { "jobs", NULL, "checkpoints", "config" } },
-	{ ROUTE_STATUS, "GET", "GET", 4,
+	{ ROUTE_STATUS, "GET", "GET", 0, 4,
 	    { "jobs", NULL, "checkpoints", NULL } },
-	{ ROUTE_DETAILS, "GET", "GET", 5,
+	{ ROUTE_DETAILS, "GET", "GET", 0, 5,
 	    { "jobs", NULL, "checkpoints", "details", NULL } },
-	{ ROUTE_JOBS, "GET", "GET", 1, { "jobs" } },
-	{ ROUTE_OVERVIEW, "GET", "GET", 2, { "jobs", "overview" } },
+	{ ROUTE_JOBS, "GET", "GET", 0, 1, { "jobs" } },
+	{ ROUTE_OVERVIEW, "GET", "GET", 0, 2, { "jobs", "overview" } },
+	{ ROUTE_METRICS, "GET", "GET", 1, 1, { "metrics" } },
 };
 
 /*
@@ -82,7 +85,7 @@ route_match(const char *method, const char *path, struct route *r)
 {
 	struct segment seg[ROUTE_MAXSEG + 1], *s = seg;
 	size_t i, j;
-	int n, ok;
+	int n, ok, v1 = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->id = ROUTE_NONE;
@@ -91,9 +94,10 @@ route_match(const char *method, const char *path, struct route *r)
 	if (segment_is(&seg[0], "v1")) {
 		s++;
 		n--;
+		v1 = 1;
 	}
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		if ((size_t)n != routes[i].nseg)
+		if ((size_t)n != routes[i].nseg || (v1 && routes[i].no_v1))
 			continue;
 		for (j = 0; j < routes[i].nseg; j++)
 			if (routes[i].seg[j] != NULL &&

@@ -15,7 +15,8 @@ enum route_id {
 	ROUTE_CONFIG, /* /jobs/:jobid/checkpoints/config */
 	ROUTE_DETAILS, /* /jobs/:jobid/checkpoints/details/:checkpointid */
 	ROUTE_JOBS, /* /jobs */
-	ROUTE_OVERVIEW /* /jobs/overview */
+	ROUTE_OVERVIEW, /* /jobs/overview */
+	ROUTE_METRICS /* /metrics, never under /v1 */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

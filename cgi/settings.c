@@ -139,6 +139,8 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->cors_origin = "*";
 	st->busy_ms = DEFAULT_BUSY_MS;
 	st->history = DEFAULT_HISTORY;
+	st->metrics = 1;
+	st->metrics_filter = 1;
 
 	if (db_override != NULL)
 		st->db_path = db_override;
@@ -166,7 +168,12 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 
 	if (settings_flag("CHECKPOINT_REJECT_UNKNOWN_JOBS",
 		&st->reject_unknown_jobs, err, errlen) == -1 ||
-	    settings_flag("CHECKPOINT_SCHED_BATCH", &batch, err, errlen) == -1)
+	    settings_flag("CHECKPOINT_SCHED_BATCH", &batch, err, errlen) ==
+		-1 ||
+	    settings_flag("CHECKPOINT_METRICS", &st->metrics, err, errlen) ==
+		-1 ||
+	    settings_flag("CHECKPOINT_METRICS_FILTER", &st->metrics_filter, err,
+		errlen) == -1)
 		return -1;
 	st->sched_normal = !batch;
 

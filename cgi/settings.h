@@ -29,6 +29,8 @@ struct settings {
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
 	int64_t history; /* CHECKPOINT_HISTORY: checkpoints in the history */
+	int metrics; /* CHECKPOINT_METRICS: GET /metrics answers */
+	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

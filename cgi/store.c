@@ -56,6 +56,9 @@ enum stmt {
 	STMT_CLAIMED,
 	STMT_DATA_VERSION,
 	STMT_WAL_CHECKPOINT,
+	STMT_METRICS_SERVICE,
+	STMT_METRICS_JOBS,
+	STMT_RUNNER_PASS,
 	STMT__MAX
 };
 
@@ -220,6 +223,39 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY id",
 	[STMT_DATA_VERSION] = "PRAGMA data_version",
 	[STMT_WAL_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
+	/*
+	 * The queue from the pending index, claims from the claimed index,
+	 * the counts that survive retention from the tables of migration
+	 * 0005, summed over a handful of rows (one per job ever run).
+	 */
+	[STMT_METRICS_SERVICE] =
+	    "SELECT q.n, q.oldest, (SELECT count(*) FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL),"
+	    " m.c, m.d, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
+	    " s.pass_duration_ms"
+	    " FROM service_metrics s,"
+	    " (SELECT count(*) AS n, min(created_ms) AS oldest FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) q,"
+	    " (SELECT total(completed) AS c, total(declined) AS d,"
+	    "  total(expired) AS x FROM job_metrics) m"
+	    " WHERE s.id = 1",
+	[STMT_METRICS_JOBS] =
+	    "SELECT j.job_id, j.name, coalesce(m.completed, 0),"
+	    " coalesce(m.declined, 0) + coalesce(m.expired, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
+	    " coalesce(m.last_id, -1), coalesce(m.last_duration_ms, -1)"
+	    " FROM jobs j LEFT JOIN job_metrics m ON m.job_id = j.job_id"
+	    " ORDER BY j.job_id",
+	/*
+	 * A pass that advanced nothing is recorded only once the last record
+	 * is every_ms old: each record wakes every watching runner (a
+	 * commit), and records that woke each other would never stop.
+	 */
+	[STMT_RUNNER_PASS] =
+	    "UPDATE service_metrics SET pass_ms = ?1, pass_advanced = ?2,"
+	    " pass_duration_ms = ?3"
+	    " WHERE id = 1 AND (?2 > 0 OR pass_ms <= ?1 - ?4)",
 };
 
 struct store {
@@ -1423,4 +1459,99 @@ store_data_version(struct store *s, int64_t *version)
 		*version = sqlite3_column_int64(st, 0);
 	stmt_done(st);
 	return store_rc_from(s, rc, "data_version");
+}
+
+/* The service's row of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+store_metrics_service(struct store *s, struct service_metrics *m)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_METRICS_SERVICE)) == NULL)
+		return STORE_ERROR;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		m->queued = sqlite3_column_int64(st, 0);
+		m->oldest_queued_ms = sqlite3_column_int64(st, 1);
+		m->claimed = sqlite3_column_int64(st, 2);
+		m->completed = sqlite3_column_int64(st, 3);
+		m->declined = sqlite3_column_int64(st, 4);
+		m->expired = sqlite3_column_int64(st, 5);
+		m->job_not_found = sqlite3_column_int64(st, 6);
+		m->pass_ms = sqlite3_column_int64(st, 7);
+		m->pass_advanced = sqlite3_column_int64(st, 8);
+		m->pass_duration_ms = sqlite3_column_int64(st, 9);
+		rc = SQLITE_DONE;
+	} else if (rc == SQLITE_DONE)
+		rc = SQLITE_CORRUPT; /* the row 0005 made is gone */
+	stmt_done(st);
+	return store_rc_from(s, rc, "read metrics");
+}
+
+/* The jobs' rows of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+store_metrics_jobs(struct store *s, store_metrics_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct job_metrics j;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_METRICS_JOBS)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&j, 0, sizeof(j));
+		column_id(st, 0, &j.job);
+		j.name = column_text(st, 1);
+		j.completed = sqlite3_column_int64(st, 2);
+		j.failed = sqlite3_column_int64(st, 3);
+		j.in_progress = sqlite3_column_int64(st, 4);
+		j.last_id = sqlite3_column_int64(st, 5);
+		j.last_duration_ms = sqlite3_column_int64(st, 6);
+		if (cb(&j, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read job metrics");
+}
+
+/*
+ * Everything GET /metrics shows, from one snapshot: the service's figures
+ * in *m, then cb once per registered job in job id order.
+ */
+enum store_rc
+store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
+    void *arg)
+{
+	enum store_rc rc;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = store_read_begin(s)) != STORE_OK)
+		return rc;
+	if ((rc = store_metrics_service(s, m)) == STORE_OK &&
+	    (rc = store_metrics_jobs(s, cb, arg)) == STORE_OK)
+		return store_commit(s);
+	store_rollback(s);
+	return rc;
+}
+
+/*
+ * Records a runner's pass that ended at now_ms, having advanced (completed
+ * or failed) n triggers in duration_ms; one that advanced none only if the
+ * last record is every_ms old (see STMT_RUNNER_PASS).
+ */
+enum store_rc
+store_runner_pass(struct store *s, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms)
+{
+	sqlite3_stmt *st;
+
+	if ((st = stmt_get(s, STMT_RUNNER_PASS)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, now_ms);
+	sqlite3_bind_int64(st, 2, n);
+	sqlite3_bind_int64(st, 3, duration_ms);
+	sqlite3_bind_int64(st, 4, every_ms);
+	return stmt_run(s, st, "record the runner's pass");
 }

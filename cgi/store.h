@@ -249,5 +249,40 @@ int store_replaced(struct store *, int64_t max_age_ms);
 enum store_rc store_checkpoint_passive(struct store *, int *frames,
     int *copied);
 void store_on_commit(struct store *, void (*)(void *, int frames), void *);
+enum store_rc store_runner_pass(struct store *, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms);
+
+/*
+ * --- Metrics (GET /metrics).  Counts never go down: retention purges
+ * triggers, not these. ---
+ */
+
+/* One registered job, in Flink's terms (its checkpoint statistics). */
+struct job_metrics {
+	struct id job;
+	const char *name;
+	int64_t completed; /* checkpoints completed */
+	int64_t failed; /* failed after taking an id: declined or expired */
+	int64_t in_progress; /* claimed: the job's action is running */
+	int64_t last_id; /* last completed checkpoint's id; -1: none */
+	int64_t last_duration_ms; /* its trigger to completion; -1: none */
+};
+
+/* The service as a whole. */
+struct service_metrics {
+	int64_t queued; /* recorded, not yet claimed or completed */
+	int64_t oldest_queued_ms; /* the oldest one's creation; 0: none */
+	int64_t claimed; /* actions running */
+	int64_t completed, declined, expired; /* outcomes, all jobs ever */
+	int64_t job_not_found; /* failed: job not registered or not RUNNING */
+	int64_t pass_ms; /* when a runner's pass was last recorded; 0: never */
+	int64_t pass_advanced; /* triggers that pass completed or failed */
+	int64_t pass_duration_ms;
+};
+
+typedef int (*store_metrics_cb)(const struct job_metrics *, void *);
+
+enum store_rc store_metrics(struct store *, struct service_metrics *,
+    store_metrics_cb, void *);
 
 #endif /* STORE_H */

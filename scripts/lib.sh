@@ -4,7 +4,7 @@
 # What building, running and testing need on Debian 12.
 PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev"
 PACKAGES_RUN="lighttpd sqlite3 curl"
-PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount"
+PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount prometheus"
 # What scripts/test --ci adds: sanitizers, valgrind, static analysis, fuzzing.
 PACKAGES_CI="valgrind cppcheck clang-tidy clang-format clang libclang-rt-14-dev strace"
 

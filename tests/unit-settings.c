@@ -470,6 +470,69 @@ test_history(void)
 	unsetenv("CHECKPOINT_HISTORY");
 }
 
+/* --- CHECKPOINT_METRICS and CHECKPOINT_METRICS_FILTER ------------------- */
+
+static const struct {
+	int line;
+	const char *metrics, *filter; /* NULL: unset */
+	const char *err; /* NULL: accepted */
+	int want_metrics, want_filter;
+} metrics_cases[] = {
+	/* Both on unless told: Flink's reporter filters label values. */
+	{ __LINE__, NULL, NULL, NULL, 1, 1 },
+	{ __LINE__, "", "", NULL, 1, 1 },
+	{ __LINE__, "0", NULL, NULL, 0, 1 },
+	{ __LINE__, "1", "0", NULL, 1, 0 },
+	{ __LINE__, "off", NULL, "CHECKPOINT_METRICS=\"off\": expected 0 or 1",
+	    0, 0 },
+	{ __LINE__, "1 ", NULL, "CHECKPOINT_METRICS=\"1 \": expected 0 or 1", 0,
+	    0 },
+	{ __LINE__, NULL, "false",
+	    "CHECKPOINT_METRICS_FILTER=\"false\": expected 0 or 1", 0, 0 },
+};
+
+static void
+test_metrics_flags(void)
+{
+	struct settings st;
+	char err[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(metrics_cases) / sizeof(metrics_cases[0]); i++) {
+		if (metrics_cases[i].metrics != NULL)
+			setenv("CHECKPOINT_METRICS", metrics_cases[i].metrics,
+			    1);
+		else
+			unsetenv("CHECKPOINT_METRICS");
+		if (metrics_cases[i].filter != NULL)
+			setenv("CHECKPOINT_METRICS_FILTER",
+			    metrics_cases[i].filter, 1);
+		else
+			unsetenv("CHECKPOINT_METRICS_FILTER");
+		strcpy(err, "(untouched)");
+		rc = settings_from_env(&st, NULL, err, sizeof(err));
+		if (metrics_cases[i].err != NULL) {
+			tap_is_int_at(__FILE__, metrics_cases[i].line, rc, -1,
+			    "metrics case %zu: refused", i + 1);
+			tap_is_str_at(__FILE__, metrics_cases[i].line, err,
+			    metrics_cases[i].err, "metrics case %zu: message",
+			    i + 1);
+			continue;
+		}
+		tap_is_int_at(__FILE__, metrics_cases[i].line, rc, 0,
+		    "metrics case %zu: accepted", i + 1);
+		tap_is_int_at(__FILE__, metrics_cases[i].line, st.metrics,
+		    metrics_cases[i].want_metrics, "metrics case %zu: metrics",
+		    i + 1);
+		tap_is_int_at(__FILE__, metrics_cases[i].line,
+		    st.metrics_filter, metrics_cases[i].want_filter,
+		    "metrics case %zu: filter", i + 1);
+	}
+	unsetenv("CHECKPOINT_METRICS");
+	unsetenv("CHECKPOINT_METRICS_FILTER");
+}
+
 int
 main(void)
 {
@@ -478,5 +541,6 @@ main(void)
 	test_int();
 	test_env();
 	test_history();
+	test_metrics_flags();
 	return tap_done();
 }

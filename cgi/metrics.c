@@ -1,0 +1,243 @@
+/*
+ * The exposition of GET /metrics.  See metrics.h.
+ *
+ * Flink's PrometheusReporter (flink-metrics-prometheus,
+ * AbstractPrometheusReporter) names a metric "flink_" + its group's logical
+ * scope + "_" + its name; the checkpoint statistics are registered by the
+ * JobManager's job group, whose logical scope is jobmanager_job, with the
+ * labels host, job_id and job_name.  Every metric is a Prometheus gauge,
+ * counts included, with the help text "<name> (scope: jobmanager_job)".
+ * With its default filterLabelValueCharacters=true, each character of a
+ * label value outside [a-zA-Z0-9:_] becomes '_' (one per UTF-16 unit, as
+ * Java's regex sees the string); CHECKPOINT_METRICS_FILTER=0 leaves them,
+ * escaped as the format requires.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "metrics.h"
+
+/*
+ * Flink's job-scope checkpoint gauges (DefaultCheckpointStatsTracker) and
+ * how each is had from a job's figures.  The last completed checkpoint's
+ * gauges are -1 until there is one, as in Flink; sizes are 0 once there
+ * is one, since an action reports none (as GET .../checkpoints says).
+ */
+enum flink_gauge {
+	FG_COMPLETED,
+	FG_FAILED,
+	FG_IN_PROGRESS,
+	FG_TOTAL,
+	FG_DURATION,
+	FG_LAST_ID,
+	FG_SIZE,
+	FG_FULL_SIZE,
+	FG__MAX
+};
+
+static const char *const flink_gauges[FG__MAX] = {
+	[FG_COMPLETED] = "numberOfCompletedCheckpoints",
+	[FG_FAILED] = "numberOfFailedCheckpoints",
+	[FG_IN_PROGRESS] = "numberOfInProgressCheckpoints",
+	[FG_TOTAL] = "totalNumberOfCheckpoints",
+	[FG_DURATION] = "lastCheckpointDuration",
+	[FG_LAST_ID] = "lastCompletedCheckpointId",
+	[FG_SIZE] = "lastCheckpointSize",
+	[FG_FULL_SIZE] = "lastCheckpointFullSize",
+};
+
+/*
+ * Flink's host label names the JobManager.  Ours is one name for every
+ * process on every host, since they all answer from the one store: a label
+ * that changed with the process scraped would split each job's series.
+ */
+#define METRICS_HOST "checkpoint_api"
+
+static int64_t
+flink_value(const struct job_metrics *j, enum flink_gauge g)
+{
+	switch (g) {
+	case FG_COMPLETED:
+		return j->completed;
+	case FG_FAILED:
+		return j->failed;
+	case FG_IN_PROGRESS:
+		return j->in_progress;
+	case FG_TOTAL:
+		return j->completed + j->failed + j->in_progress;
+	case FG_DURATION:
+		return j->last_duration_ms;
+	case FG_LAST_ID:
+		return j->last_id;
+	default:
+		return j->last_id < 0 ? -1 : 0;
+	}
+}
+
+/*
+ * Appends v as a label value between its quotes: filtered as Flink does by
+ * default, or escaped as the format says (backslash, double quote and
+ * line feed; the rest is UTF-8 as it is).
+ */
+int
+metrics_label_value(struct buf *b, const char *v, int filter)
+{
+	const unsigned char *s = (const unsigned char *)v;
+	size_t i, n = strlen(v), len;
+	int rc = buf_add(b, "\"", 1);
+
+	for (i = 0; i < n && rc == 0; i += len) {
+		len = 1;
+		if ((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == ':' || s[i] == '_')
+			rc = buf_add(b, s + i, 1);
+		else if (filter) {
+			/* Four bytes: beyond the BMP, two UTF-16 units. */
+			if ((len = buf_utf8_len(s + i, n - i)) == 0)
+				len = 1;
+			rc = buf_add(b, "__", len == 4 ? 2 : 1);
+		} else if (s[i] == '\\')
+			rc = buf_add(b, "\\\\", 2);
+		else if (s[i] == '"')
+			rc = buf_add(b, "\\\"", 2);
+		else if (s[i] == '\n')
+			rc = buf_add(b, "\\n", 2);
+		else
+			rc = buf_add(b, s + i, 1);
+	}
+	return rc == 0 ? buf_add(b, "\"", 1) : -1;
+}
+
+/* One family's samples, gathered job by job, written family by family. */
+struct render {
+	struct buf family[FG__MAX];
+	int filter;
+	int failed; /* out of memory */
+};
+
+static int
+render_job(const struct job_metrics *j, void *arg)
+{
+	struct render *r = arg;
+	struct buf labels = { 0 };
+	int g;
+
+	if (buf_adds(&labels, "{job_id=\"") == -1 ||
+	    buf_adds(&labels, j->job.s) == -1 ||
+	    buf_adds(&labels, "\",job_name=") == -1 ||
+	    metrics_label_value(&labels, j->name != NULL ? j->name : "",
+		r->filter) == -1 ||
+	    buf_adds(&labels, ",host=") == -1 ||
+	    metrics_label_value(&labels, METRICS_HOST, r->filter) == -1 ||
+	    buf_adds(&labels, "}") == -1)
+		r->failed = 1;
+	for (g = 0; g < FG__MAX && !r->failed; g++)
+		if (buf_printf(&r->family[g],
+			"flink_jobmanager_job_%s%s %lld\n", flink_gauges[g],
+			buf_str(&labels), (long long)flink_value(j, g)) == -1)
+			r->failed = 1;
+	buf_free(&labels);
+	return r->failed;
+}
+
+/*
+ * The service's own figures, named as Prometheus advises; a row without
+ * help continues the family above it.
+ */
+static int
+metrics_service(struct buf *b, const struct service_metrics *m, int64_t now_ms)
+{
+	const struct {
+		const char *name, *type, *help, *labels;
+		int64_t v;
+		int ms; /* v is in milliseconds, shown in seconds */
+	} f[] = {
+		{ "checkpoint_api_triggers_queued", "gauge",
+		    "Triggers recorded and not yet taken by a runner.", "",
+		    m->queued, 0 },
+		{ "checkpoint_api_triggers_queued_oldest_seconds", "gauge",
+		    "Age of the oldest queued trigger; 0 when none.", "",
+		    m->queued > 0 && now_ms > m->oldest_queued_ms ?
+			now_ms - m->oldest_queued_ms :
+			0,
+		    1 },
+		{ "checkpoint_api_triggers_claimed", "gauge",
+		    "Triggers whose checkpoint action is running.", "",
+		    m->claimed, 0 },
+		{ "checkpoint_api_triggers_completed_total", "counter",
+		    "Triggers completed with a checkpoint.", "", m->completed,
+		    0 },
+		{ "checkpoint_api_triggers_failed_total", "counter",
+		    "Triggers completed with a failure, by kind.",
+		    "{kind=\"declined\"}", m->declined, 0 },
+		{ "checkpoint_api_triggers_failed_total", NULL, NULL,
+		    "{kind=\"expired\"}", m->expired, 0 },
+		{ "checkpoint_api_triggers_failed_total", NULL, NULL,
+		    "{kind=\"job_not_found\"}", m->job_not_found, 0 },
+		{ "checkpoint_api_runner_last_pass_timestamp_seconds", "gauge",
+		    "When a runner last recorded a pass: each that advanced "
+		    "triggers, others at most every 10 s; 0: never.",
+		    "", m->pass_ms, 1 },
+		{ "checkpoint_api_runner_last_pass_advanced", "gauge",
+		    "Triggers that pass completed or failed.", "",
+		    m->pass_advanced, 0 },
+		{ "checkpoint_api_runner_last_pass_duration_seconds", "gauge",
+		    "How long that pass took.", "", m->pass_duration_ms, 1 },
+	};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]) && rc == 0; i++) {
+		if (f[i].help != NULL)
+			rc = buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n",
+			    f[i].name, f[i].help, f[i].name, f[i].type);
+		if (rc == 0 && f[i].ms)
+			rc = buf_printf(b, "%s%s %.3f\n", f[i].name,
+			    f[i].labels, (double)f[i].v / 1000);
+		else if (rc == 0)
+			rc = buf_printf(b, "%s%s %lld\n", f[i].name,
+			    f[i].labels, (long long)f[i].v);
+	}
+	return rc;
+}
+
+/*
+ * Writes the whole exposition into out (reset first).  STORE_ERROR also
+ * stands for memory exhausted.
+ */
+enum store_rc
+metrics_write(struct store *s, int filter, int64_t now_ms, struct buf *out)
+{
+	struct render r;
+	struct service_metrics m;
+	enum store_rc rc;
+	char name[128];
+	int g;
+
+	memset(&r, 0, sizeof(r));
+	r.filter = filter;
+	buf_reset(out);
+	rc = store_metrics(s, &m, render_job, &r);
+	if (rc == STORE_OK && r.failed)
+		rc = STORE_ERROR;
+	/* Flink registers a family with its first job: none, no family. */
+	for (g = 0; g < FG__MAX && rc == STORE_OK; g++) {
+		if (r.family[g].len == 0)
+			continue;
+		snprintf(name, sizeof(name), "flink_jobmanager_job_%s",
+		    flink_gauges[g]);
+		if (buf_printf(out,
+			"# HELP %s %s (scope: jobmanager_job)\n# TYPE %s gauge\n",
+			name, flink_gauges[g], name) == -1 ||
+		    buf_add(out, r.family[g].p, r.family[g].len) == -1)
+			rc = STORE_ERROR;
+	}
+	if (rc == STORE_OK && metrics_service(out, &m, now_ms) == -1)
+		rc = STORE_ERROR;
+	for (g = 0; g < FG__MAX; g++)
+		buf_free(&r.family[g]);
+	return rc;
+}

@@ -1,0 +1,395 @@
+#!/bin/sh
+# GET /metrics through lighttpd, after a known sequence of triggers advanced
+# by the real runner: every line of the answer, exactly, at each step (no
+# job; triggers queued; one claimed while the others completed, declined,
+# expired or found no job; all done; an idle pass; a purge, which no count
+# may feel); `promtool check metrics` on each answer; Flink's label filter
+# and, with CHECKPOINT_METRICS_FILTER=0, the format's escapes on a hostile
+# job name; the routing rules (405 with Allow, no /v1, slashes, query);
+# CHECKPOINT_METRICS=0; 503 when the database cannot be read.
+# checkpoint-api.fcgi(8), "GET /metrics".
+#
+# The actions' commands are in single quotes on purpose: their $VARS are
+# for the action's shell.
+# shellcheck disable=SC2016
+
+. "$(dirname "$0")/lib.sh"
+
+for c in lighttpd sqlite3 curl promtool; do
+	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
+done
+unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC \
+    CHECKPOINT_METRICS CHECKPOINT_METRICS_FILTER
+
+J1=feed0000000000000000000000000001 # no command: completes at once
+J2=feed0000000000000000000000000002 # hostile name; its action succeeds
+J3=feed0000000000000000000000000003 # its action fails: declined
+J4=feed0000000000000000000000000004 # its action overruns: expired
+J5=feed0000000000000000000000000005 # SUSPENDED: job not found
+J6=feed0000000000000000000000000006 # its action waits for $T/release
+JU=dead0000000000000000000000000000 # never registered: job not found
+TAB=$(printf '\t')
+NL='
+'
+# A name with everything a label value must survive: quotes, backslashes,
+# a line feed, a two-byte and a four-byte UTF-8 character.
+HOSTILE="a \"quoted\" \\back\\slash${NL}line two $(printf '\303\274 \360\237\231\202')"
+# As Flink's reporter writes it by default: each character (UTF-16 unit)
+# outside [a-zA-Z0-9:_] is '_', the four-byte one two.
+HOSTILE_FLINK=a__quoted___back_slash_line_two_____
+# As the format escapes it (CHECKPOINT_METRICS_FILTER=0).
+HOSTILE_RAW="a \\\"quoted\\\" \\\\back\\\\slash\\nline two $(printf '\303\274 \360\237\231\202')"
+FAMILIES="numberOfCompletedCheckpoints numberOfFailedCheckpoints
+    numberOfInProgressCheckpoints totalNumberOfCheckpoints
+    lastCheckpointDuration lastCompletedCheckpointId lastCheckpointSize
+    lastCheckpointFullSize"
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+sqlq() {
+	printf '%s' "$1" | sed "s/'/''/g"
+}
+
+# add_job JOB NAME STATE COMMAND [TIMEOUT_S]: COMMAND '' for none.
+add_job() {
+	_now=$(now_ms)
+	_cmd=NULL
+	[ -n "$4" ] && _cmd="'$(sqlq "$4")'"
+	sql "INSERT INTO jobs (job_id, name, state, command, timeout_s,
+	    created_ms, updated_ms) VALUES ('$1', '$(sqlq "$2")', '$3', $_cmd,
+	    ${5:-600}, $_now, $_now)"
+}
+
+post() {
+	http POST "/jobs/$1/checkpoints" "{\"triggerId\":\"$2\"}"
+	[ "$STATUS" = 202 ] || diag "POST /jobs/$1/checkpoints: $STATUS $BODY"
+}
+
+# duration JOB ID: lastCheckpointDuration of that completed checkpoint,
+# from its row: completion less the trigger's start (its claim, or its
+# arrival when no action ran).
+duration() {
+	sql "SELECT completed_ms - coalesce(claimed_ms, created_ms) FROM triggers
+	    WHERE job_id = '$1' AND checkpoint_id = $2"
+}
+
+# jobs_after_runner J6-VALUES: $T/jobs once the runner is done with J1 to
+# J5: J1's two and J2's one completed, J3's declined, J4's expired, J5's
+# not found (not RUNNING: no id, so no count of its own).
+jobs_after_runner() {
+	cat > "$T/jobs" <<-EOF
+	$J1	plain	2 0 0 2 $(duration "$J1" 2) 2 0 0
+	$J2	$HOSTILE_FLINK	1 0 0 1 $(duration "$J2" 1) 1 0 0
+	$J3	declines	0 1 0 1 -1 -1 -1 -1
+	$J4	overruns	0 1 0 1 -1 -1 -1 -1
+	$J5	suspended	0 0 0 0 -1 -1 -1 -1
+	$J6	waits	$1
+	EOF
+}
+
+# scrape [PATH]: GET /metrics into BODY (kept whole, with its last line
+# feed, in $T/scrape).
+scrape() {
+	http GET "${1:-/metrics}"
+	cp "$T/resp-body" "$T/scrape"
+}
+
+# flink_expected: the eight families from $T/jobs, one line a job:
+# job_id, job_name as written, then the eight values, tab-separated.
+flink_expected() {
+	[ -s "$T/jobs" ] || return 0
+	_i=0
+	for _f in $FAMILIES; do
+		_i=$((_i + 1))
+		printf '# HELP flink_jobmanager_job_%s %s (scope: jobmanager_job)\n' \
+		    "$_f" "$_f"
+		printf '# TYPE flink_jobmanager_job_%s gauge\n' "$_f"
+		while IFS=$TAB read -r _id _name _v; do
+			# shellcheck disable=SC2086
+			set -- $_v
+			eval "_x=\${$_i}"
+			printf 'flink_jobmanager_job_%s{job_id="%s",job_name="%s",host="checkpoint_api"} %s\n' \
+			    "$_f" "$_id" "$_name" "$_x"
+		done < "$T/jobs"
+	done
+}
+
+# service_expected QUEUED AGE CLAIMED COMPLETED DECLINED EXPIRED NOTFOUND
+#     PASS_S ADVANCED PASS_DURATION_S
+service_expected() {
+	cat <<-EOF
+	# HELP checkpoint_api_triggers_queued Triggers recorded and not yet taken by a runner.
+	# TYPE checkpoint_api_triggers_queued gauge
+	checkpoint_api_triggers_queued $1
+	# HELP checkpoint_api_triggers_queued_oldest_seconds Age of the oldest queued trigger; 0 when none.
+	# TYPE checkpoint_api_triggers_queued_oldest_seconds gauge
+	checkpoint_api_triggers_queued_oldest_seconds $2
+	# HELP checkpoint_api_triggers_claimed Triggers whose checkpoint action is running.
+	# TYPE checkpoint_api_triggers_claimed gauge
+	checkpoint_api_triggers_claimed $3
+	# HELP checkpoint_api_triggers_completed_total Triggers completed with a checkpoint.
+	# TYPE checkpoint_api_triggers_completed_total counter
+	checkpoint_api_triggers_completed_total $4
+	# HELP checkpoint_api_triggers_failed_total Triggers completed with a failure, by kind.
+	# TYPE checkpoint_api_triggers_failed_total counter
+	checkpoint_api_triggers_failed_total{kind="declined"} $5
+	checkpoint_api_triggers_failed_total{kind="expired"} $6
+	checkpoint_api_triggers_failed_total{kind="job_not_found"} $7
+	# HELP checkpoint_api_runner_last_pass_timestamp_seconds When a runner last recorded a pass: each that advanced triggers, others at most every 10 s; 0: never.
+	# TYPE checkpoint_api_runner_last_pass_timestamp_seconds gauge
+	checkpoint_api_runner_last_pass_timestamp_seconds $8
+	# HELP checkpoint_api_runner_last_pass_advanced Triggers that pass completed or failed.
+	# TYPE checkpoint_api_runner_last_pass_advanced gauge
+	checkpoint_api_runner_last_pass_advanced $9
+	# HELP checkpoint_api_runner_last_pass_duration_seconds How long that pass took.
+	# TYPE checkpoint_api_runner_last_pass_duration_seconds gauge
+	checkpoint_api_runner_last_pass_duration_seconds ${10}
+	EOF
+}
+
+# ms_s MS: milliseconds as the answer shows seconds.
+ms_s() {
+	printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000))
+}
+
+# pass_s, pass_n, pass_d: the runner's last pass as the database has it.
+pass_s() {
+	ms_s "$(sql 'SELECT pass_ms FROM service_metrics')"
+}
+pass_n() {
+	sql 'SELECT pass_advanced FROM service_metrics'
+}
+pass_d() {
+	ms_s "$(sql 'SELECT pass_duration_ms FROM service_metrics')"
+}
+
+# answer_is WHAT SERVICE-ARGS...: the scrape is 200, text 0.0.4, and
+# exactly flink_expected then service_expected.
+answer_is() {
+	_what=$1
+	shift
+	{
+		flink_expected
+		service_expected "$@"
+	} > "$T/expected"
+	is "$STATUS" 200 "$_what: 200"
+	is "$(header content-type)" "text/plain; version=0.0.4; charset=utf-8" \
+	    "$_what: Content-Type is the text format 0.0.4"
+	if cmp -s "$T/scrape" "$T/expected"; then
+		ok 0 "$_what: every line as expected"
+	else
+		ok 1 "$_what: every line as expected"
+		diff "$T/expected" "$T/scrape" | sed 's/^/#   /'
+	fi
+	lint "$_what"
+}
+
+# lint WHAT: promtool parses the scrape; what it lints is only Flink's
+# camelCase names, one complaint for each family there is (exit 3: lint
+# problems; 1 would be a parse error).
+lint() {
+	promtool check metrics < "$T/scrape" > "$T/lint" 2>&1
+	is "$?" "$(if grep -q '^flink_' "$T/scrape"; then echo 3; else echo 0; fi)" \
+	    "$1: promtool check metrics parses it"
+	grep '^# TYPE flink_' "$T/scrape" | awk '{ print $3 " metric names should be written in '"'"'snake_case'"'"' not '"'"'camelCase'"'"'" }' |
+	    sort > "$T/lint-expected"
+	sort "$T/lint" | cmp -s - "$T/lint-expected"
+	ok $? "$1: promtool's only complaints are Flink's camelCase names"
+}
+
+# queued_age WHAT: AGE, the age of the oldest queued trigger as the scrape
+# shows it, checked against its row and the times around the scrape.
+queued_age() {
+	AGE=$(sed -n 's/^checkpoint_api_triggers_queued_oldest_seconds //p' \
+	    "$T/scrape")
+	_created=$(sql "SELECT min(created_ms) FROM triggers
+	    WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL")
+	_ms=$(printf '%s' "$AGE" | awk '{ printf "%d", $1 * 1000 + 0.5 }')
+	[ "$_ms" -ge $((BEFORE - _created)) ] &&
+	    [ "$_ms" -le $(($(now_ms) - _created)) ]
+	ok $? "$1: the oldest queued trigger's age ($AGE s) is its row's"
+}
+
+# runner_at_j6: every trigger done but J6's, the first of which is claimed.
+runner_at_j6() {
+	[ "$(sql "SELECT count(*) FROM triggers WHERE status = 'COMPLETED'")" = 7 ] &&
+	    [ "$(sql "SELECT count(*) FROM triggers
+		WHERE claimed_by IS NOT NULL AND status = 'IN_PROGRESS'")" = 1 ]
+}
+
+# --- No job, nothing recorded --------------------------------------------
+
+"$CTL" init > /dev/null || bail "checkpointctl init"
+start_server
+: > "$T/jobs"
+scrape
+answer_is "no job" 0 0.000 0 0 0 0 0 0.000 0 0.000
+is "$(tail -c 1 "$T/scrape" | od -An -c | tr -d ' ')" '\n' \
+    "no job: the answer ends with a line feed"
+
+# --- Jobs registered, triggers queued ---------------------------------------
+
+add_job "$J1" plain RUNNING ''
+add_job "$J2" "$HOSTILE" RUNNING 'echo "file:/ckpt/$CHECKPOINT_ID"'
+add_job "$J3" declines RUNNING 'echo no space left >&2; exit 3'
+add_job "$J4" overruns RUNNING 'exec sleep 30' 1
+add_job "$J5" suspended SUSPENDED ''
+add_job "$J6" waits RUNNING \
+    "while [ ! -e '$T/release' ]; do sleep 0.05; done"
+post "$J1" 00000000000000000000000000000101
+post "$J1" 00000000000000000000000000000102
+post "$J2" 00000000000000000000000000000201
+post "$J3" 00000000000000000000000000000301
+post "$J4" 00000000000000000000000000000401
+post "$J5" 00000000000000000000000000000501
+post "$JU" 00000000000000000000000000000901
+post "$J6" 00000000000000000000000000000601
+post "$J6" 00000000000000000000000000000602
+
+cat > "$T/jobs" <<-EOF
+$J1	plain	0 0 0 0 -1 -1 -1 -1
+$J2	$HOSTILE_FLINK	0 0 0 0 -1 -1 -1 -1
+$J3	declines	0 0 0 0 -1 -1 -1 -1
+$J4	overruns	0 0 0 0 -1 -1 -1 -1
+$J5	suspended	0 0 0 0 -1 -1 -1 -1
+$J6	waits	0 0 0 0 -1 -1 -1 -1
+EOF
+BEFORE=$(now_ms)
+scrape
+queued_age "queued"
+answer_is "9 queued, no runner yet" 9 "$AGE" 0 0 0 0 0 0.000 0 0.000
+
+# --- The runner's pass, held by J6's action -------------------------------
+
+RUN_START=$(now_ms)
+spawn "$RUNNER" --parallel 8 2> "$T/runner.log"
+RUNNER_PID=$LAST_PID
+wait_until 100 runner_at_j6 ||
+    bail "the runner did not get to J6's action: $(cat "$T/runner.log")"
+jobs_after_runner "0 0 1 1 -1 -1 -1 -1"
+BEFORE=$(now_ms)
+scrape
+queued_age "one claimed"
+answer_is "one claimed, one queued behind it, the rest done" \
+    1 "$AGE" 1 3 1 1 2 0.000 0 0.000
+is "$(grep -cF "job_name=\"$HOSTILE_FLINK\"" "$T/scrape")" 8 \
+    "the hostile name is filtered as Flink's reporter does, in all 8"
+
+# --- All done -------------------------------------------------------------
+
+touch "$T/release"
+stop_pid "$RUNNER_PID" 0 # signal 0: only waits for it
+is "$?" 0 "the runner's pass ended well"
+RUN_END=$(now_ms)
+jobs_after_runner "2 0 0 2 $(duration "$J6" 2) 2 0 0"
+scrape
+answer_is "all done" 0 0.000 0 5 1 1 2 "$(pass_s)" 9 "$(pass_d)"
+pass_ms=$(sql 'SELECT pass_ms FROM service_metrics')
+[ "$pass_ms" -ge "$RUN_START" ] && [ "$pass_ms" -le "$RUN_END" ]
+ok $? "the pass is recorded when it ended"
+[ "$(sql 'SELECT pass_duration_ms FROM service_metrics')" -ge 1000 ]
+ok $? "the pass lasted past J4's one-second timeout"
+like "$(sed -n 's/^flink_jobmanager_job_lastCheckpointDuration{job_id="'"$J6"'".* //p' "$T/scrape")" \
+    '^[0-9]+$' "lastCheckpointDuration is a whole number of milliseconds"
+
+# --- Idle passes ------------------------------------------------------------
+
+"$RUNNER" 2>> "$T/runner.log"
+scrape
+answer_is "an idle pass within 10 s of the last record is not recorded" \
+    0 0.000 0 5 1 1 2 "$(ms_s "$pass_ms")" 9 "$(pass_d)"
+sql 'UPDATE service_metrics SET pass_ms = pass_ms - 10000'
+RUN_START=$(now_ms)
+"$RUNNER" 2>> "$T/runner.log"
+scrape
+answer_is "an idle pass 10 s after the last record is" \
+    0 0.000 0 5 1 1 2 "$(pass_s)" 0 "$(pass_d)"
+[ "$(sql 'SELECT pass_ms FROM service_metrics')" -ge "$RUN_START" ]
+ok $? "the idle pass's record is new"
+idle_s=$(pass_s)
+idle_d=$(pass_d)
+
+# --- A purge: no count goes down ----------------------------------------------
+
+sleep 0.01
+CHECKPOINT_STORE_DURATION=1ms "$CTL" purge > /dev/null
+is "$(sql 'SELECT count(*) FROM triggers')" 0 "every trigger was purged"
+scrape
+answer_is "after the purge, the same" \
+    0 0.000 0 5 1 1 2 "$idle_s" 0 "$idle_d"
+
+# --- Routing ------------------------------------------------------------------
+
+cp "$T/scrape" "$T/full"
+for p in /metrics/ //metrics// '/metrics?name=x&a=%22'; do
+	scrape "$p"
+	is "$STATUS" 200 "GET $p: 200"
+	cmp -s "$T/scrape" "$T/full"
+	ok $? "GET $p: the same answer"
+done
+http POST /metrics
+is "$STATUS $BODY" \
+    '405 {"errors":["Method POST is not allowed here; see the Allow header."]}' \
+    "POST /metrics: 405"
+is "$(header allow)" GET "POST /metrics: Allow: GET"
+is "$(header content-type)" "application/json; charset=UTF-8" \
+    "POST /metrics: the 405 is JSON"
+http GET /v1/metrics
+is "$STATUS $BODY" '404 {"errors":["Not found: /v1/metrics"]}' \
+    "GET /v1/metrics: 404, metrics are not Flink's REST API"
+http GET /Metrics
+is "$STATUS" 404 "GET /Metrics: 404 (case-sensitive)"
+stop_server
+
+# --- CHECKPOINT_METRICS_FILTER=0: label values escaped ------------------------
+
+CHECKPOINT_METRICS_FILTER=0
+export CHECKPOINT_METRICS_FILTER
+start_server
+scrape
+is "$(grep -cF "job_name=\"$HOSTILE_RAW\"" "$T/scrape")" 8 \
+    "CHECKPOINT_METRICS_FILTER=0: the hostile name escaped, in all 8"
+sed "s/$HOSTILE_FLINK/$(printf '%s' "$HOSTILE_RAW" | sed 's/[\\&/]/\\&/g')/" \
+    "$T/full" > "$T/full-raw"
+cmp -s "$T/scrape" "$T/full-raw"
+ok $? "CHECKPOINT_METRICS_FILTER=0: nothing else changes"
+lint "CHECKPOINT_METRICS_FILTER=0"
+stop_server
+unset CHECKPOINT_METRICS_FILTER
+
+# --- CHECKPOINT_METRICS=0 -------------------------------------------------------
+
+CHECKPOINT_METRICS=0
+export CHECKPOINT_METRICS
+start_server
+http GET /metrics
+is "$STATUS $BODY" '404 {"errors":["Not found: /metrics"]}' \
+    "CHECKPOINT_METRICS=0: GET /metrics is 404"
+http POST /metrics
+is "$STATUS $BODY" '404 {"errors":["Not found: /metrics"]}' \
+    "CHECKPOINT_METRICS=0: POST /metrics is 404, not 405"
+http GET /jobs/$J1/checkpoints/00000000000000000000000000000101
+is "$STATUS" 404 "CHECKPOINT_METRICS=0: the API still answers"
+stop_server
+unset CHECKPOINT_METRICS
+
+# --- The database unavailable -----------------------------------------------------
+
+UNAVAILABLE='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+printf 'not a database, but long enough to be read as one...%0512d' 0 \
+    > "$T/garbage.db"
+for db in "$T/garbage.db" "$T/missing/checkpoints.db"; do
+	CHECKPOINT_DB=$db
+	start_server
+	http GET /metrics
+	is "$STATUS $BODY" "503 $UNAVAILABLE" "${db#"$T"/}: 503"
+	is "$(header content-type)" "application/json; charset=UTF-8" \
+	    "${db#"$T"/}: the 503 is JSON"
+	stop_server
+done
+CHECKPOINT_DB=$DB
+
+done_testing
