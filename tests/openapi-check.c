@@ -6,8 +6,9 @@
  *	openapi-check DOC METHOD PATH STATUS CONTENT-TYPE BODY-FILE
  *
  * finds the operation whose path template matches PATH (as sent: the query
- * is dropped, slashes at both ends too, and a server's prefix such as /v1
- * may come first), then its response for STATUS, then the response's media
+ * is dropped, slashes at both ends too, and the prefix of one of the
+ * servers, such as /v1, may come first: the path item's servers, or else
+ * the document's), then its response for STATUS, then the response's media
  * type equal to CONTENT-TYPE, and validates the body against its schema
  * when the media type is JSON (for text/plain or text/html the content type
  * is all there is to check).  A known path with a method it does not list
@@ -566,30 +567,33 @@ has_prefix(const char *url, const struct seg *s, int n, int *pn)
 
 /*
  * The template of paths that path matches best, under the prefix of one of
- * the servers ("/" or "/v1"), or under none if there are no servers; NULL
- * for none.
+ * its servers ("/" or "/v1": the path item's own, or else the document's),
+ * or under none if there are none; NULL for none.
  */
 static const char *
 match_path(const char *path)
 {
-	json_object *servers = member(doc, "servers"), *url;
+	json_object *servers, *url;
 	struct seg s[MAXSEG];
-	const char *best = NULL;
+	const char *best = NULL, *u;
 	long sc, bestsc = -1;
 	size_t j, nservers;
 	int n, pn;
 
 	if ((n = split(path, s, MAXSEG)) < 0)
 		return NULL;
-	nservers = servers != NULL ? json_object_array_length(servers) : 0;
-	for (j = 0; j < nservers || (j == 0 && nservers == 0); j++) {
-		url = member(json_object_array_get_idx(servers, j), "url");
-		if (!has_prefix(url != NULL ? json_object_get_string(url) : "/",
-			s, n, &pn))
-			continue;
-		json_object_object_foreach(member(doc, "paths"), t, item)
-		{
-			(void)item;
+	json_object_object_foreach(member(doc, "paths"), t, item)
+	{
+		if ((servers = member(item, "servers")) == NULL)
+			servers = member(doc, "servers");
+		nservers = servers != NULL ? json_object_array_length(servers) :
+					     0;
+		for (j = 0; j < nservers || (j == 0 && nservers == 0); j++) {
+			url = member(json_object_array_get_idx(servers, j),
+			    "url");
+			u = url != NULL ? json_object_get_string(url) : "/";
+			if (!has_prefix(u, s, n, &pn))
+				continue;
 			if ((sc = score(t, s + pn, n - pn)) > bestsc) {
 				bestsc = sc;
 				best = t;

@@ -29,6 +29,12 @@ cat > "$DOC" <<'EOF'
         "404": { "$ref": "#/components/responses/Error" } } },
       "delete": { "responses": { "204": { "description": "gone" } } }
     },
+    "/plain": {
+      "servers": [ { "url": "/" } ],
+      "get": { "responses": { "200": { "description": "text",
+        "content": { "text/plain; charset=utf-8": {
+          "schema": { "type": "string" } } } } } }
+    },
     "/things/special": {
       "get": { "responses": { "200": { "description": "text",
         "content": { "text/plain; charset=utf-8": {
@@ -194,6 +200,10 @@ is "$(run GET /Things/1 404 "$JSON" "$ERR")" "0 ANY - 404" \
     "literal segments are case-sensitive"
 is "$(run GET /things/1/x 404 "$JSON" "$ERR")" "0 ANY - 404" \
     "a longer path is unknown"
+is "$(run GET /plain 200 'text/plain; charset=utf-8' x)" "0 GET /plain 200" \
+    "a path with servers of its own"
+is "$(run GET /v1/plain 404 "$JSON" "$ERR")" "0 ANY - 404" \
+    "a path with servers of its own is not under the document's"
 is "$(run GET /nope 200 "$JSON" "$ERR")" \
     '1 openapi-check: /nope: unknown path answered 200, not 404' \
     "fails: an unknown path answered"
@@ -201,7 +211,7 @@ is "$(run GET /nope 200 "$JSON" "$ERR")" \
 # --- the listing, Allow, and broken documents ---------------------------------
 
 is "$("$CHECK" -l "$DOC" | tr '\n' '|')" \
-    'ANY - 404|GET /things/{id} 200|GET /things/{id} 404|DELETE /things/{id} 204|OTHER /things/{id} 405|GET /things/special 200|' \
+    'ANY - 404|GET /things/{id} 200|GET /things/{id} 404|DELETE /things/{id} 204|OTHER /things/{id} 405|GET /plain 200|GET /things/special 200|' \
     "-l lists every method, template and status"
 is "$("$CHECK" -a "$DOC" /v1/things/7/)" "/things/{id} GET DELETE" \
     "-a: the path's template and methods"
