@@ -16,7 +16,8 @@ for c in lighttpd curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
-    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC \
+    CHECKPOINT_METRICS CHECKPOINT_METRICS_FILTER
 
 CHECK=$top_builddir/tests/openapi-check
 DOC=$top_srcdir/cgi/checkpoint-api.openapi.json
@@ -182,6 +183,11 @@ stop_pid $SLOW_RUNNER
 ok $? "the slow checkpoint's runner ended well"
 answer_is "details, the slow one completed" 200 GET /jobs/$JS/checkpoints/details/$CK_S
 
+answer_is "metrics" 200 GET /metrics
+like "$BODY" 'flink_jobmanager_job_lastCheckpointSize|flink_jobmanager_job_numberOfCompletedCheckpoints' \
+    "metrics: Flink's checkpoint gauges"
+answer_is "metrics, a trailing slash and a query" 200 GET '/metrics/?x=1'
+
 answer_is "statistics, an unknown job" 404 GET /jobs/$JX/checkpoints
 answer_is "statistics, a bad jobid" 400 GET /jobs/xyz/checkpoints
 answer_is "details, an unknown checkpoint" 404 GET /jobs/$J/checkpoints/details/999999
@@ -211,12 +217,14 @@ not_allowed "job list, POST" POST /jobs
 not_allowed "job overview, DELETE" DELETE /jobs/overview
 not_allowed "config, POST" POST /jobs/$J/checkpoints/config
 not_allowed "details, PUT" PUT /jobs/$J/checkpoints/details/1
+not_allowed "metrics, POST" POST /metrics
 
 answer_is "unknown path" 404 GET /nope
 answer_is "unknown path: the root" 404 GET /
 answer_is "unknown path: another version" 404 GET /v2/jobs/$J/checkpoints/$TJ
 answer_is "unknown path: literals are case-sensitive" 404 POST /JOBS/$J/checkpoints
 answer_is "unknown path: too long" 404 GET /jobs/$J/checkpoints/$TJ/extra
+answer_is "unknown path: metrics are not under /v1" 404 GET /v1/metrics
 
 # --- settings that change the answers ----------------------------------------------
 
@@ -224,6 +232,11 @@ export CHECKPOINT_REJECT_UNKNOWN_JOBS=1
 phase reject-unknown
 answer_is "trigger, unknown jobs rejected" 404 POST /jobs/$JX/checkpoints
 unset CHECKPOINT_REJECT_UNKNOWN_JOBS
+
+export CHECKPOINT_METRICS=0
+phase metrics-off
+answer_is "metrics turned off" 404 GET /metrics
+unset CHECKPOINT_METRICS
 
 export CHECKPOINT_CORS_ORIGIN=
 phase cors-off
@@ -243,6 +256,7 @@ answer_is "job overview, the database cannot be opened" 503 GET /jobs/overview
 answer_is "statistics, the database cannot be opened" 503 GET /jobs/$J/checkpoints
 answer_is "details, the database cannot be opened" 503 GET /jobs/$J/checkpoints/details/1
 answer_is "config, the database cannot be opened" 503 GET /jobs/$J/checkpoints/config
+answer_is "metrics, the database cannot be opened" 503 GET /metrics
 DB=$DB_KEPT
 export CHECKPOINT_DB=$DB
 
