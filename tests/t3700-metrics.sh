@@ -376,6 +376,62 @@ is "$STATUS" 404 "CHECKPOINT_METRICS=0: the API still answers"
 stop_server
 unset CHECKPOINT_METRICS
 
+# --- A database from before the metrics: its triggers counted -------------
+
+# Made as versions 1 and 2 of the schema made it, with a trigger of each
+# kind; the first program to open it migrates it.
+K=beef0000000000000000000000000001
+KU=beef0000000000000000000000000009
+OLD=$T/old.db
+EXPIRED_TRACE='org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing.
+	at checkpoint action (killed after its timeout of 1 s)'
+DECLINED_TRACE='org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined. Checkpoint expired before completing.
+	at checkpoint action (it exited with status 1)'
+NOW=$(now_ms)
+{
+	cat "$top_srcdir/schema/0001-initial.sql" \
+	    "$top_srcdir/schema/0002-triggers-check.sql"
+	cat <<-EOF
+	PRAGMA user_version = 2;
+	PRAGMA application_id = $((0x636b7074));
+	INSERT INTO jobs (job_id, name, created_ms, updated_ms)
+	VALUES ('$K', 'old job', 1, 1);
+	INSERT INTO checkpoint_counters VALUES ('$K', 5);
+	INSERT INTO triggers (job_id, trigger_id, requested_type, status,
+	    checkpoint_id, created_ms, claimed_by, claimed_ms, completed_ms,
+	    failure_class, failure_trace) VALUES
+	('$K', '$(printf '%032x' 1)', 'FULL', 'COMPLETED', 1, 1000, NULL,
+	    NULL, 1300, NULL, NULL),
+	('$K', '$(printf '%032x' 2)', 'FULL', 'COMPLETED', 2, 1500, 'r:1:1',
+	    1600, 1700, 'org.apache.flink.runtime.checkpoint.CheckpointException',
+	    '$(sqlq "$DECLINED_TRACE")'),
+	('$K', '$(printf '%032x' 3)', 'FULL', 'COMPLETED', 3, 2000, 'r:1:1',
+	    2100, 2600, NULL, NULL),
+	('$K', '$(printf '%032x' 4)', 'FULL', 'COMPLETED', 4, 3000, 'r:1:1',
+	    3100, 4100, 'org.apache.flink.runtime.checkpoint.CheckpointException',
+	    '$(sqlq "$EXPIRED_TRACE")'),
+	('$KU', '$(printf '%032x' 5)', 'FULL', 'COMPLETED', NULL, 5000, NULL,
+	    NULL, 5001, 'java.util.concurrent.CompletionException', 'x'),
+	('$K', '$(printf '%032x' 6)', 'FULL', 'IN_PROGRESS', 5, 6000, 'r:1:1',
+	    6100, NULL, NULL, NULL),
+	('$K', '$(printf '%032x' 7)', 'FULL', 'IN_PROGRESS', NULL, $((NOW - 60000)),
+	    NULL, NULL, NULL, NULL, NULL);
+	EOF
+} | sqlite3 -batch "$OLD" || bail "cannot make a database of version 2"
+NEW_DB=$DB
+DB=$OLD
+CHECKPOINT_DB=$OLD
+start_server
+printf '%s\told_job\t2 2 1 5 500 3 0 0\n' "$K" > "$T/jobs"
+BEFORE=$(now_ms)
+scrape
+queued_age "migrated"
+answer_is "a database of version 2, migrated: its triggers counted" \
+    1 "$AGE" 1 2 1 1 1 0.000 0 0.000
+stop_server
+DB=$NEW_DB
+CHECKPOINT_DB=$DB
+
 # --- The database unavailable -----------------------------------------------------
 
 UNAVAILABLE='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
