@@ -83,22 +83,23 @@ buf_printf(struct buf *b, const char *fmt, ...)
 /*
  * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0 if
  * the bytes there are not one (RFC 3629: no overlongs, no surrogates, nothing
- * above U+10FFFF).
+ * above U+10FFFF); *cp is its code point.
  */
 size_t
-buf_utf8_len(const unsigned char *s, size_t n)
+buf_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len, i;
-	uint32_t cp;
+	uint32_t c;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cp = s[0];
 		return 1;
-	else if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xe0) == 0xc0)
+		len = 2, c = s[0] & 0x1f;
 	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
+		len = 3, c = s[0] & 0x0f;
 	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07;
+		len = 4, c = s[0] & 0x07;
 	else
 		return 0;
 	if (len > n)
@@ -106,13 +107,23 @@ buf_utf8_len(const unsigned char *s, size_t n)
 	for (i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
+		c = (c << 6) | (s[i] & 0x3f);
 	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
+	if ((len == 2 && c < 0x80) || (len == 3 && c < 0x800) ||
+	    (len == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff))
 		return 0;
+	*cp = c;
 	return len;
+}
+
+/* buf_utf8_next without the code point. */
+size_t
+buf_utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+
+	return buf_utf8_next(s, n, &cp);
 }
 
 /*

@@ -7,6 +7,7 @@
 #define BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *p; /* NUL-terminated contents, NULL when empty */
@@ -22,6 +23,7 @@ int buf_printf(struct buf *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int buf_add_json_string(struct buf *, const char *, size_t);
 int buf_utf8_clean(char *);
+size_t buf_utf8_next(const unsigned char *, size_t, uint32_t *);
 size_t buf_utf8_len(const unsigned char *, size_t);
 void buf_reset(struct buf *);
 void buf_free(struct buf *);

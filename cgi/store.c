@@ -21,6 +21,7 @@
 #include "log.h"
 #include "schema.h"
 #include "store.h"
+#include "throwable.h"
 
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
@@ -80,7 +81,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " requested_type = excluded.requested_type,"
 	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
 	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
-	    " failure_trace = NULL, created_ms = excluded.created_ms,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " created_ms = excluded.created_ms,"
 	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
 	    " completed_ms = NULL, remote_user = excluded.remote_user,"
 	    " remote_addr = excluded.remote_addr"
@@ -172,10 +174,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * Set-based completion of a round's easy triggers: those of jobs
 	 * that are not RUNNING (or not registered) fail; those of RUNNING
 	 * jobs without a command get the job's next ids in arrival order.
+	 * A failure's serialized-throwable is made by store_fn_throwable.
 	 */
 	[STMT_FAIL_UNKNOWN] =
 	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
-	    " failure_trace = printf(?4, job_id), completed_ms = ?5"
+	    " failure_trace = printf(?4, job_id),"
+	    " failure_throwable = serialized_throwable(?3, printf(?4, job_id)),"
+	    " completed_ms = ?5"
 	    " WHERE id > ?1 AND id <= ?2 AND status = 'IN_PROGRESS'"
 	    " AND claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = triggers.job_id AND j.state = 'RUNNING')",
@@ -210,6 +215,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " checkpoint_id = coalesce(?2, checkpoint_id),"
 	    " checkpoint_type = coalesce(?3, checkpoint_type),"
 	    " location = ?4, failure_class = ?5, failure_trace = ?6,"
+	    " failure_throwable = serialized_throwable(?5, ?6),"
 	    " completed_ms = ?7"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
 	[STMT_CLAIM] =
@@ -342,6 +348,40 @@ store_busy_handler(void *arg, int count)
 	ts.tv_nsec = step_us * 1000;
 	nanosleep(&ts, NULL);
 	return 1;
+}
+
+/*
+ * SQL serialized_throwable(class, trace): failureCause's
+ * "serialized-throwable" of a failure (throwable.c), NULL for a NULL
+ * class (no failure).  Registered on every connection, so that whatever
+ * stores a failure stores its stream in the same statement, and the
+ * migration that added the column could fill it in for the failures
+ * already there.
+ */
+static void
+store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct buf b = { 0 };
+	const char *class, *trace;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	class = (const char *)sqlite3_value_text(argv[0]);
+	trace = (const char *)sqlite3_value_text(argv[1]);
+	if (class == NULL ||
+	    throwable_base64(&b, class, (size_t)sqlite3_value_bytes(argv[0]),
+		trace != NULL ? trace : "",
+		trace != NULL ? (size_t)sqlite3_value_bytes(argv[1]) : 0) ==
+		-1) {
+		buf_free(&b);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	/* SQLite frees the text when it is done with it. */
+	sqlite3_result_text64(ctx, b.p, b.len, free, SQLITE_UTF8);
 }
 
 /* Logs an error of what s was doing, and keeps its text for store_error. */
@@ -634,6 +674,15 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	sqlite3_extended_result_codes(s->db, 0);
 	sqlite3_busy_handler(s->db, store_busy_handler, s);
+	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
+	 * lacks it, must read every one of them. */
+	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
+		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+		store_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = STORE_ERROR;
+		goto fail;
+	}
 	if ((rc = store_check_ours(s, err, errlen)) != STORE_OK)
 		goto fail;
 

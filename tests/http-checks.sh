@@ -430,31 +430,46 @@ check "POST again after completion starts nothing" 200 \
 is "$(sql "SELECT completed_ms FROM triggers WHERE job_id='$J' AND trigger_id='$TA'")" \
     "$DONE_MS" "polling and re-POSTing do not extend the result's life"
 
+# Each failure's serialized-throwable below, exactly as the runner stores
+# it (cgi/throwable.c, whose streams unit-throwable and t4200 check).
+THROWABLE_LINES=$THROWABLE_HEAD\
+'dAALbGluZTEKbGluZTJ1cgAeW0xqYXZhLmxhbmcuU3RhY2tUcmFjZUVsZW1lbnQ7'\
+'AkYqPDz9IjkCAAB4cAAAAABzcgAfamF2YS51dGlsLkNvbGxlY3Rpb25zJEVtcHR5'\
+'TGlzdHq4F7Q8p57eAgAAeHB4dAALbGluZTEKbGluZTJ0AChqYXZhLnV0aWwuY29u'\
+'Y3VycmVudC5Db21wbGV0aW9uRXhjZXB0aW9ucA=='
+THROWABLE_QUOTED=$THROWABLE_HEAD\
+'dAAVYSAicXVvdGVkIiBcIGJhY2sJdGFidXIAHltMamF2YS5sYW5nLlN0YWNrVHJh'\
+'Y2VFbGVtZW50OwJGKjw8/SI5AgAAeHAAAAAAc3IAH2phdmEudXRpbC5Db2xsZWN0'\
+'aW9ucyRFbXB0eUxpc3R6uBe0PKee3gIAAHhweHQAFWEgInF1b3RlZCIgXCBiYWNr'\
+'CXRhYnQAN29yZy5hcGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNr'\
+'cG9pbnRFeGNlcHRpb25w'
+FAILED_LINES='{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"java.util.concurrent.CompletionException","stack-trace":"line1\nline2","serialized-throwable":"'"$THROWABLE_LINES"'"}}}'
+
 TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=8,
     failure_class='java.util.concurrent.CompletionException',
-    failure_trace='line1' || char(10) || 'line2', completed_ms=$(now_ms)
+    failure_trace='line1' || char(10) || 'line2',
+    failure_throwable='$THROWABLE_LINES', completed_ms=$(now_ms)
     WHERE trigger_id='$TB'"
 http GET /jobs/$J/checkpoints/$TB
-check "GET, failed" 200 \
-    '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"java.util.concurrent.CompletionException","stack-trace":"line1\nline2"}}}'
+check "GET, failed" 200 "$FAILED_LINES"
 is "$BODY" "$(view $J $TB)" "GET, failed: body equals the trigger_status view"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "POST again after a failure: same id" 202 "$(request_id $TB)"
 http GET /jobs/$J/checkpoints/$TB
-check "POST again after a failure: not retried" 200 \
-    '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"java.util.concurrent.CompletionException","stack-trace":"line1\nline2"}}}'
+check "POST again after a failure: not retried" 200 "$FAILED_LINES"
 
 TC=cccccccccccccccccccccccccccccccc
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TC\"}"
 sql "UPDATE triggers SET status='COMPLETED',
     failure_class='org.apache.flink.runtime.checkpoint.CheckpointException',
-    failure_trace='a \"quoted\" \\ back' || char(9) || 'tab', completed_ms=$(now_ms)
+    failure_trace='a \"quoted\" \\ back' || char(9) || 'tab',
+    failure_throwable='$THROWABLE_QUOTED', completed_ms=$(now_ms)
     WHERE trigger_id='$TC'"
 http GET /jobs/$J/checkpoints/$TC
 check "GET, failed: the trace is JSON-escaped" 200 \
-    '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"org.apache.flink.runtime.checkpoint.CheckpointException","stack-trace":"a \"quoted\" \\ back\ttab"}}}'
+    '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"org.apache.flink.runtime.checkpoint.CheckpointException","stack-trace":"a \"quoted\" \\ back\ttab","serialized-throwable":"'"$THROWABLE_QUOTED"'"}}}'
 
 # Default store duration: 5 minutes from completion.
 TD=dddddddddddddddddddddddddddddddd

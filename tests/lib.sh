@@ -556,6 +556,21 @@ header() {
 	printf '%s\n' "$HEADERS" | sed -n "s/^$1: //p" | head -n 1
 }
 
+# How every failure's serialized-throwable begins (failureCause in
+# checkpoint-api(7)): the base64 of the first 378 bytes of its Java
+# serialization stream, SerializedThrowable's class descriptors
+# (tests/unit-throwable.c has them byte for byte, t4200 reads whole ones
+# with a JDK).  A test that stores a failure by hand stores one too.
+THROWABLE_HEAD=\
+'rO0ABXNyAClvcmcuYXBhY2hlLmZsaW5rLnV0aWwuU2VyaWFsaXplZFRocm93YWJs'\
+'ZWUWnfUfpxPzAgADTAAZZnVsbFN0cmluZ2lmaWVkU3RhY2tUcmFjZXQAEkxqYXZh'\
+'L2xhbmcvU3RyaW5nO0wAFm9yaWdpbmFsRXJyb3JDbGFzc05hbWVxAH4AAVsAE3Nl'\
+'cmlhbGl6ZWRFeGNlcHRpb250AAJbQnhyABNqYXZhLmxhbmcuRXhjZXB0aW9u0P0f'\
+'Pho7HMQCAAB4cgATamF2YS5sYW5nLlRocm93YWJsZdXGNSc5d7jLAwAETAAFY2F1'\
+'c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdlcQB+AAFb'\
+'AApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAU'\
+'c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBw'
+
 # The database, as an operator would ask it.
 sql() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$@"

@@ -104,9 +104,20 @@ now=$(date +%s%3N)
 sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=3,
     checkpoint_type='FULL', completed_ms=$now
     WHERE job_id='$J' AND trigger_id='$TB'"
+# The failure's serialized-throwable, exactly as the runner stores it
+# (cgi/throwable.c, whose streams unit-throwable and t4200 check).
+THROWABLE_DECLINED=$THROWABLE_HEAD\
+'dAAmQ2hlY2twb2ludCB3YXMgZGVjbGluZWQuCmV4aXQgc3RhdHVzIDF1cgAeW0xq'\
+'YXZhLmxhbmcuU3RhY2tUcmFjZUVsZW1lbnQ7AkYqPDz9IjkCAAB4cAAAAABzcgAf'\
+'amF2YS51dGlsLkNvbGxlY3Rpb25zJEVtcHR5TGlzdHq4F7Q8p57eAgAAeHB4dABf'\
+'b3JnLmFwYWNoZS5mbGluay5ydW50aW1lLmNoZWNrcG9pbnQuQ2hlY2twb2ludEV4'\
+'Y2VwdGlvbjogQ2hlY2twb2ludCB3YXMgZGVjbGluZWQuCmV4aXQgc3RhdHVzIDF0'\
+'ADdvcmcuYXBhY2hlLmZsaW5rLnJ1bnRpbWUuY2hlY2twb2ludC5DaGVja3BvaW50'\
+'RXhjZXB0aW9ucA=='
 sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=4,
     failure_class='org.apache.flink.runtime.checkpoint.CheckpointException',
     failure_trace='org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined.' || char(10) || 'exit status 1',
+    failure_throwable='$THROWABLE_DECLINED',
     completed_ms=$now WHERE job_id='$J' AND trigger_id='$TC'"
 ROWS=$(sql "SELECT count(*) FROM triggers")
 is "$ROWS" 5 "first run: five triggers recorded"
@@ -114,7 +125,7 @@ is "$ROWS" 5 "first run: five triggers recorded"
 WANT=$(printf '%s\n' \
     '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
     '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":3}}' \
-    '200 {"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"org.apache.flink.runtime.checkpoint.CheckpointException","stack-trace":"org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined.\nexit status 1"}}}' \
+    '200 {"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"org.apache.flink.runtime.checkpoint.CheckpointException","stack-trace":"org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint was declined.\nexit status 1","serialized-throwable":"'"$THROWABLE_DECLINED"'"}}}' \
     '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
     '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
     "404 {\"errors\":[\"There is no checkpoint operation with triggerId=$TU for job $J.\"]}")

@@ -3,8 +3,9 @@
  * databases: opening and migrating, refusing databases that are not ours,
  * the API's two operations with idempotency and retention (API.md,
  * "Idempotency and retention"), checkpoint ids (API.md, "Checkpoint ids"),
- * jobs, listings, purging, the runner's claims, and the exact JSON of the
- * trigger_status view.  Everything lives in one mkdtemp directory, removed
+ * jobs, listings, purging, the runner's claims, the exact JSON of the
+ * trigger_status view, and migration 3 giving the failures already stored
+ * their serialized-throwable.  Everything lives in one mkdtemp directory, removed
  * at the end.
  */
 #include <config.h>
@@ -17,6 +18,7 @@
 
 #include <sqlite3.h>
 
+#include "schema.h"
 #include "store.h"
 #include "tap.h"
 
@@ -829,6 +831,33 @@ test_claims(struct store *s)
 	tap_is_int(busy, 0, "wal checkpoint: not busy");
 }
 
+/*
+ * How every failure's serialized-throwable begins: the base64 of the first
+ * 378 bytes of its stream, SerializedThrowable's class descriptors
+ * (tests/unit-throwable.c has them byte for byte).
+ */
+#define THROWABLE_HEAD \
+	"rO0ABXNyAClvcmcuYXBhY2hlLmZsaW5rLnV0aWwuU2VyaWFsaXplZFRocm93YWJs" \
+	"ZWUWnfUfpxPzAgADTAAZZnVsbFN0cmluZ2lmaWVkU3RhY2tUcmFjZXQAEkxqYXZh" \
+	"L2xhbmcvU3RyaW5nO0wAFm9yaWdpbmFsRXJyb3JDbGFzc05hbWVxAH4AAVsAE3Nl" \
+	"cmlhbGl6ZWRFeGNlcHRpb250AAJbQnhyABNqYXZhLmxhbmcuRXhjZXB0aW9u0P0f" \
+	"Pho7HMQCAAB4cgATamF2YS5sYW5nLlRocm93YWJsZdXGNSc5d7jLAwAETAAFY2F1" \
+	"c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdlcQB+AAFb" \
+	"AApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAU" \
+	"c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBw"
+/* That of class java.util.concurrent.CompletionException, trace "x". */
+#define THROWABLE_X \
+	THROWABLE_HEAD \
+	"dAABeHVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIA" \
+	"AHhwAAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDyn" \
+	"nt4CAAB4cHh0AAF4dAAoamF2YS51dGlsLmNvbmN1cnJlbnQuQ29tcGxldGlvbkV4" \
+	"Y2VwdGlvbnA="
+#define FAILED_X \
+	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":" \
+	"{\"class\":\"java.util.concurrent.CompletionException\"," \
+	"\"stack-trace\":\"x\",\"serialized-throwable\":\"" THROWABLE_X \
+	"\"}}}"
+
 static void
 test_failure_json(struct store *s)
 {
@@ -848,7 +877,16 @@ test_failure_json(struct store *s)
 	    "{\"class\":\"org.apache.flink.runtime.checkpoint."
 	    "CheckpointException\",\"stack-trace\":\"org.apache.flink.runtime."
 	    "checkpoint.CheckpointException: Checkpoint was declined.\\n\\tat "
-	    "\\\"stage\\\" C:\\\\tmp\\u0001 \xc3\xa9/\"}}}",
+	    "\\\"stage\\\" C:\\\\tmp\\u0001 \xc3\xa9/\","
+	    "\"serialized-throwable\":\"" THROWABLE_HEAD
+	    "dAAYQ2hlY2twb2ludCB3YXMgZGVjbGluZWQudXIAHltMamF2YS5sYW5nLlN0YWNr"
+	    "VHJhY2VFbGVtZW50OwJGKjw8/SI5AgAAeHAAAAAAc3IAH2phdmEudXRpbC5Db2xs"
+	    "ZWN0aW9ucyRFbXB0eUxpc3R6uBe0PKee3gIAAHhweHQAaW9yZy5hcGFjaGUuZmxp"
+	    "bmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNlcHRpb246IENoZWNr"
+	    "cG9pbnQgd2FzIGRlY2xpbmVkLgoJYXQgInN0YWdlIiBDOlx0bXABIMOpL3QAN29y"
+	    "Zy5hcGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNl"
+	    "cHRpb25w"
+	    "\"}}}",
 	    "failure: exact JSON, escaped");
 
 	/* A failed attempt that consumed an id still shows the failure. */
@@ -857,10 +895,7 @@ test_failure_json(struct store *s)
 		       "java.util.concurrent.CompletionException", "x", 4000,
 		       &ck),
 	    STORE_OK, "complete as failed with an id: OK");
-	tap_is_str(status(s, J1, TC, 4000, STORE_MS),
-	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
-	    "{\"class\":\"java.util.concurrent.CompletionException\","
-	    "\"stack-trace\":\"x\"}}}",
+	tap_is_str(status(s, J1, TC, 4000, STORE_MS), FAILED_X,
 	    "failure with an id: failureCause");
 	tap_is_int(raw_int(path_in("main.db"),
 		       "SELECT checkpoint_id FROM"
@@ -874,8 +909,77 @@ test_failure_json(struct store *s)
 	complete(s, J1, TB, 0, "java.lang.Exception", NULL, 6000, &ck);
 	tap_is_str(status(s, J1, TB, 6000, STORE_MS),
 	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
-	    "{\"class\":\"java.lang.Exception\",\"stack-trace\":\"\"}}}",
+	    "{\"class\":\"java.lang.Exception\",\"stack-trace\":\"\","
+	    "\"serialized-throwable\":\"" THROWABLE_HEAD
+	    "cHVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhw"
+	    "AAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4C"
+	    "AAB4cHh0AAB0ABNqYXZhLmxhbmcuRXhjZXB0aW9ucA=="
+	    "\"}}}",
 	    "failure with no trace: empty stack-trace");
+}
+
+/*
+ * Migration 3 on a database of version 2: the failures already there get
+ * their serialized-throwable from their class and trace, the same as the
+ * runner now stores; other rows none.  Afterwards a failure without one is
+ * refused, and the view answers in a connection that lacks the C function
+ * (as the sqlite3 shell does).
+ */
+static void
+test_migrate_failures(void)
+{
+	const char *db = path_in("v2.db");
+	struct store *s;
+	char sql[16384], got[4096], err[512];
+
+	snprintf(sql, sizeof(sql),
+	    "%s%sPRAGMA application_id = %d; PRAGMA user_version = 2;",
+	    schema_migrations[0], schema_migrations[1], APP_ID);
+	tap_ok(raw_exec(db, sql) == 0 &&
+		raw_exec(db,
+		    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
+		    " status, checkpoint_id, failure_class, failure_trace,"
+		    " created_ms, completed_ms) VALUES"
+		    " ('" J1 "', '" TA "', 'FULL', 'COMPLETED', NULL,"
+		    "  'java.util.concurrent.CompletionException', 'x', 1, 2),"
+		    " ('" J1 "', '" TB "', 'FULL', 'COMPLETED', 7, NULL, NULL,"
+		    "  3, 4),"
+		    " ('" J1 "', '" TC "', 'FULL', 'IN_PROGRESS', NULL, NULL,"
+		    "  NULL, 5, NULL)") == 0,
+	    "version 2: a failure, a success, a pending trigger");
+	tap_is_int(open_at(db, &s, err, sizeof(err)), STORE_OK,
+	    "version 2: opened and migrated");
+	store_close(s);
+	tap_is_int(raw_int(db, "PRAGMA user_version"), store_schema_version(),
+	    "version 2: now the schema version");
+	tap_is_str(raw_text(db,
+		       "SELECT failure_throwable FROM triggers"
+		       " WHERE trigger_id = '" TA "'",
+		       got, sizeof(got)),
+	    THROWABLE_X, "version 2: the failure's serialized-throwable");
+	tap_is_str(
+	    raw_text(db,
+		"SELECT group_concat(coalesce(failure_throwable, 'NULL'))"
+		" FROM triggers WHERE trigger_id != '" TA "'",
+		got, sizeof(got)),
+	    "NULL,NULL", "version 2: none for the others");
+	tap_is_str(raw_text(db,
+		       "SELECT group_concat(response, ' ') FROM"
+		       " (SELECT response FROM trigger_status ORDER BY"
+		       " trigger_id)",
+		       got, sizeof(got)),
+	    FAILED_X " " COMPLETED(7) " " IN_PROGRESS,
+	    "version 2: the view answers each, read without the function");
+	tap_ok(raw_exec(db,
+		   "UPDATE triggers SET status = 'COMPLETED',"
+		   " failure_class = 'E', failure_trace = 'E', completed_ms = 6"
+		   " WHERE trigger_id = '" TC "'") == -1,
+	    "a failure without its serialized-throwable is refused");
+	tap_is_str(raw_text(db,
+		       "SELECT status FROM triggers WHERE trigger_id = '" TC
+		       "'",
+		       got, sizeof(got)),
+	    "IN_PROGRESS", "refused: the row is unchanged");
 }
 
 static void
@@ -1145,6 +1249,7 @@ main(void)
 		store_close(s);
 	} else
 		tap_ok(0, "open main.db: %s", err);
+	test_migrate_failures();
 	test_purge();
 	test_ckpt_stats();
 	test_busy();

@@ -29,7 +29,8 @@ const insert = db.prepare(`INSERT INTO triggers
 	(job_id, trigger_id, requested_type, created_ms) VALUES (?, ?, ?, ?)
 	ON CONFLICT (job_id, trigger_id) DO NOTHING`);
 const select = db.prepare(`SELECT status, checkpoint_id, failure_class,
-	failure_trace FROM triggers WHERE job_id = ? AND trigger_id = ?`);
+	failure_trace, failure_throwable FROM triggers
+	WHERE job_id = ? AND trigger_id = ?`);
 
 const HEX = /^[0-9a-fA-F]{32}$/;
 const TYPES = new Set(['CONFIGURED', 'FULL', 'INCREMENTAL']);
@@ -90,7 +91,8 @@ function status(res, job, tid) {
 		operation = row.failure_class === null ?
 		    { checkpointId: row.checkpoint_id } :
 		    { failureCause: { class: row.failure_class,
-		        'stack-trace': row.failure_trace } };
+		        'stack-trace': row.failure_trace,
+		        'serialized-throwable': row.failure_throwable } };
 	send(res, 200, JSON.stringify({ status: { id: row.status }, operation }));
 }
 

@@ -1,0 +1,376 @@
+/*
+ * Unit tests of throwable.c: the failure's message, the Java serialization
+ * stream of a SerializedThrowable byte for byte, strings in modified UTF-8
+ * and past 65535 bytes, and its base64.  The expected stream of the small
+ * case is what JDK 17's ObjectOutputStream writes for the object its
+ * ObjectInputStream reads from it (t4200 checks that on every run, with a
+ * real JDK).
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "throwable.h"
+
+/* A piece of an expected stream: hex digits, or text taken as it is. */
+struct piece {
+	const char *hex;
+	const char *text;
+};
+
+#define HEX(h) \
+	{ \
+		h, NULL \
+	}
+#define TEXT(t) \
+	{ \
+		NULL, t \
+	}
+
+static void
+add_hex(struct buf *b, const char *hex)
+{
+	unsigned v;
+	unsigned char c;
+
+	for (; hex[0] != '\0' && hex[1] != '\0'; hex += 2) {
+		sscanf(hex, "%2x", &v);
+		c = (unsigned char)v;
+		buf_add(b, &c, 1);
+	}
+}
+
+static void
+expect(struct buf *b, const struct piece *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i].text != NULL)
+			buf_adds(b, p[i].text);
+		else
+			add_hex(b, p[i].hex);
+}
+
+/* got equals want byte for byte; else says where they part. */
+static void __attribute__((format(printf, 4, 5))) same_bytes_at(int line,
+    const struct buf *got, const struct buf *want, const char *fmt, ...)
+{
+	va_list ap;
+	size_t i;
+	int same;
+
+	for (i = 0; i < got->len && i < want->len; i++)
+		if (got->p[i] != want->p[i])
+			break;
+	same = got->len == want->len && i == got->len;
+	va_start(ap, fmt);
+	tap_vresult(__FILE__, line, same, fmt, ap);
+	va_end(ap);
+	if (!same)
+		printf("#   got %zu bytes, expected %zu; they differ from "
+		       "byte %zu\n",
+		    got->len, want->len, i);
+}
+#define same_bytes(g, w, ...) same_bytes_at(__LINE__, (g), (w), __VA_ARGS__)
+
+/* clang-format off: one line per item of the stream. */
+/* The descriptors before Throwable's data: the same in every stream. */
+static const struct piece head[] = {
+	HEX("aced0005"), /* STREAM_MAGIC, STREAM_VERSION */
+	HEX("7372"), /* TC_OBJECT, TC_CLASSDESC */
+	HEX("0029"), TEXT("org.apache.flink.util.SerializedThrowable"),
+	HEX("65169df51fa713f3"), /* serialVersionUID */
+	HEX("02"), /* SC_SERIALIZABLE */
+	HEX("0003"), /* 3 fields, sorted by name */
+	HEX("4c0019"), TEXT("fullStringifiedStackTrace"), HEX("740012"),
+	TEXT("Ljava/lang/String;"), /* handle 0x7e0001 */
+	HEX("4c0016"), TEXT("originalErrorClassName"),
+	HEX("71007e0001"), /* TC_REFERENCE to "Ljava/lang/String;" */
+	HEX("5b0013"), TEXT("serializedException"), HEX("740002"), TEXT("[B"),
+	HEX("78"), /* TC_ENDBLOCKDATA: no class annotation */
+	HEX("720013"), TEXT("java.lang.Exception"), /* the superclass */
+	HEX("d0fd1f3e1a3b1cc4"), HEX("02"), HEX("0000"), HEX("78"),
+	HEX("720013"), TEXT("java.lang.Throwable"), /* and its */
+	HEX("d5c635273977b8cb"),
+	HEX("03"), /* SC_SERIALIZABLE | SC_WRITE_METHOD */
+	HEX("0004"), HEX("4c0005"), TEXT("cause"), HEX("740015"),
+	TEXT("Ljava/lang/Throwable;"), HEX("4c000d"), TEXT("detailMessage"),
+	HEX("71007e0001"), HEX("5b000a"), TEXT("stackTrace"), HEX("74001e"),
+	TEXT("[Ljava/lang/StackTraceElement;"), HEX("4c0014"),
+	TEXT("suppressedExceptions"), HEX("740010"), TEXT("Ljava/util/List;"),
+	HEX("78"), HEX("70"), /* TC_NULL: no superclass of Throwable's */
+	HEX("70"), /* Throwable's data: cause, null */
+};
+
+/* Throwable's data after its detailMessage, and its end. */
+static const struct piece mid[] = {
+	HEX("75"), /* TC_ARRAY: stackTrace, empty */
+	HEX("72001e"), TEXT("[Ljava.lang.StackTraceElement;"),
+	HEX("02462a3c3cfd2239"), HEX("02"), HEX("0000"), HEX("78"), HEX("70"),
+	HEX("00000000"), /* its length */
+	HEX("73"), /* suppressedExceptions: Collections.EMPTY_LIST */
+	HEX("72001f"), TEXT("java.util.Collections$EmptyList"),
+	HEX("7ab817b43ca79ede"), HEX("02"), HEX("0000"), HEX("78"), HEX("70"),
+	HEX("78"), /* the end of writeObject's block */
+};
+/* clang-format on */
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void
+test_small(void)
+{
+	static const char trace[] = "E: m\n\tat f\n";
+	static const struct piece data[] = {
+		HEX("740001"), TEXT("m"), /* detailMessage */
+	};
+	static const struct piece tail[] = {
+		HEX("74000b"), TEXT("E: m\n\tat f\n"), /* the trace */
+		HEX("740001"), TEXT("E"), /* the class */
+		HEX("70"), /* serializedException: null */
+	};
+	struct buf got = { 0 }, want = { 0 };
+
+	expect(&want, head, N(head));
+	expect(&want, data, N(data));
+	expect(&want, mid, N(mid));
+	expect(&want, tail, N(tail));
+	tap_ok(throwable_serialize(&got, "E", 1, trace, strlen(trace)) == 0,
+	    "small: serialized");
+	same_bytes(&got, &want, "small: the stream, byte for byte");
+	buf_free(&got);
+	tap_ok(throwable_base64(&got, "E", 1, trace, strlen(trace)) == 0,
+	    "small: base64");
+	tap_is_str(buf_str(&got),
+	    "rO0ABXNyAClvcmcuYXBhY2hlLmZsaW5rLnV0aWwuU2VyaWFsaXplZFRocm93YWJs"
+	    "ZWUWnfUfpxPzAgADTAAZZnVsbFN0cmluZ2lmaWVkU3RhY2tUcmFjZXQAEkxqYXZh"
+	    "L2xhbmcvU3RyaW5nO0wAFm9yaWdpbmFsRXJyb3JDbGFzc05hbWVxAH4AAVsAE3Nl"
+	    "cmlhbGl6ZWRFeGNlcHRpb250AAJbQnhyABNqYXZhLmxhbmcuRXhjZXB0aW9u0P0f"
+	    "Pho7HMQCAAB4cgATamF2YS5sYW5nLlRocm93YWJsZdXGNSc5d7jLAwAETAAFY2F1"
+	    "c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdlcQB+AAFb"
+	    "AApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAU"
+	    "c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBwdAABbXVy"
+	    "AB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhwAAAA"
+	    "AHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4CAAB4"
+	    "cHh0AAtFOiBtCglhdCBmCnQAAUVw",
+	    "small: its base64, padded, without line breaks");
+	buf_free(&got);
+	buf_free(&want);
+}
+
+/* Base64's padding: a stream of each length modulo 3 ends as it should. */
+static void
+test_padding(void)
+{
+	static const struct {
+		const char *trace, *end;
+		size_t len;
+	} t[] = {
+		{ "E: m\n\tat f\n", "dCBmCnQAAUVw", 501 },
+		{ "E: m\n\tat fg\n", "Zwp0AAFFcA==", 502 },
+		{ "E: m\n\tat fgh\n", "Z2gKdAABRXA=", 503 },
+	};
+	struct buf b = { 0 };
+	size_t i, n;
+
+	for (i = 0; i < N(t); i++) {
+		buf_reset(&b);
+		throwable_serialize(&b, "E", 1, t[i].trace, strlen(t[i].trace));
+		tap_is_int(b.len, t[i].len, "padding: a %zu-byte stream",
+		    t[i].len);
+		buf_reset(&b);
+		throwable_base64(&b, "E", 1, t[i].trace, strlen(t[i].trace));
+		n = strlen(t[i].end);
+		tap_is_str(b.len >= n ? b.p + b.len - n : b.p, t[i].end,
+		    "padding: its base64 ends as it should");
+		tap_is_int(b.len, (t[i].len + 2) / 3 * 4,
+		    "padding: 4 characters for every 3 bytes or part of 3");
+	}
+	buf_free(&b);
+}
+
+/* The stream of class C and trace, with detailMessage as data says. */
+static void
+check_stream(int line, const char *trace, size_t tracelen,
+    const struct piece *data, size_t ndata, const struct piece *tail,
+    size_t ntail, const char *what)
+{
+	struct buf got = { 0 }, want = { 0 };
+
+	expect(&want, head, N(head));
+	expect(&want, data, ndata);
+	expect(&want, mid, N(mid));
+	expect(&want, tail, ntail);
+	throwable_serialize(&got, "C", 1, trace, tracelen);
+	same_bytes_at(line, &got, &want, "%s", what);
+	buf_free(&got);
+	buf_free(&want);
+}
+
+/*
+ * Modified UTF-8 (DataOutput.writeUTF): NUL as C0 80, a character above
+ * U+FFFF as its two surrogates of three bytes each, a byte that is not
+ * UTF-8 as U+FFFD.
+ */
+static void
+test_modified_utf8(void)
+{
+	static const char trace[] = "C: \0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+				    "\xff";
+	/* NUL, U+00E9, U+20AC, U+1F600 as two surrogates, U+FFFD. */
+#define MUTF8 "c080c3a9e282aceda0bdedb880efbfbd"
+	static const struct piece data[] = { HEX("740010" MUTF8) };
+	static const struct piece tail[] = {
+		HEX("740013"),
+		TEXT("C: "),
+		HEX(MUTF8),
+		HEX("740001"),
+		TEXT("C"),
+		HEX("70"),
+	};
+
+	check_stream(__LINE__, trace, sizeof(trace) - 1, data, N(data), tail,
+	    N(tail),
+	    "modified UTF-8: NUL, 2, 3 and 4-byte characters, a bad byte");
+}
+
+/*
+ * A string of up to 65535 bytes of modified UTF-8 is TC_STRING, a longer
+ * one TC_LONGSTRING with an 8-byte length (ObjectOutputStream.writeString),
+ * counted in modified UTF-8: a NUL stored as one byte is two there.  The
+ * message is n times the character c, the trace "C: " and the message.
+ */
+static void
+test_long_strings(void)
+{
+	static const struct {
+		const char *c, *mc; /* stored, and in modified UTF-8 */
+		size_t n;
+		const char *mhead, *thead; /* the strings' headers */
+	} t[] = {
+		{ "a", "a", 65532, "74fffc", "74ffff" },
+		{ "a", "a", 65533, "74fffd", "7c0000000000010000" },
+		{ "a", "a", 65535, "74ffff", "7c0000000000010002" },
+		{ "a", "a", 65536, "7c0000000000010000", "7c0000000000010003" },
+		{ "\xc3\xa9", "\xc3\xa9", 32766, "74fffc", "74ffff" },
+		{ "\xc3\xa9", "\xc3\xa9", 32768, "7c0000000000010000",
+		    "7c0000000000010003" },
+		{ "", "\xc0\x80", 32767, "74fffe", "7c0000000000010001" },
+	};
+	struct buf trace = { 0 }, msg = { 0 }, got = { 0 }, want = { 0 };
+	size_t i, j, clen;
+
+	for (i = 0; i < N(t); i++) {
+		buf_reset(&trace);
+		buf_reset(&msg);
+		buf_reset(&got);
+		buf_reset(&want);
+		/* "" stands for NUL, which a C string cannot hold. */
+		clen = t[i].c[0] == '\0' ? 1 : strlen(t[i].c);
+		buf_adds(&trace, "C: ");
+		for (j = 0; j < t[i].n; j++) {
+			buf_add(&trace, t[i].c, clen);
+			buf_adds(&msg, t[i].mc);
+		}
+		expect(&want, head, N(head));
+		add_hex(&want, t[i].mhead);
+		buf_add(&want, msg.p, msg.len);
+		expect(&want, mid, N(mid));
+		add_hex(&want, t[i].thead);
+		buf_adds(&want, "C: ");
+		buf_add(&want, msg.p, msg.len);
+		add_hex(&want, "74000143"); /* "C" */
+		add_hex(&want, "70");
+		throwable_serialize(&got, "C", 1, trace.p, trace.len);
+		same_bytes(&got, &want, "long strings: case %zu", i);
+	}
+	buf_free(&trace);
+	buf_free(&msg);
+	buf_free(&got);
+	buf_free(&want);
+}
+
+/*
+ * The message: what printStackTrace printed after "<class>: ", up to the
+ * first frame, the first cause or the final newline.
+ */
+static void
+test_message(void)
+{
+	static const struct {
+		int line;
+		const char *class, *trace, *msg; /* msg NULL: none */
+	} t[] = {
+		{ __LINE__, "E", "E: m\n\tat f\n", "m" },
+		{ __LINE__, "E", "E: m", "m" },
+		{ __LINE__, "E", "E: m\n", "m" },
+		{ __LINE__, "E", "E: two\nlines\n\tat f\n", "two\nlines" },
+		{ __LINE__, "E", "E: m\nCaused by: F: n\n", "m" },
+		{ __LINE__, "E", "E: m\n\tat f\nCaused by: F: n\n\tat g\n",
+		    "m" },
+		{ __LINE__, "E", "E: a\tb\n\n", "a\tb\n" },
+		{ __LINE__, "E", "E: ", "" },
+		{ __LINE__, "E", "E", NULL },
+		{ __LINE__, "E", "E\n", NULL },
+		{ __LINE__, "E", "E\n\tat f\n", NULL },
+		{ __LINE__, "E", "", NULL },
+		{ __LINE__, "E", "\n", NULL },
+		{ __LINE__, "E", "line1\nline2", "line1\nline2" },
+		{ __LINE__, "E", "EF: m\n", "EF: m" },
+		{ __LINE__, "E", "E:m", "E:m" },
+		{ __LINE__, "java.util.concurrent.CompletionException",
+		    "java.util.concurrent.CompletionException: "
+		    "org.apache.flink.runtime.messages."
+		    "FlinkJobNotFoundException: Could not find Flink job "
+		    "(00000000000000000000000000000001)\n",
+		    "org.apache.flink.runtime.messages."
+		    "FlinkJobNotFoundException: Could not find Flink job "
+		    "(00000000000000000000000000000001)" },
+	};
+	char got[128];
+	size_t i, off, len;
+	int has;
+
+	for (i = 0; i < N(t); i++) {
+		has = throwable_message(t[i].class, strlen(t[i].class),
+		    t[i].trace, strlen(t[i].trace), &off, &len);
+		if (has)
+			snprintf(got, sizeof(got), "%.*s", (int)len,
+			    t[i].trace + off);
+		tap_is_str_at(__FILE__, t[i].line, has ? got : NULL, t[i].msg,
+		    "message: the case of line %d", t[i].line);
+	}
+}
+
+/* No message: detailMessage is null, and toString() the class alone. */
+static void
+test_no_message(void)
+{
+	static const struct piece data[] = { HEX("70") };
+	static const struct piece tail[] = {
+		HEX("740001"),
+		TEXT("C"),
+		HEX("740001"),
+		TEXT("C"),
+		HEX("70"),
+	};
+
+	check_stream(__LINE__, "C", 1, data, N(data), tail, N(tail),
+	    "no message: detailMessage null");
+}
+
+int
+main(void)
+{
+	test_message();
+	test_small();
+	test_no_message();
+	test_padding();
+	test_modified_utf8();
+	test_long_strings();
+	return tap_done();
+}
