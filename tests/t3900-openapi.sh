@@ -12,7 +12,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-for c in lighttpd curl; do
+for c in lighttpd curl sqlite3; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
