@@ -176,6 +176,9 @@ request_from_env(char **envp, struct request *req)
 		case 'H':
 			TAKE(v, "HTTP_TRANSFER_ENCODING",
 			    &req->transfer_encoding);
+			TAKE(v, "HTTP_ORIGIN", &req->origin);
+			TAKE(v, "HTTP_HOST", &req->host);
+			TAKE(v, "HTTP_IF_NONE_MATCH", &req->if_none_match);
 			break;
 		case 'P':
 			TAKE(v, "PATH_INFO", &req->path);

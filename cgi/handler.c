@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "route.h"
 #include "stats.h"
+#include "ui.h"
 
 /*
  * A pool of read connections shared by a process's threads.  A connection
@@ -438,7 +439,18 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 		http_error(r, ERR_METHOD, method);
 		return 0;
 	}
-	if (rt.id == ROUTE_TRIGGER)
+	/*
+	 * Anything but a read, from another site's page (ui.h).  The method,
+	 * not the path's Allow: GET and POST share /jobs/:jobid/checkpoints.
+	 */
+	if (strcmp(method, "GET") != 0 &&
+	    !origin_allowed(req->origin, req->host, a->settings->cors_origin)) {
+		http_error(r, ERR_CROSS_SITE, req->origin);
+		return 0;
+	}
+	if (rt.id == ROUTE_UI)
+		ui_serve(req, &rt, r);
+	else if (rt.id == ROUTE_TRIGGER)
 		deferred = api_trigger(a, req, &rt, r, now_ms);
 	else if (rt.id == ROUTE_METRICS)
 		api_metrics(a, r, now_ms);

@@ -25,6 +25,9 @@ struct request {
 	const char *transfer_encoding; /* HTTP_TRANSFER_ENCODING, or NULL */
 	const char *remote_user; /* REMOTE_USER, may be NULL */
 	const char *remote_addr; /* REMOTE_ADDR, may be NULL */
+	const char *origin; /* HTTP_ORIGIN, or NULL */
+	const char *host; /* HTTP_HOST, or NULL */
+	const char *if_none_match; /* HTTP_IF_NONE_MATCH, or NULL */
 	body_reader read_body;
 	void *ctx;
 };

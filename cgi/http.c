@@ -14,7 +14,10 @@
 static const char *const http_status_lines[HTTP__MAX] = {
 	[HTTP_200] = "200 OK",
 	[HTTP_202] = "202 Accepted",
+	[HTTP_302] = "302 Found",
+	[HTTP_304] = "304 Not Modified",
 	[HTTP_400] = "400 Bad Request",
+	[HTTP_403] = "403 Forbidden",
 	[HTTP_404] = "404 Not Found",
 	[HTTP_405] = "405 Method Not Allowed",
 	[HTTP_413] = "413 Payload Too Large",
@@ -43,6 +46,9 @@ static const struct {
 	    "Try to raise [CHECKPOINT_MAX_BODY]" },
 	[ERR_NO_TRIGGER] = { HTTP_404,
 	    "There is no checkpoint operation with triggerId=%s for job %s." },
+	[ERR_CROSS_SITE] = { HTTP_403,
+	    "Cross-site request refused: Origin %s is neither this "
+	    "service's nor CHECKPOINT_CORS_ORIGIN." },
 	[ERR_NO_JOB] = { HTTP_404, "Job %s not found" },
 	[ERR_NO_CHECKPOINT] = { HTTP_404,
 	    "Could not find checkpointing statistics for checkpoint %s." },
@@ -111,21 +117,39 @@ http_header(struct buf *out, const char *name, const char *value)
 }
 
 /*
+ * The page's headers (ui.c): revalidated at each load, never framed by
+ * another site (a click on its trigger button through a frame), and
+ * nothing run or fetched but its own files.
+ */
+#define PAGE_HEADERS \
+	"Cache-Control: no-cache\r\n" \
+	"X-Content-Type-Options: nosniff\r\n" \
+	"X-Frame-Options: DENY\r\n" \
+	"Referrer-Policy: no-referrer\r\n" \
+	"Content-Security-Policy: default-src 'self'; img-src 'self' data:; " \
+	"frame-ancestors 'none'; form-action 'none'; base-uri 'none'\r\n"
+
+/*
  * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
- * Content-Length, and the optional Allow and Access-Control-Allow-Origin.
+ * Content-Length (none for a 304), and the optional Allow,
+ * Access-Control-Allow-Origin, and the page's Location, ETag and others.
  */
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
 	/* Appends, not printf: this runs for every request (issue 6). */
 	if (http_header(out, "Status", http_status_line(r->status)) == -1 ||
-	    http_header(out, "Content-Type",
-		r->content_type != NULL ?
-		    r->content_type :
-		    "application/json; charset=UTF-8") == -1 ||
-	    buf_adds(out, "Content-Length: ") == -1 ||
-	    buf_add_size(out, r->body.len) == -1 ||
-	    buf_add(out, "\r\n", 2) == -1 ||
+	    (r->status != HTTP_304 &&
+		(http_header(out, "Content-Type",
+		     r->content_type != NULL ? r->content_type :
+					       "application/json; "
+					       "charset=UTF-8") == -1 ||
+		    buf_adds(out, "Content-Length: ") == -1 ||
+		    buf_add_size(out, r->body.len) == -1 ||
+		    buf_add(out, "\r\n", 2) == -1)) ||
+	    http_header(out, "Location", r->location) == -1 ||
+	    http_header(out, "ETag", r->etag) == -1 ||
+	    (r->content_type != NULL && buf_adds(out, PAGE_HEADERS) == -1) ||
 	    http_header(out, "Allow", r->allow) == -1 ||
 	    http_header(out, "Access-Control-Allow-Origin", cors_origin) == -1)
 		return -1;
@@ -138,6 +162,8 @@ response_reset(struct response *r)
 	r->status = HTTP_500;
 	r->allow = NULL;
 	r->content_type = NULL;
+	r->etag = NULL;
+	r->location = NULL;
 	buf_reset(&r->body);
 }
 

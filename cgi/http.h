@@ -12,7 +12,10 @@
 enum http_status {
 	HTTP_200,
 	HTTP_202,
+	HTTP_302,
+	HTTP_304,
 	HTTP_400,
+	HTTP_403,
 	HTTP_404,
 	HTTP_405,
 	HTTP_413,
@@ -41,6 +44,8 @@ enum api_error {
 	ERR_TOO_LARGE,
 	/* No such trigger for this job, or its result expired.  %s: tid, jid. */
 	ERR_NO_TRIGGER,
+	/* A POST from another site's page (ours; ui.c).  %s: its Origin. */
+	ERR_CROSS_SITE,
 	/*
 	 * The job is not registered: CHECKPOINT_REJECT_UNKNOWN_JOBS (ours),
 	 * or the statistics of an unknown job (Flink's).  %s: jid.
@@ -61,7 +66,9 @@ enum api_error {
 struct response {
 	enum http_status status;
 	const char *allow; /* Allow: header value for 405, else NULL */
-	const char *content_type; /* NULL: JSON */
+	const char *content_type; /* the page's (ui.c); NULL: JSON */
+	const char *etag; /* the page's validator, or NULL */
+	const char *location; /* of a redirect, or NULL */
 	struct buf body; /* JSON, without a trailing newline */
 };
 

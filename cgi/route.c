@@ -39,6 +39,8 @@ static const struct {
 	{ ROUTE_JOBS, "GET", "GET", 0, 1, { "jobs" } },
 	{ ROUTE_OVERVIEW, "GET", "GET", 0, 2, { "jobs", "overview" } },
 	{ ROUTE_METRICS, "GET", "GET", 1, 1, { "metrics" } },
+	{ ROUTE_UI, "GET", "GET", 0, 1, { "ui" } },
+	{ ROUTE_UI, "GET", "GET", 0, 2, { "ui", NULL } },
 };
 
 /*
@@ -112,6 +114,11 @@ route_match(const char *method, const char *path, struct route *r)
 		r->id = routes[i].id;
 		r->allow = routes[i].allow;
 		r->method_ok = ok;
+		if (r->id == ROUTE_UI) {
+			if (n == 2)
+				r->asset = s[1];
+			return;
+		}
 		if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
 			r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)

@@ -16,7 +16,8 @@ enum route_id {
 	ROUTE_DETAILS, /* /jobs/:jobid/checkpoints/details/:checkpointid */
 	ROUTE_JOBS, /* /jobs */
 	ROUTE_OVERVIEW, /* /jobs/overview */
-	ROUTE_METRICS /* /metrics, never under /v1 */
+	ROUTE_METRICS, /* /metrics, never under /v1 */
+	ROUTE_UI /* /ui/ and /ui/:asset, the page */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */
@@ -32,6 +33,7 @@ struct route {
 	struct segment jobid; /* raw, not yet validated */
 	struct segment triggerid; /* raw, ROUTE_STATUS only */
 	struct segment checkpointid; /* raw, ROUTE_DETAILS only */
+	struct segment asset; /* ROUTE_UI: the file, empty for the page */
 };
 
 void route_match(const char *method, const char *path, struct route *);

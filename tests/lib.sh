@@ -239,7 +239,8 @@ write_htpasswd() {
 }
 
 start_server() {
-	H=$T/$SERVER
+	# INSTANCE tells apart servers of one kind running at once.
+	H=$T/$SERVER${INSTANCE:-}
 	mkdir -p "$H" || bail "mkdir $H"
 	APP_PID=
 	if [ "$SERVER" != lighttpd ]; then

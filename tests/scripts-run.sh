@@ -27,6 +27,11 @@ ok $? "scripts/run prints its banner"
 like "$(cat "$OUT")" "serving on http://127.0.0.1:$PORT \\(database: $RUN/checkpoints.db\\)" \
     "the banner names the port and the database"
 
+# The page's address, printed beside the curl lines, serves the page.
+page=$(sed -n 's|^  \(http://127\.0\.0\.1:[0-9]*/ui/\)$|\1|p' "$OUT")
+like "$(curl -s "$page")" '<title>Checkpoints</title>' \
+    "the page's address ($page) serves the page"
+
 # printed PATTERN: the banner's command lines that match PATTERN, with
 # continuation lines joined.
 printed() {

@@ -26,6 +26,12 @@ static const struct route_case {
 	const char *jobid; /* "" when none */
 	const char *second; /* triggerid or checkpointid; "" when none */
 } cases[] = {
+	/* The page (ui.c): /ui and /ui/ alike, the asset in its own field. */
+	{ __LINE__, "GET", "/ui", ROUTE_UI, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/ui/", ROUTE_UI, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/v1/ui/app.js", ROUTE_UI, 1, "GET", "", "" },
+	{ __LINE__, "POST", "/ui/", ROUTE_UI, 0, "GET", "", "" },
+	{ __LINE__, "GET", "/ui/a/b", ROUTE_NONE, 0, NULL, "", "" },
 	/* The trigger route. */
 	{ __LINE__, "POST", "/jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,
 	    "GET, POST", J, "" },

@@ -1,0 +1,199 @@
+/*
+ * The embedded page and the cross-site request rule; see ui.h.  The assets
+ * are answered with an ETag (FNV-1a of the text, computed once) and
+ * Cache-Control: no-cache, so that a browser revalidates each load and
+ * gets a bodiless 304 while the program is the same.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ui.h"
+
+#define UI_MAX_ASSETS 16
+#define UI_DIR "cgi/ui/"
+
+static struct asset {
+	const char *name; /* as requested: "app.js" */
+	const char *text;
+	size_t len;
+	const char *type;
+	char etag[20]; /* "0123456789abcdef", quotes included */
+} assets[UI_MAX_ASSETS];
+static size_t nassets;
+static pthread_once_t assets_once = PTHREAD_ONCE_INIT;
+
+static const char *
+ui_type(const char *name)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".js", "text/javascript; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+	};
+	size_t i, n = strlen(name), e;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		e = strlen(types[i].ext);
+		if (n > e && strcmp(name + n - e, types[i].ext) == 0)
+			return types[i].type;
+	}
+	return "application/octet-stream";
+}
+
+static void
+ui_load(void)
+{
+	const char *const *s;
+	struct asset *a;
+	uint64_t h;
+	size_t i;
+
+	for (s = ui_sources;
+	     s[0] != NULL && s[1] != NULL && nassets < UI_MAX_ASSETS; s += 2) {
+		a = &assets[nassets++];
+		a->name = strncmp(s[0], UI_DIR, strlen(UI_DIR)) == 0 ?
+		    s[0] + strlen(UI_DIR) :
+		    s[0];
+		a->text = s[1];
+		a->len = strlen(s[1]);
+		a->type = ui_type(a->name);
+		h = 14695981039346656037ULL;
+		for (i = 0; i < a->len; i++)
+			h = (h ^ (unsigned char)a->text[i]) * 1099511628211ULL;
+		snprintf(a->etag, sizeof(a->etag), "\"%016llx\"",
+		    (unsigned long long)h);
+	}
+}
+
+size_t
+ui_size(void)
+{
+	size_t i, n = 0;
+
+	pthread_once(&assets_once, ui_load);
+	for (i = 0; i < nassets; i++)
+		n += assets[i].len;
+	return n;
+}
+
+/* If-None-Match names this ETag, weakly or not, or is "*" (RFC 9110). */
+static int
+ui_not_modified(const char *inm, const char *etag)
+{
+	while (inm != NULL && (*inm == ' ' || *inm == '\t'))
+		inm++;
+	return inm != NULL && (strcmp(inm, "*") == 0 || strstr(inm, etag));
+}
+
+void
+ui_serve(const struct request *req, const struct route *rt, struct response *r)
+{
+	const struct asset *a = NULL;
+	const char *path = req->path != NULL ? req->path : "";
+	size_t i;
+
+	pthread_once(&assets_once, ui_load);
+	/*
+	 * /ui without its slash: the page's relative URLs (app.js,
+	 * ../jobs/overview) need the slash, so send the browser there.  A
+	 * relative Location keeps any prefix (/api/ui -> /api/ui/).
+	 */
+	if (rt->asset.len == 0 &&
+	    (path[0] == '\0' || path[strlen(path) - 1] != '/')) {
+		r->status = HTTP_302;
+		r->location = "ui/";
+		r->content_type = "text/plain; charset=utf-8";
+		buf_reset(&r->body);
+		return;
+	}
+	for (i = 0; i < nassets && a == NULL; i++)
+		if (rt->asset.len == 0 ?
+			strcmp(assets[i].name, "index.html") == 0 :
+			strlen(assets[i].name) == rt->asset.len &&
+			    memcmp(assets[i].name, rt->asset.p,
+				rt->asset.len) == 0)
+			a = &assets[i];
+	if (a == NULL) {
+		http_error(r, ERR_NOT_FOUND,
+		    req->uri != NULL ? req->uri : path);
+		return;
+	}
+	r->etag = a->etag;
+	r->content_type = a->type;
+	buf_reset(&r->body);
+	if (ui_not_modified(req->if_none_match, a->etag)) {
+		r->status = HTTP_304;
+		return;
+	}
+	if (buf_add(&r->body, a->text, a->len) == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	r->status = HTTP_200;
+}
+
+/*
+ * The authority of an Origin ("scheme://host[:port]", RFC 6454), without
+ * the scheme's default port; NULL for anything else ("null", a path).
+ */
+static const char *
+origin_authority(const char *origin, size_t *len, const char **defport)
+{
+	const char *a;
+
+	if (strncasecmp(origin, "http://", 7) == 0) {
+		a = origin + 7;
+		*defport = ":80";
+	} else if (strncasecmp(origin, "https://", 8) == 0) {
+		a = origin + 8;
+		*defport = ":443";
+	} else
+		return NULL;
+	*len = strlen(a);
+	if (*len == 0 || strpbrk(a, "/?#@ ") != NULL)
+		return NULL;
+	return a;
+}
+
+/* Drops port (":80") from the end of s[0..*len), if it is there. */
+static void
+drop_port(const char *s, size_t *len, const char *port)
+{
+	size_t n = strlen(port);
+
+	if (*len > n && strncmp(s + *len - n, port, n) == 0)
+		*len -= n;
+}
+
+int
+origin_allowed(const char *origin, const char *host, const char *cors_origin)
+{
+	const char *auth, *defport;
+	size_t alen, hlen;
+
+	if (origin == NULL)
+		return 1;
+	/* "*", the default, lets every site read answers, not trigger. */
+	if (cors_origin != NULL && strcmp(cors_origin, "*") != 0 &&
+	    strcmp(origin, cors_origin) == 0)
+		return 1;
+	if (host == NULL ||
+	    (auth = origin_authority(origin, &alen, &defport)) == NULL)
+		return 0;
+	/*
+	 * The scheme is not compared: behind a proxy that ends TLS the app
+	 * sees http for the page's https; a page of another scheme on the
+	 * same host and port is the same server.
+	 */
+	hlen = strlen(host);
+	drop_port(auth, &alen, defport);
+	drop_port(host, &hlen, defport);
+	return alen == hlen && strncasecmp(auth, host, alen) == 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * The page (cgi/ui/: HTML, CSS, JavaScript modules), embedded at build
+ * time by schema/embed.awk and served by the FastCGI program itself at
+ * /ui/, so that it works behind every web server, under any prefix and
+ * behind the API's own authentication; and the cross-site request rule
+ * that keeps another site's page from triggering through a logged-in
+ * browser.
+ */
+#ifndef UI_H
+#define UI_H
+
+#include "handler.h"
+#include "route.h"
+
+/* Generated (cgi/ui_assets.c): file name, then text, ...; NULL-terminated. */
+extern const char *const ui_sources[];
+
+/* Answers GET /ui, /ui/ and /ui/ASSET in r. */
+void ui_serve(const struct request *, const struct route *, struct response *);
+
+/*
+ * 1 if a request with this Origin header (NULL: none was sent) may change
+ * anything: no Origin (curl, Flink's clients), the service's own (same
+ * host and port as Host), or exactly cors_origin when that is not "*".
+ */
+int origin_allowed(const char *origin, const char *host,
+    const char *cors_origin);
+
+/* Bytes of the embedded page, all assets together (for the tests). */
+size_t ui_size(void);
+
+#endif /* UI_H */

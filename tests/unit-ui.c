@@ -1,0 +1,150 @@
+/*
+ * The page's server side (cgi/ui.c): the cross-site rule for POSTs, the
+ * embedded assets with their types, ETag, 304 and the /ui redirect, and
+ * the page's whole weight (under 40 KB).
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "ui.h"
+
+static const struct origin_case {
+	int line;
+	const char *origin, *host, *cors;
+	int allowed;
+} origin_cases[] = {
+	/* curl and Flink's clients send no Origin. */
+	{ __LINE__, NULL, "127.0.0.1:8080", "*", 1 },
+	{ __LINE__, NULL, NULL, NULL, 1 },
+	/* The page itself: same host and port, either scheme. */
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:8080", "*", 1 },
+	{ __LINE__, "https://flink.example:8443", "flink.example:8443", "*",
+	    1 },
+	{ __LINE__, "https://Flink.Example", "flink.example", NULL, 1 },
+	{ __LINE__, "https://flink.example", "flink.example:443", "*", 1 },
+	{ __LINE__, "http://flink.example:80", "flink.example", "*", 1 },
+	/* Another site, or another port of this host. */
+	{ __LINE__, "http://evil.example", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "http://127.0.0.1:8081", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "http://127.0.0.1", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "https://flink.example", "flink.example:80", "*", 0 },
+	{ __LINE__, "http://flink.example.evil", "flink.example", "*", 0 },
+	{ __LINE__, "http://flink.exampl", "flink.example", "*", 0 },
+	/* Not an origin: sandboxed frames send "null". */
+	{ __LINE__, "null", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "http://127.0.0.1:8080/x", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "http://u@127.0.0.1:8080", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "ftp://127.0.0.1:8080", "127.0.0.1:8080", "*", 0 },
+	{ __LINE__, "http://", "", "*", 0 },
+	{ __LINE__, "http://127.0.0.1:8080", NULL, "*", 0 },
+	/* CHECKPOINT_CORS_ORIGIN: that origin exactly; "*" is no allowlist. */
+	{ __LINE__, "https://ops.example", "127.0.0.1:8080",
+	    "https://ops.example", 1 },
+	{ __LINE__, "https://ops.example:1", "127.0.0.1:8080",
+	    "https://ops.example", 0 },
+	{ __LINE__, "*", "127.0.0.1:8080", "*", 0 },
+};
+
+static void
+test_origins(void)
+{
+	const struct origin_case *c;
+	size_t i;
+
+	for (i = 0; i < sizeof(origin_cases) / sizeof(origin_cases[0]); i++) {
+		c = &origin_cases[i];
+		tap_is_int_at(__FILE__, c->line,
+		    origin_allowed(c->origin, c->host, c->cors), c->allowed,
+		    "Origin %s, Host %s, CORS %s", c->origin ? c->origin : "-",
+		    c->host ? c->host : "-", c->cors ? c->cors : "-");
+	}
+}
+
+/* GET path with If-None-Match inm through the router and ui_serve. */
+static void
+get(const char *path, const char *inm, struct response *r)
+{
+	struct request req;
+	struct route rt;
+
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	req.path = path;
+	req.uri = path;
+	req.if_none_match = inm;
+	route_match("GET", path, &rt);
+	response_reset(r);
+	ui_serve(&req, &rt, r);
+}
+
+static void
+test_assets(void)
+{
+	static const struct {
+		const char *path, *type, *has;
+	} files[] = {
+		{ "/ui/", "text/html; charset=utf-8", "<!doctype html>" },
+		{ "/ui/index.html", "text/html; charset=utf-8", "app.js" },
+		{ "/ui/app.js", "text/javascript; charset=utf-8", "import " },
+		{ "/ui/chart.js", "text/javascript; charset=utf-8", "svg" },
+		{ "/ui/style.css", "text/css; charset=utf-8", "{" },
+	};
+	struct response r = { 0 };
+	char etag[32], list[80];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		get(files[i].path, NULL, &r);
+		tap_is_int(r.status, HTTP_200, "%s: 200", files[i].path);
+		tap_is_str(r.content_type, files[i].type, "%s: type",
+		    files[i].path);
+		tap_ok(strstr(buf_str(&r.body), files[i].has) != NULL,
+		    "%s: its text (%s)", files[i].path, files[i].has);
+		tap_ok(r.etag != NULL && strlen(r.etag) == 18 &&
+			r.etag[0] == '"',
+		    "%s: a quoted 16-hex ETag", files[i].path);
+		snprintf(etag, sizeof(etag), "%s", r.etag ? r.etag : "");
+		get(files[i].path, etag, &r);
+		tap_is_int(r.status, HTTP_304, "%s: 304 on its ETag",
+		    files[i].path);
+		tap_is_int((long long)r.body.len, 0, "%s: 304 has no body",
+		    files[i].path);
+		snprintf(list, sizeof(list), "\"x\", W/%s", etag);
+		get(files[i].path, list, &r);
+		tap_is_int(r.status, HTTP_304, "%s: 304 on a list, weak",
+		    files[i].path);
+		get(files[i].path, "\"0000000000000000\"", &r);
+		tap_is_int(r.status, HTTP_200, "%s: 200 on another ETag",
+		    files[i].path);
+	}
+	get("/ui/app.js", NULL, &r);
+	snprintf(etag, sizeof(etag), "%s", r.etag);
+	get("/ui/style.css", NULL, &r);
+	tap_ok(strcmp(etag, r.etag) != 0, "each file its own ETag");
+
+	get("/ui", NULL, &r);
+	tap_is_int(r.status, HTTP_302, "/ui: redirected");
+	tap_is_str(r.location, "ui/",
+	    "/ui: to ui/, relative, under any prefix");
+	get("/ui/nothing.js", NULL, &r);
+	tap_is_int(r.status, HTTP_404, "an unknown file: 404");
+	tap_ok(strstr(buf_str(&r.body), "Not found: /ui/nothing.js") != NULL,
+	    "an unknown file: the API's JSON error");
+	response_free(&r);
+}
+
+int
+main(void)
+{
+	size_t n;
+
+	test_origins();
+	test_assets();
+	n = ui_size();
+	tap_ok(n > 1000 && n < 40 * 1024,
+	    "the page weighs %zu bytes (< 40 KiB)", n);
+	return tap_done();
+}
