@@ -696,6 +696,13 @@ main(int argc, char *argv[])
 	int64_t n;
 	int ch, sock = 0, nthreads = DEFAULT_THREADS;
 
+	/*
+	 * Run as CGI, a query without '=' arrives as arguments too (RFC
+	 * 3875 section 4.4: /jobs?x runs "checkpoint-api.fcgi x").  They
+	 * are the query, which is ignored, not options.
+	 */
+	if (getenv("GATEWAY_INTERFACE") != NULL)
+		argc = 1;
 	while ((ch = getopt(argc, argv, "dn:s:t:V")) != -1) {
 		switch (ch) {
 		case 'd':

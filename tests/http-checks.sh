@@ -320,6 +320,9 @@ http GET "/jobs/$J/checkpoints/$T8?a=1&b=2"
 check "GET with a query string" 200 "$IN_PROGRESS"
 http GET "/jobs/$J/checkpoints/$T8/?a=1"
 check "GET with a trailing slash and a query string" 200 "$IN_PROGRESS"
+# Plain CGI passes a query without '=' as arguments too (RFC 3875 4.4).
+http GET "/jobs/$J/checkpoints/$T8?x+y"
+check "GET with a query string without '='" 200 "$IN_PROGRESS"
 
 http GET "/nope?a=1"
 check "unknown path: message has the query as sent" 404 '{"errors":["Not found: /nope?a=1"]}'
@@ -714,6 +717,9 @@ http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: the retried POST is 202" 202 "$(request_id $TB)"
 unset CHECKPOINT_BUSY_TIMEOUT
 
+# === checkpoint statistics and job lists ======================================
+. "$(dirname "$0")/http-stats.sh"
+
 # === database unavailable =====================================================
 stop_server
 DB=$T/missing/checkpoints.db
@@ -731,6 +737,14 @@ ok "$(no_path)" "database missing: POST's error does not show the path"
 http GET /jobs/$J/checkpoints/$TA
 check "database missing: GET is 503, the cause named" 503 "$CANNOT_OPEN"
 ok "$(no_path)" "database missing: GET's error does not show the path"
+http GET /jobs/$J/checkpoints
+check "database missing: statistics are 503" 503 "$CANNOT_OPEN"
+http GET /jobs/$J/checkpoints/details/1
+check "database missing: details are 503" 503 "$CANNOT_OPEN"
+http GET /jobs/$J/checkpoints/config
+check "database missing: config is 503" 503 "$CANNOT_OPEN"
+http GET /jobs/overview
+check "database missing: the job overview is 503" 503 "$CANNOT_OPEN"
 share_dir "$T/missing"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "database back: the same server answers 202" 202 "$(request_id $TA)"

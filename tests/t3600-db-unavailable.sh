@@ -35,6 +35,11 @@ get() {
 	fcgi_raw GET /jobs/$J/checkpoints/$TA > "$T/answer"
 	status_body < "$T/answer"
 }
+# read PATH: a GET of the read-only answers (checkpoint statistics, jobs).
+read_path() {
+	fcgi_raw GET "$1" > "$T/answer"
+	status_body < "$T/answer"
+}
 
 # unavailable CASE: POST and GET answer the 503 that names the cause, as
 # JSON, without the database's path.
@@ -48,6 +53,10 @@ unavailable() {
 	*) rc=0 ;;
 	esac
 	ok $rc "$1: the answer does not show the path"
+	is "$(read_path /jobs/$J/checkpoints)" "503 $CANNOT_OPEN" \
+	    "$1: checkpoint statistics are 503"
+	is "$(read_path /jobs/overview)" "503 $CANNOT_OPEN" \
+	    "$1: the job overview is 503"
 }
 
 # logged CASE TEXT: the app's log has, since the case began, a line with
@@ -61,6 +70,9 @@ logged() {
 back() {
 	is "$(post)" "202 {\"request-id\":\"$TA\"}" "$1: back: POST is 202"
 	is "$(get)" "200 $IN_PROGRESS" "$1: back: GET is 200"
+	is "$(read_path /jobs/$J/checkpoints)" \
+	    "404 {\"errors\":[\"Job $J not found\"]}" \
+	    "$1: back: statistics answer (an unregistered job)"
 	kill -0 "$APP" 2>/dev/null
 	ok $? "$1: back without a restart (the same process)"
 }
@@ -127,6 +139,7 @@ hold_lock 2
 fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}" > "$T/answer"
 is "$(status_body < "$T/answer")" "503 $LOCKED" "locked: POST is 503, the lock named"
 is "$(get)" "200 $IN_PROGRESS" "locked: GET still answers (WAL readers are not blocked)"
+is "$(read_path /jobs)" '200 {"jobs":[]}' "locked: GET /jobs still answers"
 logged "locked" "database is locked"
 wait "$LOCKER"
 stop_pid "$LOCKER"

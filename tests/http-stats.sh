@@ -1,0 +1,174 @@
+# Sourced by tests/http-checks.sh, through whichever web server it runs:
+# the read-only answers of checkpoint-api(7), "Checkpoint statistics" and
+# "Jobs", byte for byte: GET /jobs/:jobid/checkpoints, .../details/:id,
+# .../config, /jobs and /jobs/overview, with the routing rules of the
+# trigger pair (/v1, a trailing slash, the query ignored, 405 with Allow,
+# the CORS header that check compares) and Flink's 400 and 404 texts.
+# The store is filled by hand with sqlite3, as the runner would leave it,
+# once the app has made the database (as RUN_USER).
+
+JS=5f1e0c3b2a1d4e5f6a7b8c9d0e1f2a3b
+JF=11111111111111111111111111111111
+JN=22222222222222222222222222222222
+CKX=org.apache.flink.runtime.checkpoint.CheckpointException
+
+# stats_fixture: two jobs, JS with five triggers as the runner leaves them:
+# id 1 failed (expired), id 2 completed with a location, id 3 completed
+# without one, id 4 running (claimed), and a failure that got no id (the
+# job was not RUNNING then).  JN is registered without any trigger.
+stats_fixture() {
+	sql "INSERT INTO jobs (job_id, name, state, timeout_s, created_ms,
+	    updated_ms) VALUES
+	    ('$JS', 'orders', 'RUNNING', 300, 1699999990000, 1699999995000),
+	    ('$JF', 'etl \"nightly\"', 'FINISHED', 600, 1600000000000,
+	     1600000100000),
+	    ('$JN', 'idle', 'RUNNING', 600, 1600000000000, 1600000000000);
+	INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+	VALUES ('$JS', '${JS%????}0001', 'FULL', 1699999999000),
+	    ('$JS', '${JS%????}0002', 'FULL', 1700000059000),
+	    ('$JS', '${JS%????}0003', 'FULL', 1700000099000),
+	    ('$JS', '${JS%????}0004', 'FULL', 1700000119000),
+	    ('$JS', '${JS%????}0005', 'FULL', 1700000130000);
+	UPDATE triggers SET status = 'COMPLETED', claimed_by = 'runner',
+	    claimed_ms = 1700000000000, checkpoint_id = 1,
+	    checkpoint_type = 'FULL', completed_ms = 1700000600001,
+	    failure_class = '$CKX',
+	    failure_trace = '$CKX: Checkpoint expired before completing.'
+	        || char(10) || char(9)
+	        || 'at checkpoint action (killed after its timeout of 600 s)'
+	        || char(10)
+	    WHERE trigger_id = '${JS%????}0001';
+	UPDATE triggers SET status = 'COMPLETED', claimed_by = 'runner',
+	    claimed_ms = 1700000060000, checkpoint_id = 2,
+	    checkpoint_type = 'FULL', completed_ms = 1700000060080,
+	    location = 'file:/ckpt/$JS/chk-2'
+	    WHERE trigger_id = '${JS%????}0002';
+	UPDATE triggers SET status = 'COMPLETED', checkpoint_id = 3,
+	    checkpoint_type = 'FULL', completed_ms = 1700000099035
+	    WHERE trigger_id = '${JS%????}0003';
+	UPDATE triggers SET claimed_by = 'runner', claimed_ms = 1700000120000,
+	    checkpoint_id = 4, checkpoint_type = 'FULL'
+	    WHERE trigger_id = '${JS%????}0004';
+	UPDATE triggers SET status = 'COMPLETED', completed_ms = 1700000130001,
+	    failure_class = 'java.util.concurrent.CompletionException',
+	    failure_trace = 'java.util.concurrent.CompletionException: x'
+	    WHERE trigger_id = '${JS%????}0005';"
+}
+
+# The checkpoints of the fixture, as Flink's CheckpointStatistics.
+MID='"checkpointed_size":0,"state_size":0,"end_to_end_duration"'
+TAIL='"alignment_buffered":0,"processed_data":0,"persisted_data":0,"num_subtasks":0,"num_acknowledged_subtasks":0,"checkpoint_type":"CHECKPOINT","tasks":{}'
+C1='{"className":"failed","id":1,"status":"FAILED","is_savepoint":false,"savepointFormat":null,"trigger_timestamp":1700000000000,"latest_ack_timestamp":-1,'$MID':600001,'$TAIL',"failure_timestamp":1700000600001,"failure_message":"Checkpoint expired before completing."}'
+C2='{"className":"completed","id":2,"status":"COMPLETED","is_savepoint":false,"savepointFormat":null,"trigger_timestamp":1700000060000,"latest_ack_timestamp":1700000060080,'$MID':80,'$TAIL',"external_path":"file:/ckpt/'$JS'/chk-2","discarded":false}'
+C3='{"className":"completed","id":3,"status":"COMPLETED","is_savepoint":false,"savepointFormat":null,"trigger_timestamp":1700000099000,"latest_ack_timestamp":1700000099035,'$MID':35,'$TAIL',"external_path":"<checkpoint-not-externally-addressable>","discarded":false}'
+C4='{"className":"in_progress","id":4,"status":"IN_PROGRESS","is_savepoint":false,"savepointFormat":null,"trigger_timestamp":1700000120000,"latest_ack_timestamp":-1,'$MID':-1,'$TAIL'}'
+ZERO='{"min":0,"max":0,"avg":0,"p50":0.0,"p90":0.0,"p95":0.0,"p99":0.0,"p999":0.0}'
+NAN='{"min":0,"max":0,"avg":0,"p50":"NaN","p90":"NaN","p95":"NaN","p99":"NaN","p999":"NaN"}'
+# durations 35 and 80: avg 115 / 2 = 57 (integer), p50 at pos 1.5: 57.5.
+E2E='{"min":35,"max":80,"avg":57,"p50":57.5,"p90":80.0,"p95":80.0,"p99":80.0,"p999":80.0}'
+STATS_HEAD='{"counts":{"restored":0,"total":5,"in_progress":1,"completed":2,"failed":2},"summary":{"checkpointed_size":'$ZERO',"state_size":'$ZERO',"end_to_end_duration":'$E2E',"alignment_buffered":'$ZERO',"processed_data":'$ZERO',"persisted_data":'$ZERO'},"latest":{"completed":'$C3',"savepoint":null,"failed":'$C1',"restored":null},"history":['
+STATS="$STATS_HEAD$C4,$C3,$C2,$C1]}"
+# A registered job without a checkpoint: Flink's "no data" (NaN strings).
+EMPTY='{"counts":{"restored":0,"total":0,"in_progress":0,"completed":0,"failed":0},"summary":{"checkpointed_size":'$NAN',"state_size":'$NAN',"end_to_end_duration":'$NAN',"alignment_buffered":'$ZERO',"processed_data":'$NAN',"persisted_data":'$NAN'},"latest":{"completed":null,"savepoint":null,"failed":null,"restored":null},"history":[]}'
+CONFIG='{"mode":"exactly_once","interval":9223372036854775807,"timeout":300000,"min_pause":0,"max_concurrent":1,"externalization":{"enabled":false,"delete_on_cancellation":true},"state_backend":"HashMapStateBackend","checkpoint_storage":"JobManagerCheckpointStorage","unaligned_checkpoints":false,"tolerable_failed_checkpoints":0,"aligned_checkpoint_timeout":0,"checkpoints_after_tasks_finish":true,"state_changelog_enabled":false,"changelog_periodic_materialization_interval":600000,"changelog_storage":"memory"}'
+TASKS='"tasks":{"running":0,"canceling":0,"canceled":0,"total":0,"created":0,"scheduled":0,"deploying":0,"reconciling":0,"finished":0,"initializing":0,"failed":0}'
+JOBS='{"jobs":[{"id":"'$JF'","status":"FINISHED"},{"id":"'$JN'","status":"RUNNING"},{"id":"'$JS'","status":"RUNNING"}]}'
+no_job() {
+	printf '{"errors":["Job %s not found"]}' "$1"
+}
+no_ckpt() {
+	printf '{"errors":["Could not find checkpointing statistics for checkpoint %s."]}' "$1"
+}
+
+# === statistics ===============================================================
+phase stats
+http GET /jobs
+check "GET /jobs, none registered" 200 '{"jobs":[]}'
+http GET /jobs/overview
+check "GET /jobs/overview, none registered" 200 '{"jobs":[]}'
+http GET /jobs/$JS/checkpoints
+check "statistics of an unregistered job: Flink's 404" 404 "$(no_job $JS)"
+stats_fixture
+
+http GET /jobs/$JS/checkpoints
+check "statistics: counts, summary, latest, history newest first" 200 "$STATS"
+http GET /v1/jobs/$(echo $JS | tr a-f A-F)/checkpoints/
+check "statistics under /v1, an uppercase jobid, a trailing slash" 200 "$STATS"
+http GET "/jobs/$JS/checkpoints?a=1&history=1"
+check "statistics: the query string is ignored" 200 "$STATS"
+http GET /jobs/$JN/checkpoints
+check "statistics of a job without checkpoints: NaN quantiles, nulls" 200 "$EMPTY"
+http GET /jobs/$JB/checkpoints
+check "statistics of an unknown job: Flink's 404" 404 "$(no_job $JB)"
+http GET /jobs/xyz/checkpoints
+check "statistics, bad jobid: 400" 400 "$(bad_param jobid xyz)"
+
+http GET /jobs/$JS/checkpoints/details/2
+check "details of a completed checkpoint" 200 "$C2"
+http GET /jobs/$JS/checkpoints/details/3
+check "details of one with no location: Flink's sentinel" 200 "$C3"
+http GET /jobs/$JS/checkpoints/details/1
+check "details of a failed checkpoint" 200 "$C1"
+http GET /v1/jobs/$JS/checkpoints/details/4/
+check "details of a running checkpoint, /v1, trailing slash" 200 "$C4"
+http GET "/jobs/$JS/checkpoints/details/+0002?x=1"
+check "details: the id read as Long.parseLong does; query ignored" 200 "$C2"
+http GET /jobs/$JS/checkpoints/details/5
+check "details of an id never given" 404 "$(no_ckpt 5)"
+http GET /jobs/$JS/checkpoints/details/-1
+check "details of a negative id" 404 "$(no_ckpt -1)"
+http GET /jobs/$JS/checkpoints/details/abc
+check "details, an id that is not a number: 400" 400 "$(bad_param checkpointid abc)"
+http GET /jobs/$JS/checkpoints/details/9223372036854775808
+check "details, an id past Long.MAX_VALUE: 400" 400 \
+    "$(bad_param checkpointid 9223372036854775808)"
+http GET /jobs/xyz/checkpoints/details/abc
+check "details, both bad: jobid reported" 400 "$(bad_param jobid xyz)"
+http GET /jobs/$JB/checkpoints/details/2
+check "details of an unknown job: Flink's 404" 404 "$(no_job $JB)"
+http GET /jobs/$JS/checkpoints/details
+check "details without an id is a trigger id, as in Flink" 400 \
+    "$(bad_param triggerid details)"
+
+http GET /jobs/$JS/checkpoints/config
+check "config: no periodic interval, the job's timeout" 200 "$CONFIG"
+http GET "/v1/jobs/$JS/checkpoints/config/?x"
+check "config under /v1, trailing slash, query" 200 "$CONFIG"
+http GET /jobs/$JB/checkpoints/config
+check "config of an unknown job: Flink's 404" 404 "$(no_job $JB)"
+
+http GET /jobs
+check "GET /jobs: id and status, by id" 200 "$JOBS"
+http GET "/v1/jobs/?x=1"
+check "GET /jobs under /v1, trailing slash, query" 200 "$JOBS"
+http GET /jobs/overview
+check_like "GET /jobs/overview: every job, by id, tasks all 0" 200 \
+    "^\\{\"jobs\":\\[\\{\"jid\":\"$JF\",\"name\":\"etl \\\\\"nightly\\\\\"\",\"start-time\":1600000000000,\"end-time\":1600000100000,\"duration\":100000,\"state\":\"FINISHED\",\"last-modification\":1600000100000,$TASKS\\},\\{\"jid\":\"$JN\",\"name\":\"idle\",\"start-time\":1600000000000,\"end-time\":-1,\"duration\":[0-9]+,\"state\":\"RUNNING\",\"last-modification\":1600000000000,$TASKS\\},\\{\"jid\":\"$JS\",\"name\":\"orders\",\"start-time\":1699999990000,\"end-time\":-1,\"duration\":[0-9]+,\"state\":\"RUNNING\",\"last-modification\":1699999995000,$TASKS\\}\\]\\}$"
+_d=$(printf '%s' "$BODY" | sed 's/.*"jid":"'$JS'","name":"orders","start-time":1699999990000,"end-time":-1,"duration":\([0-9]*\),.*/\1/')
+_now=$(now_ms)
+ok "$([ $((_now - 1699999990000 - _d)) -ge 0 ] && [ $((_now - 1699999990000 - _d)) -lt 60000 ] && echo 0 || echo 1)" \
+    "GET /jobs/overview: a running job's duration runs to now"
+
+method "POST on /jobs" POST /jobs GET
+method "PUT on /jobs/overview" PUT /jobs/overview GET
+method "POST on the config path" POST /jobs/$JS/checkpoints/config GET
+method "DELETE on the details path" DELETE /jobs/$JS/checkpoints/details/2 GET
+method "PATCH on the statistics path" PATCH /jobs/$JS/checkpoints/ "GET, POST"
+http GET /jobs/$JS/checkpoints/details/2/x
+check "a longer details path is unknown" 404 \
+    "{\"errors\":[\"Not found: /jobs/$JS/checkpoints/details/2/x\"]}"
+http GET /jobs/Overview
+check "job paths are case-sensitive" 404 '{"errors":["Not found: /jobs/Overview"]}'
+
+# === CHECKPOINT_HISTORY =========================================================
+export CHECKPOINT_HISTORY=2
+phase history
+http GET /jobs
+check "CHECKPOINT_HISTORY=2: the app made the database" 200 '{"jobs":[]}'
+stats_fixture
+http GET /jobs/$JS/checkpoints
+check "CHECKPOINT_HISTORY=2: the newest two in the history" 200 \
+    "$STATS_HEAD$C4,$C3]}"
+http GET /jobs/$JS/checkpoints/details/2
+check "CHECKPOINT_HISTORY=2: details of an older one still answer" 200 "$C2"
+unset CHECKPOINT_HISTORY
