@@ -374,6 +374,27 @@ test_headers(void)
 	    "Content-Length: 0\r\n\r\n",
 	    "headers append");
 
+	/* A body of another type says so; an error after it is JSON again. */
+	response_reset(&r);
+	r.status = HTTP_200;
+	r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+	buf_adds(&r.body, "a 1\n");
+	buf_reset(&out);
+	http_headers(&r, NULL, &out);
+	tap_is_str(buf_str(&out),
+	    "Status: 200 OK\r\n"
+	    "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+	    "Content-Length: 4\r\n\r\n",
+	    "content type of its own");
+	http_error(&r, ERR_UNAVAILABLE);
+	buf_reset(&out);
+	http_headers(&r, NULL, &out);
+	tap_is_str(buf_str(&out),
+	    "Status: 503 Service Unavailable\r\n"
+	    "Content-Type: application/json; charset=UTF-8\r\n"
+	    "Content-Length: 111\r\n\r\n",
+	    "an error after it is JSON");
+
 	buf_free(&out);
 	response_free(&r);
 }
