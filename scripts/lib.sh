@@ -4,7 +4,7 @@
 # What building, running and testing need on Debian 12.
 PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev"
 PACKAGES_RUN="lighttpd sqlite3 curl"
-PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount prometheus"
+PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount prometheus default-jdk-headless"
 # The page in a real browser (t3800): Debian's Chromium, driven by
 # playwright-core from npm (tests/browser, pinned by its lock file).
 PACKAGES_BROWSER="chromium nodejs npm"

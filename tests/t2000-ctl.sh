@@ -308,6 +308,14 @@ A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 B=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 C=cccccccccccccccccccccccccccccccc
 D=dddddddddddddddddddddddddddddddd
+# D's failure carries its serialized-throwable, as the runner would store it
+# (cgi/throwable.c): the schema wants one with every failure.
+THROWABLE_TIMEOUT=$THROWABLE_HEAD\
+'dAAUdGltZWQgb3V0IGFmdGVyIDMwIHN1cgAeW0xqYXZhLmxhbmcuU3RhY2tUcmFj'\
+'ZUVsZW1lbnQ7AkYqPDz9IjkCAAB4cAAAAABzcgAfamF2YS51dGlsLkNvbGxlY3Rp'\
+'b25zJEVtcHR5TGlzdHq4F7Q8p57eAgAAeHB4dAAfdGltZWQgb3V0IGFmdGVyIDMw'\
+'IHMKCWF0IHJ1bm5lcnQAJWphdmEudXRpbC5jb25jdXJyZW50LlRpbWVvdXRFeGNl'\
+'cHRpb25w'
 sql "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
     VALUES ('$J1', '$A', 'FULL', 1700000000000);
 INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
@@ -322,10 +330,11 @@ INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
     '/srv/ckpt/1', 1700000002500, '::1');
 INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
     status, checkpoint_id, checkpoint_type, failure_class, failure_trace,
-    completed_ms)
+    failure_throwable, completed_ms)
     VALUES ('$J1', '$D', 'INCREMENTAL', 1700000003000, 'COMPLETED', 4,
     'INCREMENTAL', 'java.util.concurrent.TimeoutException',
-    'timed out after 30 s' || char(10) || char(9) || 'at runner', 1700000033000)"
+    'timed out after 30 s' || char(10) || char(9) || 'at runner',
+    '$THROWABLE_TIMEOUT', 1700000033000)"
 succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS       CHECKPOINT  TYPE         CLIENT           RESULT
 2023-11-14 22:13:23  $J1  $D  COMPLETED    4           INCREMENTAL  -                timed out after 30 s
 2023-11-14 22:13:22  $J2  $C  COMPLETED    1           FULL         ::1              /srv/ckpt/1
