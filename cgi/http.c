@@ -130,6 +130,17 @@ http_header(struct buf *out, const char *name, const char *value)
 	"frame-ancestors 'none'; form-action 'none'; base-uri 'none'\r\n"
 
 /*
+ * Whether r is one of the page's answers (ui.c): a file or its 304, which
+ * carry an ETag, or the redirect to it.  Other answers with a content type
+ * of their own (/metrics) are not pages.
+ */
+static int
+http_is_page(const struct response *r)
+{
+	return r->etag != NULL || r->location != NULL;
+}
+
+/*
  * The CGI header block for r (RFC 3875 section 6.3): Status, Content-Type,
  * Content-Length (none for a 304), and the optional Allow,
  * Access-Control-Allow-Origin, and the page's Location, ETag and others.
@@ -149,7 +160,7 @@ http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 		    buf_add(out, "\r\n", 2) == -1)) ||
 	    http_header(out, "Location", r->location) == -1 ||
 	    http_header(out, "ETag", r->etag) == -1 ||
-	    (r->content_type != NULL && buf_adds(out, PAGE_HEADERS) == -1) ||
+	    (http_is_page(r) && buf_adds(out, PAGE_HEADERS) == -1) ||
 	    http_header(out, "Allow", r->allow) == -1 ||
 	    http_header(out, "Access-Control-Allow-Origin", cors_origin) == -1)
 		return -1;

@@ -114,12 +114,9 @@ route_match(const char *method, const char *path, struct route *r)
 		r->id = routes[i].id;
 		r->allow = routes[i].allow;
 		r->method_ok = ok;
-		if (r->id == ROUTE_UI) {
-			if (n == 2)
-				r->asset = s[1];
-			return;
-		}
-		if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
+		if (r->id == ROUTE_UI && n == 2)
+			r->asset = s[1];
+		else if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
 			r->jobid = s[1];
 		if (r->id == ROUTE_STATUS)
 			r->triggerid = s[3];
