@@ -15,7 +15,9 @@ CKX=org.apache.flink.runtime.checkpoint.CheckpointException
 # stats_fixture: two jobs, JS with five triggers as the runner leaves them:
 # id 1 failed (expired), id 2 completed with a location, id 3 completed
 # without one, id 4 running (claimed), and a failure that got no id (the
-# job was not RUNNING then).  JN is registered without any trigger.
+# job was not RUNNING then).  JN is registered without any trigger.  A
+# failure must have a serialized-throwable (migration 0003); the statistics
+# never show it, so the start of one (lib.sh) stands for it.
 stats_fixture() {
 	sql "INSERT INTO jobs (job_id, name, state, timeout_s, created_ms,
 	    updated_ms) VALUES
@@ -36,7 +38,8 @@ stats_fixture() {
 	    failure_trace = '$CKX: Checkpoint expired before completing.'
 	        || char(10) || char(9)
 	        || 'at checkpoint action (killed after its timeout of 600 s)'
-	        || char(10)
+	        || char(10),
+	    failure_throwable = '$THROWABLE_HEAD'
 	    WHERE trigger_id = '${JS%????}0001';
 	UPDATE triggers SET status = 'COMPLETED', claimed_by = 'runner',
 	    claimed_ms = 1700000060000, checkpoint_id = 2,
@@ -51,7 +54,8 @@ stats_fixture() {
 	    WHERE trigger_id = '${JS%????}0004';
 	UPDATE triggers SET status = 'COMPLETED', completed_ms = 1700000130001,
 	    failure_class = 'java.util.concurrent.CompletionException',
-	    failure_trace = 'java.util.concurrent.CompletionException: x'
+	    failure_trace = 'java.util.concurrent.CompletionException: x',
+	    failure_throwable = '$THROWABLE_HEAD'
 	    WHERE trigger_id = '${JS%????}0005';"
 }
 
