@@ -128,9 +128,9 @@ fcgi GET "/nope?a=1"
 check "unix socket: unknown path is 404 with REQUEST_URI" "404 Not Found" \
     '{"errors":["Not found: /nope?a=1"]}'
 
-fcgi GET /jobs/$J/checkpoints
-is "$HEAD" "$(expect_head "405 Method Not Allowed" "$BODY" "Allow: POST")" \
-    "unix socket: GET on the trigger path is 405 with Allow: POST"
+fcgi PUT /jobs/$J/checkpoints
+is "$HEAD" "$(expect_head "405 Method Not Allowed" "$BODY" "Allow: GET, POST")" \
+    "unix socket: PUT on the trigger path is 405 with Allow: GET, POST"
 like "$BODY" '^\{"errors":\["[^"]+"\]\}$' "unix socket: 405 body is a JSON error"
 
 fcgi DELETE /jobs/$J/checkpoints/$TID
