@@ -214,7 +214,7 @@ CGI=$(transcript)
 stop_server
 unset CHECKPOINT_MAX_BODY CHECKPOINT_PROCS
 is "$(printf '%s\n' "$CGI" | cut -d'|' -f1 | tr '\n' ' ')" \
-    "202 202 200 200 404 400 413 400 405 405 404 202 200 200 " \
+    "202 202 200 200 404 400 413 400 404 405 404 202 200 200 " \
     "plain CGI: the statuses of the series"
 is "$RECYCLED" "$CGI" \
     "a process recycled every 2 requests and plain CGI answer the same bytes"

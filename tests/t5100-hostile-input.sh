@@ -458,9 +458,10 @@ while [ "$n" -le 64 ]; do
 		begin
 		req GET "/jobs/$J/checkpoints/$id"
 		if [ "$n" -eq 0 ]; then
-			# /jobs/J/checkpoints/ is the POST route.
-			answer "GET, path triggerid of length 0" 405 \
-			    '{"errors":["Method GET is not allowed here; see the Allow header."]}'
+			# /jobs/J/checkpoints/ is the statistics of J,
+			# not registered here.
+			answer "GET, path triggerid of length 0" 404 \
+			    "{\"errors\":[\"Job $J not found\"]}"
 		else
 			answer "GET, path triggerid of length $n" 400 \
 			    "$(bad_param triggerid "$id")"

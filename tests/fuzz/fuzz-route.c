@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for route_match (cgi/route.c; API.md, "Routing").  The
+ * libFuzzer harness for route_match (cgi/route.c; checkpoint-api(7)).  The
  * first byte picks the method (GET, POST, PUT, DELETE, HEAD, none, or the
  * bytes up to the first newline); the rest, NUL-terminated, is PATH_INFO.
  * A match must be exactly one of the route shapes rebuilt from the segments
@@ -49,13 +49,37 @@ route_shape(const struct route *r, const char *path, size_t len)
 	n = len + 64;
 	FUZZ_CHECK((want = malloc(n)) != NULL);
 	for (i = 0; i < 2 && !found; i++) {
-		if (r->id == ROUTE_TRIGGER)
+		switch (r->id) {
+		case ROUTE_TRIGGER:
+		case ROUTE_STATS:
 			snprintf(want, n, "%sjobs/%.*s/checkpoints",
 			    prefixes[i], (int)r->jobid.len, r->jobid.p);
-		else
+			break;
+		case ROUTE_CONFIG:
+			snprintf(want, n, "%sjobs/%.*s/checkpoints/config",
+			    prefixes[i], (int)r->jobid.len, r->jobid.p);
+			break;
+		case ROUTE_STATUS:
 			snprintf(want, n, "%sjobs/%.*s/checkpoints/%.*s",
 			    prefixes[i], (int)r->jobid.len, r->jobid.p,
 			    (int)r->triggerid.len, r->triggerid.p);
+			break;
+		case ROUTE_DETAILS:
+			snprintf(want, n,
+			    "%sjobs/%.*s/checkpoints/details/%.*s", prefixes[i],
+			    (int)r->jobid.len, r->jobid.p,
+			    (int)r->checkpointid.len, r->checkpointid.p);
+			break;
+		case ROUTE_JOBS:
+			snprintf(want, n, "%sjobs", prefixes[i]);
+			break;
+		case ROUTE_OVERVIEW:
+			snprintf(want, n, "%sjobs/overview", prefixes[i]);
+			break;
+		default:
+			want[0] = '\0';
+			break;
+		}
 		found = strlen(want) == (size_t)(end - core) &&
 		    memcmp(want, core, (size_t)(end - core)) == 0;
 	}
@@ -72,6 +96,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *method;
 	char *copy, *path, *nl;
 	size_t len, pick;
+	int shared;
 
 	if (size == 0)
 		return 0;
@@ -97,21 +122,40 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (r.id) {
 	case ROUTE_NONE:
 		FUZZ_CHECK(!r.method_ok && r.allow == NULL);
-		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL);
+		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL &&
+		    r.checkpointid.p == NULL);
 		break;
 	case ROUTE_TRIGGER:
+	case ROUTE_STATS:
 	case ROUTE_STATUS:
+	case ROUTE_CONFIG:
+	case ROUTE_DETAILS:
+	case ROUTE_JOBS:
+	case ROUTE_OVERVIEW:
+		/* The trigger's path also takes GET: the statistics. */
+		shared = r.id == ROUTE_TRIGGER || r.id == ROUTE_STATS;
 		FUZZ_CHECK(r.allow != NULL);
-		FUZZ_CHECK(strcmp(r.allow,
-			       r.id == ROUTE_TRIGGER ? "POST" : "GET") == 0);
+		FUZZ_CHECK(strcmp(r.allow, shared ? "GET, POST" : "GET") == 0);
 		FUZZ_CHECK(r.method_ok ==
-		    (method != NULL && strcmp(method, r.allow) == 0));
-		FUZZ_CHECK(segment_inside(&r.jobid, path, len));
+		    (method != NULL &&
+			strcmp(method,
+			    r.id == ROUTE_TRIGGER ? "POST" : "GET") == 0));
+		FUZZ_CHECK(r.id != ROUTE_TRIGGER || method == NULL ||
+		    strcmp(method, "GET") != 0);
+		if (r.id == ROUTE_JOBS || r.id == ROUTE_OVERVIEW)
+			FUZZ_CHECK(r.jobid.p == NULL && r.jobid.len == 0);
+		else
+			FUZZ_CHECK(segment_inside(&r.jobid, path, len));
 		if (r.id == ROUTE_STATUS)
 			FUZZ_CHECK(segment_inside(&r.triggerid, path, len));
 		else
 			FUZZ_CHECK(
 			    r.triggerid.p == NULL && r.triggerid.len == 0);
+		if (r.id == ROUTE_DETAILS)
+			FUZZ_CHECK(segment_inside(&r.checkpointid, path, len));
+		else
+			FUZZ_CHECK(r.checkpointid.p == NULL &&
+			    r.checkpointid.len == 0);
 		FUZZ_CHECK(route_shape(&r, path, len));
 		break;
 	default:
