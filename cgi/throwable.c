@@ -45,10 +45,10 @@
 #define BASE_WIRE_HANDLE 0x7e0000
 
 /*
- * The serialVersionUIDs: SerializedThrowable's declared one; Exception's
- * and Throwable's, declared in the JDK; the computed ones of
- * StackTraceElement[] and Collections$EmptyList, as
- * ObjectStreamClass.lookup gives them (JDK 17).
+ * The serialVersionUIDs, as ObjectStreamClass.lookup gives them (JDK 17):
+ * declared by SerializedThrowable, Exception, Throwable and
+ * Collections$EmptyList; computed for StackTraceElement[], which no JDK
+ * checks for an array class.
  */
 #define SUID_SERIALIZED_THROWABLE \
 	0x65169df51fa713f3ULL /* 7284183123441947635 */
