@@ -263,23 +263,75 @@ stats_history_entry(const struct ckpt *c, void *arg)
 	return 0;
 }
 
-/* latest.completed or latest.failed: the checkpoint id, or null. */
+/* latest.completed and latest.failed, each rendered apart. */
+struct latest {
+	struct buf completed;
+	struct buf failed;
+	int only; /* details: only checkpoint id */
+	int64_t id;
+	int err;
+};
+
+static int
+stats_latest_entry(const struct ckpt *c, void *arg)
+{
+	struct latest *l = arg;
+
+	if (l->only && c->id != l->id)
+		return 0;
+	if (stats_checkpoint(c,
+		c->status == CKPT_COMPLETED ? &l->completed : &l->failed) == -1)
+		l->err = 1;
+	return l->err;
+}
+
+/* "latest":{...}, from what the store keeps of the latest two. */
 static enum store_rc
-stats_latest(struct store *s, const struct id *job, const char *key, int64_t id,
+stats_latest(struct store *s, const struct id *job, struct buf *b)
+{
+	struct latest l;
+	enum store_rc rc;
+
+	memset(&l, 0, sizeof(l));
+	rc = store_ckpt_latest(s, job, stats_latest_entry, &l);
+	if (rc == STORE_OK &&
+	    (l.err ||
+		buf_printf(b,
+		    ",\"latest\":{\"completed\":%s,\"savepoint\":null,"
+		    "\"failed\":%s,\"restored\":null}",
+		    l.completed.len > 0 ? buf_str(&l.completed) : "null",
+		    l.failed.len > 0 ? buf_str(&l.failed) : "null") == -1))
+		rc = STORE_ERROR;
+	buf_free(&l.completed);
+	buf_free(&l.failed);
+	return rc;
+}
+
+/*
+ * details of a checkpoint no longer stored but still the job's latest
+ * completed or failed one (Flink's details look there too).
+ */
+static enum store_rc
+stats_latest_details(struct store *s, const struct id *job, int64_t id,
     struct buf *b)
 {
-	struct history h = { b, 0, 0 };
-	enum store_rc rc = STORE_NOTFOUND;
+	struct latest l;
+	enum store_rc rc;
 
-	if (buf_printf(b, "\"%s\":", key) == -1)
-		return STORE_ERROR;
-	if (id > 0)
-		rc = store_ckpt_get(s, job, id, stats_history_entry, &h);
-	if (h.err)
-		return STORE_ERROR;
-	/* Purged by retention since: as if there were none. */
-	if (rc == STORE_NOTFOUND)
-		return buf_adds(b, "null") == 0 ? STORE_OK : STORE_ERROR;
+	memset(&l, 0, sizeof(l));
+	l.only = 1;
+	l.id = id;
+	rc = store_ckpt_latest(s, job, stats_latest_entry, &l);
+	if (rc == STORE_OK && !l.err && l.completed.len + l.failed.len == 0)
+		rc = STORE_NOTFOUND;
+	else if (rc == STORE_OK &&
+	    (l.err ||
+		buf_adds(b,
+		    buf_str(l.completed.len > 0 ? &l.completed : &l.failed)) ==
+		    -1))
+		rc = STORE_ERROR;
+	buf_free(&l.completed);
+	buf_free(&l.failed);
 	return rc;
 }
 
@@ -345,19 +397,10 @@ stats_body(struct api *a, struct store *s, const struct id *job,
 	struct history h = { b, 0, 0 };
 	enum store_rc rc;
 
-	if ((rc = stats_counts(s, job, c, b)) != STORE_OK)
+	if ((rc = stats_counts(s, job, c, b)) != STORE_OK ||
+	    (rc = stats_latest(s, job, b)) != STORE_OK)
 		return rc;
-	if (buf_adds(b, ",\"latest\":{") == -1)
-		return STORE_ERROR;
-	if ((rc = stats_latest(s, job, "completed", c->last_completed, b)) !=
-	    STORE_OK)
-		return rc;
-	if (buf_adds(b, ",\"savepoint\":null,") == -1)
-		return STORE_ERROR;
-	if ((rc = stats_latest(s, job, "failed", c->last_failed, b)) !=
-	    STORE_OK)
-		return rc;
-	if (buf_adds(b, ",\"restored\":null},\"history\":[") == -1)
+	if (buf_adds(b, ",\"history\":[") == -1)
 		return STORE_ERROR;
 	if (a->settings->history > 0 &&
 	    (rc = store_ckpt_history(s, job, a->settings->history,
@@ -409,6 +452,8 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 		err = ERR_NO_JOB;
 	else if (rc == STORE_OK && rt->id == ROUTE_DETAILS) {
 		rc = store_ckpt_get(s, &job, id, stats_history_entry, &h);
+		if (rc == STORE_NOTFOUND)
+			rc = stats_latest_details(s, &job, id, &r->body);
 		if (rc == STORE_NOTFOUND)
 			err = ERR_NO_CHECKPOINT;
 	} else if (rc == STORE_OK)

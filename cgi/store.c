@@ -40,6 +40,7 @@ enum stmt {
 	STMT_JOB_LIST,
 	STMT_JOB_OVERVIEW,
 	STMT_CKPT_COUNTS,
+	STMT_CKPT_LATEST,
 	STMT_CKPT_HISTORY,
 	STMT_CKPT_GET,
 	STMT_CKPT_DURATIONS,
@@ -121,11 +122,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
 	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
 	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
-	    " coalesce(s.last_completed, 0), coalesce(s.last_failed, 0),"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
 	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
 	    " WHERE j.job_id = ?1",
+	[STMT_CKPT_LATEST] =
+	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
+	    " completed_ms, max(0, completed_ms - completed_trigger_ms),"
+	    " completed_location, NULL, NULL"
+	    " FROM checkpoint_stats WHERE job_id = ?1"
+	    " AND last_completed IS NOT NULL"
+	    " UNION ALL"
+	    " SELECT last_failed, 'FAILED', failed_trigger_ms, failed_ms,"
+	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
+	    " failed_trace FROM checkpoint_stats WHERE job_id = ?1"
+	    " AND last_failed IS NOT NULL",
 	[STMT_CKPT_HISTORY] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
 	    " duration_ms, location, failure_class, failure_trace"
@@ -954,9 +965,7 @@ store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
 		c->duration_min = sqlite3_column_int64(st, 3);
 		c->duration_max = sqlite3_column_int64(st, 4);
 		c->duration_sum = sqlite3_column_int64(st, 5);
-		c->last_completed = sqlite3_column_int64(st, 6);
-		c->last_failed = sqlite3_column_int64(st, 7);
-		c->in_progress = sqlite3_column_int64(st, 8);
+		c->in_progress = sqlite3_column_int64(st, 6);
 	}
 	stmt_done(st);
 	if (rc == SQLITE_DONE)
@@ -998,6 +1007,19 @@ store_ckpt_rows(struct store *s, sqlite3_stmt *st, store_ckpt_cb cb, void *arg,
 	}
 	stmt_done(st);
 	return store_rc_from(s, rc, "read checkpoints");
+}
+
+enum store_rc
+store_ckpt_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_LATEST)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	return store_ckpt_rows(s, st, cb, arg, &n);
 }
 
 enum store_rc

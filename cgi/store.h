@@ -118,8 +118,6 @@ struct ckpt_counts {
 	int64_t duration_min; /* end-to-end, of completed ones, ms */
 	int64_t duration_max;
 	int64_t duration_sum;
-	int64_t last_completed; /* highest id completed; 0: none */
-	int64_t last_failed; /* highest id failed; 0: none */
 };
 
 enum ckpt_status { CKPT_IN_PROGRESS, CKPT_COMPLETED, CKPT_FAILED };
@@ -141,6 +139,13 @@ typedef int (*store_ckpt_cb)(const struct ckpt *, void *);
 /* STORE_NOTFOUND: the job is not registered. */
 enum store_rc store_ckpt_counts(struct store *, const struct id *job,
     struct ckpt_counts *);
+/*
+ * The job's latest completed checkpoint, then its latest failed one (the
+ * highest ids), each if there is one: kept with the counters, so they
+ * outlive the purge of their triggers.
+ */
+enum store_rc store_ckpt_latest(struct store *, const struct id *job,
+    store_ckpt_cb, void *);
 /* The job's newest limit checkpoints, newest first. */
 enum store_rc store_ckpt_history(struct store *, const struct id *job,
     int64_t limit, store_ckpt_cb, void *);

@@ -18,8 +18,18 @@ CREATE TABLE checkpoint_stats (
 	duration_min    INTEGER,
 	duration_max    INTEGER,
 	duration_sum    INTEGER NOT NULL DEFAULT 0,
-	last_completed  INTEGER, -- highest checkpoint id completed
-	last_failed     INTEGER  -- highest checkpoint id failed
+	-- The latest completed checkpoint (highest id), kept whole: Flink's
+	-- latest.completed outlives the purge of its trigger.
+	last_completed  INTEGER,
+	completed_trigger_ms INTEGER,
+	completed_ms    INTEGER,
+	completed_location TEXT,
+	-- The latest failed checkpoint (highest id), likewise.
+	last_failed     INTEGER,
+	failed_trigger_ms INTEGER,
+	failed_ms       INTEGER,
+	failed_class    TEXT,
+	failed_trace    TEXT
 ) STRICT;
 
 -- A checkpoint's end-to-end duration is its completion less the moment the
@@ -29,13 +39,18 @@ CREATE TRIGGER triggers_stats AFTER UPDATE OF status ON triggers
 WHEN old.status = 'IN_PROGRESS' AND new.status = 'COMPLETED'
 BEGIN
 	INSERT INTO checkpoint_stats (job_id, completed, failed, duration_min,
-	    duration_max, duration_sum, last_completed, last_failed)
+	    duration_max, duration_sum, last_completed, completed_trigger_ms,
+	    completed_ms, completed_location, last_failed, failed_trigger_ms,
+	    failed_ms, failed_class, failed_trace)
 	SELECT new.job_id, ok, NOT ok,
-	    CASE WHEN ok THEN d END, CASE WHEN ok THEN d END,
-	    CASE WHEN ok THEN d ELSE 0 END,
-	    CASE WHEN ok THEN new.checkpoint_id END,
-	    CASE WHEN NOT ok THEN new.checkpoint_id END
+	    iif(ok, d, NULL), iif(ok, d, NULL), iif(ok, d, 0),
+	    iif(ok, new.checkpoint_id, NULL), iif(ok, t, NULL),
+	    iif(ok, new.completed_ms, NULL), iif(ok, new.location, NULL),
+	    iif(ok, NULL, new.checkpoint_id), iif(ok, NULL, t),
+	    iif(ok, NULL, new.completed_ms), iif(ok, NULL, new.failure_class),
+	    iif(ok, NULL, new.failure_trace)
 	FROM (SELECT new.failure_class IS NULL AS ok,
+	    coalesce(new.claimed_ms, new.created_ms) AS t,
 	    max(0, new.completed_ms - coalesce(new.claimed_ms, new.created_ms)) AS d)
 	WHERE true
 	ON CONFLICT (job_id) DO UPDATE SET
@@ -46,23 +61,36 @@ BEGIN
 	    duration_max = max(coalesce(duration_max, excluded.duration_max),
 	        coalesce(excluded.duration_max, duration_max)),
 	    duration_sum = duration_sum + excluded.duration_sum,
-	    last_completed = max(coalesce(last_completed, excluded.last_completed),
-	        coalesce(excluded.last_completed, last_completed)),
-	    last_failed = max(coalesce(last_failed, excluded.last_failed),
-	        coalesce(excluded.last_failed, last_failed));
+	    -- A newer completed checkpoint replaces the latest (a failure
+	    -- without an id never does).
+	    (last_completed, completed_trigger_ms, completed_ms,
+	        completed_location) =
+	    (SELECT iif(n, excluded.last_completed, last_completed),
+	        iif(n, excluded.completed_trigger_ms, completed_trigger_ms),
+	        iif(n, excluded.completed_ms, completed_ms),
+	        iif(n, excluded.completed_location, completed_location)
+	     FROM (SELECT coalesce(excluded.last_completed > last_completed,
+	         excluded.last_completed IS NOT NULL) AS n)),
+	    (last_failed, failed_trigger_ms, failed_ms, failed_class,
+	        failed_trace) =
+	    (SELECT iif(n, excluded.last_failed, last_failed),
+	        iif(n, excluded.failed_trigger_ms, failed_trigger_ms),
+	        iif(n, excluded.failed_ms, failed_ms),
+	        iif(n, excluded.failed_class, failed_class),
+	        iif(n, excluded.failed_trace, failed_trace)
+	     FROM (SELECT coalesce(excluded.last_failed > last_failed,
+	         excluded.last_failed IS NOT NULL) AS n));
 END;
 
 -- What is stored already counts.
 INSERT INTO checkpoint_stats (job_id, completed, failed, duration_min,
-    duration_max, duration_sum, last_completed, last_failed)
+    duration_max, duration_sum)
 SELECT job_id,
     sum(failure_class IS NULL), sum(failure_class IS NOT NULL),
-    min(CASE WHEN failure_class IS NULL THEN d END),
-    max(CASE WHEN failure_class IS NULL THEN d END),
-    coalesce(sum(CASE WHEN failure_class IS NULL THEN d END), 0),
-    max(CASE WHEN failure_class IS NULL THEN checkpoint_id END),
-    max(CASE WHEN failure_class IS NOT NULL THEN checkpoint_id END)
-FROM (SELECT job_id, failure_class, checkpoint_id,
+    min(iif(failure_class IS NULL, d, NULL)),
+    max(iif(failure_class IS NULL, d, NULL)),
+    coalesce(sum(iif(failure_class IS NULL, d, NULL)), 0)
+FROM (SELECT job_id, failure_class,
     max(0, completed_ms - coalesce(claimed_ms, created_ms)) AS d
     FROM triggers WHERE status = 'COMPLETED')
 GROUP BY job_id;
@@ -89,6 +117,18 @@ SELECT
 	trigger_id
 FROM triggers
 WHERE checkpoint_id IS NOT NULL;
+
+-- And the latest completed and failed of each job.
+UPDATE checkpoint_stats SET
+    (last_completed, completed_trigger_ms, completed_ms, completed_location) =
+    (SELECT checkpoint_id, trigger_ms, completed_ms, location
+     FROM checkpoints c WHERE c.job_id = checkpoint_stats.job_id
+     AND c.status = 'COMPLETED' ORDER BY checkpoint_id DESC LIMIT 1),
+    (last_failed, failed_trigger_ms, failed_ms, failed_class, failed_trace) =
+    (SELECT checkpoint_id, trigger_ms, completed_ms, failure_class,
+     failure_trace
+     FROM checkpoints c WHERE c.job_id = checkpoint_stats.job_id
+     AND c.status = 'FAILED' ORDER BY checkpoint_id DESC LIMIT 1);
 
 -- A job's checkpoints by id: the history (newest first), one checkpoint's
 -- details, the latest completed and failed.  Partial: a POST inserts a row

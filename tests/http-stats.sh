@@ -121,6 +121,8 @@ http GET /jobs/$JS/checkpoints/details/5
 check "details of an id never given" 404 "$(no_ckpt 5)"
 http GET /jobs/$JS/checkpoints/details/-1
 check "details of a negative id" 404 "$(no_ckpt -1)"
+http GET /jobs/$JS/checkpoints/details/0
+check "details of id 0" 404 "$(no_ckpt 0)"
 http GET /jobs/$JS/checkpoints/details/abc
 check "details, an id that is not a number: 400" 400 "$(bad_param checkpointid abc)"
 http GET /jobs/$JS/checkpoints/details/9223372036854775808

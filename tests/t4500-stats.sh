@@ -7,7 +7,7 @@
 # summary with Flink's LEGACY quantiles, latest, the history newest first.
 # A job with none shows Flink's "no data" (NaN strings); a failure before
 # any id (the job not RUNNING) counts but never shows in the history;
-# counts survive retention's purge.
+# counts and the latest checkpoints survive retention's purge.
 # shellcheck disable=SC2016
 
 . "$(dirname "$0")/lib.sh"
@@ -151,8 +151,9 @@ http GET /jobs/overview
 like "$BODY" '"end-time":-1,"duration":[0-9]+,"state":"SUSPENDED",' \
     "GET /jobs/overview: SUSPENDED has no end time (not globally terminal)"
 
-# --- retention's purge: counts stay, the rows go --------------------------
+# --- retention's purge: counts and latest stay, the rows go ---------------
 sleep 0.01
+E4=$(entry 4)
 http GET /jobs/$JA/checkpoints
 COUNTS=$(printf '%s' "$BODY" | sed 's/"summary".*//')
 CHECKPOINT_STORE_DURATION=1ms "$CTL" purge >/dev/null 2>&1
@@ -161,9 +162,14 @@ http GET /jobs/$JA/checkpoints
 is "$(printf '%s' "$BODY" | sed 's/"summary".*//')" "$COUNTS" "purged: counts unchanged"
 like "$BODY" '"end_to_end_duration":\{"min":[0-9]+,"max":[0-9]+,"avg":[0-9]+,"p50":"NaN",' \
     "purged: min/max/avg kept, quantiles of no stored checkpoint NaN"
-like "$BODY" '"latest":\{"completed":null,"savepoint":null,"failed":null,"restored":null\},"history":\[\]\}$' \
-    "purged: latest and history empty"
+is "$(printf '%s' "$BODY" | sed 's/.*"latest"://')" \
+    "{\"completed\":$E4,\"savepoint\":null,\"failed\":$F3,\"restored\":null},\"history\":[]}" \
+    "purged: latest completed and failed kept whole (as Flink keeps them), history empty"
+http GET /jobs/$JA/checkpoints/details/4
+is "$STATUS $BODY" "200 $E4" "purged: details of the latest completed still answer"
+http GET /jobs/$JA/checkpoints/details/3
+is "$STATUS $BODY" "200 $F3" "purged: details of the latest failed still answer"
 http GET /jobs/$JA/checkpoints/details/2
 is "$STATUS $BODY" '404 {"errors":["Could not find checkpointing statistics for checkpoint 2."]}' \
-    "purged: details 404"
+    "purged: details of an older one: 404"
 done_testing
