@@ -105,6 +105,7 @@ bad_doc(const char *where, const char *fmt, ...)
 	return -1;
 }
 
+/* The whole of path, NUL-terminated, in *lenp bytes; NULL on error. */
 static char *
 read_file(const char *path, size_t *lenp)
 {
@@ -114,19 +115,21 @@ read_file(const char *path, size_t *lenp)
 
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap == 0 ? 8192 : cap * 2;
-			if ((nbuf = realloc(buf, cap)) == NULL)
-				break;
+	do {
+		if (cap - len < 4096 + 1) {
+			if ((nbuf = realloc(buf, cap + 65536)) == NULL) {
+				fclose(f);
+				free(buf);
+				return NULL;
+			}
 			buf = nbuf;
+			cap += 65536;
 		}
 		n = fread(buf + len, 1, cap - len - 1, f);
 		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f) || buf == NULL || cap <= len) {
+	} while (n > 0);
+	if (ferror(f)) {
+		errno = EIO;
 		fclose(f);
 		free(buf);
 		return NULL;
