@@ -374,7 +374,7 @@ stats_counts(struct store *s, const struct id *job, const struct ckpt_counts *c,
 		"\"in_progress\":%lld,\"completed\":%lld,\"failed\":%lld},"
 		"\"summary\":{\"checkpointed_size\":%s,\"state_size\":%s,"
 		"\"end_to_end_duration\":",
-		(long long)(c->in_progress + c->completed + c->failed),
+		(long long)c->in_progress + c->completed + c->failed,
 		(long long)c->in_progress, (long long)c->completed,
 		(long long)c->failed, buf_str(&size), buf_str(&size)) == -1 ||
 	    stats_summary_dto(b, c->duration_min, c->duration_max,
