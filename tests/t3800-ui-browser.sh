@@ -38,9 +38,11 @@ NBULK=500
     --command 'echo disk quota exceeded >&2; exit 1' || bail "job add"
 "$CTL" job add $BIG_JOB --name history --type FULL || bail "job add"
 # Many jobs, and a long history (a failure every hundredth), to show that
-# the page stays usable.
+# the page stays usable.  The history is claimed, then completed, as the
+# runner does it, so that the statistics count it.
 now=$(($(date +%s) * 1000))
-sql "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+sql "BEGIN;
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
     WHERE i < $NBULK)
     INSERT INTO jobs (job_id, name, state, created_ms, updated_ms)
     SELECT printf('%032x', 45056 + i), printf('bulk-%03d', i),
@@ -49,30 +51,41 @@ sql "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
     WHERE i < 10000)
     INSERT INTO triggers (job_id, trigger_id, requested_type, checkpoint_type,
-        status, checkpoint_id, location, failure_class, failure_trace,
-        created_ms, claimed_by, claimed_ms, completed_ms)
-    SELECT '$BIG_JOB', printf('%032x', i), 'CONFIGURED', 'FULL', 'COMPLETED',
-        i, CASE WHEN i % 100 THEN 'file:/ckpt/big/chk-' || i END,
-        CASE WHEN i % 100 = 0 THEN
-        'org.apache.flink.runtime.checkpoint.CheckpointException' END,
-        CASE WHEN i % 100 = 0 THEN
-        'org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing.' END,
-        $now - 20000 + i, 'test', $now - 20000 + i,
-        $now - 20000 + i + 20 + (i % 37) * 3 FROM n;
-    INSERT INTO checkpoint_counters VALUES ('$BIG_JOB', 10000);" ||
-    bail "bulk rows"
+        checkpoint_id, created_ms, claimed_by, claimed_ms)
+    SELECT '$BIG_JOB', printf('%032x', i), 'CONFIGURED', 'FULL', i,
+        $now - 20000 + i, 'test', $now - 20000 + i FROM n;
+    UPDATE triggers SET status = 'COMPLETED',
+        completed_ms = claimed_ms + 20 + (checkpoint_id % 37) * 3,
+        location = CASE WHEN checkpoint_id % 100 THEN
+            'file:/ckpt/big/chk-' || checkpoint_id END,
+        failure_class = CASE WHEN checkpoint_id % 100 = 0 THEN
+            'org.apache.flink.runtime.checkpoint.CheckpointException' END,
+        failure_trace = CASE WHEN checkpoint_id % 100 = 0 THEN
+            'org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint expired before completing.' END
+        WHERE job_id = '$BIG_JOB';
+    INSERT INTO checkpoint_counters VALUES ('$BIG_JOB', 10000);
+    COMMIT;" || bail "bulk rows"
 JOBS=$((NBULK + 3))
 
 spawn "$RUNNER" --watch 2>"$T/runner.log"
 
-# Two servers at once, at the root and under /api, each with its app.
+# Two servers at once, at the root and under /api, each with its app;
+# and a third whose database is not one, for the page's 503 (the browser
+# puts a real database in its place, which the same app then opens).
+export CHECKPOINT_HISTORY=1000
 MOUNT= INSTANCE=-root
 start_lighttpd
 ROOT=$BASE
 MOUNT=/api INSTANCE=-api
 start_lighttpd
 PREFIXED=$BASE
-MOUNT= INSTANCE=
+JUNK=$T/junk
+mkdir -p "$JUNK" && echo "not a database" > "$JUNK/checkpoints.db" &&
+    "$CTL" --db "$JUNK/new.db" init >/dev/null || bail "junk database"
+CHECKPOINT_DB=$JUNK/checkpoints.db MOUNT= INSTANCE=-junk
+start_lighttpd
+JUNK_BASE=$BASE
+CHECKPOINT_DB=$DB MOUNT= INSTANCE=
 
 # --- The page and its assets (curl) -------------------------------------------
 
@@ -170,7 +183,8 @@ if [ -n "$why" ]; then
 else
 	rm -f "$OUT/ui.png" "$OUT/ui-phone.png"
 	browser_before=$(triggers)
-	UI_BASE=$ROOT UI_PREFIX_BASE=$PREFIXED UI_DB=$DB UI_OUT=$T \
+	UI_BASE=$ROOT UI_PREFIX_BASE=$PREFIXED UI_OUT=$T \
+	    UI_JUNK_BASE=$JUNK_BASE UI_JUNK_DIR=$JUNK \
 	    UI_OK_JOB=$OK_JOB UI_FAIL_JOB=$FAIL_JOB UI_BIG_JOB=$BIG_JOB \
 	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM \
 	    timeout 300 node "$NODE_DIR/ui.mjs" > "$T/browser.tap" 2>&1

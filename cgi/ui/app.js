@@ -266,7 +266,8 @@ function renderJob(jid) {
 	drawChart($('chart'), hist);
 	$('history').tBodies[0].replaceChildren(...hist.slice(0, state.historyShown).map(historyRow));
 	$('more').hidden = hist.length <= state.historyShown;
-	$('more').textContent = `Show ${Math.min(HISTORY_STEP, hist.length - state.historyShown)} more of ${hist.length}`;
+	if (hist.length > state.historyShown)
+		$('more').textContent = `Show ${Math.min(HISTORY_STEP, hist.length - state.historyShown)} more of ${hist.length}`;
 }
 
 const selected = () => (location.hash.startsWith('#job/') ? decodeURIComponent(location.hash.slice(5)) : null);
