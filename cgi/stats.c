@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "stats.h"
 
 /* Flink's sentinel for a checkpoint with no external location. */
@@ -368,6 +367,7 @@ stats_counts(struct store *s, const struct id *job, const struct ckpt_counts *c,
 		return rc;
 	}
 	qsort(d, n, sizeof(*d), stats_cmp);
+	/* A size's window: a single 0 stands for all its zeros, or none. */
 	err = stats_summary_dto(&size, 0, 0, 0, &zero, nz) == -1 ||
 	    buf_printf(b,
 		"{\"counts\":{\"restored\":0,\"total\":%lld,"
