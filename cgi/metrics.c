@@ -56,7 +56,7 @@ static const char *const flink_gauges[FG__MAX] = {
 #define METRICS_HOST "checkpoint_api"
 
 static int64_t
-flink_value(const struct job_metrics *j, enum flink_gauge g)
+metrics_flink_value(const struct job_metrics *j, enum flink_gauge g)
 {
 	switch (g) {
 	case FG_COMPLETED:
@@ -76,6 +76,30 @@ flink_value(const struct job_metrics *j, enum flink_gauge g)
 	}
 }
 
+/* Whether Flink's reporter keeps c in a label value. */
+static int
+metrics_label_keeps(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == ':' || c == '_';
+}
+
+/* The text format's escape of c in a label value, or NULL. */
+static const char *
+metrics_label_escape(unsigned char c)
+{
+	switch (c) {
+	case '\\':
+		return "\\\\";
+	case '"':
+		return "\\\"";
+	case '\n':
+		return "\\n";
+	default:
+		return NULL;
+	}
+}
+
 /*
  * Appends v as a label value between its quotes: filtered as Flink does by
  * default, or escaped as the format says (backslash, double quote and
@@ -85,26 +109,20 @@ int
 metrics_label_value(struct buf *b, const char *v, int filter)
 {
 	const unsigned char *s = (const unsigned char *)v;
+	const char *esc;
 	size_t i, n = strlen(v), len;
 	int rc = buf_add(b, "\"", 1);
 
 	for (i = 0; i < n && rc == 0; i += len) {
 		len = 1;
-		if ((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == ':' || s[i] == '_')
-			rc = buf_add(b, s + i, 1);
-		else if (filter) {
+		if (filter && !metrics_label_keeps(s[i])) {
 			/* Four bytes: beyond the BMP, two UTF-16 units. */
 			if ((len = buf_utf8_len(s + i, n - i)) == 0)
 				len = 1;
 			rc = buf_add(b, "__", len == 4 ? 2 : 1);
-		} else if (s[i] == '\\')
-			rc = buf_add(b, "\\\\", 2);
-		else if (s[i] == '"')
-			rc = buf_add(b, "\\\"", 2);
-		else if (s[i] == '\n')
-			rc = buf_add(b, "\\n", 2);
+		} else if (!filter &&
+		    (esc = metrics_label_escape(s[i])) != NULL)
+			rc = buf_add(b, esc, 2);
 		else
 			rc = buf_add(b, s + i, 1);
 	}
@@ -119,7 +137,7 @@ struct render {
 };
 
 static int
-render_job(const struct job_metrics *j, void *arg)
+metrics_job(const struct job_metrics *j, void *arg)
 {
 	struct render *r = arg;
 	struct buf labels = { 0 };
@@ -137,7 +155,8 @@ render_job(const struct job_metrics *j, void *arg)
 	for (g = 0; g < FG__MAX && !r->failed; g++)
 		if (buf_printf(&r->family[g],
 			"flink_jobmanager_job_%s%s %lld\n", flink_gauges[g],
-			buf_str(&labels), (long long)flink_value(j, g)) == -1)
+			buf_str(&labels),
+			(long long)metrics_flink_value(j, g)) == -1)
 			r->failed = 1;
 	buf_free(&labels);
 	return r->failed;
@@ -220,7 +239,7 @@ metrics_write(struct store *s, int filter, int64_t now_ms, struct buf *out)
 	memset(&r, 0, sizeof(r));
 	r.filter = filter;
 	buf_reset(out);
-	rc = store_metrics(s, &m, render_job, &r);
+	rc = store_metrics(s, &m, metrics_job, &r);
 	if (rc == STORE_OK && r.failed)
 		rc = STORE_ERROR;
 	/* Flink registers a family with its first job: none, no family. */

@@ -37,12 +37,20 @@ INSERT INTO service_metrics (id) VALUES (1);
 -- a job not found fails with CompletionException and consumes no id; a
 -- checkpoint that failed fails with CheckpointException, "expired" when its
 -- first line says so (timeout, or its runner gone), else "declined" (the
--- action failed).
-CREATE TRIGGER triggers_metrics AFTER UPDATE OF status ON triggers
+-- action failed).  One trigger per kind of row, so that each completion
+-- runs one statement.
+CREATE TRIGGER triggers_job_not_found AFTER UPDATE OF status ON triggers
 WHEN old.status = 'IN_PROGRESS' AND new.status = 'COMPLETED'
+    AND new.checkpoint_id IS NULL
 BEGIN
 	UPDATE service_metrics SET job_not_found = job_not_found + 1
-	WHERE id = 1 AND new.checkpoint_id IS NULL;
+	WHERE id = 1;
+END;
+
+CREATE TRIGGER triggers_job_metrics AFTER UPDATE OF status ON triggers
+WHEN old.status = 'IN_PROGRESS' AND new.status = 'COMPLETED'
+    AND new.checkpoint_id IS NOT NULL
+BEGIN
 	INSERT INTO job_metrics (job_id, completed, declined, expired, last_id,
 	    last_duration_ms)
 	SELECT new.job_id,
@@ -54,14 +62,15 @@ BEGIN
 	        new.completed_ms - coalesce(new.claimed_ms, new.created_ms) END
 	FROM (SELECT new.failure_trace GLOB 'org.apache.flink.runtime.checkpoint.'
 	    || 'CheckpointException: Checkpoint expired before completing.*' AS e)
-	WHERE new.checkpoint_id IS NOT NULL
+	WHERE true -- an INSERT ... SELECT with an upsert needs a WHERE
 	ON CONFLICT (job_id) DO UPDATE SET
 	    completed = completed + excluded.completed,
 	    declined = declined + excluded.declined,
 	    expired = expired + excluded.expired,
 	    last_duration_ms = CASE WHEN excluded.last_id > coalesce(last_id, 0)
 	        THEN excluded.last_duration_ms ELSE last_duration_ms END,
-	    last_id = max(coalesce(last_id, 0), coalesce(excluded.last_id, 0));
+	    last_id = CASE WHEN excluded.last_id > coalesce(last_id, 0)
+	        THEN excluded.last_id ELSE last_id END;
 END;
 
 -- What the triggers already there would have counted.

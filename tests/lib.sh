@@ -174,7 +174,9 @@ wait_port() {
 #                    -s socket (scripts/nginx-keepalive.conf)
 # MOUNT is the mount point: empty for the root, or /api.  AUTH=1 adds HTTP
 # Basic authentication as README.md shows it: user alice, password
-# $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration.
+# $AUTH_PASSWORD.  APACHE_EXTRA is appended to Apache's configuration,
+# LIGHTTPD_EXTRA to lighttpd's, NGINX_EXTRA inside the site's server block
+# (its @PREFIX@ and @SOCKET@ replaced as in scripts/nginx.conf).
 # Sets PORT, BASE (with the mount point), SERVER_PID, APP_PID (the app's
 # pid where the test started it, else empty) and SERVER_LOG (where the
 # server and the app log).  API_ARGS are added to the app's options where
@@ -186,6 +188,8 @@ AUTH=${AUTH:-}
 HTTP_USER=${HTTP_USER:-}
 AUTH_PASSWORD=s3cret-Pa55
 APACHE_EXTRA=${APACHE_EXTRA:-}
+LIGHTTPD_EXTRA=${LIGHTTPD_EXTRA:-}
+NGINX_EXTRA=${NGINX_EXTRA:-}
 SETTINGS="CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN
     CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT
     CHECKPOINT_METRICS CHECKPOINT_METRICS_FILTER CHECKPOINT_HISTORY"
@@ -296,6 +300,11 @@ start_lighttpd_once() {
 		EOF
 		_conf=$H/auth.conf
 	fi
+	if [ -n "$LIGHTTPD_EXTRA" ]; then
+		printf 'include "%s"\n%s\n' "$_conf" "$LIGHTTPD_EXTRA" \
+		    > "$H/extra.conf"
+		_conf=$H/extra.conf
+	fi
 	SERVER_LOG=$H/lighttpd-error.log
 	spawn lighttpd -D -f "$_conf"
 	SERVER_PID=$LAST_PID
@@ -397,9 +406,11 @@ start_nginx() {
 	_sock=$H/api.sock
 	_site=nginx
 	[ "$SERVER" = nginx-keepalive ] && _site=nginx-keepalive
-	sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
-	    -e "s|@SOCKET@|$_sock|g" "$top_srcdir/scripts/$_site.conf" \
-	    > "$H/site.conf"
+	{
+		sed '$d' "$top_srcdir/scripts/$_site.conf"
+		printf '%s\n}\n' "$NGINX_EXTRA"
+	} | sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
+	    -e "s|@SOCKET@|$_sock|g" > "$H/site.conf"
 	{
 		echo "daemon off;"
 		echo "worker_processes 1;"

@@ -77,13 +77,14 @@ duration() {
 }
 
 # jobs_after_runner J6-VALUES: $T/jobs once the runner is done with J1 to
-# J5: J1's two and J2's one completed, J3's declined, J4's expired, J5's
+# J5: J1's two and J2's one completed, J3's two declined (the second
+# counted on a row with no completed checkpoint), J4's expired, J5's
 # not found (not RUNNING: no id, so no count of its own).
 jobs_after_runner() {
 	cat > "$T/jobs" <<-EOF
 	$J1	plain	2 0 0 2 $(duration "$J1" 2) 2 0 0
 	$J2	$HOSTILE_FLINK	1 0 0 1 $(duration "$J2" 1) 1 0 0
-	$J3	declines	0 1 0 1 -1 -1 -1 -1
+	$J3	declines	0 2 0 2 -1 -1 -1 -1
 	$J4	overruns	0 1 0 1 -1 -1 -1 -1
 	$J5	suspended	0 0 0 0 -1 -1 -1 -1
 	$J6	waits	$1
@@ -215,7 +216,7 @@ queued_age() {
 
 # runner_at_j6: every trigger done but J6's, the first of which is claimed.
 runner_at_j6() {
-	[ "$(sql "SELECT count(*) FROM triggers WHERE status = 'COMPLETED'")" = 7 ] &&
+	[ "$(sql "SELECT count(*) FROM triggers WHERE status = 'COMPLETED'")" = 8 ] &&
 	    [ "$(sql "SELECT count(*) FROM triggers
 		WHERE claimed_by IS NOT NULL AND status = 'IN_PROGRESS'")" = 1 ]
 }
@@ -237,12 +238,14 @@ add_job "$J2" "$HOSTILE" RUNNING 'echo "file:/ckpt/$CHECKPOINT_ID"'
 add_job "$J3" declines RUNNING 'echo no space left >&2; exit 3'
 add_job "$J4" overruns RUNNING 'exec sleep 30' 1
 add_job "$J5" suspended SUSPENDED ''
+# Its timeout bounds a failed run: the runner, stopped, waits for it.
 add_job "$J6" waits RUNNING \
-    "while [ ! -e '$T/release' ]; do sleep 0.05; done"
+    "while [ ! -e '$T/release' ]; do sleep 0.05; done" 20
 post "$J1" 00000000000000000000000000000101
 post "$J1" 00000000000000000000000000000102
 post "$J2" 00000000000000000000000000000201
 post "$J3" 00000000000000000000000000000301
+post "$J3" 00000000000000000000000000000302
 post "$J4" 00000000000000000000000000000401
 post "$J5" 00000000000000000000000000000501
 post "$JU" 00000000000000000000000000000901
@@ -260,7 +263,7 @@ EOF
 BEFORE=$(now_ms)
 scrape
 queued_age "queued"
-answer_is "9 queued, no runner yet" 9 "$AGE" 0 0 0 0 0 0.000 0 0.000
+answer_is "10 queued, no runner yet" 10 "$AGE" 0 0 0 0 0 0.000 0 0.000
 
 # --- The runner's pass, held by J6's action -------------------------------
 
@@ -274,7 +277,7 @@ BEFORE=$(now_ms)
 scrape
 queued_age "one claimed"
 answer_is "one claimed, one queued behind it, the rest done" \
-    1 "$AGE" 1 3 1 1 2 0.000 0 0.000
+    1 "$AGE" 1 3 2 1 2 0.000 0 0.000
 is "$(grep -cF "job_name=\"$HOSTILE_FLINK\"" "$T/scrape")" 8 \
     "the hostile name is filtered as Flink's reporter does, in all 8"
 
@@ -286,7 +289,7 @@ is "$?" 0 "the runner's pass ended well"
 RUN_END=$(now_ms)
 jobs_after_runner "2 0 0 2 $(duration "$J6" 2) 2 0 0"
 scrape
-answer_is "all done" 0 0.000 0 5 1 1 2 "$(pass_s)" 9 "$(pass_d)"
+answer_is "all done" 0 0.000 0 5 2 1 2 "$(pass_s)" 10 "$(pass_d)"
 pass_ms=$(sql 'SELECT pass_ms FROM service_metrics')
 [ "$pass_ms" -ge "$RUN_START" ] && [ "$pass_ms" -le "$RUN_END" ]
 ok $? "the pass is recorded when it ended"
@@ -300,17 +303,33 @@ like "$(sed -n 's/^flink_jobmanager_job_lastCheckpointDuration{job_id="'"$J6"'".
 "$RUNNER" 2>> "$T/runner.log"
 scrape
 answer_is "an idle pass within 10 s of the last record is not recorded" \
-    0 0.000 0 5 1 1 2 "$(ms_s "$pass_ms")" 9 "$(pass_d)"
+    0 0.000 0 5 2 1 2 "$(ms_s "$pass_ms")" 10 "$(pass_d)"
 sql 'UPDATE service_metrics SET pass_ms = pass_ms - 10000'
 RUN_START=$(now_ms)
 "$RUNNER" 2>> "$T/runner.log"
 scrape
 answer_is "an idle pass 10 s after the last record is" \
-    0 0.000 0 5 1 1 2 "$(pass_s)" 0 "$(pass_d)"
+    0 0.000 0 5 2 1 2 "$(pass_s)" 0 "$(pass_d)"
 [ "$(sql 'SELECT pass_ms FROM service_metrics')" -ge "$RUN_START" ]
 ok $? "the idle pass's record is new"
-idle_s=$(pass_s)
 idle_d=$(pass_d)
+
+# Two runners watching an idle database: a record wakes the other, whose
+# idle pass must not record in turn (nor commit anything), or they would
+# wake each other for ever.
+spawn "$RUNNER" --watch 2>> "$T/runner.log"
+W1=$LAST_PID
+spawn "$RUNNER" --watch 2>> "$T/runner.log"
+W2=$LAST_PID
+sleep 1
+first=$(sql 'SELECT pass_ms FROM service_metrics')
+sleep 3
+is "$(sql 'SELECT pass_ms FROM service_metrics')" "$first" \
+    "two idle watching runners leave the record alone within 10 s"
+stop_pid "$W1"
+stop_pid "$W2"
+sql 'UPDATE service_metrics SET pass_ms = pass_ms - 10000'
+idle_s=$(pass_s)
 
 # --- A purge: no count goes down ----------------------------------------------
 
@@ -319,7 +338,7 @@ CHECKPOINT_STORE_DURATION=1ms "$CTL" purge > /dev/null
 is "$(sql 'SELECT count(*) FROM triggers')" 0 "every trigger was purged"
 scrape
 answer_is "after the purge, the same" \
-    0 0.000 0 5 1 1 2 "$idle_s" 0 "$idle_d"
+    0 0.000 0 5 2 1 2 "$idle_s" 0 "$idle_d"
 
 # --- Routing ------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 /*
  * Routing on PATH_INFO (cgi/route.c; checkpoint-api(7)): every route, with
- * and without /v1, a trailing slash tolerated, literals
- * case-sensitive, and everything else ROUTE_NONE.  Each row gives the
+ * and without /v1 (but /metrics, only without), a trailing slash
+ * tolerated, literals case-sensitive, and everything else ROUTE_NONE.
+ * Each row gives the
  * expected route, whether the method fits, the Allow value and the raw id
  * segments.
  */
@@ -147,6 +148,18 @@ static const struct route_case {
 	    "GET", J, T },
 	{ __LINE__, "GET", "/jobs/" J "//checkpoints/" T, ROUTE_NONE, 0, NULL,
 	    "", "" },
+
+	/* GET /metrics, never under /v1 (checkpoint-api.fcgi(8)). */
+	{ __LINE__, "GET", "/metrics", ROUTE_METRICS, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/metrics/", ROUTE_METRICS, 1, "GET", "", "" },
+	{ __LINE__, "GET", "//metrics//", ROUTE_METRICS, 1, "GET", "", "" },
+	{ __LINE__, "POST", "/metrics", ROUTE_METRICS, 0, "GET", "", "" },
+	{ __LINE__, "HEAD", "/metrics", ROUTE_METRICS, 0, "GET", "", "" },
+	{ __LINE__, "GET", "/v1/metrics", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/v1/v1/metrics", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/Metrics", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/metrics/x", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/jobs/metrics", ROUTE_NONE, 0, NULL, "", "" },
 
 	/* Too few or too many segments. */
 	{ __LINE__, "GET", "/jobs/" J, ROUTE_NONE, 0, NULL, "", "" },
