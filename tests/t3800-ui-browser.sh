@@ -11,7 +11,8 @@
 # unreachable service said plainly, phone width, a cross-site form POST
 # refused, the /api prefix.  Without Chromium or tests/browser/node_modules
 # (scripts/test installs both) those checks are skipped, each saying so.
-# The screenshots are kept in test-results/ (ui.png, ui-phone.png).
+# The screenshots are kept in test-results/ (ui.png, ui-history.png,
+# ui-phone.png).
 # shellcheck disable=SC2016
 
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ for c in lighttpd sqlite3 curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
-BROWSER_CHECKS=17 # tests/browser/ui.mjs's CHECKS
+BROWSER_CHECKS=18 # tests/browser/ui.mjs's CHECKS
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 NODE_DIR=$top_srcdir/tests/browser
 OUT=$top_builddir/test-results
@@ -29,6 +30,7 @@ mkdir -p "$OUT"
 OK_JOB=0000000000000000000000000000a001
 FAIL_JOB=0000000000000000000000000000a002
 BIG_JOB=0000000000000000000000000000a003
+SLOW_JOB=0000000000000000000000000000a004
 NBULK=500
 "$CTL" init >/dev/null || bail "checkpointctl init"
 "$CTL" job add $OK_JOB --name orders --type FULL \
@@ -37,6 +39,8 @@ NBULK=500
 "$CTL" job add $FAIL_JOB --name payments --type INCREMENTAL \
     --command 'echo disk quota exceeded >&2; exit 1' || bail "job add"
 "$CTL" job add $BIG_JOB --name history --type FULL || bail "job add"
+"$CTL" job add $SLOW_JOB --name slow --type FULL \
+    --command 'sleep 8; echo file:/ckpt/slow' || bail "job add"
 # Many jobs, and a long history (a failure every hundredth), to show that
 # the page stays usable.  The history is claimed, then completed, as the
 # runner does it, so that the statistics count it.
@@ -65,7 +69,7 @@ sql "BEGIN;
         WHERE job_id = '$BIG_JOB';
     INSERT INTO checkpoint_counters VALUES ('$BIG_JOB', 10000);
     COMMIT;" || bail "bulk rows"
-JOBS=$((NBULK + 3))
+JOBS=$((NBULK + 4))
 
 spawn "$RUNNER" --watch 2>"$T/runner.log"
 
@@ -161,6 +165,21 @@ is "$STATUS" 202 "CHECKPOINT_CORS_ORIGIN's origin: accepted"
 post http://evil.example
 is "$STATUS" 403 "... and any other still refused"
 stop_lighttpd
+
+# Behind the API's own authentication (lighttpd's, on the whole mount):
+# no setting of the page's own.
+AUTH=1 INSTANCE=-auth
+start_lighttpd
+AUTH= INSTANCE=
+http GET /ui/
+is "$STATUS" 401 "behind authentication: the page asks for it"
+HTTP_USER=alice:$AUTH_PASSWORD
+http GET /ui/
+is "$STATUS" 200 "and is served once given"
+post ""
+is "$STATUS" 401 "a POST without credentials: 401"
+HTTP_USER=
+stop_lighttpd
 wait_until 100 '[ "$(sql "SELECT count(*) FROM triggers WHERE
     status = '"'IN_PROGRESS'"'")" = 0 ]' || diag "runner still busy"
 
@@ -181,11 +200,12 @@ if [ -n "$why" ]; then
 		i=$((i + 1))
 	done
 else
-	rm -f "$OUT/ui.png" "$OUT/ui-phone.png"
+	rm -f "$OUT/ui.png" "$OUT/ui-phone.png" "$OUT/ui-history.png"
 	browser_before=$(triggers)
 	UI_BASE=$ROOT UI_PREFIX_BASE=$PREFIXED UI_OUT=$T \
 	    UI_JUNK_BASE=$JUNK_BASE UI_JUNK_DIR=$JUNK \
 	    UI_OK_JOB=$OK_JOB UI_FAIL_JOB=$FAIL_JOB UI_BIG_JOB=$BIG_JOB \
+	    UI_SLOW_JOB=$SLOW_JOB \
 	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM \
 	    timeout 300 node "$NODE_DIR/ui.mjs" > "$T/browser.tap" 2>&1
 	rc=$?
@@ -206,7 +226,7 @@ else
 	# page's two triggers.
 	is "$(triggers)" $((browser_before + 2)) \
 	    "the cross-site form POST recorded nothing"
-	cp "$T/ui.png" "$T/ui-phone.png" "$OUT/" 2>/dev/null
+	cp "$T/ui.png" "$T/ui-phone.png" "$T/ui-history.png" "$OUT/" 2>/dev/null
 	ok $(test -s "$OUT/ui.png"; echo $?) "screenshot kept: test-results/ui.png"
 fi
 done_testing

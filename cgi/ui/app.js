@@ -329,6 +329,14 @@ $('more').addEventListener('click', () => {
 	state.historyShown += HISTORY_STEP;
 	render();
 });
+let resizing = 0;
+window.addEventListener('resize', () => {
+	clearTimeout(resizing);
+	resizing = setTimeout(() => {
+		state.historySig = '';
+		render();
+	}, 200);
+});
 window.addEventListener('hashchange', () => {
 	state.historyShown = HISTORY_STEP;
 	state.historySig = '';

@@ -4,7 +4,7 @@
 import { fmtDuration } from './format.js';
 
 const NS = 'http://www.w3.org/2000/svg';
-const W = 640, H = 220, L = 56, R = 10, T = 12, B = 28;
+const H = 220, L = 56, R = 10, T = 12, B = 28;
 
 function el(name, attrs, text) {
 	const e = document.createElementNS(NS, name);
@@ -16,7 +16,11 @@ function el(name, attrs, text) {
 }
 
 // history: Flink's CheckpointingStatistics.history, newest first.
+// Drawn at the element's own width, one unit a pixel: text is never
+// stretched (the page redraws it when the window is resized).
 export function drawChart(svg, history) {
+	const W = Math.max(320, Math.round(svg.getBoundingClientRect().width) || 640);
+	svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
 	const pts = history.filter((c) => c.status !== 'IN_PROGRESS').reverse();
 	const kids = [];
 	kids.push(el('line', { class: 'axis', x1: L, y1: H - B, x2: W - R, y2: H - B }));

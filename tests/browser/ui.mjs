@@ -6,7 +6,7 @@
 import { chromium } from 'playwright-core';
 import { renameSync, writeFileSync } from 'node:fs';
 
-export const CHECKS = 17;
+export const CHECKS = 18;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -15,6 +15,7 @@ const env = (k) => {
 const BASE = env('UI_BASE'), PREFIXED = env('UI_PREFIX_BASE');
 const JUNK_BASE = env('UI_JUNK_BASE'), JUNK_DIR = env('UI_JUNK_DIR');
 const OK_JOB = env('UI_OK_JOB'), FAIL_JOB = env('UI_FAIL_JOB'), BIG_JOB = env('UI_BIG_JOB');
+const SLOW_JOB = env('UI_SLOW_JOB');
 const OUT = env('UI_OUT'), JOBS = Number(env('UI_JOBS'));
 
 let n = 0;
@@ -100,7 +101,17 @@ try {
 		const cell = row(FAIL_JOB).locator('td').nth(3);
 		await cell.filter({ hasText: 'declined' }).waitFor({ timeout: 15000 });
 	});
-	// The three named jobs (their ids share this prefix), both outcomes shown.
+	await step('a trigger in progress (posted by curl\'s way, no Origin) shows with the age of the oldest', async () => {
+		const r = await fetch(`${BASE}/jobs/${SLOW_JOB}/checkpoints`, { method: 'POST',
+			headers: { 'Content-Type': 'application/json' }, body: '{"checkpointType":"FULL","triggerId":null}' });
+		if (r.status !== 202)
+			return `POST: ${r.status}`;
+		await page.fill('#filter', 'slow');
+		const cell = row(SLOW_JOB).locator('td').nth(4);
+		await cell.filter({ hasText: /^1, oldest \d/ }).waitFor({ timeout: 8000 });
+		await cell.filter({ hasText: /^none$/ }).waitFor({ timeout: 20000 });
+	});
+	// The named jobs (their ids share this prefix), both outcomes shown.
 	await page.fill('#filter', OK_JOB.slice(0, 31));
 	await row(BIG_JOB).locator('td').nth(2).filter({ hasText: '#' }).waitFor();
 	await page.screenshot({ path: `${OUT}/ui.png`, fullPage: true });
@@ -120,6 +131,7 @@ try {
 		const more = await page.textContent('#more');
 		const sub = await page.textContent('#job-sub');
 		const fails = await page.locator('#chart path.fail').getAttribute('d');
+		await page.screenshot({ path: `${OUT}/ui-history.png` });
 		await page.click('#more');
 		const rows2 = await page.locator('#history tbody tr').count();
 		return (rows === 100 && ms < 3000 && more === 'Show 100 more of 1000' && rows2 === 200 &&

@@ -6,6 +6,7 @@
  * must be one of API.md's statuses with a JSON body; a 202 is exactly
  * {"request-id":"<32 lowercase hex>"} and a status GET right after it
  * answers 200 (API.md: "a status GET right after it never answers 404").
+ * The page's files (/ui/) are the one answer that is not JSON.
  */
 #include <config.h>
 
@@ -94,6 +95,17 @@ check_response(const struct response *r)
 {
 	json_object *root, *errs;
 
+	/* The page (/ui/): one of its files, or a redirect to it. */
+	if (r->content_type != NULL) {
+		FUZZ_CHECK(r->allow == NULL);
+		if (r->status == HTTP_302)
+			FUZZ_CHECK(r->location != NULL && r->body.len == 0);
+		else
+			FUZZ_CHECK(r->status == HTTP_200 && r->body.len > 0 &&
+			    r->etag != NULL);
+		return;
+	}
+	/* No Origin here: never refused as cross-site (403). */
 	FUZZ_CHECK(r->status == HTTP_200 || r->status == HTTP_202 ||
 	    r->status == HTTP_400 || r->status == HTTP_404 ||
 	    r->status == HTTP_405 || r->status == HTTP_413 ||
