@@ -103,7 +103,7 @@ metrics_label_escape(unsigned char c)
 /*
  * Appends v as a label value between its quotes: filtered as Flink does by
  * default, or escaped as the format says (backslash, double quote and
- * line feed; the rest is UTF-8 as it is).
+ * line feed; the rest as it is, if it is UTF-8).
  */
 int
 metrics_label_value(struct buf *b, const char *v, int filter)
@@ -123,8 +123,15 @@ metrics_label_value(struct buf *b, const char *v, int filter)
 		} else if (!filter &&
 		    (esc = metrics_label_escape(s[i])) != NULL)
 			rc = buf_add(b, esc, 2);
-		else
-			rc = buf_add(b, s + i, 1);
+		else if (!filter && (len = buf_utf8_len(s + i, n - i)) == 0) {
+			/*
+			 * The format is UTF-8, and Prometheus refuses a whole
+			 * scrape over one bad byte: '?', as buf_utf8_clean.
+			 */
+			len = 1;
+			rc = buf_add(b, "?", 1);
+		} else
+			rc = buf_add(b, s + i, len);
 	}
 	return rc == 0 ? buf_add(b, "\"", 1) : -1;
 }

@@ -1,9 +1,10 @@
 # Tier 3, shared by tests/t3000-t3400: every rule of API.md through the web
 # server $SERVER names (see start_server in lib.sh) in front of
 # checkpoint-api.fcgi: routing, ids, the trigger body, status answers,
-# errors and their headers, idempotency, retention, the body limits, the
-# CORS and unknown-job settings, a locked and an unreachable database, a
-# mount under /api, and HTTP Basic authentication.  Each case checks the
+# errors and their headers, GET /metrics's headers and routing,
+# idempotency, retention, the body limits, the CORS and unknown-job
+# settings, a locked and an unreachable database, a mount under /api, and
+# HTTP Basic authentication.  Each case checks the
 # exact status line, headers and bytes, the same through every server; where
 # a server answers before the app, a case named for that server says what it
 # does.  Results are completed by hand with sqlite3, as an operator (or the
@@ -359,6 +360,20 @@ method "PUT on the status path" PUT /jobs/$J/checkpoints/$T8 GET
 method "DELETE on the status path" DELETE /jobs/$J/checkpoints/$T8 GET
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T8'")" 1 \
     "405s recorded nothing"
+
+# --- GET /metrics (checkpoint-api.fcgi(8); t3700 checks its lines) -----------
+
+http GET /metrics
+_n=$(wc -c < "$T/resp-body" | tr -d ' ')
+is "$(summary)" \
+    "HTTP/1.1 200 OK|text/plain; version=0.0.4; charset=utf-8|$_n=$_n|$CORS_WANT" \
+    "GET /metrics: status and headers"
+like "$(tail -n 1 "$T/resp-body")" \
+    '^checkpoint_api_runner_last_pass_duration_seconds [0-9]+\.[0-9]{3}$' \
+    "GET /metrics: the exposition, to its last line"
+http GET /v1/metrics
+check "GET /v1/metrics is unknown" 404 '{"errors":["Not found: /v1/metrics"]}'
+method "POST on /metrics" POST /metrics GET
 
 # --- unknown triggers --------------------------------------------------------
 
@@ -766,6 +781,8 @@ http GET /v1/jobs/$J/checkpoints/$TM/
 check "under /api: GET under /api/v1 with a trailing slash" 200 "$IN_PROGRESS"
 http PUT /jobs/$J/checkpoints
 check_like "under /api: 405" 405 "$ERRORS_RE"
+http GET /metrics
+is "$STATUS" 200 "under /api: GET /metrics"
 http GET "/nope?a=1"
 check "under /api: unknown path: the message has the whole URI" 404 \
     '{"errors":["Not found: /api/nope?a=1"]}'

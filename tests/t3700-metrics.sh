@@ -33,13 +33,15 @@ TAB=$(printf '\t')
 NL='
 '
 # A name with everything a label value must survive: quotes, backslashes,
-# a line feed, a two-byte and a four-byte UTF-8 character.
-HOSTILE="a \"quoted\" \\back\\slash${NL}line two $(printf '\303\274 \360\237\231\202')"
+# a line feed, a two-byte and a four-byte UTF-8 character, a byte that is
+# not UTF-8.
+HOSTILE="a \"quoted\" \\back\\slash${NL}line two $(printf '\303\274 \360\237\231\202 \377')"
 # As Flink's reporter writes it by default: each character (UTF-16 unit)
 # outside [a-zA-Z0-9:_] is '_', the four-byte one two.
-HOSTILE_FLINK=a__quoted___back_slash_line_two_____
-# As the format escapes it (CHECKPOINT_METRICS_FILTER=0).
-HOSTILE_RAW="a \\\"quoted\\\" \\\\back\\\\slash\\nline two $(printf '\303\274 \360\237\231\202')"
+HOSTILE_FLINK=a__quoted___back_slash_line_two_______
+# As the format escapes it (CHECKPOINT_METRICS_FILTER=0), with '?' for
+# what is not UTF-8.
+HOSTILE_RAW="a \\\"quoted\\\" \\\\back\\\\slash\\nline two $(printf '\303\274 \360\237\231\202 ?')"
 FAMILIES="numberOfCompletedCheckpoints numberOfFailedCheckpoints
     numberOfInProgressCheckpoints totalNumberOfCheckpoints
     lastCheckpointDuration lastCompletedCheckpointId lastCheckpointSize

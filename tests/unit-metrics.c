@@ -29,8 +29,9 @@ static const struct {
 	{ __LINE__, "x\xf0\x9f\x99\x82y\xc3\xbcz", "\"x__y_z\"",
 	    "\"x\xf0\x9f\x99\x82y\xc3\xbcz\"" },
 	/* Not UTF-8 (the store holds what it was given): a byte each. */
-	{ __LINE__, "\xff\xc3", "\"__\"", "\"\xff\xc3\"" },
-	{ __LINE__, "\xf0\x9f", "\"__\"", "\"\xf0\x9f\"" },
+	{ __LINE__, "\xff\xc3", "\"__\"", "\"??\"" },
+	{ __LINE__, "\xf0\x9f", "\"__\"", "\"??\"" },
+	{ __LINE__, "a\xc3\xbc\xc3", "\"a__\"", "\"a\xc3\xbc?\"" },
 };
 
 int
