@@ -197,6 +197,7 @@ request_from_env(char **envp, struct request *req)
 			break;
 		case 'S':
 			TAKE(v, "SCRIPT_NAME", &script_name);
+			TAKE(v, "SERVER_PORT", &req->server_port);
 			break;
 		}
 	if (req->path == NULL || *req->path == '\0')

@@ -444,7 +444,8 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	 * not the path's Allow: GET and POST share /jobs/:jobid/checkpoints.
 	 */
 	if (strcmp(method, "GET") != 0 &&
-	    !origin_allowed(req->origin, req->host, a->settings->cors_origin)) {
+	    !origin_allowed(req->origin, req->host, req->server_port,
+		a->settings->cors_origin)) {
 		http_error(r, ERR_CROSS_SITE, req->origin);
 		return 0;
 	}

@@ -27,6 +27,7 @@ struct request {
 	const char *remote_addr; /* REMOTE_ADDR, may be NULL */
 	const char *origin; /* HTTP_ORIGIN, or NULL */
 	const char *host; /* HTTP_HOST, or NULL */
+	const char *server_port; /* SERVER_PORT, or NULL */
 	const char *if_none_match; /* HTTP_IF_NONE_MATCH, or NULL */
 	body_reader read_body;
 	void *ctx;

@@ -125,18 +125,17 @@ ui_serve(const struct request *req, const struct route *rt, struct response *r)
 		    req->uri != NULL ? req->uri : path);
 		return;
 	}
+	buf_reset(&r->body);
+	if (ui_not_modified(req->if_none_match, a->etag))
+		r->status = HTTP_304;
+	else if (buf_add(&r->body, a->text, a->len) == 0)
+		r->status = HTTP_200;
+	else {
+		http_error(r, ERR_INTERNAL); /* JSON, as every error */
+		return;
+	}
 	r->etag = a->etag;
 	r->content_type = a->type;
-	buf_reset(&r->body);
-	if (ui_not_modified(req->if_none_match, a->etag)) {
-		r->status = HTTP_304;
-		return;
-	}
-	if (buf_add(&r->body, a->text, a->len) == -1) {
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	r->status = HTTP_200;
 }
 
 /*
@@ -172,11 +171,21 @@ drop_port(const char *s, size_t *len, const char *port)
 		*len -= n;
 }
 
+/* Whether a Host value ends in a port ("[::1]" has none). */
+static int
+host_has_port(const char *host)
+{
+	const char *colon = strrchr(host, ':'), *bracket = strrchr(host, ']');
+
+	return colon != NULL && (bracket == NULL || colon > bracket);
+}
+
 int
-origin_allowed(const char *origin, const char *host, const char *cors_origin)
+origin_allowed(const char *origin, const char *host, const char *server_port,
+    const char *cors_origin)
 {
 	const char *auth, *defport;
-	size_t alen, hlen;
+	size_t alen, hlen, plen;
 
 	if (origin == NULL)
 		return 1;
@@ -195,5 +204,16 @@ origin_allowed(const char *origin, const char *host, const char *cors_origin)
 	hlen = strlen(host);
 	drop_port(auth, &alen, defport);
 	drop_port(host, &hlen, defport);
-	return alen == hlen && strncasecmp(auth, host, alen) == 0;
+	if (alen == hlen && strncasecmp(auth, host, alen) == 0)
+		return 1;
+	/*
+	 * A Host without its port (Debian's nginx sends $host): the port is
+	 * then the one the server took the request on, SERVER_PORT.
+	 */
+	if (host_has_port(host) || server_port == NULL)
+		return 0;
+	plen = strlen(server_port);
+	return alen == hlen + 1 + plen && strncasecmp(auth, host, hlen) == 0 &&
+	    auth[hlen] == ':' &&
+	    memcmp(auth + hlen + 1, server_port, plen) == 0;
 }

@@ -21,10 +21,11 @@ void ui_serve(const struct request *, const struct route *, struct response *);
 /*
  * 1 if a request with this Origin header (NULL: none was sent) may change
  * anything: no Origin (curl, Flink's clients), the service's own (same
- * host and port as Host), or exactly cors_origin when that is not "*".
+ * host and port as Host, or as Host and server_port when Host has no
+ * port), or exactly cors_origin when that is not "*".
  */
 int origin_allowed(const char *origin, const char *host,
-    const char *cors_origin);
+    const char *server_port, const char *cors_origin);
 
 /* Bytes of the embedded page, all assets together (for the tests). */
 size_t ui_size(void);

@@ -735,6 +735,9 @@ unset CHECKPOINT_BUSY_TIMEOUT
 # === checkpoint statistics and job lists ======================================
 . "$(dirname "$0")/http-stats.sh"
 
+# === the page and cross-site POSTs ============================================
+. "$(dirname "$0")/http-ui.sh"
+
 # === database unavailable =====================================================
 stop_server
 DB=$T/missing/checkpoints.db
@@ -788,6 +791,10 @@ check "under /api: unknown path: the message has the whole URI" 404 \
     '{"errors":["Not found: /api/nope?a=1"]}'
 http GET /
 check "under /api: /api/ itself is an unknown path" 404 '{"errors":["Not found: /api/"]}'
+http GET /ui
+is "$STATUS $(header location)" "302 ui/" "under /api: /api/ui redirects to ui/"
+http GET /ui/
+is "$STATUS" 200 "under /api: /api/ui/ is the page"
 STATUS=$(curl -s -o "$T/resp-body" -w '%{http_code}' \
     "http://127.0.0.1:$PORT/jobs/$J/checkpoints/$TM")
 is "$STATUS $(grep -c '^{"errors"' "$T/resp-body")" "404 0" \

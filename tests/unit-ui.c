@@ -15,37 +15,50 @@ static const struct origin_case {
 	int line;
 	const char *origin, *host, *cors;
 	int allowed;
+	const char *server_port; /* NULL unless given */
 } origin_cases[] = {
 	/* curl and Flink's clients send no Origin. */
-	{ __LINE__, NULL, "127.0.0.1:8080", "*", 1 },
-	{ __LINE__, NULL, NULL, NULL, 1 },
+	{ __LINE__, NULL, "127.0.0.1:8080", "*", 1, NULL },
+	{ __LINE__, NULL, NULL, NULL, 1, NULL },
 	/* The page itself: same host and port, either scheme. */
-	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:8080", "*", 1 },
-	{ __LINE__, "https://flink.example:8443", "flink.example:8443", "*",
-	    1 },
-	{ __LINE__, "https://Flink.Example", "flink.example", NULL, 1 },
-	{ __LINE__, "https://flink.example", "flink.example:443", "*", 1 },
-	{ __LINE__, "http://flink.example:80", "flink.example", "*", 1 },
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:8080", "*", 1, NULL },
+	{ __LINE__, "https://flink.example:8443", "flink.example:8443", "*", 1,
+	    NULL },
+	{ __LINE__, "https://Flink.Example", "flink.example", NULL, 1, NULL },
+	{ __LINE__, "https://flink.example", "flink.example:443", "*", 1,
+	    NULL },
+	{ __LINE__, "http://flink.example:80", "flink.example", "*", 1, NULL },
 	/* Another site, or another port of this host. */
-	{ __LINE__, "http://evil.example", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "http://127.0.0.1:8081", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "http://127.0.0.1", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "https://flink.example", "flink.example:80", "*", 0 },
-	{ __LINE__, "http://flink.example.evil", "flink.example", "*", 0 },
-	{ __LINE__, "http://flink.exampl", "flink.example", "*", 0 },
+	{ __LINE__, "http://evil.example", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "http://127.0.0.1:8081", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "http://127.0.0.1", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "https://flink.example", "flink.example:80", "*", 0, NULL },
+	{ __LINE__, "http://flink.example.evil", "flink.example", "*", 0,
+	    NULL },
+	{ __LINE__, "http://flink.exampl", "flink.example", "*", 0, NULL },
 	/* Not an origin: sandboxed frames send "null". */
-	{ __LINE__, "null", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "http://127.0.0.1:8080/x", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "http://u@127.0.0.1:8080", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "ftp://127.0.0.1:8080", "127.0.0.1:8080", "*", 0 },
-	{ __LINE__, "http://", "", "*", 0 },
-	{ __LINE__, "http://127.0.0.1:8080", NULL, "*", 0 },
+	{ __LINE__, "null", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "http://127.0.0.1:8080/x", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "http://u@127.0.0.1:8080", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "ftp://127.0.0.1:8080", "127.0.0.1:8080", "*", 0, NULL },
+	{ __LINE__, "http://", "", "*", 0, NULL },
+	{ __LINE__, "http://127.0.0.1:8080", NULL, "*", 0, NULL },
 	/* CHECKPOINT_CORS_ORIGIN: that origin exactly; "*" is no allowlist. */
 	{ __LINE__, "https://ops.example", "127.0.0.1:8080",
-	    "https://ops.example", 1 },
+	    "https://ops.example", 1, NULL },
 	{ __LINE__, "https://ops.example:1", "127.0.0.1:8080",
-	    "https://ops.example", 0 },
-	{ __LINE__, "*", "127.0.0.1:8080", "*", 0 },
+	    "https://ops.example", 0, NULL },
+	{ __LINE__, "*", "127.0.0.1:8080", "*", 0, NULL },
+	/* Host without its port (Debian's nginx): SERVER_PORT's, or none. */
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1", "*", 1, "8080" },
+	{ __LINE__, "http://127.0.0.1:9000", "127.0.0.1", "*", 0, "8080" },
+	{ __LINE__, "http://127.0.0.1:80800", "127.0.0.1", "*", 0, "8080" },
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1", "*", 0, NULL },
+	{ __LINE__, "http://127.0.0.1", "127.0.0.1", "*", 1, "8080" },
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:9000", "*", 0, "8080" },
+	{ __LINE__, "http://[::1]:8080", "[::1]", "*", 1, "8080" },
+	{ __LINE__, "http://[::1]:8080", "[::1]:9000", "*", 0, "8080" },
+	{ __LINE__, "http://evil.example:8080", "127.0.0.1", "*", 0, "8080" },
 };
 
 static void
@@ -57,9 +70,11 @@ test_origins(void)
 	for (i = 0; i < sizeof(origin_cases) / sizeof(origin_cases[0]); i++) {
 		c = &origin_cases[i];
 		tap_is_int_at(__FILE__, c->line,
-		    origin_allowed(c->origin, c->host, c->cors), c->allowed,
-		    "Origin %s, Host %s, CORS %s", c->origin ? c->origin : "-",
-		    c->host ? c->host : "-", c->cors ? c->cors : "-");
+		    origin_allowed(c->origin, c->host, c->server_port, c->cors),
+		    c->allowed, "Origin %s, Host %s, SERVER_PORT %s, CORS %s",
+		    c->origin ? c->origin : "-", c->host ? c->host : "-",
+		    c->server_port ? c->server_port : "-",
+		    c->cors ? c->cors : "-");
 	}
 }
 
@@ -136,6 +151,55 @@ test_assets(void)
 	response_free(&r);
 }
 
+/* The CGI headers of the page's answers (http.c): 200, 304, 302. */
+static void
+test_headers(void)
+{
+	struct response r = { 0 };
+	struct buf h = { 0 };
+	const char *s;
+
+	get("/ui/style.css", NULL, &r);
+	http_headers(&r, "*", &h);
+	s = buf_str(&h);
+	tap_ok(strncmp(s,
+		   "Status: 200 OK\r\nContent-Type: text/css; "
+		   "charset=utf-8\r\nContent-Length: ",
+		   strlen("Status: 200 OK\r\nContent-Type: text/css; "
+			  "charset=utf-8\r\nContent-Length: ")) == 0,
+	    "200: the asset's type and length");
+	tap_ok(strstr(s, "\r\nETag: \"") != NULL &&
+		strstr(s, "\r\nCache-Control: no-cache\r\n") != NULL,
+	    "200: ETag and Cache-Control: no-cache");
+	tap_ok(strstr(s, "Content-Security-Policy: default-src 'self';") !=
+		    NULL &&
+		strstr(s, "frame-ancestors 'none'") != NULL &&
+		strstr(s, "X-Frame-Options: DENY\r\n") != NULL,
+	    "200: its own files only, never framed");
+	tap_ok(strlen(s) > 4 && strcmp(s + strlen(s) - 4, "\r\n\r\n") == 0,
+	    "200: the headers end with an empty line");
+
+	get("/ui/style.css", r.etag, &r);
+	buf_reset(&h);
+	http_headers(&r, "*", &h);
+	s = buf_str(&h);
+	tap_ok(strncmp(s, "Status: 304 Not Modified\r\n", 26) == 0 &&
+		strstr(s, "Content-Length") == NULL &&
+		strstr(s, "\r\nContent-Type:") == NULL &&
+		strstr(s, "\r\nETag: \"") != NULL,
+	    "304: no Content-Length or type, the ETag");
+
+	get("/ui", NULL, &r);
+	buf_reset(&h);
+	http_headers(&r, "*", &h);
+	tap_ok(strstr(buf_str(&h), "Status: 302 Found\r\n") != NULL &&
+		strstr(buf_str(&h), "\r\nLocation: ui/\r\n") != NULL &&
+		strstr(buf_str(&h), "Content-Length: 0\r\n") != NULL,
+	    "302: Location: ui/, no body");
+	buf_free(&h);
+	response_free(&r);
+}
+
 int
 main(void)
 {
@@ -143,6 +207,7 @@ main(void)
 
 	test_origins();
 	test_assets();
+	test_headers();
 	n = ui_size();
 	tap_ok(n > 1000 && n < 40 * 1024,
 	    "the page weighs %zu bytes (< 40 KiB)", n);

@@ -208,7 +208,9 @@ function renderList() {
 			row = makeRow(job);
 			state.rows.set(job.jid, row);
 		}
-		const [cName, cState, cDone, cFail, cProg] = row.cells;
+		const [cName, cState, cDone, cFail, cProg, cTrig] = row.cells;
+		if (row.controls.parentNode !== cTrig)
+			cTrig.append(row.controls); // back from the job's view
 		setCell(cName, job.name + job.jid, () => [
 			h('a', { href: `#job/${job.jid}`, textContent: job.name || job.jid }),
 			h('div', { className: 'mono muted', textContent: job.jid })]);
@@ -248,8 +250,23 @@ function historyRow(c) {
 		td(c.status === 'FAILED' ? 'Failure' : 'Location', ...what));
 }
 
+// The row's own trigger controls (with any outcome shown) move to the
+// job's view while it is open, and back to the row after.
+function jobControls(job) {
+	let row = state.rows.get(job.jid);
+	if (!row) {
+		row = makeRow(job);
+		state.rows.set(job.jid, row);
+	}
+	row.controls.hidden = job.state !== 'RUNNING';
+	if (row.controls.parentNode !== $('job-trigger'))
+		$('job-trigger').replaceChildren(row.controls);
+}
+
 function renderJob(jid) {
 	const job = state.jobs.find((j) => j.jid === jid);
+	if (job)
+		jobControls(job);
 	$('job-h').textContent = job ? `${job.name} (${job.state})` : jid;
 	$('job-sub').textContent = jid;
 	const s = state.stats.get(jid);

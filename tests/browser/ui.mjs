@@ -49,8 +49,11 @@ try {
 	const row = (jid) => page.locator(`tr[data-jid="${jid}"]`);
 
 	await step(`the page lists the jobs (${JOBS}), 50 a page`, async () => {
+		const t0 = Date.now();
 		await page.goto(`${BASE}/ui/`);
-		await page.waitForSelector('#jobs tbody tr');
+		// "Updated" once the overview and the page's statistics are in.
+		await page.locator('#updated', { hasText: 'Updated' }).waitFor();
+		console.log(`# the page, ${JOBS} jobs, listed with their checkpoints in ${Date.now() - t0} ms`);
 		const count = await page.textContent('#count');
 		const rows = await page.locator('#jobs tbody tr').count();
 		return (count === `${JOBS} jobs` && rows === Math.min(50, JOBS)) || `count "${count}", ${rows} rows`;
@@ -115,18 +118,21 @@ try {
 	await page.fill('#filter', OK_JOB.slice(0, 31));
 	await row(BIG_JOB).locator('td').nth(2).filter({ hasText: '#' }).waitFor();
 	await page.screenshot({ path: `${OUT}/ui.png`, fullPage: true });
-	await step('the job\'s history: a table and an SVG chart with the failure marked', async () => {
+	await step('the job\'s history: a table, an SVG chart with the failure marked, its trigger button and outcome', async () => {
 		await row(FAIL_JOB).locator('a').click();
 		await page.locator('#history tbody tr').first().waitFor();
 		const fail = await page.locator('#chart path.fail').count();
 		const cells = await page.locator('#history tbody tr').first().textContent();
-		return (fail === 1 && cells.includes('FAILED')) || `fail marks ${fail}, row ${cells}`;
+		const trig = await page.locator('#job-trigger output').textContent();
+		return (fail === 1 && cells.includes('FAILED') && trig.startsWith('Failed:')) ||
+			`fail marks ${fail}, row ${cells}, trigger "${trig}"`;
 	});
 	await step('10,000 checkpoints: the newest 1,000 (CHECKPOINT_HISTORY) charted, 100 rows at a time, in under 3 s', async () => {
 		const t0 = Date.now();
 		await page.goto(`${BASE}/ui/#job/${BIG_JOB}`);
 		await page.locator('#chart path.line').waitFor();
 		const ms = Date.now() - t0;
+		console.log(`# the page, with a history of 1000, drawn in ${ms} ms`);
 		const rows = await page.locator('#history tbody tr').count();
 		const more = await page.textContent('#more');
 		const sub = await page.textContent('#job-sub');
