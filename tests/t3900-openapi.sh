@@ -184,9 +184,11 @@ answer_is "details, running" 200 GET /v1/jobs/$JS/checkpoints/details/$CK_S/
 answer_is "config" 200 GET /jobs/$J/checkpoints/config
 answer_is "config under /v1" 200 GET /v1/jobs/$JS/checkpoints/config/
 touch "$T/go"
+wait_until 100 "gone $SLOW_RUNNER"
+ok $? "the slow checkpoint's runner ended its pass"
 stop_pid $SLOW_RUNNER
-ok $? "the slow checkpoint's runner ended well"
 answer_is "details, the slow one completed" 200 GET /jobs/$JS/checkpoints/details/$CK_S
+like "$BODY" '^\{"className":"completed"' "details, the slow one completed: completed"
 
 answer_is "metrics" 200 GET /metrics
 like "$BODY" 'flink_jobmanager_job_lastCheckpointSize|flink_jobmanager_job_numberOfCompletedCheckpoints' \
