@@ -28,6 +28,7 @@ struct json_tokener;
 
 enum body_rc body_length(const char *content_length, size_t max, size_t *len);
 int body_unannounced(const char *content_length, const char *transfer_encoding);
+int body_is_json(const char *buf, size_t len);
 enum body_rc body_parse_trigger(struct json_tokener **, const char *buf,
     size_t len, struct trigger_body *);
 void body_parser_free(struct json_tokener *);

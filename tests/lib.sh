@@ -276,8 +276,9 @@ hold_lock() {
 # HEADERS (names in lowercase, values as sent).  A BODY argument is sent as is, with its
 # Content-Length; without it a POST sends an empty body (-d '').  HTTP_USER
 # (user:password), when set, is sent with HTTP Basic authentication;
-# HTTP_RANGE (0-5) as a Range header; HTTP_CHUNKED=1 sends the body chunked
-# (Transfer-Encoding: chunked, no Content-Length).
+# HTTP_RANGE (0-5) as a Range header; HTTP_HEADER ("Origin: x") as one more
+# header; HTTP_CHUNKED=1 sends the body chunked (Transfer-Encoding: chunked,
+# no Content-Length).
 http() {
 	_m=$1 _p=$2
 	if [ $# -ge 3 ]; then
@@ -289,11 +290,13 @@ http() {
 		STATUS=$(curl -s -g -o "$T/resp-body" -D "$T/resp-head" \
 		    ${HTTP_USER:+--user "$HTTP_USER"} \
 		    ${HTTP_RANGE:+-r "$HTTP_RANGE"} \
+		    ${HTTP_HEADER:+-H "$HTTP_HEADER"} \
 		    -w '%{http_code}' "$BASE$_p")
 	else
 		STATUS=$(curl -s -g -o "$T/resp-body" -D "$T/resp-head" \
 		    ${HTTP_USER:+--user "$HTTP_USER"} \
 		    ${HTTP_RANGE:+-r "$HTTP_RANGE"} \
+		    ${HTTP_HEADER:+-H "$HTTP_HEADER"} \
 		    ${HTTP_CHUNKED:+-H "Transfer-Encoding: chunked"} \
 		    -w '%{http_code}' -X "$_m" --data-binary "@$T/req-body" \
 		    "$BASE$_p")

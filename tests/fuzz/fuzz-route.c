@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness for route_match (cgi/route.c; checkpoint-api(7),
- * "ROUTING"), the page's /ui routes included.  The first byte picks the
- * method (GET, POST, PUT, DELETE, HEAD, none, or the bytes up to the first
- * newline); the rest, NUL-terminated, is PATH_INFO.
+ * "ROUTING"), the page's /ui routes and /metrics included.  The first byte
+ * picks the method (GET, POST, PUT, DELETE, HEAD, none, or the bytes up to
+ * the first newline); the rest, NUL-terminated, is PATH_INFO.
  * A match must be exactly one of the route shapes rebuilt from the segments
  * it returns, and those segments must lie inside the path.  The harness
  * only checks what it matched: tests/unit-route.c has the misses.
@@ -77,6 +77,13 @@ route_shape(const struct route *r, const char *path, size_t len)
 		case ROUTE_OVERVIEW:
 			snprintf(want, n, "%sjobs/overview", prefixes[i]);
 			break;
+		case ROUTE_METRICS:
+			/* Never under /v1. */
+			if (i == 0)
+				snprintf(want, n, "metrics");
+			else
+				want[0] = '\0';
+			break;
 		case ROUTE_UI:
 			if (r->asset.len == 0)
 				snprintf(want, n, "%sui", prefixes[i]);
@@ -134,14 +141,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    r.checkpointid.p == NULL && r.asset.p == NULL);
 		break;
 	case ROUTE_UI:
-		/* The page: /ui or /ui/ASSET, GET only, no ids. */
+	case ROUTE_METRICS:
+		/*
+		 * The page (/ui or /ui/ASSET) and /metrics: GET only, no ids,
+		 * an asset only for the page.
+		 */
 		FUZZ_CHECK(r.allow != NULL && strcmp(r.allow, "GET") == 0);
 		FUZZ_CHECK(r.method_ok ==
 		    (method != NULL && strcmp(method, "GET") == 0));
 		FUZZ_CHECK(r.jobid.p == NULL && r.triggerid.p == NULL &&
 		    r.checkpointid.p == NULL);
-		FUZZ_CHECK(
-		    r.asset.len == 0 || segment_inside(&r.asset, path, len));
+		FUZZ_CHECK(r.asset.len == 0 ||
+		    (r.id == ROUTE_UI && segment_inside(&r.asset, path, len)));
 		FUZZ_CHECK(route_shape(&r, path, len));
 		break;
 	case ROUTE_TRIGGER:
