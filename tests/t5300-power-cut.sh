@@ -226,6 +226,14 @@ cut() {
 		    2>>"$T/runner.log"
 		RUNNER_PID=$LAST_PID
 		spawn poll
+		# The cut waits for the runner's first completion: on a loaded
+		# machine the runner may start seconds late, and a cut before
+		# any completion tests nothing of it.
+		_i=0
+		while [ ! -s "$T/seen" ] && [ $_i -lt 300 ]; do
+			sleep 0.05
+			_i=$((_i + 1))
+		done
 	fi
 	sleep "$LOAD_S"
 	freeze
