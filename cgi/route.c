@@ -36,6 +36,7 @@ static const struct {
 	    { "jobs", NULL, "checkpoints", NULL } },
 	{ ROUTE_DETAILS, "GET", "GET", 0, 5,
 	    { "jobs", NULL, "checkpoints", "details", NULL } },
+	{ ROUTE_TRIGGERS, "GET", "GET", 0, 3, { "jobs", NULL, "triggers" } },
 	{ ROUTE_JOBS, "GET", "GET", 0, 1, { "jobs" } },
 	{ ROUTE_OVERVIEW, "GET", "GET", 0, 2, { "jobs", "overview" } },
 	{ ROUTE_METRICS, "GET", "GET", 1, 1, { "metrics" } },

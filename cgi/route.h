@@ -17,7 +17,8 @@ enum route_id {
 	ROUTE_JOBS, /* /jobs */
 	ROUTE_OVERVIEW, /* /jobs/overview */
 	ROUTE_METRICS, /* /metrics, never under /v1 */
-	ROUTE_UI /* /ui/ and /ui/:asset, the page */
+	ROUTE_UI, /* /ui/ and /ui/:asset, the page */
+	ROUTE_TRIGGERS /* GET /jobs/:jobid/triggers, beyond Flink */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

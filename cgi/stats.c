@@ -516,6 +516,104 @@ stats_config(struct api *a, const struct route *rt, struct response *r)
 	r->status = HTTP_200;
 }
 
+/* A string or JSON null. */
+static int
+stats_opt_string(struct buf *b, const char *v)
+{
+	if (v == NULL)
+		return buf_adds(b, "null");
+	return buf_add_json_string(b, v, strlen(v));
+}
+
+/* A time in ms, or JSON null for 0 (not yet). */
+static int
+stats_opt_ms(struct buf *b, int64_t v)
+{
+	if (v == 0)
+		return buf_adds(b, "null");
+	return buf_printf(b, "%lld", (long long)v);
+}
+
+/* One entry of GET /jobs/:jobid/triggers. */
+static int
+stats_trigger(const struct trigger_row *t, void *arg)
+{
+	struct history *h = arg;
+	struct buf *b = h->b;
+
+	if ((h->n++ > 0 && buf_add(b, ",", 1) == -1) ||
+	    buf_printf(b, "{\"trigger_id\":\"%s\",\"status\":", t->trigger.s) ==
+		-1 ||
+	    stats_opt_string(b, t->status) == -1 ||
+	    buf_adds(b, ",\"requested_type\":") == -1 ||
+	    stats_opt_string(b, t->requested_type) == -1 ||
+	    buf_adds(b, ",\"checkpoint_id\":") == -1 ||
+	    stats_opt_ms(b, t->checkpoint_id) == -1 ||
+	    buf_printf(b, ",\"created_ms\":%lld,\"claimed_ms\":",
+		(long long)t->created_ms) == -1 ||
+	    stats_opt_ms(b, t->claimed_ms) == -1 ||
+	    buf_adds(b, ",\"completed_ms\":") == -1 ||
+	    stats_opt_ms(b, t->completed_ms) == -1 ||
+	    buf_adds(b, ",\"location\":") == -1 ||
+	    stats_opt_string(b, t->location) == -1 ||
+	    buf_adds(b, ",\"failure_class\":") == -1 ||
+	    stats_opt_string(b, t->failure_class) == -1 ||
+	    buf_adds(b, ",\"failure_trace\":") == -1 ||
+	    stats_opt_string(b, t->failure_trace) == -1 ||
+	    buf_add(b, "}", 1) == -1) {
+		h->err = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * GET /jobs/:jobid/triggers, beyond Flink (checkpoint-api(7)): what
+ * waits for the runner, which Flink's counts never show (they count
+ * claimed triggers only), and each failure's whole trace.
+ */
+static void
+stats_triggers(struct api *a, const struct route *rt, struct response *r)
+{
+	struct history h = { &r->body, 0, 0 };
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int64_t n = 0, oldest = 0;
+
+	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
+	    (s = api_store(a, r)) == NULL)
+		return;
+	/* One snapshot: the count agrees with the list. */
+	if ((rc = store_read_begin(s)) != STORE_OK) {
+		api_store_failed(a, rc, r);
+		return;
+	}
+	buf_reset(&r->body);
+	if ((rc = store_job_known(s, &job)) == STORE_OK &&
+	    (rc = store_trigger_waiting(s, &job, &n, &oldest)) == STORE_OK) {
+		if (buf_printf(&r->body,
+			"{\"in_progress\":%lld,"
+			"\"oldest_in_progress_ms\":",
+			(long long)n) == -1 ||
+		    stats_opt_ms(&r->body, n > 0 ? oldest : 0) == -1 ||
+		    buf_adds(&r->body, ",\"triggers\":[") == -1)
+			rc = STORE_ERROR;
+		else
+			rc = store_trigger_list(s, &job, STATS_TRIGGERS,
+			    stats_trigger, &h);
+		if (rc == STORE_OK && (h.err || buf_adds(&r->body, "]}") == -1))
+			rc = STORE_ERROR;
+	}
+	store_rollback(s);
+	if (rc == STORE_OK)
+		r->status = HTTP_200;
+	else if (rc == STORE_NOTFOUND)
+		http_error(r, ERR_NO_JOB, job.s);
+	else
+		api_store_failed(a, rc, r);
+}
+
 /* GET /jobs or /jobs/overview: every registered job, by id. */
 struct jobs {
 	struct buf *b;
@@ -604,6 +702,9 @@ stats_handle(struct api *a, const struct route *rt, struct response *r,
 		break;
 	case ROUTE_CONFIG:
 		stats_config(a, rt, r);
+		break;
+	case ROUTE_TRIGGERS:
+		stats_triggers(a, rt, r);
 		break;
 	case ROUTE_JOBS:
 	case ROUTE_OVERVIEW:

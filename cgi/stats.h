@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "route.h"
 
+#define STATS_TRIGGERS 100 /* GET /jobs/:jobid/triggers: the newest */
 #define STATS_WINDOW 10000 /* Flink's quantile window (HISTOGRAM_WINDOW_SIZE) */
 
 void stats_handle(struct api *, const struct route *, struct response *,

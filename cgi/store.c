@@ -47,6 +47,7 @@ enum stmt {
 	STMT_CKPT_DURATIONS,
 	STMT_TRIGGER_LIST,
 	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_WAITING,
 	STMT_PURGE,
 	STMT_PENDING,
 	STMT_PENDING_BOUND,
@@ -154,13 +155,22 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_TRIGGER_LIST] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
 	    " FROM triggers ORDER BY id DESC LIMIT ?2",
 	[STMT_TRIGGER_LIST_JOB] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
 	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
+	/*
+	 * A job's waiting triggers, queued or running, and the oldest's
+	 * arrival: a walk of the queue's own index, however long the
+	 * job's history.
+	 */
+	[STMT_TRIGGER_WAITING] =
+	    "SELECT count(*), min(created_ms) FROM triggers"
+	    " INDEXED BY triggers_pending"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
 	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
 		       " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
 	/*
@@ -1113,6 +1123,7 @@ store_trigger_list(struct store *s, const struct id *job, int64_t limit,
 		t.remote_addr = column_text(st, 11);
 		t.created_ms = sqlite3_column_int64(st, 12);
 		t.completed_ms = sqlite3_column_int64(st, 13);
+		t.claimed_ms = sqlite3_column_int64(st, 14);
 		if (cb(&t, arg) != 0) {
 			rc = SQLITE_DONE;
 			break;
@@ -1120,6 +1131,27 @@ store_trigger_list(struct store *s, const struct id *job, int64_t limit,
 	}
 	stmt_done(st);
 	return store_rc_from(s, rc, "list triggers");
+}
+
+enum store_rc
+store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
+    int64_t *oldest_ms)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	*oldest_ms = 0;
+	if ((st = stmt_get(s, STMT_TRIGGER_WAITING)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*n = sqlite3_column_int64(st, 0);
+		*oldest_ms = sqlite3_column_int64(st, 1);
+		rc = SQLITE_DONE;
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "count waiting triggers");
 }
 
 enum store_rc

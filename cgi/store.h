@@ -173,12 +173,16 @@ struct trigger_row {
 	const char *remote_addr;
 	int64_t created_ms;
 	int64_t completed_ms; /* 0: not completed */
+	int64_t claimed_ms; /* 0: not claimed */
 };
 
 typedef int (*store_trigger_cb)(const struct trigger_row *, void *);
 
 enum store_rc store_trigger_list(struct store *, const struct id *job,
     int64_t limit, store_trigger_cb, void *);
+/* The job's IN_PROGRESS triggers and the oldest's created_ms (0: none). */
+enum store_rc store_trigger_waiting(struct store *, const struct id *job,
+    int64_t *n, int64_t *oldest_ms);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
 

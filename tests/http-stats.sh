@@ -167,6 +167,43 @@ check "a longer details path is unknown" 404 \
 http GET /jobs/Overview
 check "job paths are case-sensitive" 404 '{"errors":["Not found: /jobs/Overview"]}'
 
+# === GET /jobs/:jobid/triggers (beyond Flink) ===============================
+# The fixture's triggers newest first, and one more queued that no runner
+# claimed: two wait (queued and running), the oldest since trigger 4.
+sql "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$JS', '${JS%????}0006', 'INCREMENTAL', 1700000140000);"
+T6='{"trigger_id":"'${JS%????}0006'","status":"IN_PROGRESS","requested_type":"INCREMENTAL","checkpoint_id":null,"created_ms":1700000140000,"claimed_ms":null,"completed_ms":null,"location":null,"failure_class":null,"failure_trace":null}'
+T5='{"trigger_id":"'${JS%????}0005'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":null,"created_ms":1700000130000,"claimed_ms":null,"completed_ms":1700000130001,"location":null,"failure_class":"java.util.concurrent.CompletionException","failure_trace":"java.util.concurrent.CompletionException: x"}'
+T4='{"trigger_id":"'${JS%????}0004'","status":"IN_PROGRESS","requested_type":"FULL","checkpoint_id":4,"created_ms":1700000119000,"claimed_ms":1700000120000,"completed_ms":null,"location":null,"failure_class":null,"failure_trace":null}'
+T3='{"trigger_id":"'${JS%????}0003'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":3,"created_ms":1700000099000,"claimed_ms":null,"completed_ms":1700000099035,"location":null,"failure_class":null,"failure_trace":null}'
+T2='{"trigger_id":"'${JS%????}0002'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":2,"created_ms":1700000059000,"claimed_ms":1700000060000,"completed_ms":1700000060080,"location":"file:/ckpt/'$JS'/chk-2","failure_class":null,"failure_trace":null}'
+T1='{"trigger_id":"'${JS%????}0001'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":1,"created_ms":1699999999000,"claimed_ms":1700000000000,"completed_ms":1700000600001,"location":null,"failure_class":"'$CKX'","failure_trace":"'$CKX': Checkpoint expired before completing.\n\tat checkpoint action (killed after its timeout of 600 s)\n"}'
+TRIGGERS='{"in_progress":2,"oldest_in_progress_ms":1700000119000,"triggers":['$T6,$T5,$T4,$T3,$T2,$T1']}'
+http GET /jobs/$JS/triggers
+check "triggers: waiting count, oldest, newest first, traces" 200 "$TRIGGERS"
+http GET "/v1/jobs/$(echo $JS | tr a-f A-F)/triggers/?x=1"
+check "triggers under /v1, uppercase jobid, trailing slash, query" 200 \
+    "$TRIGGERS"
+http GET /jobs/$JN/triggers
+check "triggers of a job that has none" 200 \
+    '{"in_progress":0,"oldest_in_progress_ms":null,"triggers":[]}'
+http GET /jobs/$JB/triggers
+check "triggers of an unknown job: the statistics' 404" 404 "$(no_job $JB)"
+http GET /jobs/xyz/triggers
+check "triggers, bad jobid: 400" 400 "$(bad_param jobid xyz)"
+method "POST on the triggers path" POST /jobs/$JS/triggers GET
+# More than the bound: only the newest STATS_TRIGGERS (100), all counted.
+sql "WITH RECURSIVE n(i) AS (SELECT 7 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 106) INSERT INTO triggers (job_id, trigger_id, requested_type,
+    created_ms) SELECT '$JS', printf('%s%04d', '${JS%????}', i), 'FULL',
+    1700000140000 + i FROM n;"
+http GET /jobs/$JS/triggers
+_n=$(printf '%s' "$BODY" | grep -o '"trigger_id"' | wc -l)
+ok "$([ "$_n" -eq 100 ] && echo 0 || echo 1)" \
+    "triggers: at most the newest 100 listed (got $_n)"
+check_like "triggers: all 102 waiting counted, the oldest still trigger 4" \
+    200 '^\{"in_progress":102,"oldest_in_progress_ms":1700000119000,"triggers":\[\{"trigger_id":"'${JS%????}'0106",'
+
 # === CHECKPOINT_HISTORY =========================================================
 export CHECKPOINT_HISTORY=2
 phase history

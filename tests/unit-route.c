@@ -56,6 +56,16 @@ static const struct route_case {
 	{ __LINE__, "POST", "/jobs/a%2Fb/checkpoints", ROUTE_TRIGGER, 1,
 	    "GET, POST", "a%2Fb", "" },
 
+	/* The job's triggers, beyond Flink: GET only. */
+	{ __LINE__, "GET", "/jobs/" J "/triggers", ROUTE_TRIGGERS, 1, "GET", J,
+	    "" },
+	{ __LINE__, "GET", "/v1/jobs/" J "/triggers/", ROUTE_TRIGGERS, 1, "GET",
+	    J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/triggers", ROUTE_TRIGGERS, 0, "GET", J,
+	    "" },
+	{ __LINE__, "GET", "/jobs/" J "/Triggers", ROUTE_NONE, 0, NULL, "",
+	    "" },
+
 	/* The status route. */
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 1, "GET",
 	    J, T },

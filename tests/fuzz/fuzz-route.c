@@ -60,6 +60,10 @@ route_shape(const struct route *r, const char *path, size_t len)
 			snprintf(want, n, "%sjobs/%.*s/checkpoints/config",
 			    prefixes[i], (int)r->jobid.len, r->jobid.p);
 			break;
+		case ROUTE_TRIGGERS:
+			snprintf(want, n, "%sjobs/%.*s/triggers", prefixes[i],
+			    (int)r->jobid.len, r->jobid.p);
+			break;
 		case ROUTE_STATUS:
 			snprintf(want, n, "%sjobs/%.*s/checkpoints/%.*s",
 			    prefixes[i], (int)r->jobid.len, r->jobid.p,
@@ -162,6 +166,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case ROUTE_DETAILS:
 	case ROUTE_JOBS:
 	case ROUTE_OVERVIEW:
+	case ROUTE_TRIGGERS:
 		/* The trigger's path also takes GET: the statistics. */
 		shared = r.id == ROUTE_TRIGGER || r.id == ROUTE_STATS;
 		FUZZ_CHECK(r.allow != NULL);
