@@ -183,6 +183,12 @@ answer_is "details, failed" 200 GET /jobs/$JF/checkpoints/details/$CK_F
 answer_is "details, running" 200 GET /v1/jobs/$JS/checkpoints/details/$CK_S/
 answer_is "config" 200 GET /jobs/$J/checkpoints/config
 answer_is "config under /v1" 200 GET /v1/jobs/$JS/checkpoints/config/
+answer_is "triggers, one running" 200 GET /jobs/$JS/triggers
+like "$BODY" '^\{"in_progress":1,"oldest_in_progress_ms":[0-9]+,' \
+    "triggers, one running: waiting counted"
+answer_is "triggers, one failed, under /v1" 200 GET /v1/jobs/$JF/triggers/
+like "$BODY" '"failure_class":"org.apache.flink.runtime.checkpoint.CheckpointException","failure_trace":"' \
+    "triggers, one failed: its class and trace"
 touch "$T/go"
 wait_until 100 "gone $SLOW_RUNNER"
 ok $? "the slow checkpoint's runner ended its pass"
@@ -230,6 +236,8 @@ answer_is "details, a bad checkpointid" 400 GET /jobs/$J/checkpoints/details/abc
 answer_is "details, a bad jobid" 400 GET /jobs/xyz/checkpoints/details/1
 answer_is "config, an unknown job" 404 GET /jobs/$JX/checkpoints/config
 answer_is "config, a bad jobid" 400 GET /jobs/xyz/checkpoints/config
+answer_is "triggers, an unknown job" 404 GET /jobs/$JX/triggers
+answer_is "triggers, a bad jobid" 400 GET /jobs/xyz/triggers
 
 # --- errors -------------------------------------------------------------------------
 
@@ -251,6 +259,7 @@ not_allowed "job list, POST" POST /jobs
 not_allowed "job overview, DELETE" DELETE /jobs/overview
 not_allowed "config, POST" POST /jobs/$J/checkpoints/config
 not_allowed "details, PUT" PUT /jobs/$J/checkpoints/details/1
+not_allowed "triggers, POST" POST /jobs/$J/triggers
 not_allowed "metrics, POST" POST /metrics
 not_allowed "console, POST" POST /ui/
 not_allowed "console file, DELETE" DELETE /ui/app.js
@@ -292,6 +301,7 @@ answer_is "job overview, the database cannot be opened" 503 GET /jobs/overview
 answer_is "statistics, the database cannot be opened" 503 GET /jobs/$J/checkpoints
 answer_is "details, the database cannot be opened" 503 GET /jobs/$J/checkpoints/details/1
 answer_is "config, the database cannot be opened" 503 GET /jobs/$J/checkpoints/config
+answer_is "triggers, the database cannot be opened" 503 GET /jobs/$J/triggers
 answer_is "metrics, the database cannot be opened" 503 GET /metrics
 DB=$DB_KEPT
 export CHECKPOINT_DB=$DB
