@@ -7,7 +7,10 @@
 # accepted).  Then in Debian's Chromium driven by playwright-core
 # (tests/browser/ui.mjs, whose checks are numbered here): the jobs listed,
 # a trigger by the button followed to its checkpoint id, a failing job's
-# failure and stack trace, the history's table and chart, 503 and an
+# failure and stack trace, a failed checkpoint's stack trace from the last
+# failure and the history (GET /jobs/:jobid/triggers), triggers queued
+# while no runner runs (the waiting count, the oldest's age, said
+# plainly), the history's table and chart, 503 and an
 # unreachable service said plainly, phone width, a cross-site form POST
 # refused, the /api prefix.  Without Chromium or tests/browser/node_modules
 # (scripts/test installs both) those checks are skipped, each saying so.
@@ -21,7 +24,7 @@ for c in lighttpd sqlite3 curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
-BROWSER_CHECKS=18 # tests/browser/ui.mjs's CHECKS
+BROWSER_CHECKS=20 # tests/browser/ui.mjs's CHECKS
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 NODE_DIR=$top_srcdir/tests/browser
 OUT=$top_builddir/test-results
@@ -31,6 +34,7 @@ OK_JOB=0000000000000000000000000000a001
 FAIL_JOB=0000000000000000000000000000a002
 BIG_JOB=0000000000000000000000000000a003
 SLOW_JOB=0000000000000000000000000000a004
+QUEUE_JOB=0000000000000000000000000000a005 # its triggers wait: no runner
 NBULK=500
 "$CTL" init >/dev/null || bail "checkpointctl init"
 "$CTL" job add $OK_JOB --name orders --type FULL \
@@ -41,6 +45,7 @@ NBULK=500
 "$CTL" job add $BIG_JOB --name history --type FULL || bail "job add"
 "$CTL" job add $SLOW_JOB --name slow --type FULL \
     --command 'sleep 8; echo file:/ckpt/slow' || bail "job add"
+"$CTL" job add $QUEUE_JOB --name queued --type FULL || bail "job add"
 # Many jobs, and a long history (a failure every hundredth), to show that
 # the page stays usable.  The history is claimed, then completed, as the
 # runner does it, so that the statistics count it.
@@ -72,9 +77,10 @@ sql "BEGIN;
         WHERE job_id = '$BIG_JOB';
     INSERT INTO checkpoint_counters VALUES ('$BIG_JOB', 10000);
     COMMIT;" || bail "bulk rows"
-JOBS=$((NBULK + 4))
+JOBS=$((NBULK + 5))
 
 spawn "$RUNNER" --watch 2>"$T/runner.log"
+RUNNER_PID=$LAST_PID # the browser's last check stops it
 
 # Two servers at once, at the root and under /api, each with its app;
 # and a third whose database is not one, for the page's 503 (the browser
@@ -208,7 +214,7 @@ else
 	UI_BASE=$ROOT UI_PREFIX_BASE=$PREFIXED UI_OUT=$T \
 	    UI_JUNK_BASE=$JUNK_BASE UI_JUNK_DIR=$JUNK \
 	    UI_OK_JOB=$OK_JOB UI_FAIL_JOB=$FAIL_JOB UI_BIG_JOB=$BIG_JOB \
-	    UI_SLOW_JOB=$SLOW_JOB \
+	    UI_SLOW_JOB=$SLOW_JOB UI_QUEUE_JOB=$QUEUE_JOB UI_RUNNER_PID=$RUNNER_PID \
 	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM \
 	    timeout 300 node "$NODE_DIR/ui.mjs" > "$T/browser.tap" 2>&1
 	rc=$?
@@ -220,6 +226,7 @@ else
 		esac
 	done < "$T/browser.tap"
 	is "$rc" 0 "the browser script ran to its end"
+	stop_pid $RUNNER_PID
 	id=$(cat "$T/checkpoint-id" 2>/dev/null)
 	is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$OK_JOB'
 	    AND checkpoint_id = '${id:-0}' AND requested_type = 'CONFIGURED'
@@ -229,6 +236,9 @@ else
 	# page's two triggers.
 	is "$(triggers)" $((browser_before + 2)) \
 	    "the cross-site form POST recorded nothing"
+	is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$QUEUE_JOB'
+	    AND status = 'IN_PROGRESS' AND claimed_by IS NULL")" 2 \
+	    "the two triggers the page showed waiting were still queued"
 	cp "$T/ui.png" "$T/ui-phone.png" "$T/ui-history.png" "$OUT/" 2>/dev/null
 	ok $(test -s "$OUT/ui.png"; echo $?) "screenshot kept: test-results/ui.png"
 fi

@@ -14,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
 	jobs: [], // /jobs/overview, sorted
 	stats: new Map(), // jid -> { data } or { error }
+	waits: new Map(), // jid -> the service's own ../triggers: { data } or { error }
 	rows: new Map(), // jid -> the row's elements, kept between refreshes
 	triggers: new Map(), // jid -> the page's own trigger, followed
 	page: 0,
@@ -54,6 +55,8 @@ async function api(path, opts = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const jobUrl = (jid) => `../jobs/${encodeURIComponent(jid)}/checkpoints`;
+// Beyond Flink: the job's newest triggers and what waits for the runner.
+const triggersUrl = (jid) => `../jobs/${encodeURIComponent(jid)}/triggers`;
 
 function h(tag, { dataset, ...props } = {}, ...kids) {
 	const e = document.createElement(tag);
@@ -93,14 +96,33 @@ function visibleJobs() {
 	return { list, pages, shown: list.slice(state.page * PAGE_ROWS, (state.page + 1) * PAGE_ROWS) };
 }
 
-function inProgress(data) {
-	const running = data.history.filter((c) => c.status === 'IN_PROGRESS');
-	const n = data.counts.in_progress;
-	if (n === 0 && running.length === 0)
+// Flink's in_progress counts claimed triggers only: what waits for a
+// runner comes from the service's own ../triggers, and a queue that no
+// runner takes is said plainly (a dead runner is no quiet job).
+function inProgress(data, w) {
+	const running = data.counts.in_progress;
+	if (!w?.data) {
+		const why = w?.error ? [h('div', { className: 'muted', textContent: `queue unknown: ${w.error}` })] : [];
+		return [running ? `${running} running` : 'none', ...why];
+	}
+	const n = w.data.in_progress;
+	if (n === 0)
 		return ['none'];
-	const oldest = Math.min(...running.map((c) => c.trigger_timestamp));
-	return running.length ? [`${n}, oldest ${fmtDuration(Date.now() - oldest)}`] : [`${n}`];
+	const first = `${n} waiting, oldest ${fmtDuration(Date.now() - w.data.oldest_in_progress_ms)}`;
+	if (running === 0)
+		return [first, h('div', { className: 'bad', textContent: 'none running: no runner has claimed them' })];
+	return [first, h('div', { className: 'muted', textContent: `${running} running, ${n - running} queued` })];
 }
+
+// The stack trace of the failed checkpoint id, if among the job's newest
+// triggers.
+function traceOf(jid, id) {
+	const t = state.waits.get(jid)?.data?.triggers.find((x) => x.checkpoint_id === id && x.failure_trace);
+	return t ? t.failure_trace : null;
+}
+
+const traceEl = (trace) => (trace ?
+	h('details', {}, h('summary', { textContent: 'Stack trace' }), h('pre', { textContent: trace })) : null);
 
 function lastCompleted(c) {
 	if (!c)
@@ -110,11 +132,12 @@ function lastCompleted(c) {
 		h('div', { className: 'loc', textContent: c.external_path ?? 'no location' })];
 }
 
-function lastFailed(c) {
+function lastFailed(c, trace) {
 	if (!c)
 		return [h('span', { className: 'muted', textContent: 'none' })];
 	return [h('div', {}, h('b', { textContent: `#${c.id}` })), h('div', {}, timeEl(c.failure_timestamp)),
-		h('div', { className: 'bad', textContent: c.failure_message ?? 'no message' })];
+		h('div', { className: 'bad', textContent: c.failure_message ?? 'no message' }), traceEl(trace)]
+		.filter((k) => k !== null);
 }
 
 // The outcome of the page's own trigger, kept in its row.
@@ -124,9 +147,7 @@ function showTrigger(jid) {
 		return;
 	row.button.disabled = t.busy;
 	row.out.className = t.cls ?? '';
-	row.out.replaceChildren(t.text, t.trace ?
-		h('details', {}, h('summary', { textContent: 'Stack trace' }), h('pre', { textContent: t.trace })) :
-		'');
+	row.out.replaceChildren(t.text, traceEl(t.trace) ?? '');
 }
 
 // POSTs exactly as Flink's clients do, then follows the trigger as the
@@ -223,9 +244,10 @@ function renderList() {
 		} else if (s) {
 			const d = s.data;
 			setCell(cDone, JSON.stringify(d.latest.completed), () => lastCompleted(d.latest.completed));
-			setCell(cFail, JSON.stringify(d.latest.failed), () => lastFailed(d.latest.failed));
-			const p = inProgress(d);
-			setCell(cProg, p.join(), () => p);
+			const trace = d.latest.failed ? traceOf(job.jid, d.latest.failed.id) : null;
+			setCell(cFail, JSON.stringify(d.latest.failed) + (trace ? 't' : ''), () => lastFailed(d.latest.failed, trace));
+			const p = inProgress(d, state.waits.get(job.jid));
+			setCell(cProg, p.map((x) => (typeof x === 'string' ? x : x.textContent)).join('|'), () => p);
 		}
 		trs.push(row.tr);
 	}
@@ -239,10 +261,11 @@ function renderList() {
 		tbody.lastChild.remove();
 }
 
-function historyRow(c) {
+function historyRow(c, jid) {
 	const cls = c.status === 'COMPLETED' ? 'ok' : c.status === 'FAILED' ? 'bad' : '';
 	const what = c.status === 'FAILED' ?
-		[h('span', { className: 'bad', textContent: c.failure_message ?? 'no message' }), ' at ', timeEl(c.failure_timestamp)] :
+		[h('span', { className: 'bad', textContent: c.failure_message ?? 'no message' }), ' at ', timeEl(c.failure_timestamp),
+			traceEl(traceOf(jid, c.id))] :
 		[h('span', { className: 'loc', textContent: c.external_path ?? '' })];
 	const td = (label, ...kids) => h('td', { dataset: { label } }, ...kids);
 	return h('tr', {}, td('Id', `#${c.id}`), td('Status', h('span', { className: cls, textContent: c.status })),
@@ -275,13 +298,15 @@ function renderJob(jid) {
 		return;
 	}
 	const hist = s.data.history, c = s.data.counts;
-	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${c.in_progress} in progress, ${hist.length} in the history`;
-	const sig = `${hist.length}:${state.historyShown}:${JSON.stringify(hist.slice(0, 3))}:${JSON.stringify(hist.at(-1))}`;
+	const wait = inProgress(s.data, state.waits.get(jid)).map((x) => (typeof x === 'string' ? x : x.textContent)).join(': ');
+	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${hist.length} in the history; in progress: ${wait}`;
+	const traces = state.waits.get(jid)?.data?.triggers.filter((t) => t.failure_trace).map((t) => t.checkpoint_id).join() ?? '';
+	const sig = `${hist.length}:${state.historyShown}:${JSON.stringify(hist.slice(0, 3))}:${JSON.stringify(hist.at(-1))}:${traces}`;
 	if (sig === state.historySig)
 		return;
 	state.historySig = sig;
 	drawChart($('chart'), hist);
-	$('history').tBodies[0].replaceChildren(...hist.slice(0, state.historyShown).map(historyRow));
+	$('history').tBodies[0].replaceChildren(...hist.slice(0, state.historyShown).map((x) => historyRow(x, jid)));
 	$('more').hidden = hist.length <= state.historyShown;
 	if (hist.length > state.historyShown)
 		$('more').textContent = `Show ${Math.min(HISTORY_STEP, hist.length - state.historyShown)} more of ${hist.length}`;
@@ -306,11 +331,9 @@ async function refreshStats(jids) {
 	const one = async () => {
 		while (next < jids.length) {
 			const jid = jids[next++];
-			try {
-				state.stats.set(jid, { data: await api(jobUrl(jid)) });
-			} catch (e) {
-				state.stats.set(jid, { error: e.message });
-			}
+			const [st, tr] = await Promise.allSettled([api(jobUrl(jid)), api(triggersUrl(jid))]);
+			state.stats.set(jid, st.status === 'fulfilled' ? { data: st.value } : { error: st.reason.message });
+			state.waits.set(jid, tr.status === 'fulfilled' ? { data: tr.value } : { error: tr.reason.message });
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(FETCHES, jids.length) }, one));

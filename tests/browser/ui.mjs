@@ -4,9 +4,9 @@
 // (CHECKS, which the shell test knows too, to skip them all when Chromium
 // is missing).  Settings come from the environment (see the shell test).
 import { chromium } from 'playwright-core';
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-export const CHECKS = 18;
+export const CHECKS = 20;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -15,7 +15,8 @@ const env = (k) => {
 const BASE = env('UI_BASE'), PREFIXED = env('UI_PREFIX_BASE');
 const JUNK_BASE = env('UI_JUNK_BASE'), JUNK_DIR = env('UI_JUNK_DIR');
 const OK_JOB = env('UI_OK_JOB'), FAIL_JOB = env('UI_FAIL_JOB'), BIG_JOB = env('UI_BIG_JOB');
-const SLOW_JOB = env('UI_SLOW_JOB');
+const SLOW_JOB = env('UI_SLOW_JOB'), QUEUE_JOB = env('UI_QUEUE_JOB');
+const RUNNER_PID = Number(env('UI_RUNNER_PID'));
 const OUT = env('UI_OUT'), JOBS = Number(env('UI_JOBS'));
 
 let n = 0;
@@ -111,8 +112,26 @@ try {
 			return `POST: ${r.status}`;
 		await page.fill('#filter', 'slow');
 		const cell = row(SLOW_JOB).locator('td').nth(4);
-		await cell.filter({ hasText: /^1, oldest \d/ }).waitFor({ timeout: 8000 });
+		await cell.filter({ hasText: /^1 waiting, oldest \d.*1 running, 0 queued$/ }).waitFor({ timeout: 8000 });
 		await cell.filter({ hasText: /^none$/ }).waitFor({ timeout: 20000 });
+	});
+	await step('a failed checkpoint\'s stack trace opens from the last failure and from the history', async () => {
+		await page.fill('#filter', FAIL_JOB);
+		const cell = row(FAIL_JOB).locator('td').nth(3);
+		await cell.locator('summary', { hasText: 'Stack trace' }).waitFor({ timeout: 15000 });
+		const pre = cell.locator('pre');
+		const hidden = !(await pre.isVisible());
+		await cell.locator('summary').click();
+		const trace = await pre.textContent();
+		await page.waitForTimeout(5500); // a refresh keeps it open
+		const open = await pre.isVisible();
+		await row(FAIL_JOB).locator('a').click();
+		const hrow = page.locator('#history tbody tr').first();
+		await hrow.locator('summary', { hasText: 'Stack trace' }).click();
+		const htrace = await hrow.locator('pre').textContent();
+		await page.goBack();
+		return (hidden && open && trace.includes('disk quota exceeded') && trace.includes('\tat ') &&
+			htrace === trace) || `hidden ${hidden}, open ${open}, ${trace} / ${htrace}`;
 	});
 	// The named jobs (their ids share this prefix), both outcomes shown.
 	await page.fill('#filter', OK_JOB.slice(0, 31));
@@ -226,6 +245,37 @@ try {
 		const text = await r.locator('output').textContent();
 		await p4.close();
 		return text.includes(`Checkpoint ${Number(id) + 1} completed`) || text;
+	});
+	await step('triggers queued with no runner: the waiting count, the oldest\'s age, none running, said plainly', async () => {
+		// The runner is stopped (the last check: none follows that needs it).
+		// Ended once gone or a zombie (the shell test reaps it after).
+		process.kill(RUNNER_PID, 'SIGTERM');
+		const ended = () => {
+			try {
+				return readFileSync(`/proc/${RUNNER_PID}/stat`, 'utf8').replace(/^.*\) /s, '')[0] === 'Z';
+			} catch {
+				return true;
+			}
+		};
+		for (let i = 0; i < 100 && !ended(); i++)
+			await page.waitForTimeout(100);
+		if (!ended())
+			return 'the runner did not stop';
+		for (let i = 0; i < 2; i++) {
+			const r = await fetch(`${BASE}/jobs/${QUEUE_JOB}/checkpoints`, { method: 'POST',
+				headers: { 'Content-Type': 'application/json' }, body: '{"checkpointType":"FULL","triggerId":null}' });
+			if (r.status !== 202)
+				return `POST: ${r.status}`;
+		}
+		await page.goto(`${BASE}/ui/`);
+		await page.fill('#filter', 'queued');
+		const cell = row(QUEUE_JOB).locator('td').nth(4);
+		// The age grows: seconds after the POSTs, it shows them.
+		await cell.filter({ hasText: /^2 waiting, oldest ([3-9]\.\d\d|\d\d\.\d) s/ }).waitFor({ timeout: 15000 });
+		const text = await cell.textContent();
+		const bad = await cell.locator('.bad').textContent();
+		writeFileSync(`${OUT}/queued-shown`, text);
+		return (bad === 'none running: no runner has claimed them') || text;
 	});
 } finally {
 	await browser.close();
