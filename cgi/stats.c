@@ -600,7 +600,7 @@ stats_triggers(struct api *a, const struct route *rt, struct response *r)
 		    buf_adds(&r->body, ",\"triggers\":[") == -1)
 			rc = STORE_ERROR;
 		else
-			rc = store_trigger_list(s, &job, STATS_TRIGGERS,
+			rc = store_trigger_recent(s, &job, STATS_TRIGGERS,
 			    stats_trigger, &h);
 		if (rc == STORE_OK && (h.err || buf_adds(&r->body, "]}") == -1))
 			rc = STORE_ERROR;

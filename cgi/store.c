@@ -47,6 +47,7 @@ enum stmt {
 	STMT_CKPT_DURATIONS,
 	STMT_TRIGGER_LIST,
 	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_RECENT,
 	STMT_TRIGGER_WAITING,
 	STMT_PURGE,
 	STMT_PENDING,
@@ -162,6 +163,27 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
 	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
+	/*
+	 * What GET /jobs/:jobid/triggers lists: the job's waiting triggers
+	 * (the queue's index) and its newest checkpoints (the statistics'
+	 * index), newest first.  Each half is an index walk of at most the
+	 * queue or the limit, however many triggers the job has stored;
+	 * sorting every trigger of the job by id (STMT_TRIGGER_LIST_JOB)
+	 * took 0.76 s for a job of a million.  A failure without an id (the
+	 * job was not RUNNING) is not among them.
+	 */
+	[STMT_TRIGGER_RECENT] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers WHERE id IN"
+	    " (SELECT id FROM (SELECT id FROM triggers"
+	    " INDEXED BY triggers_checkpoint"
+	    " WHERE job_id = ?1 AND checkpoint_id IS NOT NULL"
+	    " ORDER BY checkpoint_id DESC LIMIT ?2)"
+	    " UNION SELECT id FROM triggers INDEXED BY triggers_pending"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1)"
+	    " ORDER BY id DESC LIMIT ?2",
 	/*
 	 * A job's waiting triggers, queued or running, and the oldest's
 	 * arrival: a walk of the queue's own index, however long the
@@ -1092,17 +1114,15 @@ store_ckpt_durations(struct store *s, const struct id *job, size_t max,
 	return store_rc_from(s, rc, "read durations");
 }
 
-enum store_rc
-store_trigger_list(struct store *s, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
+static enum store_rc
+store_trigger_rows(struct store *s, enum stmt which, const struct id *job,
+    int64_t limit, store_trigger_cb cb, void *arg)
 {
 	sqlite3_stmt *st;
 	struct trigger_row t;
 	int rc;
 
-	st = stmt_get(s,
-	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST);
-	if (st == NULL)
+	if ((st = stmt_get(s, which)) == NULL)
 		return STORE_ERROR;
 	if (job != NULL)
 		bind_text(st, 1, job->s);
@@ -1131,6 +1151,22 @@ store_trigger_list(struct store *s, const struct id *job, int64_t limit,
 	}
 	stmt_done(st);
 	return store_rc_from(s, rc, "list triggers");
+}
+
+enum store_rc
+store_trigger_list(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return store_trigger_rows(s,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
+	    cb, arg);
+}
+
+enum store_rc
+store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return store_trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
 }
 
 enum store_rc

@@ -180,6 +180,12 @@ typedef int (*store_trigger_cb)(const struct trigger_row *, void *);
 
 enum store_rc store_trigger_list(struct store *, const struct id *job,
     int64_t limit, store_trigger_cb, void *);
+/*
+ * The job's waiting triggers and its newest checkpoints, newest first, at
+ * most limit: a failure that took no checkpoint id is not among them.
+ */
+enum store_rc store_trigger_recent(struct store *, const struct id *job,
+    int64_t limit, store_trigger_cb, void *);
 /* The job's IN_PROGRESS triggers and the oldest's created_ms (0: none). */
 enum store_rc store_trigger_waiting(struct store *, const struct id *job,
     int64_t *n, int64_t *oldest_ms);
