@@ -184,15 +184,13 @@ api_read_body(struct api *a, const struct request *req, struct response *r)
 	return 0;
 }
 
-/* Validates a path id; on failure fills r with Flink's 400. */
-int
-api_path_id(const struct segment *seg, const char *name, struct id *out,
+/* Fills r with Flink's 400 for the path parameter name of value seg. */
+void
+api_path_param_error(const struct segment *seg, const char *name,
     struct response *r)
 {
 	struct buf raw = { 0 };
 
-	if (id_parse(seg->p, seg->len, out) == 0)
-		return 0;
 	/*
 	 * The value is echoed whole, as Flink does (the web server bounds a
 	 * path's length); JSON-escaped later.
@@ -202,6 +200,16 @@ api_path_id(const struct segment *seg, const char *name, struct id *out,
 	else
 		http_error(r, ERR_PATH_PARAM, name, buf_str(&raw));
 	buf_free(&raw);
+}
+
+/* Validates a path id; on failure fills r with Flink's 400. */
+int
+api_path_id(const struct segment *seg, const char *name, struct id *out,
+    struct response *r)
+{
+	if (id_parse(seg->p, seg->len, out) == 0)
+		return 0;
+	api_path_param_error(seg, name, r);
 	return -1;
 }
 

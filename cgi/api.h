@@ -3,8 +3,8 @@
  * know nothing of FastCGI, sockets or the environment; the mains fill in a
  * struct request and write out the struct response.
  */
-#ifndef HANDLER_H
-#define HANDLER_H
+#ifndef API_H
+#define API_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -71,5 +71,7 @@ struct store *api_store(struct api *, struct response *);
 void api_store_failed(struct api *, enum store_rc, struct response *);
 int api_path_id(const struct segment *, const char *name, struct id *,
     struct response *);
+void api_path_param_error(const struct segment *, const char *name,
+    struct response *);
 
-#endif /* HANDLER_H */
+#endif /* API_H */

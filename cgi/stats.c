@@ -421,7 +421,6 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 	struct id job;
 	enum store_rc rc;
 	int64_t id = 0;
-	struct buf raw = { 0 };
 	enum api_error err = ERR_INTERNAL;
 	char num[24];
 
@@ -430,13 +429,7 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 	if (rt->id == ROUTE_DETAILS &&
 	    stats_parse_long(rt->checkpointid.p, rt->checkpointid.len, &id) ==
 		-1) {
-		if (buf_add(&raw, rt->checkpointid.p, rt->checkpointid.len) ==
-		    -1)
-			http_error(r, ERR_INTERNAL);
-		else
-			http_error(r, ERR_PATH_PARAM, "checkpointid",
-			    buf_str(&raw));
-		buf_free(&raw);
+		api_path_param_error(&rt->checkpointid, "checkpointid", r);
 		return;
 	}
 	if ((s = api_store(a, r)) == NULL)
