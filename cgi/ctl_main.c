@@ -402,9 +402,9 @@ ctl_store_done(const struct ctl *c, enum store_rc rc, const char *what)
 	if (rc == STORE_BUSY)
 		ctl_err("database is locked; try again");
 	else if (c->store != NULL && *store_error(c->store) != '\0')
-		ctl_err("%s: %s", c->st.db_path, store_error(c->store));
+		ctl_err("%s: %s", c->st.db_shown, store_error(c->store));
 	else
-		ctl_err("%s: %s: %s", c->st.db_path, what, store_rc_name(rc));
+		ctl_err("%s: %s: %s", c->st.db_shown, what, store_rc_name(rc));
 	return CTL_EXIT_FAIL;
 }
 
@@ -534,8 +534,8 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
 {
 	if (ctl_open(c) == NULL)
 		return CTL_EXIT_FAIL;
-	printf("%s: schema version %d\n", c->st.db_path,
-	    store_schema_version());
+	printf("%s: schema version %d\n", c->st.db_shown,
+	    store_schema_version(c->store));
 	return 0;
 }
 

@@ -73,7 +73,8 @@ wal_housekeeping(struct store *s, const char *db)
 	struct stat sb;
 	int busy;
 
-	if (snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) ||
+	if (store_is_uri(db) ||
+	    snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) ||
 	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
 		return;
 	if (store_wal_checkpoint(s, &busy) == STORE_OK && !busy)
@@ -104,11 +105,12 @@ watch_open(const char *db)
 }
 
 /*
- * Sleeps until the directory changes, a signal, or timeout_ms.  Returns 1
- * if something in the directory changed.  Without inotify it polls.
+ * Sleeps until the descriptor is readable, a signal, or timeout_ms.
+ * Returns 1 if it was (an inotify watch is drained; a store's descriptor
+ * is the store's to read).  Without either it polls.
  */
 static int
-watch_wait(int fd, int timeout_ms)
+watch_wait(int fd, int inotify, int timeout_ms)
 {
 	struct pollfd pfd;
 	char buf[4096];
@@ -120,10 +122,30 @@ watch_wait(int fd, int timeout_ms)
 	}
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, timeout_ms) > 0)
-		while (read(fd, buf, sizeof(buf)) > 0)
-			changed = 1;
+	if (poll(&pfd, 1, timeout_ms) > 0) {
+		changed = 1;
+		while (inotify && read(fd, buf, sizeof(buf)) > 0)
+			;
+	}
 	return changed;
+}
+
+/*
+ * What wakes the watch: the store's own descriptor (PostgreSQL's
+ * notifications), or else an inotify watch of the file's directory, whose
+ * descriptor is ours to close (*inotify).
+ */
+static int
+watch_fd(struct store *s, const char *db, int *inotify)
+{
+	int fd;
+
+	if ((fd = store_watch_fd(s)) != -1) {
+		*inotify = 0;
+		return fd;
+	}
+	*inotify = 1;
+	return watch_open(db);
 }
 
 /* The database file's identity, to notice it being replaced. */
@@ -265,13 +287,14 @@ run_once(struct store *s, const struct settings *st,
  * every few milliseconds for a short while before sleeping long.
  */
 static void
-watch_sleep(struct store *s, const char *db, int wfd, int64_t seen, ino_t inode)
+watch_sleep(struct store *s, const char *db, int wfd, int inotify,
+    int64_t seen, ino_t inode)
 {
 	int64_t version, last_pass;
 	int hot = 0;
 
 	for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
-		if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
+		if (watch_wait(wfd, inotify, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
 			hot = WATCH_HOT_STEPS;
 		else if (hot > 0)
 			hot--;
@@ -290,10 +313,10 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 	struct runner_stats stats;
 	int64_t seen;
 	ino_t inode;
-	int wfd;
+	int wfd, inotify;
 
-	log_info("watching %s", st->db_path);
-	wfd = watch_open(st->db_path);
+	log_info("watching %s", st->db_shown);
+	wfd = watch_fd(s, st->db_path, &inotify);
 	seen = 0;
 	inode = db_inode(st->db_path);
 	while (!quit) {
@@ -304,17 +327,18 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		if (db_inode(st->db_path) != inode ||
 		    store_data_version(s, &seen) != STORE_OK) {
 			log_warn("%s: changed or failing; opening it again",
-			    st->db_path);
+			    st->db_shown);
+			if (wfd != -1 && inotify)
+				close(wfd);
+			wfd = -1;
 			store_close(s);
 			s = NULL;
 			while (!quit && open_store(st, &s, 64 * 1024) == -1)
-				watch_wait(-1, 1000);
+				watch_wait(-1, 0, 1000);
 			if (s == NULL)
 				break;
 			inode = db_inode(st->db_path);
-			if (wfd != -1)
-				close(wfd);
-			wfd = watch_open(st->db_path);
+			wfd = watch_fd(s, st->db_path, &inotify);
 			continue;
 		}
 		memset(&stats, 0, sizeof(stats));
@@ -325,9 +349,9 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		    (stats.completed || stats.failed || stats.stale ||
 			stats.purged))
 			print_stats(&stats);
-		watch_sleep(s, st->db_path, wfd, seen, inode);
+		watch_sleep(s, st->db_path, wfd, inotify, seen, inode);
 	}
-	if (wfd != -1)
+	if (wfd != -1 && inotify)
 		close(wfd);
 	store_close(s);
 	log_info("stopped");

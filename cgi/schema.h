@@ -7,5 +7,7 @@
 #define SCHEMA_H
 
 extern const char *const schema_migrations[];
+/* The PostgreSQL store's series (schema/pg/), the same way. */
+extern const char *const schema_pg_migrations[];
 
 #endif /* SCHEMA_H */

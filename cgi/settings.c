@@ -159,6 +159,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		st->db_path = db_override;
 	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
 		st->db_path = v;
+	store_redact(st->db_path, st->db_shown, sizeof(st->db_shown));
 
 	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
 	    settings_parse_duration(v, &st->store_ms) == -1)

@@ -21,6 +21,7 @@
 
 struct settings {
 	const char *db_path; /* CHECKPOINT_DB */
+	char db_shown[512]; /* the same, as logs show it: no password */
 	int64_t store_ms; /* CHECKPOINT_STORE_DURATION; 0: forever */
 	size_t max_body; /* CHECKPOINT_MAX_BODY, bytes */
 	const char *cors_origin; /* CHECKPOINT_CORS_ORIGIN; NULL: no header */

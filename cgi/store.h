@@ -1,8 +1,10 @@
 /*
  * The store: the one seam between the service and its database.  Handlers,
  * runner and checkpointctl speak in these operations and never in SQL, so
- * that another backend (PostgreSQL) can stand behind the same header.  The
- * embedded default is one SQLite file in WAL mode (store.c).
+ * that either store stands behind the same header: one SQLite file in WAL
+ * mode, the embedded default (store_sqlite.c), or a PostgreSQL database
+ * shared by many hosts (store_pg.c), chosen by the value of CHECKPOINT_DB
+ * (store.c).
  *
  * Every operation leaves no statement active when it returns (an open read
  * would starve WAL checkpoints in a long-lived FastCGI process).  An
@@ -31,17 +33,22 @@ enum store_rc {
 };
 
 struct store_opts {
-	const char *path;
+	const char *path; /* a file, or a postgresql:// URI */
 	int sync_normal; /* synchronous=NORMAL instead of FULL */
 	int64_t busy_ms; /* total lock wait per statement */
 	int64_t cache_kib; /* page cache; 0: SQLite's default */
 };
 
 void store_init(void);
+/* Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI). */
+int store_is_uri(const char *db);
+/* db as it may be shown: a URI's password as "***". */
+void store_redact(const char *db, char *out, size_t len);
 enum store_rc store_open(const struct store_opts *, struct store **, char *err,
     size_t errlen);
 void store_close(struct store *);
-int store_schema_version(void);
+const char *store_kind(const struct store *); /* "sqlite", "postgresql" */
+int store_schema_version(const struct store *);
 const char *store_rc_name(enum store_rc);
 /*
  * The text of the last error logged on this connection ("what: why"), or
@@ -253,7 +260,13 @@ enum store_rc store_claim(struct store *, int64_t row, const char *owner,
     int64_t checkpoint_id, enum ckpt_type, int64_t now_ms, int64_t lease_ms);
 enum store_rc store_claimed(struct store *, store_stale_cb, void *);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
+/* Grows when another connection committed something a runner may want. */
 enum store_rc store_data_version(struct store *, int64_t *version);
+/*
+ * A descriptor that becomes readable when store_data_version may have
+ * grown (PostgreSQL's notifications), or -1: watch the database's file.
+ */
+int store_watch_fd(struct store *);
 int store_replaced(struct store *, int64_t max_age_ms);
 enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);

@@ -1,0 +1,1768 @@
+/*
+ * The SQLite store behind store.h: the embedded default, one file.
+ *
+ * One connection per process (or per thread), opened after any fork.  Every
+ * statement lives in the table below, is prepared once on first use and is
+ * referred to by name.  Transactions that may write are BEGIN IMMEDIATE or a
+ * single writing statement, so the lock is taken where the busy handler can
+ * wait for it; the handler waits in short steps and gives up after busy_ms,
+ * which the caller turns into a retryable 503 (checkpoint-api(7), "ERRORS").
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "clock.h"
+#include "log.h"
+#include "schema.h"
+#include "store_impl.h"
+#include "throwable.h"
+
+static const struct store_ops lite_ops;
+
+/* "ckpt": marks a database file as ours (PRAGMA application_id). */
+#define STORE_APPLICATION_ID 0x636b7074
+
+enum stmt {
+	STMT_BEGIN,
+	STMT_BEGIN_READ,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RECORD,
+	STMT_STATUS,
+	STMT_JOB_KNOWN,
+	STMT_JOB_ADD,
+	STMT_JOB_SET,
+	STMT_JOB_RM,
+	STMT_JOB_LIST,
+	STMT_JOB_OVERVIEW,
+	STMT_CKPT_COUNTS,
+	STMT_CKPT_LATEST,
+	STMT_CKPT_HISTORY,
+	STMT_CKPT_GET,
+	STMT_CKPT_DURATIONS,
+	STMT_TRIGGER_LIST,
+	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_RECENT,
+	STMT_TRIGGER_WAITING,
+	STMT_PURGE,
+	STMT_PENDING,
+	STMT_PENDING_BOUND,
+	STMT_FAIL_UNKNOWN,
+	STMT_COMPLETE_PLAIN,
+	STMT_COUNTERS_SYNC,
+	STMT_NEXT_ID,
+	STMT_COMPLETE,
+	STMT_CLAIM,
+	STMT_CLAIMED,
+	STMT_DATA_VERSION,
+	STMT_WAL_CHECKPOINT,
+	STMT_METRICS_SERVICE,
+	STMT_METRICS_JOBS,
+	STMT_RUNNER_PASS,
+	STMT__MAX
+};
+
+static const char *const stmt_sql[STMT__MAX] = {
+	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_BEGIN_READ] = "BEGIN",
+	[STMT_COMMIT] = "COMMIT",
+	[STMT_ROLLBACK] = "ROLLBACK",
+	/*
+	 * A new trigger, or a fresh start for one whose result has expired
+	 * (checkpoint-api(7), "RETENTION").  A live trigger is left
+	 * alone: the same (job, triggerId) starts nothing.
+	 */
+	[STMT_RECORD] =
+	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
+	    " created_ms, remote_user, remote_addr)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
+	    " requested_type = excluded.requested_type,"
+	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
+	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " created_ms = excluded.created_ms,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE status = 'COMPLETED' AND ?7 > 0 AND completed_ms <= ?4 - ?7",
+	[STMT_STATUS] =
+	    "SELECT response FROM trigger_status"
+	    " WHERE job_id = ?1 AND trigger_id = ?2"
+	    " AND (status = 'IN_PROGRESS' OR ?4 = 0 OR completed_ms > ?3 - ?4)",
+	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_ADD] =
+	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
+	    " timeout_s, created_ms, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+	[STMT_JOB_SET] =
+	    "UPDATE jobs SET"
+	    " name = CASE WHEN ?2 & 1 THEN ?3 ELSE name END,"
+	    " state = CASE WHEN ?2 & 2 THEN ?4 ELSE state END,"
+	    " checkpoint_type = CASE WHEN ?2 & 4 THEN ?5 ELSE checkpoint_type END,"
+	    " command = CASE WHEN ?2 & 8 THEN ?6 ELSE command END,"
+	    " timeout_s = CASE WHEN ?2 & 16 THEN ?7 ELSE timeout_s END,"
+	    " updated_ms = ?8"
+	    " WHERE job_id = ?1",
+	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_LIST] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	[STMT_JOB_OVERVIEW] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " ORDER BY job_id",
+	/*
+	 * The checkpoint statistics (schema/0004): counters kept per job,
+	 * and the running ones counted on triggers_claimed (one job's
+	 * actions never overlap: at most one).
+	 */
+	[STMT_CKPT_COUNTS] =
+	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
+	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " WHERE j.job_id = ?1",
+	[STMT_CKPT_LATEST] =
+	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
+	    " completed_ms, max(0, completed_ms - completed_trigger_ms),"
+	    " completed_location, NULL, NULL"
+	    " FROM checkpoint_stats WHERE job_id = ?1"
+	    " AND last_completed IS NOT NULL"
+	    " UNION ALL"
+	    " SELECT last_failed, 'FAILED', failed_trigger_ms, failed_ms,"
+	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
+	    " failed_trace FROM checkpoint_stats WHERE job_id = ?1"
+	    " AND last_failed IS NOT NULL",
+	[STMT_CKPT_HISTORY] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = ?1"
+	    " ORDER BY checkpoint_id DESC LIMIT ?2",
+	[STMT_CKPT_GET] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
+	    " LIMIT 1",
+	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
+				" WHERE job_id = ?1 AND status = 'COMPLETED'"
+				" ORDER BY checkpoint_id DESC LIMIT ?2",
+	[STMT_TRIGGER_LIST] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers ORDER BY id DESC LIMIT ?2",
+	[STMT_TRIGGER_LIST_JOB] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
+	/*
+	 * What GET /jobs/:jobid/triggers lists: the job's waiting triggers
+	 * (the queue's index) and its newest checkpoints (the statistics'
+	 * index), newest first.  Each half is an index walk of at most the
+	 * queue or the limit, however many triggers the job has stored;
+	 * sorting every trigger of the job by id (STMT_TRIGGER_LIST_JOB)
+	 * took 0.76 s for a job of a million.  A failure without an id (the
+	 * job was not RUNNING) is not among them.
+	 */
+	[STMT_TRIGGER_RECENT] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers WHERE id IN"
+	    " (SELECT id FROM (SELECT id FROM triggers"
+	    " INDEXED BY triggers_checkpoint"
+	    " WHERE job_id = ?1 AND checkpoint_id IS NOT NULL"
+	    " ORDER BY checkpoint_id DESC LIMIT ?2)"
+	    " UNION SELECT id FROM triggers INDEXED BY triggers_pending"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1)"
+	    " ORDER BY id DESC LIMIT ?2",
+	/*
+	 * A job's waiting triggers, queued or running, and the oldest's
+	 * arrival: a walk of the queue's own index, however long the
+	 * job's history.
+	 */
+	[STMT_TRIGGER_WAITING] =
+	    "SELECT count(*), min(created_ms) FROM triggers"
+	    " INDEXED BY triggers_pending"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
+	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
+		       " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
+	/*
+	 * The queue in arrival order, with the job's registration and
+	 * whether one of its triggers is already claimed (one job's commands
+	 * never run at once).
+	 */
+	[STMT_PENDING] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s,"
+	    " EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
+	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND t.id > ?1 AND t.id <= ?3 ORDER BY t.id LIMIT ?2",
+	/* The last row of the next round, and how many rows it holds. */
+	[STMT_PENDING_BOUND] =
+	    "SELECT max(id), count(*) FROM (SELECT id FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL AND id > ?1"
+	    " ORDER BY id LIMIT ?2)",
+	/*
+	 * Set-based completion of a round's easy triggers: those of jobs
+	 * that are not RUNNING (or not registered) fail; those of RUNNING
+	 * jobs without a command get the job's next ids in arrival order.
+	 * A failure's serialized-throwable is made by store_fn_throwable.
+	 */
+	[STMT_FAIL_UNKNOWN] =
+	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
+	    " failure_trace = printf(?4, job_id),"
+	    " failure_throwable = serialized_throwable(?3, printf(?4, job_id)),"
+	    " completed_ms = ?5"
+	    " WHERE id > ?1 AND id <= ?2 AND status = 'IN_PROGRESS'"
+	    " AND claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
+	    "  WHERE j.job_id = triggers.job_id AND j.state = 'RUNNING')",
+	[STMT_COMPLETE_PLAIN] =
+	    "WITH r AS (SELECT t.id AS id,"
+	    "  coalesce(c.last_id, 0) + row_number() OVER"
+	    "   (PARTITION BY t.job_id ORDER BY t.id) AS cid,"
+	    "  CASE t.requested_type WHEN 'CONFIGURED' THEN j.checkpoint_type"
+	    "   ELSE t.requested_type END AS typ"
+	    " FROM triggers t JOIN jobs j ON j.job_id = t.job_id"
+	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
+	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
+	    " WHERE t.id > ?1 AND t.id <= ?2 AND t.status = 'IN_PROGRESS'"
+	    "  AND t.claimed_by IS NULL)"
+	    " UPDATE triggers SET status = 'COMPLETED', checkpoint_id = r.cid,"
+	    " checkpoint_type = r.typ, completed_ms = ?3"
+	    " FROM r WHERE triggers.id = r.id",
+	/* Ids in the range never exceed the counters afterwards. */
+	[STMT_COUNTERS_SYNC] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id)"
+	    " SELECT job_id, max(checkpoint_id) FROM triggers"
+	    " WHERE id > ?1 AND id <= ?2 AND checkpoint_id IS NOT NULL"
+	    " GROUP BY job_id"
+	    " ON CONFLICT (job_id) DO UPDATE"
+	    " SET last_id = max(last_id, excluded.last_id)",
+	[STMT_NEXT_ID] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, 1)"
+	    " ON CONFLICT (job_id) DO UPDATE SET last_id = last_id + 1"
+	    " RETURNING last_id",
+	[STMT_COMPLETE] =
+	    "UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce(?2, checkpoint_id),"
+	    " checkpoint_type = coalesce(?3, checkpoint_type),"
+	    " location = ?4, failure_class = ?5, failure_trace = ?6,"
+	    " failure_throwable = serialized_throwable(?5, ?6),"
+	    " completed_ms = ?7"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	[STMT_CLAIM] =
+	    "UPDATE triggers SET claimed_by = ?2, claimed_ms = ?5,"
+	    " lease_ms = ?6, checkpoint_id = ?3, checkpoint_type = ?4"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_CLAIMED] =
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms,"
+	    " checkpoint_id, checkpoint_type FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    " ORDER BY id",
+	[STMT_DATA_VERSION] = "PRAGMA data_version",
+	[STMT_WAL_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
+	/*
+	 * The queue from the pending index, claims from the claimed index
+	 * (named: the planner took the pending one, whose scan grows with a
+	 * backlog), the counts that survive retention from checkpoint_stats
+	 * (0004), summed over a handful of rows (one per job ever run), and
+	 * service_metrics (0005).
+	 */
+	[STMT_METRICS_SERVICE] =
+	    "SELECT q.n, q.oldest, (SELECT count(*)"
+	    "  FROM triggers INDEXED BY triggers_claimed"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL),"
+	    " m.c, m.f - m.x, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
+	    " s.pass_duration_ms"
+	    " FROM service_metrics s,"
+	    " (SELECT count(*) AS n, min(created_ms) AS oldest FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) q,"
+	    " (SELECT total(completed) AS c, total(failed) AS f,"
+	    "  total(expired) AS x FROM checkpoint_stats) m"
+	    " WHERE s.id = 1",
+	/*
+	 * Flink's gauges from the very columns GET /jobs/:jobid/checkpoints
+	 * reads (STMT_CKPT_COUNTS, STMT_CKPT_LATEST), so the two never
+	 * disagree.
+	 */
+	[STMT_METRICS_JOBS] =
+	    "SELECT j.job_id, j.name, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
+	    " coalesce(s.last_completed, -1),"
+	    " coalesce(max(0, s.completed_ms - s.completed_trigger_ms), -1)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " ORDER BY j.job_id",
+	/*
+	 * A pass that advanced nothing is recorded only once the last record
+	 * is every_ms old: each record wakes every watching runner (a
+	 * commit), and records that woke each other would never stop.
+	 */
+	[STMT_RUNNER_PASS] =
+	    "UPDATE service_metrics SET pass_ms = ?1, pass_advanced = ?2,"
+	    " pass_duration_ms = ?3"
+	    " WHERE id = 1 AND (?2 > 0 OR pass_ms <= ?1 - ?4)",
+};
+
+struct lite {
+	struct store base; /* first: the handle store.c hands out */
+	sqlite3 *db;
+	sqlite3_stmt *stmt[STMT__MAX];
+	int64_t busy_ms;
+	struct timespec busy_start;
+	void (*on_commit)(void *, int); /* store_on_commit */
+	void *on_commit_arg;
+	char path[4096];
+	char error[512]; /* the last error, as logged: store_error */
+	int replaced; /* store_replaced said so, and logged it */
+	int64_t replaced_checked_ms; /* when store_replaced last looked */
+};
+
+/*
+ * Process-wide SQLite settings, before the first connection (and before
+ * any thread uses SQLite).  Memory statistics off, as SQLite recommends
+ * (SQLITE_DEFAULT_MEMSTATUS=0): with them, every allocation of every
+ * connection takes one process-wide mutex.  1,000 fewer instructions per
+ * GET under callgrind, and no contention between the threads' connections.
+ */
+void
+store_sqlite_init(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+static int
+lite_schema_version(void)
+{
+	int n = 0;
+
+	while (schema_migrations[n] != NULL)
+		n++;
+	return n;
+}
+
+/*
+ * SQLite's default handler sleeps up to 100 ms between tries, which with four
+ * writer processes gave POSTs a 99th percentile of 1 to 1.7 s, and one
+ * transaction still failed with SQLITE_BUSY after 5 s.  Here: sleeps of 0.25
+ * to 2 ms, with a little jitter so that waiters do not retry in step, until
+ * busy_ms have passed since this lock wait began.
+ */
+static int
+store_busy_handler(void *arg, int count)
+{
+	struct lite *s = arg;
+	struct timespec now, ts;
+	int64_t waited, step_us;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (count == 0)
+		s->busy_start = now;
+	waited = (now.tv_sec - s->busy_start.tv_sec) * 1000 +
+	    (now.tv_nsec - s->busy_start.tv_nsec) / 1000000;
+	if (waited >= s->busy_ms)
+		return 0;
+	step_us = 250 * (1 + (count < 7 ? count : 7));
+	step_us += now.tv_nsec % 250;
+	ts.tv_sec = 0;
+	ts.tv_nsec = step_us * 1000;
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+/*
+ * SQL serialized_throwable(class, trace): failureCause's
+ * "serialized-throwable" of a failure (throwable.c), NULL for a NULL
+ * class (no failure).  Registered on every connection, so that whatever
+ * stores a failure stores its stream in the same statement, and the
+ * migration that added the column could fill it in for the failures
+ * already there.
+ */
+static void
+store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct buf b = { 0 };
+	const char *class, *trace;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	class = (const char *)sqlite3_value_text(argv[0]);
+	trace = (const char *)sqlite3_value_text(argv[1]);
+	if (class == NULL ||
+	    throwable_base64(&b, class, (size_t)sqlite3_value_bytes(argv[0]),
+		trace != NULL ? trace : "",
+		trace != NULL ? (size_t)sqlite3_value_bytes(argv[1]) : 0) ==
+		-1) {
+		buf_free(&b);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	/* SQLite frees the text when it is done with it. */
+	sqlite3_result_text64(ctx, b.p, b.len, free, SQLITE_UTF8);
+}
+
+/* Logs an error of what s was doing, and keeps its text for store_error. */
+static void
+store_log_error(struct lite *s, const char *what)
+{
+	snprintf(s->error, sizeof(s->error), "%s: %s", what,
+	    sqlite3_errmsg(s->db));
+	log_error("%s: %s", s->path, s->error);
+}
+
+static const char *
+lite_error(const struct store *base)
+{
+	const struct lite *s = (const struct lite *)base;
+	return s->error;
+}
+
+/* Maps an SQLite result code to the caller's view of it. */
+static enum store_rc
+store_rc_from(struct lite *s, int rc, const char *what)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return STORE_OK;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		log_warn("%s: %s: %s", s->path, what, sqlite3_errstr(rc));
+		return STORE_BUSY;
+	case SQLITE_CONSTRAINT:
+		/* Only a duplicate key means "already there"; a CHECK is a bug. */
+		switch (sqlite3_extended_errcode(s->db)) {
+		case SQLITE_CONSTRAINT_UNIQUE:
+		case SQLITE_CONSTRAINT_PRIMARYKEY:
+			return STORE_EXISTS;
+		default:
+			store_log_error(s, what);
+			return STORE_ERROR;
+		}
+	case SQLITE_CANTOPEN:
+	case SQLITE_NOTADB:
+	case SQLITE_IOERR:
+	case SQLITE_CORRUPT:
+	case SQLITE_READONLY:
+	case SQLITE_FULL:
+	case SQLITE_PERM:
+		store_log_error(s, what);
+		return STORE_UNAVAILABLE;
+	default:
+		store_log_error(s, what);
+		return STORE_ERROR;
+	}
+}
+
+/* The prepared statement for id, reset and unbound, or NULL (logged). */
+static sqlite3_stmt *
+stmt_get(struct lite *s, enum stmt id)
+{
+	int rc;
+
+	if (s->stmt[id] != NULL)
+		return s->stmt[id];
+	rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
+	    SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
+	if (rc != SQLITE_OK) {
+		log_error("%s: prepare \"%.40s...\": %s", s->path, stmt_sql[id],
+		    sqlite3_errmsg(s->db));
+		s->stmt[id] = NULL;
+	}
+	return s->stmt[id];
+}
+
+/* Ends a statement's use: no read stays open past an operation. */
+static void
+stmt_done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+static void
+bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static const char *
+column_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static void
+column_id(sqlite3_stmt *st, int i, struct id *out)
+{
+	if (id_parse_str(column_text(st, i), out) == -1)
+		memset(out, 0, sizeof(*out));
+}
+
+/* Runs a statement that returns no rows to its end. */
+static enum store_rc
+stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
+{
+	int rc;
+
+	rc = sqlite3_step(st);
+	stmt_done(st);
+	return store_rc_from(s, rc, what);
+}
+
+static enum store_rc
+store_exec(struct lite *s, const char *sql, const char *what)
+{
+	int rc;
+
+	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return store_rc_from(s, rc, what);
+}
+
+static enum store_rc
+store_pragma_int(struct lite *s, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = 0;
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return store_rc_from(s, rc, sql);
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return store_rc_from(s, rc, sql);
+}
+
+/*
+ * Refuses, before anything is written, a database made by a newer version
+ * or one that is not ours: it must be left exactly as it was.
+ */
+static enum store_rc
+store_check_ours(struct lite *s, char *err, size_t errlen)
+{
+	enum store_rc rc;
+	int64_t version, appid, objects;
+	int target = lite_schema_version();
+
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+		 &objects)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (appid != STORE_APPLICATION_ID && (appid != 0 || objects != 0)) {
+		snprintf(err, errlen,
+		    "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)",
+		    s->path, (long long)appid, (long long)objects);
+		return STORE_UNAVAILABLE;
+	}
+	if (version > target) {
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api",
+		    s->path, (long long)version, target);
+		return STORE_NEWER;
+	}
+	return STORE_OK;
+}
+
+/*
+ * Brings the schema up to date in one transaction, recorded in
+ * PRAGMA user_version.  A database of a newer version, or a non-empty
+ * database that is not ours, is refused and left untouched.
+ */
+static enum store_rc
+store_migrate(struct lite *s, char *err, size_t errlen)
+{
+	enum store_rc rc;
+	int64_t version, appid, tables;
+	int target = lite_schema_version(), i;
+	char sql[128];
+
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (version > target) {
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api",
+		    s->path, (long long)version, target);
+		return STORE_NEWER;
+	}
+	if (version == target && appid == STORE_APPLICATION_ID)
+		return STORE_OK;
+
+	if ((rc = store_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
+		snprintf(err, errlen, "%s: cannot lock for migration: %s",
+		    s->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	/* Read again under the lock: another process may have migrated. */
+	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+		STORE_OK ||
+	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+		 &tables)) != STORE_OK)
+		goto fail;
+	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
+		snprintf(err, errlen,
+		    "%s: not a checkpoint-api database "
+		    "(application_id %lld, %lld schema objects)",
+		    s->path, (long long)appid, (long long)tables);
+		rc = STORE_UNAVAILABLE;
+		goto fail_msg;
+	}
+	if (version > target) {
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d",
+		    s->path, (long long)version, target);
+		rc = STORE_NEWER;
+		goto fail_msg;
+	}
+	for (i = (int)version; i < target; i++) {
+		if (sqlite3_exec(s->db, schema_migrations[i], NULL, NULL,
+			NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "%s: migration %d: %s", s->path,
+			    i + 1, sqlite3_errmsg(s->db));
+			rc = STORE_ERROR;
+			goto fail_msg;
+		}
+		log_info("%s: applied schema migration %d", s->path, i + 1);
+	}
+	snprintf(sql, sizeof(sql),
+	    "PRAGMA application_id = %d; "
+	    "PRAGMA user_version = %d",
+	    STORE_APPLICATION_ID, target);
+	if ((rc = store_exec(s, sql, "migrate")) != STORE_OK ||
+	    (rc = store_exec(s, "COMMIT", "migrate")) != STORE_OK)
+		goto fail;
+	return STORE_OK;
+fail:
+	snprintf(err, errlen, "%s: migration: %s", s->path,
+	    sqlite3_errmsg(s->db));
+fail_msg:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/*
+ * Opens (creating if need be) and migrates the database.  On failure *out
+ * is NULL and err says why, with the path: for logs, never for clients.
+ */
+enum store_rc
+store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
+    size_t errlen)
+{
+	struct lite *s;
+	enum store_rc rc;
+	int64_t mode;
+	char sql[128];
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	s->base.ops = &lite_ops;
+	snprintf(s->path, sizeof(s->path), "%s", o->path);
+	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
+	if (sqlite3_open_v2(o->path, &s->db,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX,
+		NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path,
+		    s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		rc = STORE_UNAVAILABLE;
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 0);
+	sqlite3_busy_handler(s->db, store_busy_handler, s);
+	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
+	 * lacks it, must read every one of them. */
+	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
+		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+		store_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = STORE_ERROR;
+		goto fail;
+	}
+	if ((rc = store_check_ours(s, err, errlen)) != STORE_OK)
+		goto fail;
+
+	/* journal_mode is persistent: set it only when it is not WAL yet. */
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		goto fail;
+	}
+	mode = sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_stricmp(column_text(st, 0), "wal") == 0;
+	if (sqlite3_finalize(st) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		goto fail;
+	}
+	if (!mode &&
+	    (rc = store_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
+		STORE_OK) {
+		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
+		    sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
+	    o->sync_normal ? "NORMAL" : "FULL");
+	if ((rc = store_exec(s, sql, "synchronous")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		goto fail;
+	}
+	if (o->cache_kib > 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
+		    (long long)o->cache_kib);
+		store_exec(s, sql, "cache_size");
+	}
+	if ((rc = store_migrate(s, err, errlen)) != STORE_OK)
+		goto fail;
+	*out = &s->base;
+	return STORE_OK;
+fail:
+	store_close(&s->base);
+	return rc;
+}
+
+static void
+lite_close(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(s->stmt[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static enum store_rc
+lite_record_trigger(struct store *base, const struct trigger_rec *t, int *created)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	*created = 0;
+	if ((st = stmt_get(s, STMT_RECORD)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, t->job.s);
+	bind_text(st, 2, t->trigger.s);
+	bind_text(st, 3, ckpt_type_name(t->type));
+	sqlite3_bind_int64(st, 4, t->now_ms);
+	bind_text(st, 5, t->remote_user);
+	bind_text(st, 6, t->remote_addr);
+	sqlite3_bind_int64(st, 7, t->store_ms);
+	rc = stmt_run(s, st, "record trigger");
+	if (rc == STORE_OK)
+		*created = sqlite3_changes(s->db) > 0;
+	return rc;
+}
+
+/*
+ * Records n triggers in one transaction: all are committed, or none is
+ * and the result says why.  created[i] tells which were new.
+ */
+static enum store_rc
+lite_record_triggers(struct store *base, const struct trigger_rec *const *t,
+    size_t n, int *created)
+{
+	struct lite *s = (struct lite *)base;
+	enum store_rc rc;
+	size_t i;
+
+	if (n == 1)
+		return store_record_trigger(&s->base, t[0], &created[0]);
+	if ((rc = store_begin(&s->base)) != STORE_OK)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = store_record_trigger(&s->base, t[i], &created[i])) !=
+		    STORE_OK) {
+			store_rollback(&s->base);
+			return rc;
+		}
+	return store_commit(&s->base);
+}
+
+/*
+ * The status answer, rendered by the trigger_status view so that the API
+ * and the operator's sqlite3 shell can never disagree.
+ */
+static enum store_rc
+lite_read_status(struct store *base, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+	enum store_rc ret;
+
+	if ((st = stmt_get(s, STMT_STATUS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	bind_text(st, 2, trigger->s);
+	sqlite3_bind_int64(st, 3, now_ms);
+	sqlite3_bind_int64(st, 4, store_ms);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		ret = buf_add(json, sqlite3_column_text(st, 0),
+			  (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
+		    STORE_OK :
+		    STORE_ERROR;
+	} else if (rc == SQLITE_DONE)
+		ret = STORE_NOTFOUND;
+	else
+		ret = store_rc_from(s, rc, "read status");
+	stmt_done(st);
+	return ret;
+}
+
+static enum store_rc
+lite_job_known(struct store *base, const struct id *job)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_JOB_KNOWN)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	stmt_done(st);
+	if (rc == SQLITE_DONE)
+		return STORE_NOTFOUND;
+	return store_rc_from(s, rc, "look up job");
+}
+
+static enum store_rc
+lite_job_add(struct store *base, const struct job *j, int64_t now_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+
+	if ((st = stmt_get(s, STMT_JOB_ADD)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, j->id.s);
+	bind_text(st, 2, j->name != NULL ? j->name : "");
+	bind_text(st, 3, job_state_name(j->state));
+	bind_text(st, 4, ckpt_type_name(j->type));
+	bind_text(st, 5, j->command);
+	sqlite3_bind_int64(st, 6, j->timeout_s);
+	sqlite3_bind_int64(st, 7, now_ms);
+	return stmt_run(s, st, "add job");
+}
+
+static enum store_rc
+lite_job_set(struct store *base, const struct job *j, int fields, int64_t now_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	if ((st = stmt_get(s, STMT_JOB_SET)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, j->id.s);
+	sqlite3_bind_int(st, 2, fields);
+	bind_text(st, 3, j->name != NULL ? j->name : "");
+	bind_text(st, 4, job_state_name(j->state));
+	bind_text(st, 5, ckpt_type_name(j->type));
+	bind_text(st, 6, j->command);
+	sqlite3_bind_int64(st, 7, j->timeout_s);
+	sqlite3_bind_int64(st, 8, now_ms);
+	if ((rc = stmt_run(s, st, "set job")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+static enum store_rc
+lite_job_rm(struct store *base, const struct id *job)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	if ((st = stmt_get(s, STMT_JOB_RM)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	if ((rc = stmt_run(s, st, "remove job")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Steps a statement of jobs (job_id, name, state first) to its end,
+ * calling cb with each: the listing's columns follow, or the overview's.
+ */
+static enum store_rc
+store_jobs(struct lite *s, enum stmt id, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct job j;
+	int rc;
+
+	if ((st = stmt_get(s, id)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&j, 0, sizeof(j));
+		column_id(st, 0, &j.id);
+		j.name = column_text(st, 1);
+		job_state_parse(column_text(st, 2), &j.state);
+		if (id == STMT_JOB_OVERVIEW) {
+			j.created_ms = sqlite3_column_int64(st, 3);
+			j.updated_ms = sqlite3_column_int64(st, 4);
+		} else {
+			ckpt_type_parse(column_text(st, 3), &j.type);
+			j.command = column_text(st, 4);
+			j.timeout_s = sqlite3_column_int64(st, 5);
+			j.last_checkpoint_id = sqlite3_column_int64(st, 6);
+			j.pending = sqlite3_column_int64(st, 7);
+		}
+		if (cb(&j, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "list jobs");
+}
+
+static enum store_rc
+lite_job_list(struct store *base, store_job_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	return store_jobs(s, STMT_JOB_LIST, cb, arg);
+}
+
+static enum store_rc
+lite_job_overview(struct store *base, store_job_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	return store_jobs(s, STMT_JOB_OVERVIEW, cb, arg);
+}
+
+static enum store_rc
+lite_ckpt_counts(struct store *base, const struct id *job, struct ckpt_counts *c)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if ((st = stmt_get(s, STMT_CKPT_COUNTS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		c->timeout_s = sqlite3_column_int64(st, 0);
+		c->completed = sqlite3_column_int64(st, 1);
+		c->failed = sqlite3_column_int64(st, 2);
+		c->duration_min = sqlite3_column_int64(st, 3);
+		c->duration_max = sqlite3_column_int64(st, 4);
+		c->duration_sum = sqlite3_column_int64(st, 5);
+		c->in_progress = sqlite3_column_int64(st, 6);
+	}
+	stmt_done(st);
+	if (rc == SQLITE_DONE)
+		return STORE_NOTFOUND;
+	return store_rc_from(s, rc, "checkpoint counts");
+}
+
+/*
+ * Steps st over rows of the checkpoints view, calling cb with each; *n
+ * is how many there were.
+ */
+static enum store_rc
+store_ckpt_rows(struct lite *s, sqlite3_stmt *st, store_ckpt_cb cb, void *arg,
+    int64_t *n)
+{
+	struct ckpt c;
+	const char *status;
+	int rc;
+
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&c, 0, sizeof(c));
+		c.id = sqlite3_column_int64(st, 0);
+		status = column_text(st, 1);
+		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
+		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
+							      CKPT_IN_PROGRESS;
+		c.trigger_ms = sqlite3_column_int64(st, 2);
+		c.end_ms = sqlite3_column_int64(st, 3);
+		c.duration_ms = sqlite3_column_int64(st, 4);
+		c.location = column_text(st, 5);
+		c.failure_class = column_text(st, 6);
+		c.failure_trace = column_text(st, 7);
+		(*n)++;
+		if (cb(&c, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read checkpoints");
+}
+
+static enum store_rc
+lite_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_LATEST)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	return store_ckpt_rows(s, st, cb, arg, &n);
+}
+
+static enum store_rc
+lite_ckpt_history(struct store *base, const struct id *job, int64_t limit,
+    store_ckpt_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_HISTORY)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, limit);
+	return store_ckpt_rows(s, st, cb, arg, &n);
+}
+
+static enum store_rc
+lite_ckpt_get(struct store *base, const struct id *job, int64_t id,
+    store_ckpt_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+	int64_t n;
+
+	if ((st = stmt_get(s, STMT_CKPT_GET)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, id);
+	rc = store_ckpt_rows(s, st, cb, arg, &n);
+	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
+}
+
+static enum store_rc
+lite_ckpt_durations(struct store *base, const struct id *job, size_t max,
+    int64_t *d, size_t *n)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_CKPT_DURATIONS)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		d[(*n)++] = sqlite3_column_int64(st, 0);
+	if (*n == max)
+		rc = SQLITE_DONE;
+	stmt_done(st);
+	return store_rc_from(s, rc, "read durations");
+}
+
+static enum store_rc
+store_trigger_rows(struct lite *s, enum stmt which, const struct id *job,
+    int64_t limit, store_trigger_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct trigger_row t;
+	int rc;
+
+	if ((st = stmt_get(s, which)) == NULL)
+		return STORE_ERROR;
+	if (job != NULL)
+		bind_text(st, 1, job->s);
+	sqlite3_bind_int64(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&t, 0, sizeof(t));
+		column_id(st, 0, &t.job);
+		column_id(st, 1, &t.trigger);
+		t.status = column_text(st, 2);
+		t.requested_type = column_text(st, 3);
+		t.type = column_text(st, 4);
+		t.checkpoint_id = sqlite3_column_int64(st, 5);
+		t.location = column_text(st, 6);
+		t.failure_class = column_text(st, 7);
+		t.failure_trace = column_text(st, 8);
+		t.claimed_by = column_text(st, 9);
+		t.remote_user = column_text(st, 10);
+		t.remote_addr = column_text(st, 11);
+		t.created_ms = sqlite3_column_int64(st, 12);
+		t.completed_ms = sqlite3_column_int64(st, 13);
+		t.claimed_ms = sqlite3_column_int64(st, 14);
+		if (cb(&t, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "list triggers");
+}
+
+static enum store_rc
+lite_trigger_list(struct store *base, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	return store_trigger_rows(s,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
+	    cb, arg);
+}
+
+static enum store_rc
+lite_trigger_recent(struct store *base, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	return store_trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
+}
+
+static enum store_rc
+lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
+    int64_t *oldest_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	*oldest_ms = 0;
+	if ((st = stmt_get(s, STMT_TRIGGER_WAITING)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*n = sqlite3_column_int64(st, 0);
+		*oldest_ms = sqlite3_column_int64(st, 1);
+		rc = SQLITE_DONE;
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "count waiting triggers");
+}
+
+static enum store_rc
+lite_purge(struct store *base, int64_t now_ms, int64_t store_ms, int64_t *purged)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	*purged = 0;
+	if ((st = stmt_get(s, STMT_PURGE)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, now_ms);
+	sqlite3_bind_int64(st, 2, store_ms);
+	if ((rc = stmt_run(s, st, "purge")) == STORE_OK)
+		*purged = sqlite3_changes(s->db);
+	return rc;
+}
+
+static enum store_rc
+store_simple(struct lite *s, enum stmt id, const char *what)
+{
+	sqlite3_stmt *st;
+
+	if ((st = stmt_get(s, id)) == NULL)
+		return STORE_ERROR;
+	return stmt_run(s, st, what);
+}
+
+static enum store_rc
+lite_begin(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	return store_simple(s, STMT_BEGIN, "begin");
+}
+
+static enum store_rc
+lite_read_begin(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	return store_simple(s, STMT_BEGIN_READ, "begin read");
+}
+
+static enum store_rc
+lite_commit(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	enum store_rc rc;
+
+	if ((rc = store_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
+		store_rollback(&s->base);
+	return rc;
+}
+
+static void
+lite_rollback(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	if (!sqlite3_get_autocommit(s->db))
+		store_simple(s, STMT_ROLLBACK, "rollback");
+}
+
+/*
+ * Up to max pending, unclaimed triggers in (after_row, upto_row], in
+ * arrival order.
+ * The caller holds a transaction (store_begin) and frees with
+ * store_pending_free.
+ */
+static enum store_rc
+lite_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
+    struct pending *p, size_t *n)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	const char *cmd;
+	int rc = SQLITE_DONE;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_PENDING)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after_row);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	sqlite3_bind_int64(st, 3, upto_row);
+	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct pending *e = &p[*n];
+		memset(e, 0, sizeof(*e));
+		e->row = sqlite3_column_int64(st, 0);
+		column_id(st, 1, &e->job);
+		column_id(st, 2, &e->trigger);
+		ckpt_type_parse(column_text(st, 3), &e->requested);
+		e->job_known = sqlite3_column_int(st, 4);
+		if (e->job_known) {
+			job_state_parse(column_text(st, 5), &e->job_state);
+			ckpt_type_parse(column_text(st, 6), &e->job_type);
+			if ((cmd = column_text(st, 7)) != NULL &&
+			    (e->command = strdup(cmd)) == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			e->timeout_s = sqlite3_column_int64(st, 8);
+		}
+		e->job_busy = sqlite3_column_int(st, 9);
+		(*n)++;
+	}
+	if (*n == max)
+		rc = SQLITE_DONE;
+	stmt_done(st);
+	if (rc != SQLITE_DONE) {
+		store_pending_free(p, *n);
+		*n = 0;
+		return store_rc_from(s, rc, "read pending triggers");
+	}
+	return STORE_OK;
+}
+
+/*
+ * The next round's range: *upto is the last of the next max pending
+ * unclaimed triggers after after_row, *count how many there are (0: none).
+ */
+static enum store_rc
+lite_pending_bound(struct store *base, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	*upto = after_row;
+	*count = 0;
+	if ((st = stmt_get(s, STMT_PENDING_BOUND)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after_row);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*upto = sqlite3_column_int64(st, 0);
+		*count = (size_t)sqlite3_column_int64(st, 1);
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "pending range");
+}
+
+/*
+ * In (after, upto]: fails every pending trigger of a job that is not
+ * registered or not RUNNING, with class and a trace made by SQL printf of
+ * trace_fmt with the job id; *n is how many.  The caller holds the
+ * transaction.
+ */
+static enum store_rc
+lite_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
+    const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_FAIL_UNKNOWN)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	bind_text(st, 3, class);
+	bind_text(st, 4, trace_fmt);
+	sqlite3_bind_int64(st, 5, now_ms);
+	if ((rc = stmt_run(s, st, "fail unknown jobs")) == STORE_OK)
+		*n = sqlite3_changes(s->db);
+	return rc;
+}
+
+/*
+ * In (after, upto]: completes every pending trigger of a RUNNING job
+ * without a command, handing out each job's next ids in arrival order and
+ * moving its counter past them; *n is how many.  The caller holds the
+ * transaction.
+ */
+static enum store_rc
+lite_complete_plain(struct store *base, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((st = stmt_get(s, STMT_COMPLETE_PLAIN)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	sqlite3_bind_int64(st, 3, now_ms);
+	if ((rc = stmt_run(s, st, "complete plain triggers")) != STORE_OK)
+		return rc;
+	*n = sqlite3_changes(s->db);
+	if (*n == 0)
+		return STORE_OK;
+	if ((st = stmt_get(s, STMT_COUNTERS_SYNC)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int64(st, 2, upto);
+	return stmt_run(s, st, "move counters");
+}
+
+/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
+static enum store_rc
+lite_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_NEXT_ID)) == NULL)
+		return STORE_ERROR;
+	bind_text(st, 1, job->s);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "next checkpoint id");
+}
+
+/*
+ * Completes a pending trigger.  owner is the claim it must carry (NULL: an
+ * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
+ * any more (another runner resolved it); nothing changed.
+ */
+static enum store_rc
+lite_complete(struct store *base, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	if ((st = stmt_get(s, STMT_COMPLETE)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, row);
+	if (o->checkpoint_id > 0) {
+		sqlite3_bind_int64(st, 2, o->checkpoint_id);
+		bind_text(st, 3, ckpt_type_name(o->type));
+	}
+	bind_text(st, 4, o->failure_class == NULL ? o->location : NULL);
+	bind_text(st, 5, o->failure_class);
+	bind_text(st, 6,
+	    o->failure_class != NULL ?
+		(o->failure_trace != NULL ? o->failure_trace : "") :
+		NULL);
+	sqlite3_bind_int64(st, 7, now_ms);
+	bind_text(st, 8, owner);
+	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+static enum store_rc
+lite_claim(struct store *base, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
+    int64_t lease_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	if ((st = stmt_get(s, STMT_CLAIM)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, row);
+	bind_text(st, 2, owner);
+	sqlite3_bind_int64(st, 3, checkpoint_id);
+	bind_text(st, 4, ckpt_type_name(type));
+	sqlite3_bind_int64(st, 5, now_ms);
+	sqlite3_bind_int64(st, 6, lease_ms);
+	if ((rc = stmt_run(s, st, "claim trigger")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* Every claimed, still pending trigger, for the caller to judge. */
+static enum store_rc
+lite_claimed(struct store *base, store_stale_cb cb, void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	struct stale c;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&c, 0, sizeof(c));
+		c.row = sqlite3_column_int64(st, 0);
+		column_id(st, 1, &c.job);
+		column_id(st, 2, &c.trigger);
+		snprintf(c.owner, sizeof(c.owner), "%s", column_text(st, 3));
+		c.lease_ms = sqlite3_column_int64(st, 4);
+		c.checkpoint_id = sqlite3_column_int64(st, 5);
+		c.type = CKPT_FULL;
+		ckpt_type_parse(column_text(st, 6), &c.type);
+		if (cb(&c, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read claims");
+}
+
+/* Truncates the WAL; *busy is set when readers kept it from finishing. */
+static enum store_rc
+lite_wal_checkpoint(struct store *base, int *busy)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	*busy = 0;
+	if ((st = stmt_get(s, STMT_WAL_CHECKPOINT)) == NULL)
+		return STORE_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*busy = sqlite3_column_int(st, 0);
+	stmt_done(st);
+	return store_rc_from(s, rc, "wal checkpoint");
+}
+
+/*
+ * Copies what it can of the WAL into the database without waiting for
+ * readers or writers (SQLITE_CHECKPOINT_PASSIVE); the next writer then
+ * starts the WAL over from its beginning, overwriting instead of growing
+ * it.  *frames and *copied are the WAL's frames and those in the database.
+ */
+static enum store_rc
+lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
+{
+	struct lite *s = (struct lite *)base;
+	int rc;
+
+	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    frames, copied);
+	/* Another checkpoint is under way: nothing to say. */
+	if (rc == SQLITE_BUSY)
+		return STORE_BUSY;
+	return store_rc_from(s, rc, "passive wal checkpoint");
+}
+
+/*
+ * Calls fn(arg, frames) after each commit on this connection with the
+ * WAL's size in frames, instead of checkpointing in the committing thread
+ * (SQLite's automatic checkpoint, which it replaces): the group committer
+ * leaves that to a thread of its own, off the path of every POST.
+ */
+static int
+store_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+{
+	struct lite *s = p;
+
+	(void)db;
+	(void)name;
+	s->on_commit(s->on_commit_arg, frames);
+	return SQLITE_OK;
+}
+
+static void
+lite_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	s->on_commit = fn;
+	s->on_commit_arg = arg;
+	sqlite3_wal_hook(s->db, store_wal_hook, s);
+}
+
+/*
+ * Whether the file at the store's path is no longer the one it has open:
+ * renamed over or removed, as by restoring a backup with mv.  Its writes
+ * would then go to a file no other program reads, and be lost; opening
+ * the new file beside connections to the old one (this process's, the
+ * runner's) is no better, since both would share the -wal file by name.
+ * The caller answers 503 instead, until a restart; the log says why,
+ * once.  One stat(2), unless the last look was under max_age_ms ago
+ * (0: look now).  A commit looks every time, so that no 202 goes to the
+ * old file; a read may look less often (a stat costs a GET 3 µs of its
+ * 30), since until a commit has seen the new file, the old one holds
+ * every trigger answered 202.
+ */
+static int
+lite_replaced(struct store *base, int64_t max_age_ms)
+{
+	struct lite *s = (struct lite *)base;
+	int64_t now;
+	int moved = 0;
+
+	if (s->replaced)
+		return 1;
+	if (max_age_ms > 0) {
+		now = clock_ms(CLOCK_MONOTONIC_COARSE);
+		if (now - s->replaced_checked_ms < max_age_ms)
+			return 0;
+		s->replaced_checked_ms = now;
+	}
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+		&moved) != SQLITE_OK ||
+	    !moved)
+		return 0;
+	log_error("%s: the database file was replaced or removed while open; "
+		  "restart to use the new one (restore a backup with sqlite3 "
+		  ".restore, which is safe while running)",
+	    s->path);
+	s->replaced = 1;
+	return 1;
+}
+
+/* Changes whenever another connection commits (PRAGMA data_version). */
+static enum store_rc
+lite_data_version(struct store *base, int64_t *version)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
+		return STORE_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int64(st, 0);
+	stmt_done(st);
+	return store_rc_from(s, rc, "data_version");
+}
+
+/* The service's row of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+store_metrics_service(struct lite *s, struct service_metrics *m)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_METRICS_SERVICE)) == NULL)
+		return STORE_ERROR;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		m->queued = sqlite3_column_int64(st, 0);
+		m->oldest_queued_ms = sqlite3_column_int64(st, 1);
+		m->claimed = sqlite3_column_int64(st, 2);
+		m->completed = sqlite3_column_int64(st, 3);
+		m->declined = sqlite3_column_int64(st, 4);
+		m->expired = sqlite3_column_int64(st, 5);
+		m->job_not_found = sqlite3_column_int64(st, 6);
+		m->pass_ms = sqlite3_column_int64(st, 7);
+		m->pass_advanced = sqlite3_column_int64(st, 8);
+		m->pass_duration_ms = sqlite3_column_int64(st, 9);
+		rc = SQLITE_DONE;
+	} else if (rc == SQLITE_DONE)
+		rc = SQLITE_CORRUPT; /* the row 0005 made is gone */
+	stmt_done(st);
+	return store_rc_from(s, rc, "read metrics");
+}
+
+/* The jobs' rows of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+store_metrics_jobs(struct lite *s, store_metrics_cb cb, void *arg)
+{
+	sqlite3_stmt *st;
+	struct job_metrics j;
+	int rc;
+
+	if ((st = stmt_get(s, STMT_METRICS_JOBS)) == NULL)
+		return STORE_ERROR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&j, 0, sizeof(j));
+		column_id(st, 0, &j.job);
+		j.name = column_text(st, 1);
+		j.completed = sqlite3_column_int64(st, 2);
+		j.failed = sqlite3_column_int64(st, 3);
+		j.in_progress = sqlite3_column_int64(st, 4);
+		j.last_id = sqlite3_column_int64(st, 5);
+		j.last_duration_ms = sqlite3_column_int64(st, 6);
+		if (cb(&j, arg) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	stmt_done(st);
+	return store_rc_from(s, rc, "read job metrics");
+}
+
+/*
+ * Everything GET /metrics shows, from one snapshot: the service's figures
+ * in *m, then cb once per registered job in job id order.
+ */
+static enum store_rc
+lite_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
+    void *arg)
+{
+	struct lite *s = (struct lite *)base;
+	enum store_rc rc;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = store_read_begin(&s->base)) != STORE_OK)
+		return rc;
+	if ((rc = store_metrics_service(s, m)) == STORE_OK &&
+	    (rc = store_metrics_jobs(s, cb, arg)) == STORE_OK)
+		return store_commit(&s->base);
+	store_rollback(&s->base);
+	return rc;
+}
+
+/*
+ * Records a runner's pass that ended at now_ms, having advanced (completed
+ * or failed) n triggers in duration_ms; one that advanced none only if the
+ * last record is every_ms old (see STMT_RUNNER_PASS).
+ */
+static enum store_rc
+lite_runner_pass(struct store *base, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+
+	if ((st = stmt_get(s, STMT_RUNNER_PASS)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, now_ms);
+	sqlite3_bind_int64(st, 2, n);
+	sqlite3_bind_int64(st, 3, duration_ms);
+	sqlite3_bind_int64(st, 4, every_ms);
+	return stmt_run(s, st, "record the runner's pass");
+}
+
+/* The file itself is watched (inotify), not a descriptor of ours. */
+static int
+lite_watch_fd(struct store *base)
+{
+	(void)base;
+	return -1;
+}
+
+static const struct store_ops lite_ops = {
+	.name = "sqlite",
+	.schema_version = lite_schema_version,
+	.close = lite_close,
+	.error = lite_error,
+	.record_trigger = lite_record_trigger,
+	.record_triggers = lite_record_triggers,
+	.read_status = lite_read_status,
+	.job_known = lite_job_known,
+	.job_add = lite_job_add,
+	.job_set = lite_job_set,
+	.job_rm = lite_job_rm,
+	.job_list = lite_job_list,
+	.job_overview = lite_job_overview,
+	.ckpt_counts = lite_ckpt_counts,
+	.ckpt_latest = lite_ckpt_latest,
+	.ckpt_history = lite_ckpt_history,
+	.ckpt_get = lite_ckpt_get,
+	.ckpt_durations = lite_ckpt_durations,
+	.trigger_list = lite_trigger_list,
+	.trigger_recent = lite_trigger_recent,
+	.trigger_waiting = lite_trigger_waiting,
+	.purge = lite_purge,
+	.begin = lite_begin,
+	.read_begin = lite_read_begin,
+	.commit = lite_commit,
+	.rollback = lite_rollback,
+	.pending_bound = lite_pending_bound,
+	.fail_unknown_jobs = lite_fail_unknown_jobs,
+	.complete_plain = lite_complete_plain,
+	.pending = lite_pending,
+	.next_checkpoint_id = lite_next_checkpoint_id,
+	.complete = lite_complete,
+	.claim = lite_claim,
+	.claimed = lite_claimed,
+	.wal_checkpoint = lite_wal_checkpoint,
+	.data_version = lite_data_version,
+	.replaced = lite_replaced,
+	.wal_checkpoint_passive = lite_wal_checkpoint_passive,
+	.on_commit = lite_on_commit,
+	.watch_fd = lite_watch_fd,
+	.runner_pass = lite_runner_pass,
+	.metrics = lite_metrics,
+};
