@@ -747,7 +747,7 @@ main(int argc, char *argv[])
 	const struct ctl_cmd *cmd;
 	struct ctl_args a;
 	struct ctl c;
-	char err[256];
+	char err[256], *db = NULL;
 	int ret;
 
 	/*
@@ -777,6 +777,19 @@ main(int argc, char *argv[])
 		return CTL_EXIT_USAGE;
 	}
 
+	/*
+	 * A password in --db's URI: kept in a copy, and overwritten where
+	 * ps shows it (a.opt points into argv, which is ours to change).
+	 */
+	if (a.opt[CTL_OPT_DB] != NULL && store_is_uri(a.opt[CTL_OPT_DB])) {
+		if ((db = strdup(a.opt[CTL_OPT_DB])) == NULL) {
+			ctl_err("out of memory");
+			return CTL_EXIT_FAIL;
+		}
+		store_hide_password((char *)(uintptr_t)a.opt[CTL_OPT_DB]);
+		a.opt[CTL_OPT_DB] = db;
+	}
+
 	memset(&c, 0, sizeof(c));
 	if (settings_from_env(&c.st, a.opt[CTL_OPT_DB], err, sizeof(err)) ==
 	    -1) {
@@ -787,6 +800,7 @@ main(int argc, char *argv[])
 	umask(007);
 	ret = cmd->run(&c, &a);
 	store_close(c.store);
+	free(db);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		ctl_err("cannot write the output");
 		ret = CTL_EXIT_FAIL;

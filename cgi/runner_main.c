@@ -173,7 +173,7 @@ open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 
 /* What the command line asks for besides the runner's options. */
 struct cmdline {
-	const char *db; /* --db; NULL: CHECKPOINT_DB */
+	char *db; /* --db, a copy; NULL: CHECKPOINT_DB */
 	enum log_level lvl;
 	int watch, want_stats, use_syslog;
 };
@@ -218,7 +218,12 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 			ro->batch = (size_t)n;
 			break;
 		case 'D':
-			cl->db = optarg;
+			/* Kept, and hidden from ps: a URI's password. */
+			if ((cl->db = strdup(optarg)) == NULL) {
+				log_error("out of memory");
+				exit(EXIT_USAGE);
+			}
+			store_hide_password(optarg);
 			break;
 		case 'l':
 			if (log_level_parse(optarg, &cl->lvl) == -1) {
@@ -287,14 +292,15 @@ run_once(struct store *s, const struct settings *st,
  * every few milliseconds for a short while before sleeping long.
  */
 static void
-watch_sleep(struct store *s, const char *db, int wfd, int inotify,
-    int64_t seen, ino_t inode)
+watch_sleep(struct store *s, const char *db, int wfd, int inotify, int64_t seen,
+    ino_t inode)
 {
 	int64_t version, last_pass;
 	int hot = 0;
 
 	for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
-		if (watch_wait(wfd, inotify, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
+		if (watch_wait(wfd, inotify,
+			hot > 0 ? WATCH_HOT_STEP_MS : 1000))
 			hot = WATCH_HOT_STEPS;
 		else if (hot > 0)
 			hot--;
@@ -367,18 +373,19 @@ main(int argc, char *argv[])
 	struct sigaction sa;
 	struct store *s;
 	char owner[300], err[256];
+	int ret = EXIT_USAGE;
 
 	parse_options(argc, argv, &ro, &cl);
 	log_init("checkpoint-runner", cl.use_syslog, cl.lvl);
 	store_init();
 	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
-		return EXIT_USAGE;
+		goto out;
 	}
 	ro.store_ms = st.store_ms;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
-		return EXIT_USAGE;
+		goto out;
 	}
 	ro.owner = owner;
 
@@ -398,8 +405,12 @@ main(int argc, char *argv[])
 
 	/* A 64 MiB page cache: batches over large queues stay in memory. */
 	if (open_store(&st, &s, 64 * 1024) == -1)
-		return EXIT_DB;
-	if (!cl.watch)
-		return run_once(s, &st, &ro, cl.want_stats);
-	return watch(s, &st, &ro, cl.want_stats);
+		ret = EXIT_DB;
+	else if (cl.watch)
+		ret = watch(s, &st, &ro, cl.want_stats);
+	else
+		ret = run_once(s, &st, &ro, cl.want_stats);
+out:
+	free(cl.db);
+	return ret;
 }

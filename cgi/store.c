@@ -43,45 +43,59 @@ store_foreign_uri(const char *db)
 	return strncmp(p, "://", 3) == 0;
 }
 
-void
-store_redact(const char *db, char *out, size_t len)
+/*
+ * The next password in db at or after from, a URI's user part's
+ * (user:password@) or a password= parameter's: its start, and its length
+ * in *len.  NULL: none.
+ */
+static const char *
+store_password(const char *db, const char *from, size_t *len)
 {
-	const char *auth, *end, *at, *colon, *p;
-	size_t n = 0;
+	const char *auth, *end, *at = NULL, *colon, *p;
 
-	if (len == 0)
-		return;
-	out[0] = '\0';
-	if (!store_is_uri(db) && !store_foreign_uri(db)) {
-		snprintf(out, len, "%s", db);
-		return;
-	}
+	if (!store_is_uri(db) && !store_foreign_uri(db))
+		return NULL;
 	auth = strstr(db, "://") + 3;
 	end = auth + strcspn(auth, "/?");
-	at = NULL;
 	for (p = auth; p < end; p++)
 		if (*p == '@')
 			at = p;
 	colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	/* Copies db, with the password of the user part and of a
-	 * password= parameter as "***". */
-	for (p = db; *p != '\0' && n + 1 < len;) {
-		if (p == colon) {
-			n += (size_t)snprintf(out + n, len - n, ":***");
-			p = at;
-			continue;
-		}
-		if (p > end && (p[-1] == '?' || p[-1] == '&') &&
-		    strncmp(p, "password=", 9) == 0) {
-			n += (size_t)snprintf(out + n, len - n, "password=***");
-			p += strcspn(p, "&");
-			continue;
-		}
-		out[n++] = *p++;
+	if (colon != NULL && colon + 1 >= from) {
+		*len = (size_t)(at - colon - 1);
+		return colon + 1;
 	}
-	if (n >= len)
-		n = len - 1;
-	out[n] = '\0';
+	for (p = from > end ? from : end; (p = strstr(p, "password=")) != NULL;
+	     p++)
+		if (p[-1] == '?' || p[-1] == '&') {
+			*len = strcspn(p + 9, "&");
+			return p + 9;
+		}
+	return NULL;
+}
+
+void
+store_redact(const char *db, char *out, size_t len)
+{
+	const char *p = db, *pw;
+	size_t n = 0, pwlen;
+
+	while ((pw = store_password(db, p, &pwlen)) != NULL) {
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%.*s***",
+		    (int)(pw - p), p);
+		p = pw + pwlen;
+	}
+	snprintf(out + (n < len ? n : len), n < len ? len - n : 0, "%s", p);
+}
+
+void
+store_hide_password(char *db)
+{
+	const char *pw;
+	size_t len;
+
+	for (pw = db; (pw = store_password(db, pw, &len)) != NULL; pw += len)
+		memset(db + (pw - db), '*', len);
 }
 
 enum store_rc

@@ -44,6 +44,11 @@ void store_init(void);
 int store_is_uri(const char *db);
 /* db as it may be shown: a URI's password as "***". */
 void store_redact(const char *db, char *out, size_t len);
+/*
+ * Overwrites a URI's password in place with '*': for an argument the
+ * process's title (ps) would show, once a copy of it is kept.
+ */
+void store_hide_password(char *db);
 enum store_rc store_open(const struct store_opts *, struct store **, char *err,
     size_t errlen);
 void store_close(struct store *);

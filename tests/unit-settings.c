@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "settings.h"
+#include "store.h"
 #include "tap.h"
 
 /* What a refused parse must leave in the output. */
@@ -533,6 +534,65 @@ test_metrics_flags(void)
 	unsetenv("CHECKPOINT_METRICS_FILTER");
 }
 
+/* What logs show of CHECKPOINT_DB, and what ps shows of --db. */
+static const struct {
+	int line;
+	const char *db, *shown, *hidden;
+} db_cases[] = {
+	{ __LINE__, "/var/lib/checkpoint-api/checkpoints.db",
+	    "/var/lib/checkpoint-api/checkpoints.db",
+	    "/var/lib/checkpoint-api/checkpoints.db" },
+	{ __LINE__,
+	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
+	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
+	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write" },
+	{ __LINE__,
+	    "postgresql://u:secret@h1,h2/db?password=pw2&sslmode=require",
+	    "postgresql://u:***@h1,h2/db?password=***&sslmode=require",
+	    "postgresql://u:******@h1,h2/db?password=***&sslmode=require" },
+	{ __LINE__, "postgres://:p@h", "postgres://:***@h", "postgres://:*@h" },
+	{ __LINE__, "postgresql:///db?host=/run/postgresql&password=x",
+	    "postgresql:///db?host=/run/postgresql&password=***",
+	    "postgresql:///db?host=/run/postgresql&password=*" },
+	{ __LINE__, "postgresql://u:p%40x@h/db?a=b&password=",
+	    "postgresql://u:***@h/db?a=b&password=***",
+	    "postgresql://u:*****@h/db?a=b&password=" },
+	{ __LINE__, "postgresql://h/db?xpassword=1",
+	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1" },
+	{ __LINE__, "mysql://u:pw@h/db", "mysql://u:***@h/db",
+	    "mysql://u:**@h/db" },
+};
+
+static void
+test_db_shown(void)
+{
+	struct settings st;
+	char err[256], hidden[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(db_cases) / sizeof(db_cases[0]); i++) {
+		setenv("CHECKPOINT_DB", db_cases[i].db, 1);
+		tap_is_int_at(__FILE__, db_cases[i].line,
+		    settings_from_env(&st, NULL, err, sizeof(err)), 0,
+		    "db case %zu: accepted", i + 1);
+		tap_is_str_at(__FILE__, db_cases[i].line, st.db_shown,
+		    db_cases[i].shown, "db case %zu: shown without password",
+		    i + 1);
+		snprintf(hidden, sizeof(hidden), "%s", db_cases[i].db);
+		store_hide_password(hidden);
+		tap_is_str_at(__FILE__, db_cases[i].line, hidden,
+		    db_cases[i].hidden, "db case %zu: hidden in place", i + 1);
+		tap_ok_at(__FILE__, db_cases[i].line,
+		    store_is_uri(db_cases[i].db) ==
+			(strncmp(db_cases[i].db, "postgres", 8) == 0),
+		    "db case %zu: a libpq URI or not", i + 1);
+	}
+	/* Cut short, never past the buffer. */
+	store_redact(db_cases[2].db, hidden, 10);
+	tap_is_str(hidden, "postgresq", "a short buffer: cut, terminated");
+	unsetenv("CHECKPOINT_DB");
+}
+
 int
 main(void)
 {
@@ -542,5 +602,6 @@ main(void)
 	test_env();
 	test_history();
 	test_metrics_flags();
+	test_db_shown();
 	return tap_done();
 }
