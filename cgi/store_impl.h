@@ -15,16 +15,16 @@ struct store_ops {
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
-	enum store_rc (*record_trigger)(struct store *,
-	    const struct trigger_rec *, int *);
+	enum store_rc (
+	    *record_trigger)(struct store *, const struct trigger_rec *, int *);
 	enum store_rc (*record_triggers)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
 	enum store_rc (*read_status)(struct store *, const struct id *,
 	    const struct id *, int64_t, int64_t, struct buf *);
 	enum store_rc (*job_known)(struct store *, const struct id *);
 	enum store_rc (*job_add)(struct store *, const struct job *, int64_t);
-	enum store_rc (*job_set)(struct store *, const struct job *, int,
-	    int64_t);
+	enum store_rc (
+	    *job_set)(struct store *, const struct job *, int, int64_t);
 	enum store_rc (*job_rm)(struct store *, const struct id *);
 	enum store_rc (*job_list)(struct store *, store_job_cb, void *);
 	enum store_rc (*job_overview)(struct store *, store_job_cb, void *);
@@ -57,8 +57,8 @@ struct store_ops {
 	    int64_t, int64_t *);
 	enum store_rc (*pending)(struct store *, int64_t, int64_t, size_t,
 	    struct pending *, size_t *);
-	enum store_rc (*next_checkpoint_id)(struct store *, const struct id *,
-	    int64_t *);
+	enum store_rc (
+	    *next_checkpoint_id)(struct store *, const struct id *, int64_t *);
 	enum store_rc (*complete)(struct store *, int64_t, const char *,
 	    const struct outcome *, int64_t);
 	enum store_rc (*claim)(struct store *, int64_t, const char *, int64_t,
@@ -70,8 +70,8 @@ struct store_ops {
 	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
 	void (*on_commit)(struct store *, void (*)(void *, int), void *);
 	int (*watch_fd)(struct store *);
-	enum store_rc (*runner_pass)(struct store *, int64_t, int64_t, int64_t,
-	    int64_t);
+	enum store_rc (
+	    *runner_pass)(struct store *, int64_t, int64_t, int64_t, int64_t);
 	enum store_rc (*metrics)(struct store *, struct service_metrics *,
 	    store_metrics_cb, void *);
 };

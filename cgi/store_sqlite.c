@@ -779,7 +779,8 @@ lite_close(struct store *base)
 }
 
 static enum store_rc
-lite_record_trigger(struct store *base, const struct trigger_rec *t, int *created)
+lite_record_trigger(struct store *base, const struct trigger_rec *t,
+    int *created)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
@@ -896,7 +897,8 @@ lite_job_add(struct store *base, const struct job *j, int64_t now_ms)
 }
 
 static enum store_rc
-lite_job_set(struct store *base, const struct job *j, int fields, int64_t now_ms)
+lite_job_set(struct store *base, const struct job *j, int fields,
+    int64_t now_ms)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
@@ -984,7 +986,8 @@ lite_job_overview(struct store *base, store_job_cb cb, void *arg)
 }
 
 static enum store_rc
-lite_ckpt_counts(struct store *base, const struct id *job, struct ckpt_counts *c)
+lite_ckpt_counts(struct store *base, const struct id *job,
+    struct ckpt_counts *c)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
@@ -1193,7 +1196,8 @@ lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
 }
 
 static enum store_rc
-lite_purge(struct store *base, int64_t now_ms, int64_t store_ms, int64_t *purged)
+lite_purge(struct store *base, int64_t now_ms, int64_t store_ms,
+    int64_t *purged)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
@@ -1259,8 +1263,8 @@ lite_rollback(struct store *base)
  * store_pending_free.
  */
 static enum store_rc
-lite_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
-    struct pending *p, size_t *n)
+lite_pending(struct store *base, int64_t after_row, int64_t upto_row,
+    size_t max, struct pending *p, size_t *n)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
