@@ -251,7 +251,68 @@ is "$(psql_q "SELECT string_agg(job_id || ':' || n || ':' || lo || '-' || hi,
 is "$(psql_q "SELECT count(*) FROM triggers t JOIN checkpoint_counters c
     USING (job_id) WHERE job_id LIKE 'acce%' AND c.last_id <> 40
     AND t.checkpoint_id = 40")" 0 "  and each counter at 40"
+
+# --- The server restarted under them ------------------------------------------
+
+spawn "$RUNNER" --watch 2>> "$T/runner.log"
+WATCHER=$LAST_PID
+wait_until 50 '[ -n "$(psql_q "SELECT 1 FROM pg_stat_activity
+    WHERE application_name = '"'checkpoint-runner'"'")" ]'
+ok $? "the runner's connection is named checkpoint-runner (application_name)"
+get $J1 "$A" > /dev/null
+is "$(psql_q "SELECT DISTINCT application_name FROM pg_stat_activity
+    WHERE application_name LIKE 'checkpoint-api%'")" "checkpoint-api.fcgi" \
+    "  the app's, checkpoint-api.fcgi"
+(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" -m fast -w \
+    -t 60 restart) > "$PG_DIR/restart.log" 2>&1 || bail "pg_ctl restart"
+is "$(get $J1 "$A")" \
+    '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":1}}' \
+    "after a restart: the first GET is answered (its idle connection made again)"
+E=$(tid 5)
+is "$(post $J1 "$E")" "202 {\"request-id\":\"$E\"}" "  and the first POST"
+wait_until 100 'grep -q "changed or failing; opening it again" "$T/runner.log"'
+ok $? "the watching runner noticed the lost connection"
+wait_until 100 '[ "$(get $J1 "$E")" != "200 $IN_PROGRESS" ]'
+ok $? "  reopened, and completed the trigger"
+sleep 1.5 # its pass done: it sleeps, and listens again
+F=$(tid 6)
+post $J1 "$F" > /dev/null
+wait_until 30 "[ \"\$(get $J1 $F)\" != \"200 $IN_PROGRESS\" ]"
+ok $? "  and is woken by the next POST's notification"
+stop_pid "$WATCHER"
 stop_lighttpd
+
+# --- A commit the synchronous standby never confirmed --------------------------
+
+# A standby that never comes: every commit waits.  The store cancels the
+# wait after 5 times CHECKPOINT_BUSY_TIMEOUT and a second; the server
+# then commits locally, with a warning, and that is a 503, never a 202.
+psql_q "ALTER SYSTEM SET synchronous_standby_names = 'nosuch'" postgres &&
+    psql_q "SELECT pg_reload_conf()" postgres > /dev/null ||
+    bail "synchronous_standby_names"
+export CHECKPOINT_BUSY_TIMEOUT=200ms
+start_app "" 2> "$T/app-sync.log"
+G=$(tid 7)
+_t0=$(now_ms)
+like "$(fcgi_raw POST "/jobs/$J1/checkpoints" "{\"triggerId\":\"$G\"}" |
+    head -n 1)" "^Status: 503" \
+    "a commit whose wait for the standby was cancelled: 503 ($(($(now_ms) - _t0)) ms)"
+grep -q 'synchronous replication was cancelled' "$T/app-sync.log"
+ok $? "  the log says why"
+stop_pid "$APP"
+# CHECKPOINT_SYNC=NORMAL (asynchronous commit) does not wait.
+export CHECKPOINT_SYNC=NORMAL
+start_app "" 2>> "$T/app-sync.log"
+H7=$(tid 8)
+is "$(fcgi_raw POST "/jobs/$J1/checkpoints" "{\"triggerId\":\"$H7\"}" |
+    head -n 1 | tr -d '\r')" "Status: 202 Accepted" \
+    "  with CHECKPOINT_SYNC=NORMAL: 202, not waiting for the standby"
+stop_pid "$APP"
+unset CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT
+psql_q "ALTER SYSTEM RESET synchronous_standby_names" postgres &&
+    psql_q "SELECT pg_reload_conf()" postgres > /dev/null ||
+    bail "synchronous_standby_names"
+cat "$T/app-sync.log" >> "$T/all-output"
 
 # --- Migrations ---------------------------------------------------------------
 
