@@ -333,6 +333,22 @@ is "$_fails|$(sort -u "$T"/init-*.out)" \
 is "$(psql_q "SELECT version FROM schema_version" fresh)" "$V" \
     "  the schema once, at version $V"
 
+# A database at version 1 (schema/pg/0001 as psql applies it), with a
+# trigger in it: brought up to date, the trigger kept.
+psql_q "CREATE DATABASE old" postgres || bail "CREATE DATABASE old"
+"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 --single-transaction \
+    -d "$(pg_uri old)" -f "$top_srcdir/schema/pg/0001-initial.sql" ||
+    bail "schema/pg/0001"
+psql_q "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$J1', '$A', 'CONFIGURED', 1)" old || bail "INSERT"
+run --db "$(uri old)" init
+is "$RC|$OUT|$ERR" "0|$(shown old): schema version $V|" \
+    "a database at version 1 is migrated to $V"
+is "$(psql_q "SELECT s.version, t.trigger_id, i.indisunique
+    FROM schema_version s, triggers t, pg_index i
+    WHERE i.indexrelid = 'triggers_claimed'::regclass" old)" \
+    "$V|$A|t" "  its trigger kept; one claim per job enforced (0002)"
+
 psql_q "UPDATE schema_version SET version = 99" fresh || bail "UPDATE"
 run --db "$(uri fresh)" job list
 is "$RC|$OUT|$ERR" \
