@@ -105,10 +105,12 @@ fill_source() {
 # snapshot DB: what checkpointctl and every GET of the app show of DB,
 # one answer after another.  The two figures that are the clock's, not
 # the database's, are masked: a running job's duration and the age of the
-# oldest queued trigger.
+# oldest queued trigger; and so are the lengths of the answers, which
+# their digits change.
 snapshot() {
 	snapshot_raw "$1" | sed -e 's/"duration":[0-9]*/"duration":D/g' \
-	    -e 's/^\(checkpoint_api_triggers_queued_oldest_seconds\) .*/\1 S/'
+	    -e 's/^\(checkpoint_api_triggers_queued_oldest_seconds\) .*/\1 S/' \
+	    -e 's/^Content-Length: [0-9]*/Content-Length: N/'
 }
 
 snapshot_raw() {
