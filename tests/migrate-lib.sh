@@ -32,6 +32,25 @@ at() {
 	CHECKPOINT_DB=$_db "$@"
 }
 
+# run ARG...: checkpointctl; sets OUT, ERR and RC.
+run() {
+	"$CTL" "$@" > "$T/out" 2> "$T/err"
+	RC=$?
+	OUT=$(cat "$T/out")
+	ERR=$(cat "$T/err")
+}
+
+# dump DB [WHERE]: every table of a SQLite database, every column, NULLs
+# and types as SQL literals; the triggers WHERE holds, in row order.
+dump() {
+	sqlite3 -batch -cmd '.mode quote' "$1" "
+	SELECT * FROM jobs ORDER BY job_id;
+	SELECT * FROM checkpoint_counters ORDER BY job_id;
+	SELECT * FROM checkpoint_stats ORDER BY job_id;
+	SELECT * FROM service_metrics;
+	SELECT * FROM triggers WHERE ${2:-1} ORDER BY id"
+}
+
 # app_on DB: the app on $SOCK, serving DB; stop it with stop_pid "$APP".
 app_on() {
 	CHECKPOINT_DB=$1

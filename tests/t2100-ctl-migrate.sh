@@ -14,25 +14,6 @@
 SRC=$T/src.db
 DST=$T/dst.db
 
-# run ARG...: checkpointctl; sets OUT, ERR and RC.
-run() {
-	"$CTL" "$@" > "$T/out" 2> "$T/err"
-	RC=$?
-	OUT=$(cat "$T/out")
-	ERR=$(cat "$T/err")
-}
-
-# dump DB [WHERE]: every table, every column, NULLs and types as SQL
-# literals; the triggers WHERE holds, in row order.
-dump() {
-	sqlite3 -batch -cmd '.mode quote' "$1" "
-	SELECT * FROM jobs ORDER BY job_id;
-	SELECT * FROM checkpoint_counters ORDER BY job_id;
-	SELECT * FROM checkpoint_stats ORDER BY job_id;
-	SELECT * FROM service_metrics;
-	SELECT * FROM triggers WHERE ${2:-1} ORDER BY id"
-}
-
 fill_source "$SRC"
 is "$(sqlite3 "$SRC" "SELECT count(*), sum(status = 'IN_PROGRESS'),
     sum(claimed_by IS NOT NULL AND status = 'IN_PROGRESS'),
