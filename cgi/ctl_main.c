@@ -1,7 +1,7 @@
 /*
  * checkpointctl: the operator's tool.  It creates or migrates the database,
- * registers and changes jobs, lists recent triggers and purges expired
- * results (checkpointctl(8)).
+ * registers and changes jobs, lists recent triggers, purges expired
+ * results and copies one database into another (checkpointctl(8)).
  *
  * Every command is checked in full before the database is opened, and then
  * does exactly one store operation, so that a mistake on the command line
@@ -11,6 +11,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ enum ctl_opt {
 	CTL_OPT_TIMEOUT,
 	CTL_OPT_JOB,
 	CTL_OPT_LIMIT,
+	CTL_OPT_FROM,
+	CTL_OPT_TO,
 	CTL_OPT__MAX
 };
 
@@ -57,6 +60,8 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_TIMEOUT] = "timeout",
 	[CTL_OPT_JOB] = "job",
 	[CTL_OPT_LIMIT] = "limit",
+	[CTL_OPT_FROM] = "from",
+	[CTL_OPT_TO] = "to",
 };
 
 #define CTL_BIT(o) (1u << (o))
@@ -116,6 +121,7 @@ static int ctl_job_rm(struct ctl *, const struct ctl_args *);
 static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
 static int ctl_purge(struct ctl *, const struct ctl_args *);
+static int ctl_migrate(struct ctl *, const struct ctl_args *);
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{ "init", "", 0, 0, ctl_init },
@@ -132,6 +138,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "triggers", "[--job JOBID] [--limit N]", 0,
 	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_LIMIT), ctl_triggers },
 	{ "purge", "", 0, 0, ctl_purge },
+	{ "migrate", "--from SRC --to DST", 0,
+	    CTL_BIT(CTL_OPT_FROM) | CTL_BIT(CTL_OPT_TO), ctl_migrate },
 };
 
 #define CTL_NCMDS (sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
@@ -376,21 +384,30 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 
 /* --- The store. --- */
 
-/* Opens (creating and migrating) the database; NULL: said why. */
+/* Opens (creating and migrating) the database at db; NULL: said why. */
 static struct store *
-ctl_open(struct ctl *c)
+ctl_open_db(struct ctl *c, const char *db)
 {
 	struct store_opts o;
+	struct store *s;
 	enum store_rc rc;
 	char err[512];
 
 	settings_store_opts(&c->st, 0, &o);
-	rc = store_open(&o, &c->store, err, sizeof(err));
+	o.path = db;
+	rc = store_open(&o, &s, err, sizeof(err));
 	if (rc == STORE_BUSY)
 		ctl_err("database is locked; try again");
 	else if (rc != STORE_OK)
 		ctl_err("%s", err);
-	return c->store;
+	return s;
+}
+
+/* The database of --db or CHECKPOINT_DB, as c->store. */
+static struct store *
+ctl_open(struct ctl *c)
+{
+	return c->store = ctl_open_db(c, c->st.db_path);
 }
 
 /* The exit status for a store result the command has no word of its own for. */
@@ -722,6 +739,129 @@ ctl_triggers(struct ctl *c, const struct ctl_args *a)
 	if ((ret = ctl_store_done(c, rc, "triggers")) == 0)
 		ret = ctl_table_print(&t);
 	ctl_table_free(&t);
+	return ret;
+}
+
+/* What migrate copied, and the first import that failed. */
+struct ctl_copy {
+	struct store *to;
+	enum store_rc rc;
+	int64_t n[STORE_ITEM_TRIGGER + 1]; /* by kind */
+};
+
+static int
+ctl_copy_item(const struct store_item *item, void *arg)
+{
+	struct ctl_copy *cp = arg;
+
+	if ((cp->rc = store_import(cp->to, item)) != STORE_OK)
+		return 1;
+	cp->n[item->kind]++;
+	return 0;
+}
+
+/* A failure of the store shown as db, in one line; exit status 1. */
+static int
+ctl_store_fail(struct store *s, const char *db, enum store_rc rc,
+    const char *what)
+{
+	char shown[512];
+
+	store_redact(db, shown, sizeof(shown));
+	if (rc == STORE_BUSY)
+		ctl_err("%s: database is locked; try again", shown);
+	else if (*store_error(s) != '\0')
+		ctl_err("%s: %s", shown, store_error(s));
+	else
+		ctl_err("%s: %s: %s", shown, what, store_rc_name(rc));
+	return CTL_EXIT_FAIL;
+}
+
+/*
+ * Copies everything from --from into --to, which must hold nothing yet,
+ * in one transaction of the target: a refusal or failure leaves it as it
+ * was.  Expired results are left behind, as a purge would drop them.
+ */
+static int
+ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
+    struct store *src, struct store *dst)
+{
+	struct ctl_copy cp;
+	enum store_rc rc;
+	char shown[512], from_shown[512];
+
+	memset(&cp, 0, sizeof(cp));
+	cp.to = dst;
+	store_redact(to, shown, sizeof(shown));
+	store_redact(from, from_shown, sizeof(from_shown));
+	if ((rc = store_import_begin(dst)) == STORE_EXISTS) {
+		ctl_err("%s: not empty (it holds jobs, triggers or "
+			"checkpoint counts); migrate only into a new database",
+		    shown);
+		return CTL_EXIT_FAIL;
+	}
+	if (rc != STORE_OK)
+		return ctl_store_fail(dst, to, rc, "migrate");
+	rc = store_export(src, clock_ms(CLOCK_REALTIME), c->st.store_ms,
+	    ctl_copy_item, &cp);
+	if (rc != STORE_OK || cp.rc != STORE_OK) {
+		store_rollback(dst);
+		return rc != STORE_OK ?
+		    ctl_store_fail(src, from, rc, "export") :
+		    ctl_store_fail(dst, to, cp.rc, "import");
+	}
+	if ((rc = store_import_commit(dst)) != STORE_OK)
+		return ctl_store_fail(dst, to, rc, "commit");
+	printf("%s: %lld jobs, %lld checkpoint counters, %lld job statistics "
+	       "and %lld triggers from %s\n",
+	    shown, (long long)cp.n[STORE_ITEM_JOB],
+	    (long long)cp.n[STORE_ITEM_COUNTER],
+	    (long long)cp.n[STORE_ITEM_STATS],
+	    (long long)cp.n[STORE_ITEM_TRIGGER], from_shown);
+	return 0;
+}
+
+static int
+ctl_migrate(struct ctl *c, const struct ctl_args *a)
+{
+	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
+	struct store *src, *dst;
+	struct stat sb;
+	char shown[512];
+	int ret;
+
+	if (a->opt[CTL_OPT_DB] != NULL) {
+		ctl_err("migrate: --db does not apply; give --from and --to");
+		return CTL_EXIT_USAGE;
+	}
+	if (from == NULL || to == NULL) {
+		ctl_err("migrate: missing --%s", from == NULL ? "from" : "to");
+		return CTL_EXIT_USAGE;
+	}
+	if (*from == '\0' || *to == '\0') {
+		ctl_err("migrate: --%s: empty path",
+		    *from == '\0' ? "from" : "to");
+		return CTL_EXIT_USAGE;
+	}
+	if (strcmp(from, to) == 0) {
+		ctl_err("migrate: --from and --to name the same database");
+		return CTL_EXIT_USAGE;
+	}
+	/* Opening a file that is not there would create an empty source. */
+	if (!store_is_uri(from) && stat(from, &sb) == -1) {
+		store_redact(from, shown, sizeof(shown));
+		ctl_err("%s: %s", shown, strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	if ((src = ctl_open_db(c, from)) == NULL)
+		return CTL_EXIT_FAIL;
+	if ((dst = ctl_open_db(c, to)) == NULL) {
+		store_close(src);
+		return CTL_EXIT_FAIL;
+	}
+	ret = ctl_migrate_stores(c, from, to, src, dst);
+	store_close(dst);
+	store_close(src);
 	return ret;
 }
 

@@ -430,3 +430,28 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 {
 	return s->ops->metrics(s, m, cb, arg);
 }
+
+enum store_rc
+store_export(struct store *s, int64_t now_ms, int64_t store_ms,
+    store_item_cb cb, void *arg)
+{
+	return s->ops->export(s, now_ms, store_ms, cb, arg);
+}
+
+enum store_rc
+store_import_begin(struct store *s)
+{
+	return s->ops->import_begin(s);
+}
+
+enum store_rc
+store_import(struct store *s, const struct store_item *item)
+{
+	return s->ops->import(s, item);
+}
+
+enum store_rc
+store_import_commit(struct store *s)
+{
+	return s->ops->import_commit(s);
+}

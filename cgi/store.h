@@ -93,8 +93,8 @@ struct job {
 	int64_t timeout_s;
 	int64_t last_checkpoint_id; /* listing only */
 	int64_t pending; /* listing only */
-	int64_t created_ms; /* overview only */
-	int64_t updated_ms; /* overview only */
+	int64_t created_ms; /* overview and export only */
+	int64_t updated_ms; /* overview and export only */
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -311,5 +311,83 @@ typedef int (*store_metrics_cb)(const struct job_metrics *, void *);
 
 enum store_rc store_metrics(struct store *, struct service_metrics *,
     store_metrics_cb, void *);
+
+/*
+ * --- Copying a store whole (checkpointctl migrate): what one store exports
+ * another imports, item by item, keeping every value, NULLs included, and
+ * each trigger's row (its place in arrival order). ---
+ */
+
+/* A job's checkpoint counter: the last id handed out. */
+struct ckpt_counter {
+	struct id job;
+	int64_t last_id;
+};
+
+/* A job's checkpoint statistics, as kept apart from its triggers. */
+struct ckpt_stats {
+	struct id job;
+	int64_t completed, failed, expired;
+	int64_t duration_min; /* -1: none completed */
+	int64_t duration_max; /* -1: none completed */
+	int64_t duration_sum;
+	/* The latest of each (id 0: none): id, trigger_ms, end_ms, and the
+	 * location, or the failure's class and trace. */
+	struct ckpt last_completed;
+	struct ckpt last_failed;
+};
+
+/*
+ * A trigger whole.  What the schema ties together is NULL together:
+ * completed_ms with an IN_PROGRESS status, claimed_ms and lease_ms with
+ * a NULL claimed_by, checkpoint_id 0.
+ */
+struct trigger_dump {
+	int64_t row; /* its id: arrival order */
+	struct trigger_row t;
+	const char *failure_throwable; /* with failure_class */
+	int64_t lease_ms;
+};
+
+enum store_item_kind {
+	STORE_ITEM_JOB, /* created_ms and updated_ms included */
+	STORE_ITEM_COUNTER,
+	STORE_ITEM_STATS,
+	STORE_ITEM_SERVICE, /* job_not_found and pass_* only: the rest are
+			       counted from the triggers and statistics */
+	STORE_ITEM_TRIGGER
+};
+
+struct store_item {
+	enum store_item_kind kind;
+	union {
+		struct job job;
+		struct ckpt_counter counter;
+		struct ckpt_stats stats;
+		struct service_metrics service;
+		struct trigger_dump trigger;
+	} u;
+};
+
+/* Nonzero stops the export; strings live until the callback returns. */
+typedef int (*store_item_cb)(const struct store_item *, void *);
+
+/*
+ * Every item of the store from one snapshot: jobs, counters, statistics,
+ * the service's counts, then the triggers in arrival order, less those
+ * whose results have expired (store_ms, as store_purge; 0: none).
+ */
+enum store_rc store_export(struct store *, int64_t now_ms, int64_t store_ms,
+    store_item_cb, void *);
+/*
+ * Starts the one transaction of an import.  STORE_EXISTS: the store holds
+ * a job, trigger, counter or statistics already; nothing was changed and
+ * no transaction is left open.
+ */
+enum store_rc store_import_begin(struct store *);
+/* One item, under store_import_begin; store_rollback undoes them all. */
+enum store_rc store_import(struct store *, const struct store_item *);
+/* Commits, with the triggers' next id past the last one imported. */
+enum store_rc store_import_commit(struct store *);
 
 #endif /* STORE_H */

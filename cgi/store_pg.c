@@ -57,7 +57,7 @@ static const struct store_ops pg_ops;
 #define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 /* Rows a purge deletes per statement, so that no transaction grows long. */
 #define PG_PURGE_BATCH "10000"
-#define PG_MAX_PARAMS 10
+#define PG_MAX_PARAMS 18
 
 enum stmt {
 	STMT_BEGIN,
@@ -95,6 +95,19 @@ enum stmt {
 	STMT_METRICS_SERVICE,
 	STMT_METRICS_JOBS,
 	STMT_RUNNER_PASS,
+	STMT_EXPORT_JOBS,
+	STMT_EXPORT_COUNTERS,
+	STMT_EXPORT_STATS,
+	STMT_EXPORT_SERVICE,
+	STMT_EXPORT_TRIGGERS,
+	STMT_IMPORT_LOCK,
+	STMT_IMPORT_EMPTY,
+	STMT_IMPORT_JOB,
+	STMT_IMPORT_COUNTER,
+	STMT_IMPORT_STATS,
+	STMT_IMPORT_SERVICE,
+	STMT_IMPORT_TRIGGER,
+	STMT_IMPORT_SEQUENCE,
 	STMT__MAX
 };
 
@@ -368,6 +381,77 @@ static const char *const stmt_sql[STMT__MAX] = {
 			     " pass_advanced = $1, pass_duration_ms = $2"
 			     " WHERE id = 1 AND ($1::bigint > 0"
 			     " OR pass_ms <= " NOW_MS " - $3::bigint)",
+	/*
+	 * A store copied whole (store_export, store_import): every column,
+	 * in the order the items' fields are read and bound, as
+	 * store_sqlite.c's.  A NULL that a field cannot hold becomes a value
+	 * the schema never stores (-1, 0) and back.  The triggers are those
+	 * a purge would keep, by the server's clock.
+	 */
+	[STMT_EXPORT_JOBS] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	[STMT_EXPORT_COUNTERS] =
+	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
+	[STMT_EXPORT_STATS] =
+	    "SELECT job_id, completed, failed, expired,"
+	    " coalesce(duration_min, -1), coalesce(duration_max, -1),"
+	    " duration_sum, coalesce(last_completed, 0),"
+	    " coalesce(completed_trigger_ms, 0), coalesce(completed_ms, 0),"
+	    " completed_location, coalesce(last_failed, 0),"
+	    " coalesce(failed_trigger_ms, 0), coalesce(failed_ms, 0),"
+	    " failed_class, failed_trace FROM checkpoint_stats ORDER BY job_id",
+	[STMT_EXPORT_SERVICE] =
+	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms"
+	    " FROM service_metrics WHERE id = 1",
+	[STMT_EXPORT_TRIGGERS] =
+	    "SELECT id, job_id, trigger_id, status, requested_type,"
+	    " checkpoint_type, coalesce(checkpoint_id, 0), location,"
+	    " failure_class, failure_trace, failure_throwable, claimed_by,"
+	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
+	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' OR $1::bigint = 0"
+	    " OR completed_ms > " NOW_MS " - $1::bigint ORDER BY id",
+	/* Nothing else writes while the copy is checked and made. */
+	[STMT_IMPORT_LOCK] =
+	    "LOCK TABLE jobs, triggers, checkpoint_counters, checkpoint_stats,"
+	    " service_metrics IN EXCLUSIVE MODE",
+	[STMT_IMPORT_EMPTY] =
+	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)",
+	[STMT_IMPORT_JOB] =
+	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
+	    " timeout_s, created_ms, updated_ms)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	[STMT_IMPORT_COUNTER] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES ($1, $2)",
+	[STMT_IMPORT_STATS] =
+	    "INSERT INTO checkpoint_stats (job_id, completed, failed, expired,"
+	    " duration_min, duration_max, duration_sum, last_completed,"
+	    " completed_trigger_ms, completed_ms, completed_location,"
+	    " last_failed, failed_trigger_ms, failed_ms, failed_class,"
+	    " failed_trace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
+	    " $11, $12, $13, $14, $15, $16)",
+	[STMT_IMPORT_SERVICE] =
+	    "UPDATE service_metrics SET job_not_found = $1, pass_ms = $2,"
+	    " pass_advanced = $3, pass_duration_ms = $4 WHERE id = 1",
+	/*
+	 * Inserted whole, with its id (the identity is BY DEFAULT for this):
+	 * the statistics' triggers (AFTER UPDATE OF status) do not fire, the
+	 * statistics are imported as they were.
+	 */
+	[STMT_IMPORT_TRIGGER] =
+	    "INSERT INTO triggers (id, job_id, trigger_id, status,"
+	    " requested_type, checkpoint_type, checkpoint_id, location,"
+	    " failure_class, failure_trace, failure_throwable, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
+	    " lease_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+	    " $12, $13, $14, $15, $16, $17, $18)",
+	/* The next POST's row follows the last one copied. */
+	[STMT_IMPORT_SEQUENCE] =
+	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
+	    " coalesce(max(id), 0) + 1, false) FROM triggers",
 };
 
 struct pg {
@@ -2409,6 +2493,266 @@ pg_runner_pass(struct store *base, int64_t now_ms, int64_t n,
 	    NULL);
 }
 
+/* An integer parameter, or NULL for a value the schema never stores. */
+static void
+p_int_or_null(struct params *p, int64_t v, int null)
+{
+	if (null)
+		p_text(p, NULL);
+	else
+		p_int(p, v);
+}
+
+/* Row i of an export statement's result into item, by its kind. */
+static void
+pg_export_item(const PGresult *res, int i, struct store_item *item)
+{
+	struct job *j = &item->u.job;
+	struct ckpt_stats *c = &item->u.stats;
+	struct service_metrics *m = &item->u.service;
+	struct trigger_dump *d = &item->u.trigger;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		col_id(res, i, 0, &j->id);
+		j->name = col_text(res, i, 1);
+		job_state_parse(col_text(res, i, 2), &j->state);
+		ckpt_type_parse(col_text(res, i, 3), &j->type);
+		j->command = col_text(res, i, 4);
+		j->timeout_s = col_int(res, i, 5);
+		j->created_ms = col_int(res, i, 6);
+		j->updated_ms = col_int(res, i, 7);
+		break;
+	case STORE_ITEM_COUNTER:
+		col_id(res, i, 0, &item->u.counter.job);
+		item->u.counter.last_id = col_int(res, i, 1);
+		break;
+	case STORE_ITEM_STATS:
+		col_id(res, i, 0, &c->job);
+		c->completed = col_int(res, i, 1);
+		c->failed = col_int(res, i, 2);
+		c->expired = col_int(res, i, 3);
+		c->duration_min = col_int(res, i, 4);
+		c->duration_max = col_int(res, i, 5);
+		c->duration_sum = col_int(res, i, 6);
+		c->last_completed.status = CKPT_COMPLETED;
+		c->last_completed.id = col_int(res, i, 7);
+		c->last_completed.trigger_ms = col_int(res, i, 8);
+		c->last_completed.end_ms = col_int(res, i, 9);
+		c->last_completed.location = col_text(res, i, 10);
+		c->last_failed.status = CKPT_FAILED;
+		c->last_failed.id = col_int(res, i, 11);
+		c->last_failed.trigger_ms = col_int(res, i, 12);
+		c->last_failed.end_ms = col_int(res, i, 13);
+		c->last_failed.failure_class = col_text(res, i, 14);
+		c->last_failed.failure_trace = col_text(res, i, 15);
+		break;
+	case STORE_ITEM_SERVICE:
+		m->job_not_found = col_int(res, i, 0);
+		m->pass_ms = col_int(res, i, 1);
+		m->pass_advanced = col_int(res, i, 2);
+		m->pass_duration_ms = col_int(res, i, 3);
+		break;
+	case STORE_ITEM_TRIGGER:
+		d->row = col_int(res, i, 0);
+		col_id(res, i, 1, &d->t.job);
+		col_id(res, i, 2, &d->t.trigger);
+		d->t.status = col_text(res, i, 3);
+		d->t.requested_type = col_text(res, i, 4);
+		d->t.type = col_text(res, i, 5);
+		d->t.checkpoint_id = col_int(res, i, 6);
+		d->t.location = col_text(res, i, 7);
+		d->t.failure_class = col_text(res, i, 8);
+		d->t.failure_trace = col_text(res, i, 9);
+		d->failure_throwable = col_text(res, i, 10);
+		d->t.claimed_by = col_text(res, i, 11);
+		d->t.remote_user = col_text(res, i, 12);
+		d->t.remote_addr = col_text(res, i, 13);
+		d->t.created_ms = col_int(res, i, 14);
+		d->t.completed_ms = col_int(res, i, 15);
+		d->t.claimed_ms = col_int(res, i, 16);
+		d->lease_ms = col_int(res, i, 17);
+		break;
+	}
+}
+
+/*
+ * Every item from one snapshot (a REPEATABLE READ, READ ONLY transaction):
+ * jobs, counters, statistics, the service's counts, then the triggers a
+ * purge would keep, in row order.
+ */
+static enum store_rc
+pg_export(struct store *base, int64_t now_ms, int64_t store_ms,
+    store_item_cb cb, void *arg)
+{
+	static const struct {
+		enum stmt id;
+		enum store_item_kind kind;
+	} parts[] = {
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
+	};
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	struct store_item item;
+	PGresult *res;
+	enum store_rc rc;
+	size_t k;
+	int i, stop = 0;
+
+	(void)now_ms; /* the server's clock judges retention */
+	if ((rc = pg_read_begin(base)) != STORE_OK)
+		return rc;
+	p_int(&p, store_ms);
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
+		if ((rc = pg_exec(s, parts[k].id,
+			 parts[k].id == STMT_EXPORT_TRIGGERS ? &p : NULL,
+			 "export", &res)) != STORE_OK)
+			break;
+		for (i = 0; i < PQntuples(res) && !stop; i++) {
+			memset(&item, 0, sizeof(item));
+			item.kind = parts[k].kind;
+			pg_export_item(res, i, &item);
+			stop = cb(&item, arg) != 0;
+		}
+		PQclear(res);
+	}
+	/* Nothing was written: the read ends either way. */
+	pg_rollback(base);
+	return rc;
+}
+
+/*
+ * The import's one transaction, the tables locked against other writers
+ * first; STORE_EXISTS: the database holds something already.
+ */
+static enum store_rc
+pg_import_begin(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+	PGresult *res;
+	enum store_rc rc;
+
+	if ((rc = pg_begin(base)) != STORE_OK)
+		return rc;
+	if ((rc = pg_exec(s, STMT_IMPORT_LOCK, NULL, "lock for import",
+		 NULL)) == STORE_OK &&
+	    (rc = pg_exec(s, STMT_IMPORT_EMPTY, NULL, "import", &res)) ==
+		STORE_OK) {
+		if (PQntuples(res) > 0 && col_bool(res, 0, 0))
+			rc = STORE_EXISTS;
+		PQclear(res);
+	}
+	if (rc != STORE_OK)
+		pg_rollback(base);
+	return rc;
+}
+
+/* One item's parameters, in its statement's order; the statement. */
+static enum stmt
+pg_import_params(const struct store_item *item, struct params *p)
+{
+	const struct job *j = &item->u.job;
+	const struct ckpt_stats *c = &item->u.stats;
+	const struct service_metrics *m = &item->u.service;
+	const struct trigger_dump *d = &item->u.trigger;
+	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
+	int unclaimed;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		p_text(p, j->id.s);
+		p_text(p, j->name != NULL ? j->name : "");
+		p_text(p, job_state_name(j->state));
+		p_text(p, ckpt_type_name(j->type));
+		p_text(p, j->command);
+		p_int(p, j->timeout_s);
+		p_int(p, j->created_ms);
+		p_int(p, j->updated_ms);
+		return STMT_IMPORT_JOB;
+	case STORE_ITEM_COUNTER:
+		p_text(p, item->u.counter.job.s);
+		p_int(p, item->u.counter.last_id);
+		return STMT_IMPORT_COUNTER;
+	case STORE_ITEM_STATS:
+		p_text(p, c->job.s);
+		p_int(p, c->completed);
+		p_int(p, c->failed);
+		p_int(p, c->expired);
+		p_int_or_null(p, c->duration_min, c->duration_min < 0);
+		p_int_or_null(p, c->duration_max, c->duration_max < 0);
+		p_int(p, c->duration_sum);
+		p_int_or_null(p, lc->id, lc->id == 0);
+		p_int_or_null(p, lc->trigger_ms, lc->id == 0);
+		p_int_or_null(p, lc->end_ms, lc->id == 0);
+		p_text(p, lc->location);
+		p_int_or_null(p, lf->id, lf->id == 0);
+		p_int_or_null(p, lf->trigger_ms, lf->id == 0);
+		p_int_or_null(p, lf->end_ms, lf->id == 0);
+		p_text(p, lf->failure_class);
+		p_text(p, lf->failure_trace);
+		return STMT_IMPORT_STATS;
+	case STORE_ITEM_SERVICE:
+		p_int(p, m->job_not_found);
+		p_int(p, m->pass_ms);
+		p_int(p, m->pass_advanced);
+		p_int(p, m->pass_duration_ms);
+		return STMT_IMPORT_SERVICE;
+	case STORE_ITEM_TRIGGER:
+	default:
+		unclaimed = d->t.claimed_by == NULL;
+		p_int(p, d->row);
+		p_text(p, d->t.job.s);
+		p_text(p, d->t.trigger.s);
+		p_text(p, d->t.status);
+		p_text(p, d->t.requested_type);
+		p_text(p, d->t.type);
+		p_int_or_null(p, d->t.checkpoint_id, d->t.checkpoint_id == 0);
+		p_text(p, d->t.location);
+		p_text(p, d->t.failure_class);
+		p_text(p, d->t.failure_trace);
+		p_text(p, d->failure_throwable);
+		p_text(p, d->t.claimed_by);
+		p_text(p, d->t.remote_user);
+		p_text(p, d->t.remote_addr);
+		p_int(p, d->t.created_ms);
+		p_int_or_null(p, d->t.completed_ms,
+		    strcmp(d->t.status, "IN_PROGRESS") == 0);
+		p_int_or_null(p, d->t.claimed_ms, unclaimed);
+		p_int_or_null(p, d->lease_ms, unclaimed);
+		return STMT_IMPORT_TRIGGER;
+	}
+}
+
+static enum store_rc
+pg_import(struct store *base, const struct store_item *item)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	enum stmt id;
+
+	id = pg_import_params(item, &p);
+	return pg_exec(s, id, &p, "import", NULL);
+}
+
+/* The identity sequence past the ids copied, then the commit. */
+static enum store_rc
+pg_import_commit(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+	enum store_rc rc;
+
+	if ((rc = pg_exec(s, STMT_IMPORT_SEQUENCE, NULL, "import", NULL)) !=
+	    STORE_OK) {
+		pg_rollback(base);
+		return rc;
+	}
+	return pg_commit(base);
+}
+
 static const struct store_ops pg_ops = {
 	.name = "postgresql",
 	.schema_version = pg_schema_version,
@@ -2452,4 +2796,8 @@ static const struct store_ops pg_ops = {
 	.watch_fd = pg_watch_fd,
 	.runner_pass = pg_runner_pass,
 	.metrics = pg_metrics,
+	.export = pg_export,
+	.import_begin = pg_import_begin,
+	.import = pg_import,
+	.import_commit = pg_import_commit,
 };

@@ -66,6 +66,17 @@ enum stmt {
 	STMT_METRICS_SERVICE,
 	STMT_METRICS_JOBS,
 	STMT_RUNNER_PASS,
+	STMT_EXPORT_JOBS,
+	STMT_EXPORT_COUNTERS,
+	STMT_EXPORT_STATS,
+	STMT_EXPORT_SERVICE,
+	STMT_EXPORT_TRIGGERS,
+	STMT_IMPORT_EMPTY,
+	STMT_IMPORT_JOB,
+	STMT_IMPORT_COUNTER,
+	STMT_IMPORT_STATS,
+	STMT_IMPORT_SERVICE,
+	STMT_IMPORT_TRIGGER,
 	STMT__MAX
 };
 
@@ -317,6 +328,65 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE service_metrics SET pass_ms = ?1, pass_advanced = ?2,"
 	    " pass_duration_ms = ?3"
 	    " WHERE id = 1 AND (?2 > 0 OR pass_ms <= ?1 - ?4)",
+	/*
+	 * A store copied whole (store_export, store_import): every column,
+	 * in the order the items' fields are read and bound.  A NULL that a
+	 * field cannot hold becomes a value the schema never stores (-1, 0)
+	 * and back.  The triggers are those store_purge would keep.
+	 */
+	[STMT_EXPORT_JOBS] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	[STMT_EXPORT_COUNTERS] =
+	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
+	[STMT_EXPORT_STATS] =
+	    "SELECT job_id, completed, failed, expired,"
+	    " coalesce(duration_min, -1), coalesce(duration_max, -1),"
+	    " duration_sum, coalesce(last_completed, 0),"
+	    " coalesce(completed_trigger_ms, 0), coalesce(completed_ms, 0),"
+	    " completed_location, coalesce(last_failed, 0),"
+	    " coalesce(failed_trigger_ms, 0), coalesce(failed_ms, 0),"
+	    " failed_class, failed_trace FROM checkpoint_stats ORDER BY job_id",
+	[STMT_EXPORT_SERVICE] =
+	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms"
+	    " FROM service_metrics WHERE id = 1",
+	[STMT_EXPORT_TRIGGERS] =
+	    "SELECT id, job_id, trigger_id, status, requested_type,"
+	    " checkpoint_type, coalesce(checkpoint_id, 0), location,"
+	    " failure_class, failure_trace, failure_throwable, claimed_by,"
+	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
+	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' OR ?2 = 0 OR completed_ms > ?1 - ?2"
+	    " ORDER BY id",
+	[STMT_IMPORT_EMPTY] =
+	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)",
+	[STMT_IMPORT_JOB] =
+	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
+	    " timeout_s, created_ms, updated_ms)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[STMT_IMPORT_COUNTER] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
+	[STMT_IMPORT_STATS] =
+	    "INSERT INTO checkpoint_stats (job_id, completed, failed, expired,"
+	    " duration_min, duration_max, duration_sum, last_completed,"
+	    " completed_trigger_ms, completed_ms, completed_location,"
+	    " last_failed, failed_trigger_ms, failed_ms, failed_class,"
+	    " failed_trace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " ?11, ?12, ?13, ?14, ?15, ?16)",
+	[STMT_IMPORT_SERVICE] =
+	    "UPDATE service_metrics SET job_not_found = ?1, pass_ms = ?2,"
+	    " pass_advanced = ?3, pass_duration_ms = ?4 WHERE id = 1",
+	/* Inserted whole, so the statistics' SQL triggers (on UPDATE OF
+	 * status) do not fire: the statistics are imported as they were. */
+	[STMT_IMPORT_TRIGGER] =
+	    "INSERT INTO triggers (id, job_id, trigger_id, status,"
+	    " requested_type, checkpoint_type, checkpoint_id, location,"
+	    " failure_class, failure_trace, failure_throwable, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
+	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
 };
 
 struct lite {
@@ -1726,6 +1796,278 @@ lite_watch_fd(struct store *base)
 	return -1;
 }
 
+/* An id column, or NULL for a value the schema never stores (0, -1). */
+static void
+bind_or_null(sqlite3_stmt *st, int i, int64_t v, int null)
+{
+	if (null)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* One row of an export statement into item, by its kind. */
+static void
+lite_export_item(sqlite3_stmt *st, struct store_item *item)
+{
+	struct job *j = &item->u.job;
+	struct ckpt_stats *c = &item->u.stats;
+	struct service_metrics *m = &item->u.service;
+	struct trigger_dump *d = &item->u.trigger;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		column_id(st, 0, &j->id);
+		j->name = column_text(st, 1);
+		job_state_parse(column_text(st, 2), &j->state);
+		ckpt_type_parse(column_text(st, 3), &j->type);
+		j->command = column_text(st, 4);
+		j->timeout_s = sqlite3_column_int64(st, 5);
+		j->created_ms = sqlite3_column_int64(st, 6);
+		j->updated_ms = sqlite3_column_int64(st, 7);
+		break;
+	case STORE_ITEM_COUNTER:
+		column_id(st, 0, &item->u.counter.job);
+		item->u.counter.last_id = sqlite3_column_int64(st, 1);
+		break;
+	case STORE_ITEM_STATS:
+		column_id(st, 0, &c->job);
+		c->completed = sqlite3_column_int64(st, 1);
+		c->failed = sqlite3_column_int64(st, 2);
+		c->expired = sqlite3_column_int64(st, 3);
+		c->duration_min = sqlite3_column_int64(st, 4);
+		c->duration_max = sqlite3_column_int64(st, 5);
+		c->duration_sum = sqlite3_column_int64(st, 6);
+		c->last_completed.status = CKPT_COMPLETED;
+		c->last_completed.id = sqlite3_column_int64(st, 7);
+		c->last_completed.trigger_ms = sqlite3_column_int64(st, 8);
+		c->last_completed.end_ms = sqlite3_column_int64(st, 9);
+		c->last_completed.location = column_text(st, 10);
+		c->last_failed.status = CKPT_FAILED;
+		c->last_failed.id = sqlite3_column_int64(st, 11);
+		c->last_failed.trigger_ms = sqlite3_column_int64(st, 12);
+		c->last_failed.end_ms = sqlite3_column_int64(st, 13);
+		c->last_failed.failure_class = column_text(st, 14);
+		c->last_failed.failure_trace = column_text(st, 15);
+		break;
+	case STORE_ITEM_SERVICE:
+		m->job_not_found = sqlite3_column_int64(st, 0);
+		m->pass_ms = sqlite3_column_int64(st, 1);
+		m->pass_advanced = sqlite3_column_int64(st, 2);
+		m->pass_duration_ms = sqlite3_column_int64(st, 3);
+		break;
+	case STORE_ITEM_TRIGGER:
+		d->row = sqlite3_column_int64(st, 0);
+		column_id(st, 1, &d->t.job);
+		column_id(st, 2, &d->t.trigger);
+		d->t.status = column_text(st, 3);
+		d->t.requested_type = column_text(st, 4);
+		d->t.type = column_text(st, 5);
+		d->t.checkpoint_id = sqlite3_column_int64(st, 6);
+		d->t.location = column_text(st, 7);
+		d->t.failure_class = column_text(st, 8);
+		d->t.failure_trace = column_text(st, 9);
+		d->failure_throwable = column_text(st, 10);
+		d->t.claimed_by = column_text(st, 11);
+		d->t.remote_user = column_text(st, 12);
+		d->t.remote_addr = column_text(st, 13);
+		d->t.created_ms = sqlite3_column_int64(st, 14);
+		d->t.completed_ms = sqlite3_column_int64(st, 15);
+		d->t.claimed_ms = sqlite3_column_int64(st, 16);
+		d->lease_ms = sqlite3_column_int64(st, 17);
+		break;
+	}
+}
+
+/* Steps one export statement to its end, cb with each row; *stop: cb did. */
+static enum store_rc
+lite_export_rows(struct lite *s, enum stmt id, enum store_item_kind kind,
+    store_item_cb cb, void *arg, int *stop)
+{
+	sqlite3_stmt *st = s->stmt[id];
+	struct store_item item;
+	int rc;
+
+	while (!*stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&item, 0, sizeof(item));
+		item.kind = kind;
+		lite_export_item(st, &item);
+		*stop = cb(&item, arg) != 0;
+	}
+	if (*stop)
+		rc = SQLITE_DONE;
+	stmt_done(st);
+	return store_rc_from(s, rc, "export");
+}
+
+static enum store_rc
+lite_export(struct store *base, int64_t now_ms, int64_t store_ms,
+    store_item_cb cb, void *arg)
+{
+	static const struct {
+		enum stmt id;
+		enum store_item_kind kind;
+	} parts[] = {
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
+	};
+	struct lite *s = (struct lite *)base;
+	enum store_rc rc;
+	size_t i;
+	int stop = 0;
+
+	if ((rc = store_read_begin(base)) != STORE_OK)
+		return rc;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]) && !stop; i++) {
+		if (stmt_get(s, parts[i].id) == NULL) {
+			rc = STORE_ERROR;
+			break;
+		}
+		if (parts[i].id == STMT_EXPORT_TRIGGERS) {
+			sqlite3_bind_int64(s->stmt[parts[i].id], 1, now_ms);
+			sqlite3_bind_int64(s->stmt[parts[i].id], 2, store_ms);
+		}
+		if ((rc = lite_export_rows(s, parts[i].id, parts[i].kind, cb,
+			 arg, &stop)) != STORE_OK)
+			break;
+	}
+	/* Nothing was written: the read ends either way. */
+	store_rollback(base);
+	return rc;
+}
+
+static enum store_rc
+lite_import_begin(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+	int r, used = 0;
+
+	if ((rc = store_begin(base)) != STORE_OK)
+		return rc;
+	if ((st = stmt_get(s, STMT_IMPORT_EMPTY)) == NULL) {
+		store_rollback(base);
+		return STORE_ERROR;
+	}
+	if ((r = sqlite3_step(st)) == SQLITE_ROW)
+		used = sqlite3_column_int(st, 0);
+	stmt_done(st);
+	if ((rc = store_rc_from(s, r, "import")) == STORE_OK && used)
+		rc = STORE_EXISTS;
+	if (rc != STORE_OK)
+		store_rollback(base);
+	return rc;
+}
+
+/* Binds item's fields to its import statement, which it returns. */
+static sqlite3_stmt *
+lite_import_bind(struct lite *s, const struct store_item *item)
+{
+	static const enum stmt by_kind[] = {
+		[STORE_ITEM_JOB] = STMT_IMPORT_JOB,
+		[STORE_ITEM_COUNTER] = STMT_IMPORT_COUNTER,
+		[STORE_ITEM_STATS] = STMT_IMPORT_STATS,
+		[STORE_ITEM_SERVICE] = STMT_IMPORT_SERVICE,
+		[STORE_ITEM_TRIGGER] = STMT_IMPORT_TRIGGER,
+	};
+	const struct job *j = &item->u.job;
+	const struct ckpt_stats *c = &item->u.stats;
+	const struct service_metrics *m = &item->u.service;
+	const struct trigger_dump *d = &item->u.trigger;
+	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
+	sqlite3_stmt *st;
+	int unclaimed;
+
+	if ((st = stmt_get(s, by_kind[item->kind])) == NULL)
+		return NULL;
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		bind_text(st, 1, j->id.s);
+		bind_text(st, 2, j->name != NULL ? j->name : "");
+		bind_text(st, 3, job_state_name(j->state));
+		bind_text(st, 4, ckpt_type_name(j->type));
+		bind_text(st, 5, j->command);
+		sqlite3_bind_int64(st, 6, j->timeout_s);
+		sqlite3_bind_int64(st, 7, j->created_ms);
+		sqlite3_bind_int64(st, 8, j->updated_ms);
+		break;
+	case STORE_ITEM_COUNTER:
+		bind_text(st, 1, item->u.counter.job.s);
+		sqlite3_bind_int64(st, 2, item->u.counter.last_id);
+		break;
+	case STORE_ITEM_STATS:
+		bind_text(st, 1, c->job.s);
+		sqlite3_bind_int64(st, 2, c->completed);
+		sqlite3_bind_int64(st, 3, c->failed);
+		sqlite3_bind_int64(st, 4, c->expired);
+		bind_or_null(st, 5, c->duration_min, c->duration_min < 0);
+		bind_or_null(st, 6, c->duration_max, c->duration_max < 0);
+		sqlite3_bind_int64(st, 7, c->duration_sum);
+		bind_or_null(st, 8, lc->id, lc->id == 0);
+		bind_or_null(st, 9, lc->trigger_ms, lc->id == 0);
+		bind_or_null(st, 10, lc->end_ms, lc->id == 0);
+		bind_text(st, 11, lc->location);
+		bind_or_null(st, 12, lf->id, lf->id == 0);
+		bind_or_null(st, 13, lf->trigger_ms, lf->id == 0);
+		bind_or_null(st, 14, lf->end_ms, lf->id == 0);
+		bind_text(st, 15, lf->failure_class);
+		bind_text(st, 16, lf->failure_trace);
+		break;
+	case STORE_ITEM_SERVICE:
+		sqlite3_bind_int64(st, 1, m->job_not_found);
+		sqlite3_bind_int64(st, 2, m->pass_ms);
+		sqlite3_bind_int64(st, 3, m->pass_advanced);
+		sqlite3_bind_int64(st, 4, m->pass_duration_ms);
+		break;
+	case STORE_ITEM_TRIGGER:
+		unclaimed = d->t.claimed_by == NULL;
+		sqlite3_bind_int64(st, 1, d->row);
+		bind_text(st, 2, d->t.job.s);
+		bind_text(st, 3, d->t.trigger.s);
+		bind_text(st, 4, d->t.status);
+		bind_text(st, 5, d->t.requested_type);
+		bind_text(st, 6, d->t.type);
+		bind_or_null(st, 7, d->t.checkpoint_id,
+		    d->t.checkpoint_id == 0);
+		bind_text(st, 8, d->t.location);
+		bind_text(st, 9, d->t.failure_class);
+		bind_text(st, 10, d->t.failure_trace);
+		bind_text(st, 11, d->failure_throwable);
+		bind_text(st, 12, d->t.claimed_by);
+		bind_text(st, 13, d->t.remote_user);
+		bind_text(st, 14, d->t.remote_addr);
+		sqlite3_bind_int64(st, 15, d->t.created_ms);
+		bind_or_null(st, 16, d->t.completed_ms,
+		    strcmp(d->t.status, "IN_PROGRESS") == 0);
+		bind_or_null(st, 17, d->t.claimed_ms, unclaimed);
+		bind_or_null(st, 18, d->lease_ms, unclaimed);
+		break;
+	}
+	return st;
+}
+
+static enum store_rc
+lite_import(struct store *base, const struct store_item *item)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+
+	if ((st = lite_import_bind(s, item)) == NULL)
+		return STORE_ERROR;
+	return stmt_run(s, st, "import");
+}
+
+/* A trigger's id is its rowid: the next one follows the largest already. */
+static enum store_rc
+lite_import_commit(struct store *base)
+{
+	return store_commit(base);
+}
+
 static const struct store_ops lite_ops = {
 	.name = "sqlite",
 	.schema_version = lite_schema_version,
@@ -1769,4 +2111,8 @@ static const struct store_ops lite_ops = {
 	.watch_fd = lite_watch_fd,
 	.runner_pass = lite_runner_pass,
 	.metrics = lite_metrics,
+	.export = lite_export,
+	.import_begin = lite_import_begin,
+	.import = lite_import,
+	.import_commit = lite_import_commit,
 };
