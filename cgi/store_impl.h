@@ -74,8 +74,8 @@ struct store_ops {
 	    *runner_pass)(struct store *, int64_t, int64_t, int64_t, int64_t);
 	enum store_rc (*metrics)(struct store *, struct service_metrics *,
 	    store_metrics_cb, void *);
-	enum store_rc (*export)(struct store *, int64_t, int64_t,
-	    store_item_cb, void *);
+	enum store_rc (
+	    *export)(struct store *, int64_t, int64_t, store_item_cb, void *);
 	enum store_rc (*import_begin)(struct store *);
 	enum store_rc (*import)(struct store *, const struct store_item *);
 	enum store_rc (*import_commit)(struct store *);
