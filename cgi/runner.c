@@ -47,8 +47,31 @@ struct running {
 	int64_t checkpoint_id;
 	enum ckpt_type type;
 	int64_t timeout_s;
+	int64_t lease_ms; /* the claim's, on this runner's clock */
 	char env[4][96];
 };
+
+/*
+ * The result of an action that could not be recorded because the
+ * database could not be reached (or stayed locked): kept, and recorded
+ * by the next pass, on a store opened again, while the claim's lease
+ * lasts.  The claim is still this runner's, so no other runner takes the
+ * trigger meanwhile; past the lease it is resolved as expired, as if
+ * this runner had died.
+ */
+struct unrecorded {
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	int64_t checkpoint_id;
+	enum ckpt_type type;
+	char *location; /* NULL: none */
+	char *trace; /* NULL: the action succeeded */
+	int64_t lease_ms;
+};
+
+static struct unrecorded backlog[RUNNER_MAX_ACTIVE];
+static size_t nbacklog;
 
 struct pass {
 	struct store *store;
@@ -191,7 +214,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	struct outcome o;
 	enum store_rc rc;
 	enum ckpt_type type;
-	int64_t id;
+	int64_t id, lease;
 
 	*claimed = 0;
 	memset(&o, 0, sizeof(o));
@@ -230,8 +253,8 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 			p->stats->completed++;
 		return rc == STORE_NOTFOUND ? STORE_OK : rc;
 	}
-	rc = store_claim(p->store, e->row, p->o->owner, id, type, now,
-	    now + e->timeout_s * 1000 + RUNNER_LEASE_GRACE_MS);
+	lease = now + e->timeout_s * 1000 + RUNNER_LEASE_GRACE_MS;
+	rc = store_claim(p->store, e->row, p->o->owner, id, type, now, lease);
 	if (rc == STORE_NOTFOUND)
 		return STORE_OK;
 	if (rc != STORE_OK)
@@ -243,6 +266,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	claim->checkpoint_id = id;
 	claim->type = type;
 	claim->timeout_s = e->timeout_s;
+	claim->lease_ms = lease;
 	*claimed = 1;
 	return STORE_OK;
 }
@@ -355,6 +379,56 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	return STORE_OK;
 }
 
+/*
+ * Records how a claimed trigger ended, if the claim is still ours, and
+ * counts and logs it.
+ */
+static enum store_rc
+pass_record(struct pass *p, int64_t row, const struct id *job,
+    const struct id *trigger, const struct outcome *o)
+{
+	enum store_rc rc;
+
+	rc = store_complete(p->store, row, p->o->owner, o,
+	    clock_ms(CLOCK_REALTIME));
+	if (rc == STORE_OK) {
+		if (o->failure_class == NULL)
+			p->stats->completed++;
+		else
+			p->stats->failed++;
+		log_info("trigger %s job %s: checkpoint %lld %s", trigger->s,
+		    job->s, (long long)o->checkpoint_id,
+		    o->failure_class == NULL ? "completed" : "failed");
+	} else if (rc == STORE_NOTFOUND)
+		log_warn("trigger %s job %s: resolved by another runner while "
+			 "its action ran; result dropped",
+		    trigger->s, job->s);
+	else
+		log_error("trigger %s job %s: cannot record the result: %s",
+		    trigger->s, job->s, store_rc_name(rc));
+	return rc;
+}
+
+/* Keeps r's outcome o in u (its strings copied). */
+static void
+backlog_keep(struct unrecorded *u, const struct running *r,
+    const struct outcome *o)
+{
+	memset(u, 0, sizeof(*u));
+	u->row = r->row;
+	u->job = r->job;
+	u->trigger = r->trigger;
+	u->checkpoint_id = r->checkpoint_id;
+	u->type = r->type;
+	u->lease_ms = r->lease_ms;
+	if (o->location != NULL)
+		u->location = strdup(o->location);
+	if (o->failure_trace != NULL &&
+	    (u->trace = strdup(o->failure_trace)) == NULL)
+		/* Without its trace a failure cannot be stored: expired. */
+		u->lease_ms = 0;
+}
+
 /* Records the end of an action, if the claim is still ours. */
 static void
 pass_finish(struct pass *p, struct running *r)
@@ -410,27 +484,76 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_class = FAIL_CKPT_CLASS;
 		o.failure_trace = buf_str(&trace);
 	}
-	rc = store_complete(p->store, r->row, p->o->owner, &o,
-	    clock_ms(CLOCK_REALTIME));
-	if (rc == STORE_OK) {
-		if (res.status == ACTION_OK)
-			p->stats->completed++;
-		else
-			p->stats->failed++;
-		log_info("trigger %s job %s: checkpoint %lld %s", r->trigger.s,
-		    r->job.s, (long long)r->checkpoint_id,
-		    res.status == ACTION_OK ? "completed" : "failed");
-	} else if (rc == STORE_NOTFOUND)
-		log_warn("trigger %s job %s: resolved by another runner while "
-			 "its action ran; result dropped",
-		    r->trigger.s, r->job.s);
-	else
-		/* The claim stays; its lease makes it stale later. */
-		log_error("trigger %s job %s: cannot record the result: %s",
-		    r->trigger.s, r->job.s, store_rc_name(rc));
+	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_BUSY) &&
+	    nbacklog < RUNNER_MAX_ACTIVE) {
+		backlog_keep(&backlog[nbacklog], r, &o);
+		nbacklog++;
+		log_warn("trigger %s job %s: checkpoint %lld: its result is "
+			 "kept, to be recorded once the database answers",
+		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
+	}
 	buf_free(&trace);
 	action_free(r->action);
 	r->action = NULL;
+}
+
+/*
+ * Records the results kept while the database could not be reached, at
+ * the start of a pass; those whose lease ran out are left to be resolved
+ * as expired.
+ */
+static void
+pass_backlog(struct pass *p)
+{
+	struct unrecorded *u;
+	struct outcome o;
+	enum store_rc rc;
+	size_t i;
+
+	for (i = 0; i < nbacklog;) {
+		u = &backlog[i];
+		memset(&o, 0, sizeof(o));
+		o.checkpoint_id = u->checkpoint_id;
+		o.type = u->type;
+		o.location = u->location;
+		if (u->trace != NULL) {
+			o.failure_class = FAIL_CKPT_CLASS;
+			o.failure_trace = u->trace;
+		}
+		if (u->lease_ms <= clock_ms(CLOCK_REALTIME)) {
+			log_warn("trigger %s job %s: checkpoint %lld: its "
+				 "result was never recorded before its lease "
+				 "ended",
+			    u->trigger.s, u->job.s,
+			    (long long)u->checkpoint_id);
+			rc = STORE_NOTFOUND;
+		} else
+			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
+		if (rc == STORE_UNAVAILABLE || rc == STORE_BUSY) {
+			i++;
+			continue;
+		}
+		free(u->location);
+		free(u->trace);
+		*u = backlog[--nbacklog];
+	}
+}
+
+size_t
+runner_backlog(void)
+{
+	return nbacklog;
+}
+
+void
+runner_backlog_drop(void)
+{
+	while (nbacklog > 0) {
+		nbacklog--;
+		free(backlog[nbacklog].location);
+		free(backlog[nbacklog].trace);
+	}
 }
 
 /* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
@@ -490,6 +613,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	if ((p.pend = calloc(o->batch, sizeof(*p.pend))) == NULL)
 		return -1;
 	store_data_version(s, &seen);
+	pass_backlog(&p);
 	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
 		log_error("resolving stale claims: %s", store_rc_name(rc));
 

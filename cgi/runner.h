@@ -43,5 +43,11 @@ struct runner_stats {
 int runner_owner(char *buf, size_t len);
 int runner_pass(struct store *, const struct runner_opts *,
     struct runner_stats *, volatile sig_atomic_t *quit);
+/*
+ * Results of actions that ended while the database could not be reached:
+ * each pass records them first, while their leases last.
+ */
+size_t runner_backlog(void);
+void runner_backlog_drop(void);
 
 #endif /* RUNNER_H */

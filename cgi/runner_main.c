@@ -267,7 +267,19 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 		ro->parallel = 63;
 }
 
-/* One pass over everything pending; closes s.  Returns the exit status. */
+/* Sleeps ms, or until a signal. */
+static void
+pause_ms(int ms)
+{
+	poll(NULL, 0, ms);
+}
+
+/*
+ * One pass over everything pending; closes s.  Results that could not be
+ * recorded (the database went away while their actions ran) are tried
+ * again on a store opened again, once a second, while their leases last.
+ * Returns the exit status.
+ */
 static int
 run_once(struct store *s, const struct settings *st,
     const struct runner_opts *ro, int want_stats)
@@ -278,7 +290,20 @@ run_once(struct store *s, const struct settings *st,
 	memset(&stats, 0, sizeof(stats));
 	if (runner_pass(s, ro, &stats, &quit) == -1)
 		rc = EXIT_PASS;
-	wal_housekeeping(s, st->db_path);
+	while (runner_backlog() > 0 && !quit) {
+		log_warn("%zu results not recorded yet; trying again",
+		    runner_backlog());
+		pause_ms(1000);
+		store_close(s);
+		if (open_store(st, &s, 64 * 1024) == -1)
+			continue;
+		if (runner_pass(s, ro, &stats, &quit) == -1)
+			rc = EXIT_PASS;
+		else if (runner_backlog() == 0)
+			rc = EXIT_OK;
+	}
+	if (s != NULL)
+		wal_housekeeping(s, st->db_path);
 	if (want_stats)
 		print_stats(&stats);
 	store_close(s);
@@ -340,7 +365,7 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 			store_close(s);
 			s = NULL;
 			while (!quit && open_store(st, &s, 64 * 1024) == -1)
-				watch_wait(-1, 0, 1000);
+				pause_ms(1000);
 			if (s == NULL)
 				break;
 			inode = db_inode(st->db_path);
@@ -355,7 +380,11 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		    (stats.completed || stats.failed || stats.stale ||
 			stats.purged))
 			print_stats(&stats);
-		watch_sleep(s, st->db_path, wfd, inotify, seen, inode);
+		/* Results to record: look again soon, not on news. */
+		if (runner_backlog() > 0)
+			pause_ms(1000);
+		else
+			watch_sleep(s, st->db_path, wfd, inotify, seen, inode);
 	}
 	if (wfd != -1 && inotify)
 		close(wfd);
@@ -411,6 +440,7 @@ main(int argc, char *argv[])
 	else
 		ret = run_once(s, &st, &ro, cl.want_stats);
 out:
+	runner_backlog_drop();
 	free(cl.db);
 	return ret;
 }
