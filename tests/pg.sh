@@ -16,7 +16,7 @@
 #   PG_FSYNC         fsync of the servers: off unless set (on) before
 #                    pg_start, for a test of what survives a crash
 #
-# A second server, for a test of replication and failover:
+# Crashes, and a second server, for the tests of what survives them:
 #   pg_standby       a streaming standby of the first (pg_basebackup -R),
 #                    named standby1 (its application_name), on a port of
 #                    its own: PG_STANDBY_PORT, data in PG_STANDBY_DIR
@@ -25,10 +25,12 @@
 #   pg_promote       promotes the standby (pg_ctl promote -w)
 #   pg_kill9 [DATA]  SIGKILL to the postmaster of DATA (default: the
 #                    first server's), by the pid in its postmaster.pid
-#   pg_restart_immediate  the first server stopped with -m immediate (a
-#                    crash: no shutdown checkpoint) and started again on
-#                    its port
-#   pg_uri_hosts     a URI naming both servers, read-write one wanted
+#   pg_crash         the first server stopped with -m immediate (a crash:
+#                    no shutdown checkpoint)
+#   pg_restart       the first server started again, on its port
+#   pg_restart_immediate  the two
+#   pg_uri_hosts     a URI naming both servers, the read-write one wanted,
+#                    with connect_timeout=2
 #
 # The server runs as the postgres user when the test runs as root (it
 # refuses to run as root), as the test's own user otherwise.  Local (socket)
@@ -235,11 +237,19 @@ pg_orphans_stop() {
 }
 at_cleanup pg_orphans_stop
 
-pg_restart_immediate() {
+pg_crash() {
 	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
 	    -m immediate -w -t 30 stop) >> "$PG_DIR/pg_ctl.log" 2>&1 ||
 	    bail "pg_ctl stop -m immediate failed"
+}
+
+pg_restart() {
 	pg_server_start "$PGDATA_DIR" "$PG_DIR/server.log" "$PG_PORT"
+}
+
+pg_restart_immediate() {
+	pg_crash
+	pg_restart
 }
 
 pg_uri_hosts() {
