@@ -177,6 +177,17 @@ term_wait() {
 	forget "$1"
 }
 
+# reap PID: waits up to 15 s for one of our processes that was asked to
+# end (SIGKILL after), and forgets it.
+reap() {
+	if ! wait_until 150 "gone $1"; then
+		diag "pid $1 still running after 15 s; killed"
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+	forget "$1"
+}
+
 # rand N: a random number in 0..N-1.
 rand() {
 	echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1))

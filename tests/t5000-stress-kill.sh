@@ -224,13 +224,7 @@ LOAD_MS=$(($(date +%s%N) / 1000000 - start_ms))
 touch "$T/stop"
 i=1
 while [ "$i" -le "$NCLIENTS" ]; do
-	eval "p=\$CLIENT_$i"
-	if ! wait_until 150 "gone $p"; then
-		diag "client $i still running after 15 s; killed"
-		kill -9 "$p" 2>/dev/null
-	fi
-	wait "$p" 2>/dev/null
-	forget "$p"
+	eval "reap \$CLIENT_$i"
 	i=$((i + 1))
 done
 
