@@ -412,19 +412,25 @@ pg_schema_version(void)
 	return n;
 }
 
-/* Every occurrence of a secret of s in text replaced by "***", in place. */
+/*
+ * Every occurrence of a secret of s in text replaced, in place, by "***"
+ * (by as many stars as it has characters, when shorter: text never
+ * grows).
+ */
 static void
 pg_scrub(const struct pg *s, char *text)
 {
-	char *p;
-	size_t i, n;
+	char *p, *q;
+	size_t i, n, stars;
 
 	for (i = 0; i < sizeof(s->secret) / sizeof(s->secret[0]); i++) {
 		if ((n = strlen(s->secret[i])) == 0)
 			continue;
-		while ((p = strstr(text, s->secret[i])) != NULL) {
-			memmove(p + 3, p + n, strlen(p + n) + 1);
-			memcpy(p, "***", 3);
+		stars = n < 3 ? n : 3;
+		for (p = text; (q = strstr(p, s->secret[i])) != NULL;
+		     p = q + stars) {
+			memmove(q + stars, q + n, strlen(q + n) + 1);
+			memset(q, '*', stars);
 		}
 	}
 }
@@ -929,7 +935,7 @@ pg_simple(struct pg *s, const char *sql, const char *what)
 static enum store_rc
 pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 {
-	int64_t v[3];
+	int64_t v[3] = { 0, 0, 0 };
 	enum store_rc rc;
 	int target = pg_schema_version();
 
@@ -994,7 +1000,7 @@ static enum store_rc
 pg_migrate(struct pg *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
-	int64_t version, v;
+	int64_t version, v = 0;
 	int target = pg_schema_version(), i;
 
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
@@ -1054,7 +1060,7 @@ pg_session(struct pg *s)
 
 	snprintf(sql, sizeof(sql),
 	    "SET lock_timeout = %lld; SET statement_timeout = %lld%s",
-	    (long long)s->busy_ms, (long long)(s->busy_ms * 5),
+	    (long long)s->busy_ms, (long long)s->busy_ms * 5,
 	    s->sync_normal ? "; SET synchronous_commit = off" : "");
 	return pg_simple(s, sql, "session settings");
 }
