@@ -148,8 +148,49 @@ stop_pid() {
 	kill -"${2:-TERM}" "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 	_rc=$?
-	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')
+	forget "$1"
 	return $_rc
+}
+
+# forget PID: drops a pid that has ended from the cleanup list.
+forget() {
+	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')
+}
+
+# kill9 PID: SIGKILL one of our processes and reap it at once (a zombie
+# runner would still look alive to the others' stale-claim check).
+kill9() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	forget "$1"
+}
+
+# term_wait PID: SIGTERM, then waits for it (SIGKILL after 10 s); sets RC.
+term_wait() {
+	kill -TERM "$1" 2>/dev/null
+	if ! wait_until 100 "gone $1"; then
+		diag "pid $1 ignored SIGTERM for 10 s; killed"
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1"
+	RC=$?
+	forget "$1"
+}
+
+# reap PID: waits up to 15 s for one of our processes that was asked to
+# end (SIGKILL after), and forgets it.
+reap() {
+	if ! wait_until 150 "gone $1"; then
+		diag "pid $1 still running after 15 s; killed"
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+	forget "$1"
+}
+
+# rand N: a random number in 0..N-1.
+rand() {
+	echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1))
 }
 
 # A loopback port nobody listens on: the kernel picks it.

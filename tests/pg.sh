@@ -6,12 +6,31 @@
 #
 #   pg_start         initdb, start, and create the database "checkpoints"
 #   pg_stop          stop the server and remove its data directory
-#   pg_uri [DB]      a postgresql:// URI for DB (default: checkpoints), by TCP
-#   psql_q SQL [DB]  runs SQL (stops at the first error), prints the rows
-#                    unaligned, tuples only, fields separated by '|'
+#   pg_uri [DB [PORT]]  a postgresql:// URI for DB (default: checkpoints),
+#                    by TCP, to PORT (default: PG_PORT)
+#   psql_q SQL [DB [PORT]]  runs SQL (stops at the first error), prints the
+#                    rows unaligned, tuples only, fields separated by '|'
 #   PGURI            pg_uri checkpoints, once pg_start has run
 #   PG_BIN           where initdb, pg_ctl and psql are
 #   PG_PORT          the TCP port
+#   PG_FSYNC         fsync of the servers: off unless set (on) before
+#                    pg_start, for a test of what survives a crash
+#
+# Crashes, and a second server, for the tests of what survives them:
+#   pg_standby       a streaming standby of the first (pg_basebackup -R),
+#                    named standby1 (its application_name), on a port of
+#                    its own: PG_STANDBY_PORT, data in PG_STANDBY_DIR
+#   pg_sync_standby  makes standby1 synchronous (ALTER SYSTEM, reload) and
+#                    waits until pg_stat_replication says so
+#   pg_promote       promotes the standby (pg_ctl promote -w)
+#   pg_kill9 [DATA]  SIGKILL to the postmaster of DATA (default: the
+#                    first server's), by the pid in its postmaster.pid
+#   pg_crash         the first server stopped with -m immediate (a crash:
+#                    no shutdown checkpoint)
+#   pg_restart       the first server started again, on its port
+#   pg_restart_immediate  the two
+#   pg_uri_hosts     a URI naming both servers, the read-write one wanted,
+#                    with connect_timeout=2
 #
 # The server runs as the postgres user when the test runs as root (it
 # refuses to run as root), as the test's own user otherwise.  Local (socket)
@@ -38,6 +57,10 @@ PGDATA_DIR=$PG_DIR/data
 PG_PORT=
 PGURI=
 PG_STARTED=
+PG_FSYNC=${PG_FSYNC:-off}
+PG_STANDBY_DIR=$PG_DIR/standby
+PG_STANDBY_PORT=
+PG_STANDBY_STARTED=
 
 # as_pg_user CMD...: CMD as the server's user.
 as_pg_user() {
@@ -49,13 +72,38 @@ as_pg_user() {
 }
 
 pg_uri() {
-	printf 'postgresql://postgres@127.0.0.1:%s/%s' "$PG_PORT" \
+	printf 'postgresql://postgres@127.0.0.1:%s/%s' "${2:-$PG_PORT}" \
 	    "${1:-checkpoints}"
 }
 
 psql_q() {
-	"$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "$(pg_uri "${2:-}")" \
-	    -c "$1"
+	"$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
+	    -d "$(pg_uri "${2:-}" "${3:-}")" -c "$1"
+}
+
+# pg_server_start DATA LOG [PORT] [OPTION...]: starts the server of data
+# directory DATA, logging to LOG, on PORT or else a free one, with the
+# test's settings and the OPTIONs; sets PG_SERVER_PORT.  A port free a moment
+# ago may be taken when the server binds it: without PORT, another one, a
+# few times.
+pg_server_start() {
+	_data=$1 _log=$2 _fixed=${3:-}
+	shift 2
+	[ $# -gt 0 ] && shift
+	_try=0
+	while :; do
+		PG_SERVER_PORT=${_fixed:-$(free_port)}
+		if (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$_data" \
+		    -l "$_log" -w -t 60 -o "-p $PG_SERVER_PORT \
+		    -c listen_addresses=127.0.0.1 \
+		    -c unix_socket_directories=$PG_DIR -c fsync=$PG_FSYNC $*" \
+		    start) >> "$PG_DIR/pg_ctl.log" 2>&1; then
+			return 0
+		fi
+		_try=$((_try + 1))
+		[ -z "$_fixed" ] && [ "$_try" -lt 3 ] ||
+		    bail "pg_ctl start failed: $(tail -n 5 "$_log")"
+	done
 }
 
 pg_start() {
@@ -79,24 +127,11 @@ pg_start() {
 	    --no-instructions) > "$PG_DIR/initdb.log" 2>&1 ||
 	    bail "initdb failed: $(tail -n 5 "$PG_DIR/initdb.log")"
 	rm -f "$PG_DIR/pwfile"
-	# A port free a moment ago may be taken when the server binds it:
-	# another one, a few times.
-	_try=0
-	while :; do
-		PG_PORT=$(free_port)
-		PG_STARTED=1
-		if (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
-		    -l "$PG_DIR/server.log" -w -t 60 -o "-p $PG_PORT \
-		    -c listen_addresses=127.0.0.1 \
-		    -c unix_socket_directories=$PG_DIR -c fsync=off" start) \
-		    > "$PG_DIR/pg_ctl.log" 2>&1; then
-			break
-		fi
-		_try=$((_try + 1))
-		[ "$_try" -lt 3 ] ||
-		    bail "pg_ctl start failed: $(tail -n 5 "$PG_DIR/server.log")"
-	done
-	printf '127.0.0.1:%s:*:postgres:%s\n' "$PG_PORT" "$_pw" > "$T/pgpass"
+	PG_STARTED=1
+	pg_server_start "$PGDATA_DIR" "$PG_DIR/server.log"
+	PG_PORT=$PG_SERVER_PORT
+	# Every server of the test (a standby too) has this password.
+	printf '127.0.0.1:*:*:postgres:%s\n' "$_pw" > "$T/pgpass"
 	chmod 600 "$T/pgpass"
 	export PGPASSFILE=$T/pgpass
 	unset _pw
@@ -111,16 +146,113 @@ pg_start() {
 pg_stop() {
 	[ -n "$PG_STARTED" ] || return 0
 	PG_STARTED=
-	if [ -f "$PGDATA_DIR/postmaster.pid" ]; then
-		_pid=$(head -n 1 "$PGDATA_DIR/postmaster.pid")
+	pg_server_stop "$PGDATA_DIR"
+}
+at_cleanup pg_stop
+
+# pg_server_stop DATA: pg_stop's work for the server of DATA.  A server
+# that was killed (pg_kill9) is not signalled again: its pid may be
+# another process's by now.
+pg_server_stop() {
+	_pid=$(pg_postmaster "$1")
+	if [ -n "$_pid" ] && ! gone "$_pid"; then
 		if ! (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" \
-		    -D "$PGDATA_DIR" -m fast -w -t 30 stop) \
+		    -D "$1" -m fast -w -t 30 stop) \
 		    >> "$PG_DIR/pg_ctl.log" 2>&1; then
 			# A server that will not stop is ended by its pid.
 			echo "# pg_ctl stop failed; SIGQUIT to $_pid"
 			kill -QUIT "$_pid" 2>/dev/null
 		fi
 	fi
-	rm -rf "$PGDATA_DIR"
+	rm -rf "$1"
 }
-at_cleanup pg_stop
+
+# pg_postmaster DATA: the pid in DATA's postmaster.pid, if any.
+pg_postmaster() {
+	[ -f "$1/postmaster.pid" ] && head -n 1 "$1/postmaster.pid"
+}
+
+# --- A second server: replication and failover ------------------------------
+
+pg_standby() {
+	[ -n "$PG_STARTED" ] || bail "pg_standby before pg_start"
+	# Through the socket, as the server's user: trusted.  -R writes
+	# standby.signal and primary_conninfo (the same socket and port).
+	_sync=
+	[ "$PG_FSYNC" = on ] || _sync=--no-sync
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_basebackup" -h "$PG_DIR" \
+	    -p "$PG_PORT" -U postgres -D "$PG_STANDBY_DIR" -R -X stream \
+	    -c fast $_sync) > "$PG_DIR/basebackup.log" 2>&1 ||
+	    bail "pg_basebackup failed: $(tail -n 5 "$PG_DIR/basebackup.log")"
+	PG_STANDBY_STARTED=1
+	pg_server_start "$PG_STANDBY_DIR" "$PG_DIR/standby.log" "" \
+	    -c cluster_name=standby1
+	PG_STANDBY_PORT=$PG_SERVER_PORT
+	wait_until 300 '[ "$(psql_q "SELECT count(*) FROM pg_stat_replication
+	    WHERE application_name = '\''standby1'\''
+	    AND state = '\''streaming'\''" postgres)" = 1 ]' ||
+	    bail "the standby does not stream: $(tail -n 5 "$PG_DIR/standby.log")"
+}
+
+pg_standby_stop() {
+	[ -n "$PG_STANDBY_STARTED" ] || return 0
+	PG_STANDBY_STARTED=
+	pg_server_stop "$PG_STANDBY_DIR"
+}
+at_cleanup pg_standby_stop
+
+pg_sync_standby() {
+	psql_q "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" \
+	    postgres && psql_q "SELECT pg_reload_conf()" postgres > /dev/null ||
+	    bail "cannot set synchronous_standby_names"
+	wait_until 100 '[ "$(psql_q "SELECT sync_state FROM pg_stat_replication
+	    WHERE application_name = '\''standby1'\''" postgres)" = sync ]' ||
+	    bail "standby1 is not synchronous"
+}
+
+pg_promote() {
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PG_STANDBY_DIR" \
+	    -w -t 60 promote) >> "$PG_DIR/pg_ctl.log" 2>&1
+}
+
+# The killed postmaster's children (backends, walsenders, checkpointer...)
+# notice its death and exit by themselves, within moments; those still
+# there when the test ends are ended by their pids.
+PG_ORPHANS=
+pg_kill9() {
+	_pid=$(pg_postmaster "${1:-$PGDATA_DIR}")
+	[ -n "$_pid" ] || bail "no postmaster.pid in ${1:-$PGDATA_DIR}"
+	PG_ORPHANS="$PG_ORPHANS $(pgrep -P "$_pid" | tr '\n' ' ')"
+	kill -KILL "$_pid"
+}
+
+pg_orphans_stop() {
+	for _p in $PG_ORPHANS; do
+		wait_until 100 "gone $_p" && continue
+		# Still a postgres process (not a pid taken since)?
+		grep -q '^postgres' "/proc/$_p/cmdline" 2>/dev/null &&
+		    kill -KILL "$_p" 2>/dev/null
+	done
+	PG_ORPHANS=
+}
+at_cleanup pg_orphans_stop
+
+pg_crash() {
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
+	    -m immediate -w -t 30 stop) >> "$PG_DIR/pg_ctl.log" 2>&1 ||
+	    bail "pg_ctl stop -m immediate failed"
+}
+
+pg_restart() {
+	pg_server_start "$PGDATA_DIR" "$PG_DIR/server.log" "$PG_PORT"
+}
+
+pg_restart_immediate() {
+	pg_crash
+	pg_restart
+}
+
+pg_uri_hosts() {
+	printf 'postgresql://postgres@127.0.0.1:%s,127.0.0.1:%s/checkpoints?target_session_attrs=read-write&connect_timeout=2' \
+	    "$PG_PORT" "$PG_STANDBY_PORT"
+}

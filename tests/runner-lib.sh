@@ -136,18 +136,6 @@ kill_leftover() {
 	fi
 }
 
-# term_wait PID: SIGTERM, then waits for it (SIGKILL after 10 s); sets RC.
-term_wait() {
-	kill -TERM "$1" 2>/dev/null
-	if ! wait_until 100 "gone $1"; then
-		diag "pid $1 ignored SIGTERM for 10 s; killed"
-		kill -9 "$1" 2>/dev/null
-	fi
-	wait "$1"
-	RC=$?
-	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')
-}
-
 # ms_since START_NS
 ms_since() {
 	echo $((($(date +%s%N) - $1) / 1000000))

@@ -50,24 +50,6 @@ LINE='echo "$CHECKPOINT_TRIGGER_ID $CHECKPOINT_JOB_ID $CHECKPOINT_ID"'
 
 # --- helpers ----------------------------------------------------------------
 
-# rand N: a random number in 0..N-1.
-rand() {
-	echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1))
-}
-
-# forget PID: drops a pid that has ended from the cleanup list.
-forget() {
-	PIDS=$(printf '%s\n' $PIDS | grep -vx "$1" | tr '\n' ' ')
-}
-
-# kill9 PID: SIGKILL one of our processes and reap it at once (a zombie
-# runner would still look alive to the others' stale-claim check).
-kill9() {
-	kill -9 "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	forget "$1"
-}
-
 APP_EXE=$(readlink -f "$API")
 
 # The FastCGI processes our lighttpd runs now, one pid a line.
@@ -242,13 +224,7 @@ LOAD_MS=$(($(date +%s%N) / 1000000 - start_ms))
 touch "$T/stop"
 i=1
 while [ "$i" -le "$NCLIENTS" ]; do
-	eval "p=\$CLIENT_$i"
-	if ! wait_until 150 "gone $p"; then
-		diag "client $i still running after 15 s; killed"
-		kill -9 "$p" 2>/dev/null
-	fi
-	wait "$p" 2>/dev/null
-	forget "$p"
+	eval "reap \$CLIENT_$i"
 	i=$((i + 1))
 done
 
