@@ -687,7 +687,7 @@ static enum store_rc
 pg_prepare(struct pg *s, enum stmt id)
 {
 	PGresult *res;
-	enum store_rc rc = STORE_OK;
+	enum store_rc rc, failed = STORE_OK;
 	char name[16];
 
 	if (s->prepared[id])
@@ -696,16 +696,17 @@ pg_prepare(struct pg *s, enum stmt id)
 	if (!PQsendPrepare(s->conn, name, stmt_sql[id], 0, NULL))
 		return pg_rc_from(s, NULL, "prepare");
 	while ((res = pg_next(s, "prepare", &rc)) != NULL) {
-		if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == STORE_OK) {
+		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+		    failed == STORE_OK) {
 			log_error("%s: prepare \"%.40s...\"", s->where,
 			    stmt_sql[id]);
-			rc = pg_rc_from(s, res, "prepare");
+			failed = pg_rc_from(s, res, "prepare");
 		}
 		PQclear(res);
 	}
-	if (rc == STORE_OK)
+	if (rc == STORE_OK && failed == STORE_OK)
 		s->prepared[id] = 1;
-	return rc;
+	return rc != STORE_OK ? rc : failed;
 }
 
 /* A statement's parameters, as text (NULL: SQL NULL). */
