@@ -323,6 +323,13 @@ watch_sleep(struct store *s, const char *db, int wfd, int inotify, int64_t seen,
 	int64_t version, last_pass;
 	int hot = 0;
 
+	/*
+	 * News that came during the pass may already be read off the
+	 * descriptor (PostgreSQL's notifications, taken in by the pass's
+	 * own store_data_version): no wait for it to be readable again.
+	 */
+	if (store_data_version(s, &version) != STORE_OK || version != seen)
+		return;
 	for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
 		if (watch_wait(wfd, inotify,
 			hot > 0 ? WATCH_HOT_STEP_MS : 1000))
