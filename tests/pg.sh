@@ -6,6 +6,8 @@
 #
 #   pg_start         initdb, start, and create the database "checkpoints"
 #   pg_stop          stop the server and remove its data directory
+#   pg_down [MODE]   stop it (pg_ctl -m MODE), keeping data and port
+#   pg_up            start it again after pg_down
 #   pg_uri [DB]      a postgresql:// URI for DB (default: checkpoints), by TCP
 #   psql_q SQL [DB]  runs SQL (stops at the first error), prints the rows
 #                    unaligned, tuples only, fields separated by '|'
@@ -85,11 +87,7 @@ pg_start() {
 	while :; do
 		PG_PORT=$(free_port)
 		PG_STARTED=1
-		if (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
-		    -l "$PG_DIR/server.log" -w -t 60 -o "-p $PG_PORT \
-		    -c listen_addresses=127.0.0.1 \
-		    -c unix_socket_directories=$PG_DIR -c fsync=off" start) \
-		    > "$PG_DIR/pg_ctl.log" 2>&1; then
+		if pg_up; then
 			break
 		fi
 		_try=$((_try + 1))
@@ -103,6 +101,24 @@ pg_start() {
 	PGURI=$(pg_uri)
 	psql_q "CREATE DATABASE checkpoints" postgres ||
 	    bail "cannot create the database checkpoints"
+}
+
+# pg_up: starts the server of pg_start on its port (again, after pg_down);
+# true once it accepts connections.
+pg_up() {
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
+	    -l "$PG_DIR/server.log" -w -t 60 -o "-p $PG_PORT \
+	    -c listen_addresses=127.0.0.1 \
+	    -c unix_socket_directories=$PG_DIR -c fsync=off" start) \
+	    >> "$PG_DIR/pg_ctl.log" 2>&1
+}
+
+# pg_down [MODE]: stops the server with pg_ctl's shutdown MODE (fast unless
+# told; immediate is a crash), keeping its data directory and port, for a
+# test of the database going away under the programs; pg_up brings it back.
+pg_down() {
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
+	    -m "${1:-fast}" -w -t 30 stop) >> "$PG_DIR/pg_ctl.log" 2>&1
 }
 
 # Stops the server by its data directory (pg_ctl signals the pid in its
