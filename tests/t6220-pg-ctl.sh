@@ -1,0 +1,461 @@
+#!/bin/sh
+# checkpointctl(8) on PostgreSQL (a throwaway cluster, tests/pg.sh), the
+# database named by a postgresql:// URI in CHECKPOINT_DB and by --db: every
+# command prints, exits and leaves in the database (asked with psql) what
+# t2000 sees on SQLite; every refusal is one line on stderr, a non-zero
+# exit, and the database as it was.  init makes the schema once and then
+# changes nothing, and refuses a newer schema and a database of another
+# application; a lock held by another session past CHECKPOINT_BUSY_TIMEOUT
+# and a server nobody listens on are one line each.  A password in the URI
+# (a role of its own that logs in with it) is shown as *** where the
+# database is named, and appears in no output, no error, and no process's
+# command line (/proc/PID/cmdline, what ps shows): not the runner's
+# (--watch, a long-lived process, started with --db URI) nor
+# checkpointctl's while it waits for a lock.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg.sh"
+
+command -v psql >/dev/null 2>&1 || PATH=$PG_BIN:$PATH
+
+J1=0123456789abcdef0123456789abcdef
+J2=fedcba9876543210fedcba9876543210
+J2UP=FEDCBA9876543210FEDCBA9876543210
+J3=33333333333333333333333333333333
+NOJOB=99999999999999999999999999999999
+TAB=$(printf '\t')
+NL=$(printf '\nx')
+NL=${NL%x}
+
+# The schema version on PostgreSQL: one per migration in schema/pg/.
+V=$(ls "$top_srcdir"/schema/pg/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
+
+# run ARG...: runs checkpointctl; sets OUT, ERR and RC.
+run() {
+	"$CTL" "$@" > "$T/out" 2> "$T/err"
+	RC=$?
+	OUT=$(cat "$T/out")
+	ERR=$(cat "$T/err")
+	cat "$T/out" "$T/err" >> "$T/all-output"
+}
+
+# refused STATUS STDERR DESCRIPTION ARG...: checkpointctl exits with STATUS,
+# prints nothing on stdout and exactly the one line STDERR on stderr.
+refused() {
+	_status=$1 _stderr=$2 _desc=$3
+	shift 3
+	run "$@"
+	is "$RC|$OUT|$ERR" "$_status||checkpointctl: $_stderr" "$_desc"
+}
+
+# refused_like STATUS REGEX DESCRIPTION ARG...: the same, with the one line
+# matching REGEX (the server's own words after it).
+refused_like() {
+	_status=$1 _re=$2 _desc=$3
+	shift 3
+	run "$@"
+	like "$RC|$OUT|$ERR|$(printf '%s\n' "$ERR" | wc -l)" \
+	    "^$_status\\|\\|checkpointctl: $_re\\|1\$" "$_desc"
+}
+
+# succeeds STDOUT DESCRIPTION ARG...: exit 0, exactly STDOUT, no stderr.
+succeeds() {
+	_stdout=$1 _desc=$2
+	shift 2
+	run "$@"
+	is "$RC|$OUT|$ERR" "0|$_stdout|" "$_desc"
+}
+
+# q SQL [DB]: psql on the database of CHECKPOINT_DB (ctl), or DB.
+q() {
+	psql_q "$1" "${2:-ctl}"
+}
+
+jobs_rows() {
+	q "SELECT job_id, quote_nullable(name), state, checkpoint_type,
+	    quote_nullable(command), timeout_s FROM jobs ORDER BY job_id"
+}
+
+jobs_dump() {
+	q "SELECT * FROM jobs ORDER BY job_id"
+}
+
+# Every object of the public schema and every row of ours: what "changes
+# nothing" compares.
+db_dump() {
+	"$PG_BIN/pg_dump" -d "$(pg_uri "${1:-ctl}")" |
+	    grep -v '^\\\(un\)\{0,1\}restrict '
+}
+
+pg_start
+psql_q "CREATE DATABASE ctl" postgres || bail "CREATE DATABASE ctl"
+URI=$(pg_uri ctl)
+CHECKPOINT_DB=$URI
+export CHECKPOINT_DB
+
+# A role that logs in with a password written in the URI, owning a
+# database of its own.
+PW=Pw$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+psql_q "CREATE ROLE ckpt LOGIN PASSWORD '$PW'" postgres &&
+    psql_q "CREATE DATABASE owned OWNER ckpt" postgres ||
+    bail "CREATE ROLE ckpt"
+PW_URI="postgresql://ckpt:$PW@127.0.0.1:$PG_PORT/owned"
+PW_SHOWN="postgresql://ckpt:***@127.0.0.1:$PG_PORT/owned"
+
+# --- init ---
+
+succeeds "$URI: schema version $V" "init makes the schema and says so" init
+is "$(q "SELECT count(*) FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_name IN ('jobs', 'triggers',
+    'checkpoint_counters', 'checkpoint_stats', 'service_metrics',
+    'trigger_status', 'job_overview', 'checkpoints')")" 8 \
+    "init: the schema's tables and views are there"
+is "$(q "SELECT application || ' ' || version FROM schema_version")" \
+    "checkpoint-api $V" "init: schema_version says version $V"
+before=$(db_dump)
+succeeds "$URI: schema version $V" "init again succeeds" init
+is "$(db_dump)" "$before" "init again changes nothing (pg_dump the same)"
+
+# A database of a newer version, and one of another application.
+psql_q "CREATE DATABASE newer" postgres &&
+    psql_q "CREATE TABLE schema_version (application text, version integer,
+    applied_ms bigint); INSERT INTO schema_version
+    VALUES ('checkpoint-api', 99, 0)" newer || bail "newer"
+before=$(db_dump newer)
+refused 1 "$(pg_uri newer): schema version 99 is newer than this program's $V; upgrade checkpoint-api" \
+    "init refuses a database of a newer schema version" \
+    --db "$(pg_uri newer)" init
+is "$(db_dump newer)" "$before" "newer database: nothing created or changed"
+
+psql_q "CREATE DATABASE foreign_app" postgres &&
+    psql_q "CREATE TABLE t (x integer); INSERT INTO t VALUES (42)" \
+    foreign_app || bail "foreign_app"
+before=$(db_dump foreign_app)
+refused_like 1 "$(pg_uri foreign_app): not a checkpoint-api database.*" \
+    "init refuses a non-empty database that is not ours: one line, exit 1" \
+    --db "$(pg_uri foreign_app)" init
+refused_like 1 "$(pg_uri foreign_app): not a checkpoint-api database.*" \
+    "job list on a database that is not ours: one line, exit 1" \
+    --db "$(pg_uri foreign_app)" job list
+is "$(db_dump foreign_app)" "$before" \
+    "foreign database: its contents untouched, nothing of ours created"
+
+# Nobody listening: one line naming the URI, nothing created anywhere.
+NOBODY=$(free_port)
+refused_like 1 "postgresql://postgres@127\\.0\\.0\\.1:$NOBODY/ctl: .*" \
+    "a server nobody listens on: one line, exit 1" \
+    --db "postgresql://postgres@127.0.0.1:$NOBODY/ctl" job list
+refused_like 1 "postgresql://postgres@127\\.0\\.0\\.1:$PG_PORT/absent: .*" \
+    "a database that does not exist: one line, exit 1" \
+    --db "$(pg_uri absent)" init
+is "$(psql_q "SELECT count(*) FROM pg_database WHERE datname = 'absent'" \
+    postgres)" 0 "  and it was not created"
+
+# --- --db and CHECKPOINT_DB ---
+
+psql_q "CREATE DATABASE other" postgres || bail "CREATE DATABASE other"
+succeeds "$(pg_uri other): schema version $V" "--db overrides CHECKPOINT_DB" \
+    --db "$(pg_uri other)" init
+succeeds "" "--db also works after the command" \
+    job add "$J3" --db "$(pg_uri other)"
+is "$(q 'SELECT job_id FROM jobs' other)|$(jobs_rows)" "$J3|" \
+    "--db: the job went to --db, not to CHECKPOINT_DB"
+succeeds "" "--db=URI is taken too" job rm --db="$(pg_uri other)" "$J3"
+is "$(q 'SELECT count(*) FROM jobs' other)" 0 \
+    "--db=URI: the job was removed there"
+
+# --- job add ---
+
+succeeds "" "job add with defaults" job add "$J1"
+is "$(jobs_rows)" "$J1|''|RUNNING|FULL|NULL|600" \
+    "job add: RUNNING, FULL, no command, 600 s"
+
+succeeds "" "job add with every option, id in uppercase" \
+    job add "$J2UP" --name 'nightly backup' --type INCREMENTAL \
+    --command 'pg_dump -f /srv/ckpt.sql "app db"' --timeout 30
+is "$(q "SELECT quote_nullable(name), state, checkpoint_type,
+    quote_nullable(command), timeout_s FROM jobs WHERE job_id = '$J2'")" \
+    "'nightly backup'|RUNNING|INCREMENTAL|'pg_dump -f /srv/ckpt.sql \"app db\"'|30" \
+    "job add: every option stored, id in lowercase"
+
+before=$(jobs_dump)
+refused 1 "job $J2 already exists" "job add of a known job fails" \
+    job add "$J2" --name other
+refused 1 "job $J2 already exists" \
+    "job add of a known job in another case fails" job add "$J2UP"
+is "$(jobs_dump)" "$before" "job add duplicate: jobs unchanged"
+
+succeeds "" "job add --command '' means no command" \
+    job add "$J3" --command ''
+is "$(q "SELECT quote_nullable(command) FROM jobs WHERE job_id = '$J3'")" \
+    NULL "job add --command '': command is NULL"
+run job rm "$J3"
+
+before=$(db_dump)
+for id in 0123456789abcdef0123456789abcde 0123456789abcdef0123456789abcdef0 \
+    0123456789abcdef0123456789abcdeg ''; do
+	refused 2 "bad job id '$id': expected 32 hexadecimal characters" \
+	    "job add refuses the id '$id'" job add "$id"
+done
+for t in full CONFIGURED ''; do
+	refused 2 "bad --type '$t': expected FULL or INCREMENTAL" \
+	    "job add refuses --type '$t'" job add "$J3" --type "$t"
+done
+for n in 0 -1 abc 31536001 ''; do
+	refused 2 "bad --timeout '$n': expected a whole number from 1 to 31536000" \
+	    "job add refuses --timeout '$n'" job add "$J3" --timeout "$n"
+done
+refused 2 "job add: unknown option --state" \
+    "job add refuses --state (a new job is RUNNING)" \
+    job add "$J3" --state FAILED
+refused 2 "job add: missing JOBID" "job add without an id" job add
+refused 2 "job add: unexpected argument 'extra'" \
+    "job add with a second operand" job add "$J3" extra
+is "$(db_dump)" "$before" "refused job adds: the database unchanged"
+
+# --- job set ---
+
+succeeds "" "job set --state" job set "$J1" --state FINISHED
+succeeds "" "job set --name" job set "$J1" --name 'renamed'
+succeeds "" "job set --type" job set "$J1" --type INCREMENTAL
+succeeds "" "job set --command" job set "$J1" --command 'true'
+succeeds "" "job set --timeout (upper bound)" job set "$J1" --timeout 31536000
+is "$(jobs_rows | grep "^$J1")" \
+    "$J1|'renamed'|FINISHED|INCREMENTAL|'true'|31536000" \
+    "job set: each field changed"
+succeeds "" "job set several fields at once, id in uppercase" \
+    job set 0123456789ABCDEF0123456789ABCDEF --state RUNNING --type FULL \
+    --timeout 1 --name ''
+is "$(jobs_rows | grep "^$J1")" "$J1|''|RUNNING|FULL|'true'|1" \
+    "job set: several fields changed, the others kept"
+succeeds "" "job set --command '' clears the command" \
+    job set "$J1" --command ''
+is "$(q "SELECT quote_nullable(command) FROM jobs WHERE job_id = '$J1'")" \
+    NULL "job set --command '': command is NULL"
+
+before=$(db_dump)
+for s in running PAUSED ''; do
+	refused 2 "bad --state '$s': expected RUNNING, FINISHED, CANCELED, FAILED or SUSPENDED" \
+	    "job set refuses --state '$s'" job set "$J1" --state "$s"
+done
+refused 2 "bad --timeout '0': expected a whole number from 1 to 31536000" \
+    "job set refuses --timeout 0" job set "$J1" --timeout 0 --name x
+refused 2 "job set: nothing to change; give --state, --name, --type, --command or --timeout" \
+    "job set without an option" job set "$J1"
+refused 1 "job $NOJOB not found" "job set of an unknown job fails" \
+    job set "$NOJOB" --state FAILED
+is "$(db_dump)" "$before" "refused job sets: the database unchanged"
+
+# --- job list and job rm ---
+
+q "INSERT INTO checkpoint_counters VALUES ('$J2', 7);
+    INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$J2', '$J1', 'FULL', 1)" > /dev/null
+succeeds "JOB ID                            STATE    TYPE         TIMEOUT  CHECKPOINT  PENDING  NAME            COMMAND
+$J1  RUNNING  FULL         1s       -           0        -               -
+$J2  RUNNING  INCREMENTAL  30s      7           1        nightly backup  pg_dump -f /srv/ckpt.sql \"app db\"" \
+    "job list: a header and one aligned line per job" job list
+
+succeeds "" "job rm" job rm "$J2UP"
+is "$(q "SELECT count(*) FROM jobs WHERE job_id = '$J2'")|$(q "SELECT last_id
+    FROM checkpoint_counters WHERE job_id = '$J2'")" "0|7" \
+    "job rm: the job is gone, its checkpoint counter kept"
+before=$(db_dump)
+refused 1 "job $J2 not found" "job rm of an unknown job fails" job rm "$J2"
+refused 2 "bad job id '': expected 32 hexadecimal characters" \
+    "job rm refuses an empty id" job rm ''
+is "$(db_dump)" "$before" "refused job rms: the database unchanged"
+succeeds "" "job rm of the last job" job rm "$J1"
+succeeds "JOB ID  STATE  TYPE  TIMEOUT  CHECKPOINT  PENDING  NAME  COMMAND" \
+    "job list with no jobs prints the header only" job list
+succeeds "" "a job added again" job add "$J2"
+is "$(q 'SELECT last_checkpoint_id FROM job_overview')" 7 \
+    "a job added again continues from its old checkpoint counter"
+run job rm "$J2"
+
+# --- triggers ---
+
+q "DELETE FROM triggers" > /dev/null
+succeeds "CREATED (UTC)  JOB ID  TRIGGER ID  STATUS  CHECKPOINT  TYPE  CLIENT  RESULT" \
+    "triggers with none prints the header only" triggers
+
+A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+B=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+C=cccccccccccccccccccccccccccccccc
+D=dddddddddddddddddddddddddddddddd
+q "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$J1', '$A', 'FULL', 1700000000000);
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
+    claimed_by, claimed_ms, checkpoint_id, checkpoint_type, remote_user,
+    remote_addr)
+    VALUES ('$J1', '$B', 'CONFIGURED', 1700000001000, 'host:4242',
+    1700000001500, 3, 'INCREMENTAL', 'alice', '127.0.0.1');
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
+    status, checkpoint_id, checkpoint_type, location, completed_ms,
+    remote_addr)
+    VALUES ('$J2', '$C', 'FULL', 1700000002000, 'COMPLETED', 1, 'FULL',
+    '/srv/ckpt/1', 1700000002500, '::1');
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
+    status, checkpoint_id, checkpoint_type, failure_class, failure_trace,
+    failure_throwable, completed_ms)
+    VALUES ('$J1', '$D', 'INCREMENTAL', 1700000003000, 'COMPLETED', 4,
+    'INCREMENTAL', 'java.util.concurrent.TimeoutException',
+    'timed out after 30 s$NL${TAB}at runner', '$THROWABLE_HEAD',
+    1700000033000)" > /dev/null || bail "the triggers' rows"
+succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS       CHECKPOINT  TYPE         CLIENT           RESULT
+2023-11-14 22:13:23  $J1  $D  COMPLETED    4           INCREMENTAL  -                timed out after 30 s
+2023-11-14 22:13:22  $J2  $C  COMPLETED    1           FULL         ::1              /srv/ckpt/1
+2023-11-14 22:13:21  $J1  $B  IN_PROGRESS  3           INCREMENTAL  alice@127.0.0.1  claimed by host:4242
+2023-11-14 22:13:20  $J1  $A  IN_PROGRESS  -           FULL         -                -" \
+    "triggers: newest first, with status, id, type, client and result" \
+    triggers
+succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS     CHECKPOINT  TYPE         CLIENT  RESULT
+2023-11-14 22:13:23  $J1  $D  COMPLETED  4           INCREMENTAL  -       timed out after 30 s
+2023-11-14 22:13:22  $J2  $C  COMPLETED  1           FULL         ::1     /srv/ckpt/1" \
+    "triggers --limit 2: the two newest" triggers --limit 2
+succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS     CHECKPOINT  TYPE  CLIENT  RESULT
+2023-11-14 22:13:22  $J2  $C  COMPLETED  1           FULL  ::1     /srv/ckpt/1" \
+    "triggers --job: that job's only, id in any case" triggers --job "$J2UP"
+refused 2 "bad --limit '0': expected a whole number from 1 to 1000000" \
+    "triggers refuses --limit 0" triggers --limit 0
+refused 2 "bad --job 'j1': expected 32 hexadecimal characters" \
+    "triggers refuses a bad --job" triggers --job j1
+
+# --- purge ---
+
+now=$(($(date +%s) * 1000))
+q "DELETE FROM triggers;
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
+    status, checkpoint_id, completed_ms)
+    VALUES ('$J1', '$A', 'FULL', $now - 3600000, 'COMPLETED', 1,
+    $now - 3600000),
+    ('$J1', '$B', 'FULL', $now, 'COMPLETED', 2, $now + 60000);
+INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
+    VALUES ('$J1', '$C', 'FULL', $now - 3600000)" > /dev/null
+remaining() {
+	q "SELECT string_agg(substr(trigger_id, 1, 1), '' ORDER BY id)
+	    FROM triggers"
+}
+CHECKPOINT_STORE_DURATION=0
+export CHECKPOINT_STORE_DURATION
+succeeds "purged 0" "purge with a store duration of 0 keeps everything" purge
+is "$(remaining)" abc "purge with 0: all rows kept"
+CHECKPOINT_STORE_DURATION=1
+succeeds "purged 1" "purge drops the expired result" purge
+is "$(remaining)" bc \
+    "purge: the pending trigger and the recent result are kept"
+CHECKPOINT_STORE_DURATION=soon
+refused 1 "CHECKPOINT_STORE_DURATION=\"soon\": expected a duration such as 300, 90s, 5min, 1h, 500ms or 0" \
+    "a bad CHECKPOINT_STORE_DURATION is refused" purge
+unset CHECKPOINT_STORE_DURATION
+is "$(remaining)" bc "a bad setting: nothing purged"
+
+# --- a lock held by another session ---
+
+# lock_start DB: another session holds DB's jobs table in EXCLUSIVE mode
+# (readers pass, writers wait) until lock_end; the server ends that session
+# itself if the test never gets there.
+lock_start() {
+	rm -f "$T/locked" "$T/lock.in"
+	mkfifo "$T/lock.in"
+	exec 3<> "$T/lock.in"
+	spawn sh -c 'exec "$1" -X -q -v ON_ERROR_STOP=1 -d "$2" < "$3" > "$4" 2>&1' \
+	    sh "$PG_BIN/psql" "$(pg_uri "$1")" "$T/lock.in" "$T/lock.out" 3>&-
+	LOCK_PID=$LAST_PID
+	printf '%s\n' "SET idle_in_transaction_session_timeout = '30s';" \
+	    "BEGIN;" "LOCK TABLE jobs IN EXCLUSIVE MODE;" \
+	    "\\! touch '$T/locked'" >&3
+	wait_until 100 '[ -e "$T/locked" ]' || bail "psql did not take the lock"
+}
+lock_end() {
+	echo "ROLLBACK;" >&3
+	exec 3>&-
+	wait "$LOCK_PID"
+	stop_pid "$LOCK_PID"
+}
+
+lock_start ctl
+before=$(jobs_dump)
+CHECKPOINT_BUSY_TIMEOUT=100ms
+export CHECKPOINT_BUSY_TIMEOUT
+refused 1 "database is locked; try again" \
+    "job add on a locked table: one line, exit 1" job add "$J3"
+refused 1 "database is locked; try again" \
+    "job set on a locked table: one line, exit 1" job set "$J1" --name x
+unset CHECKPOINT_BUSY_TIMEOUT
+is "$(jobs_dump)" "$before" "locked table: nothing written"
+lock_end
+succeeds "" "job add once the lock is gone" job add "$J3"
+
+# --- a password in the URI ---
+
+# The role's own database, named with its password: shown as ***, and the
+# tables are the role's.  The same commands on a SQLite file print the
+# same tables.
+SAME=$T/same.db
+succeeds "$PW_SHOWN: schema version $V" \
+    "--db with a password: init names the database with *** for it" \
+    --db "$PW_URI" init
+is "$(q "SELECT tableowner FROM pg_tables WHERE tablename = 'jobs'" owned)" \
+    ckpt "--db with a password: the schema was made by that role"
+succeeds "" "--db with a password: job add" --db "$PW_URI" job add "$J1"
+"$CTL" --db "$SAME" job add "$J1" || bail "job add on SQLite"
+run --db "$SAME" job list
+succeeds "$OUT" "--db=URI with a password: job list, as on SQLite" \
+    job list --db="$PW_URI"
+is "$(q "SELECT job_id FROM jobs" owned)" "$J1" \
+    "--db with a password: the job is in the role's database"
+CHECKPOINT_DB=$PW_URI
+succeeds "" "CHECKPOINT_DB with a password: job rm" job rm "$J1"
+refused 1 "job $J1 not found" \
+    "CHECKPOINT_DB with a password: an error names no password" job rm "$J1"
+CHECKPOINT_DB=$URI
+refused_like 1 "postgresql://ckpt:\\*\\*\\*@127\\.0\\.0\\.1:$PG_PORT/owned: .*" \
+    "a wrong password: one line, the URI with *** for it" \
+    --db "postgresql://ckpt:${PW}x@127.0.0.1:$PG_PORT/owned" job list
+refused_like 1 "postgresql://ckpt:\\*\\*\\*@127\\.0\\.0\\.1:$NOBODY/owned: .*" \
+    "a password and nobody listening: one line, the URI with *** for it" \
+    --db "postgresql://ckpt:$PW@127.0.0.1:$NOBODY/owned" job list
+refused_like 1 "postgresql://ckpt@127\\.0\\.0\\.1:$PG_PORT/owned\\?password=\\*\\*\\*: .*" \
+    "a wrong password as a parameter: one line, *** for it" \
+    --db "postgresql://ckpt@127.0.0.1:$PG_PORT/owned?password=${PW}x" \
+    job list
+
+# Processes' command lines, which ps shows to every user: checkpointctl
+# while it waits for a lock (2 s by default), and the runner, which runs
+# for as long as it watches.  Each is read once the program is inside
+# the database (a session of the role waiting for the lock; listening).
+sessions() {
+	psql_q "SELECT count(*) FROM pg_stat_activity WHERE usename = 'ckpt'
+	    $1" postgres
+}
+lock_start owned
+"$CTL" --db "$PW_URI" job add "$J3" > "$T/out-waiting" 2>&1 &
+CTL_PID=$!
+wait_until 30 "[ \"\$(sessions \"AND wait_event_type = 'Lock'\")\" = 1 ]"
+ok $? "checkpointctl --db with a password waits for the lock"
+tr '\0' ' ' < "/proc/$CTL_PID/cmdline" > "$T/ctl-cmdline"
+ps -o args= -p "$CTL_PID" > "$T/ctl-ps"
+wait "$CTL_PID"
+lock_end
+is "$(cat "$T/out-waiting")" "checkpointctl: database is locked; try again" \
+    "  and gives up with the lock's one line"
+cat "$T/out-waiting" >> "$T/all-output"
+
+spawn "$RUNNER" --watch --db "$PW_URI" 2> "$T/runner.log"
+RUNNER_PID=$LAST_PID
+wait_until 100 "[ \"\$(sessions '')\" -ge 1 ] || gone $RUNNER_PID"
+tr '\0' ' ' < "/proc/$RUNNER_PID/cmdline" > "$T/runner-cmdline"
+ps -o args= -p "$RUNNER_PID" > "$T/runner-ps"
+ok "$(gone "$RUNNER_PID" && echo 1 || echo 0)" \
+    "checkpoint-runner --watch --db with a password is running, connected"
+for _f in ctl-cmdline ctl-ps runner-cmdline runner-ps; do
+	[ -s "$T/$_f" ] && ! grep -q -- "$PW" "$T/$_f"
+	ok $? "the password is not in $_f: $(sed "s/$PW/<PASSWORD>/g" "$T/$_f")"
+done
+stop_pid "$RUNNER_PID"
+cat "$T/runner.log" >> "$T/all-output"
+! grep -q -- "$PW" "$T/all-output"
+ok $? "no output, error or log line of checkpointctl and the runner holds the password"
+
+done_testing
