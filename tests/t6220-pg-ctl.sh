@@ -66,6 +66,15 @@ succeeds() {
 	is "$RC|$OUT|$ERR" "0|$_stdout|" "$_desc"
 }
 
+# named PORT DB [USER]: how a refusal may name the database, as a regex:
+# the URI as given with its password as *** (checkpointctl's own
+# spelling, which init prints), or the store's postgresql://HOST:PORT/DB,
+# which leaves out the user and the parameters.  Neither shows a secret.
+named() {
+	printf 'postgresql://(%s(:\\*\\*\\*)?@)?127\\.0\\.0\\.1:%s/%s(\\?password=\\*\\*\\*)?' \
+	    "${3:-postgres}" "$1" "$2"
+}
+
 # q SQL [DB]: psql on the database of CHECKPOINT_DB (ctl), or DB.
 q() {
 	psql_q "$1" "${2:-ctl}"
@@ -122,7 +131,7 @@ psql_q "CREATE DATABASE newer" postgres &&
     applied_ms bigint); INSERT INTO schema_version
     VALUES ('checkpoint-api', 99, 0)" newer || bail "newer"
 before=$(db_dump newer)
-refused 1 "$(pg_uri newer): schema version 99 is newer than this program's $V; upgrade checkpoint-api" \
+refused_like 1 "$(named "$PG_PORT" newer): schema version 99 is newer than this program's $V; upgrade checkpoint-api" \
     "init refuses a database of a newer schema version" \
     --db "$(pg_uri newer)" init
 is "$(db_dump newer)" "$before" "newer database: nothing created or changed"
@@ -131,10 +140,10 @@ psql_q "CREATE DATABASE foreign_app" postgres &&
     psql_q "CREATE TABLE t (x integer); INSERT INTO t VALUES (42)" \
     foreign_app || bail "foreign_app"
 before=$(db_dump foreign_app)
-refused_like 1 "$(pg_uri foreign_app): not a checkpoint-api database.*" \
+refused_like 1 "$(named "$PG_PORT" foreign_app): not a checkpoint-api database.*" \
     "init refuses a non-empty database that is not ours: one line, exit 1" \
     --db "$(pg_uri foreign_app)" init
-refused_like 1 "$(pg_uri foreign_app): not a checkpoint-api database.*" \
+refused_like 1 "$(named "$PG_PORT" foreign_app): not a checkpoint-api database.*" \
     "job list on a database that is not ours: one line, exit 1" \
     --db "$(pg_uri foreign_app)" job list
 is "$(db_dump foreign_app)" "$before" \
@@ -142,10 +151,10 @@ is "$(db_dump foreign_app)" "$before" \
 
 # Nobody listening: one line naming the URI, nothing created anywhere.
 NOBODY=$(free_port)
-refused_like 1 "postgresql://postgres@127\\.0\\.0\\.1:$NOBODY/ctl: .*" \
+refused_like 1 "$(named "$NOBODY" ctl): .*" \
     "a server nobody listens on: one line, exit 1" \
     --db "postgresql://postgres@127.0.0.1:$NOBODY/ctl" job list
-refused_like 1 "postgresql://postgres@127\\.0\\.0\\.1:$PG_PORT/absent: .*" \
+refused_like 1 "$(named "$PG_PORT" absent): .*" \
     "a database that does not exist: one line, exit 1" \
     --db "$(pg_uri absent)" init
 is "$(psql_q "SELECT count(*) FROM pg_database WHERE datname = 'absent'" \
@@ -237,13 +246,13 @@ succeeds "" "CHECKPOINT_DB with a password: job rm" job rm "$J1"
 refused 1 "job $J1 not found" \
     "CHECKPOINT_DB with a password: an error names no password" job rm "$J1"
 CHECKPOINT_DB=$URI
-refused_like 1 "postgresql://ckpt:\\*\\*\\*@127\\.0\\.0\\.1:$PG_PORT/owned: .*" \
+refused_like 1 "$(named "$PG_PORT" owned ckpt): .*" \
     "a wrong password: one line, the URI with *** for it" \
     --db "postgresql://ckpt:${PW}x@127.0.0.1:$PG_PORT/owned" job list
-refused_like 1 "postgresql://ckpt:\\*\\*\\*@127\\.0\\.0\\.1:$NOBODY/owned: .*" \
+refused_like 1 "$(named "$NOBODY" owned ckpt): .*" \
     "a password and nobody listening: one line, the URI with *** for it" \
     --db "postgresql://ckpt:$PW@127.0.0.1:$NOBODY/owned" job list
-refused_like 1 "postgresql://ckpt@127\\.0\\.0\\.1:$PG_PORT/owned\\?password=\\*\\*\\*: .*" \
+refused_like 1 "$(named "$PG_PORT" owned ckpt): .*" \
     "a wrong password as a parameter: one line, *** for it" \
     --db "postgresql://ckpt@127.0.0.1:$PG_PORT/owned?password=${PW}x" \
     job list

@@ -267,11 +267,12 @@ post "$JK" "$(tid 1002)"
 wait_until 50 "[ \"\$(status $JK $(tid 1002))\" = '$(completed 2)' ]"
 ok $? "SIGKILL: the next trigger gets id 2"
 
-# Another host's claim: its lease decides.
+# Another host's claim: its lease decides.  (No runner watching: passes
+# one at a time.)
+term_wait "$W3"
 JH=$(jid 11)
 add_job "$JH" RUNNING FULL "touch $T/h-ran" 5
 post "$JH" "$(tid 1101)" && post "$JH" "$(tid 1102)"
-term_wait "$W3"
 dbq "UPDATE triggers SET claimed_by = 'elsewhere:1:1', claimed_ms = $(now_ms),
     lease_ms = $FAR, checkpoint_id = 1, checkpoint_type = 'FULL'
     WHERE job_id = '$JH' AND trigger_id = '$(tid 1101)';
