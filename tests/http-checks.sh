@@ -855,6 +855,22 @@ if [ "$STORE" = pg ]; then
 	    "$IN_PROGRESS"
 	is "$(sql "SELECT count(*) FROM triggers")" 2 \
 	    "database back: the two triggers answered 202, no more"
+	# A restart that no request sees (pg_ctl restart, a failover): the
+	# connections the app holds are dead, the database is there; every
+	# request after it is answered as ever, none with a 503.
+	for _mode in fast immediate; do
+		pg_down "$_mode" && pg_up || bail "pg_ctl restart -m $_mode"
+		_codes=
+		for _i in 1 2 3 4; do
+			_t=$(printf '%08x%024x' "$_i" "$(printf '%s' "$_mode" | wc -c)")
+			http POST /jobs/$J/checkpoints "{\"triggerId\":\"$_t\"}"
+			_codes="$_codes $STATUS"
+			http GET /jobs/$J/checkpoints/$_t
+			_codes="$_codes $STATUS"
+		done
+		is "$_codes" " 202 200 202 200 202 200 202 200" \
+		    "restart -m $_mode unseen by the app: the next POSTs and GETs answered"
+	done
 fi
 
 # === mounted under /api =======================================================
