@@ -54,31 +54,20 @@ NL=${NL%x}
 
 if [ "$STORE" = pg ]; then
 	pg_start
-	# The app reads the password from a file of its own, named in the URI
-	# (libpq's passfile): lighttpd hands the app CHECKPOINT_DB but not
-	# PGPASSFILE, and nginx's app runs as RUN_USER.  The URI never holds
-	# the password.
-	cp "$PGPASSFILE" "$T/app-pgpass"
-	[ "$(id -u)" -eq 0 ] && chown "$RUN_USER:$RUN_GROUP" "$T/app-pgpass"
-	chmod 600 "$T/app-pgpass"
 	# sql SQL: the phase's database, as an operator would ask it.
 	sql() {
-		psql_q "$1" "$PG_DB"
+		pg_sql "$1"
 	}
 fi
 
 # use_db NAME: a new, empty database for the app (CHECKPOINT_DB) and sql.
 use_db() {
 	if [ "$STORE" = pg ]; then
-		PG_DB=$1
-		psql_q "CREATE DATABASE \"$1\"" postgres ||
-		    bail "CREATE DATABASE $1"
-		CHECKPOINT_DB="$(pg_uri "$1")?passfile=$T/app-pgpass"
+		pg_app_db "$1"
 	else
 		DB=$T/$1.db
-		CHECKPOINT_DB=$DB
+		export CHECKPOINT_DB=$DB
 	fi
-	export CHECKPOINT_DB
 }
 
 # Reason phrases of checkpoint-api(7), "ERRORS".

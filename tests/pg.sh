@@ -8,6 +8,8 @@
 #   pg_stop          stop the server and remove its data directory
 #   pg_down [MODE]   stop it (pg_ctl -m MODE), keeping data and port
 #   pg_up            start it again after pg_down
+#   pg_app_db NAME   a new database for the app, named by CHECKPOINT_DB
+#   pg_sql SQL       runs SQL in it, as psql_q
 #   pg_uri [DB]      a postgresql:// URI for DB (default: checkpoints), by TCP
 #   psql_q SQL [DB]  runs SQL (stops at the first error), prints the rows
 #                    unaligned, tuples only, fields separated by '|'
@@ -119,6 +121,28 @@ pg_up() {
 pg_down() {
 	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
 	    -m "${1:-fast}" -w -t 30 stop) >> "$PG_DIR/pg_ctl.log" 2>&1
+}
+
+# pg_app_db NAME: a new database NAME for the programs under test, which
+# CHECKPOINT_DB (exported) names with a password file of their own
+# (libpq's passfile; RUN_USER's, who runs the app behind Apache and
+# nginx): lighttpd hands the app CHECKPOINT_DB but not PGPASSFILE.  The
+# URI never holds the password.  pg_sql asks that database.
+pg_app_db() {
+	if [ ! -e "$T/app-pgpass" ]; then
+		cp "$PGPASSFILE" "$T/app-pgpass"
+		[ "$(id -u)" -eq 0 ] && chown "$RUN_USER:$RUN_GROUP" "$T/app-pgpass"
+		chmod 600 "$T/app-pgpass"
+	fi
+	PG_DB=$1
+	psql_q "CREATE DATABASE \"$1\"" postgres || bail "CREATE DATABASE $1"
+	CHECKPOINT_DB="$(pg_uri "$1")?passfile=$T/app-pgpass"
+	export CHECKPOINT_DB
+}
+
+# pg_sql SQL: pg_app_db's database, as an operator would ask it.
+pg_sql() {
+	psql_q "$1" "$PG_DB"
 }
 
 # Stops the server by its data directory (pg_ctl signals the pid in its
