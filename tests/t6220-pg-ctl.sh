@@ -241,6 +241,33 @@ succeeds "$OUT" "--db=URI with a password: job list, as on SQLite" \
     job list --db="$PW_URI"
 is "$(q "SELECT job_id FROM jobs" owned)" "$J1" \
     "--db with a password: the job is in the role's database"
+succeeds "" "--db with a password: job set" \
+    --db "$PW_URI" job set "$J1" --name 'pw job' --timeout 9 --type INCREMENTAL
+"$CTL" --db "$SAME" job set "$J1" --name 'pw job' --timeout 9 \
+    --type INCREMENTAL || bail "job set on SQLite"
+run --db "$SAME" job list
+like "$OUT" "$J1  RUNNING  INCREMENTAL  9s " "(SQLite's job list after job set)"
+succeeds "$OUT" "--db with a password: job list after job set, as on SQLite" \
+    --db "$PW_URI" job list
+_rows="INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
+    status, checkpoint_id, checkpoint_type, location, completed_ms,
+    remote_user, remote_addr) VALUES ('$J1', '$A', 'FULL', 1700000002000,
+    'COMPLETED', 1, 'FULL', '/srv/ckpt/1', 1700000002500, 'bob', '::1'),
+    ('$J1', '$B', 'CONFIGURED', 1700000003000, 'IN_PROGRESS', NULL, NULL,
+    NULL, NULL, NULL, '127.0.0.1')"
+sqlite3 "$SAME" "$_rows" && q "$_rows" owned > /dev/null ||
+    bail "the same triggers in both"
+run --db "$SAME" triggers --job "$J1"
+is "$(printf '%s\n' "$OUT" | wc -l)" 3 "(SQLite's triggers: a header, two)"
+succeeds "$OUT" "--db with a password: triggers, as on SQLite" \
+    --db "$PW_URI" triggers --job "$J1"
+export CHECKPOINT_STORE_DURATION=1
+succeeds "purged 1" "(SQLite's purge)" --db "$SAME" purge
+succeeds "purged 1" "--db with a password: purge, as on SQLite" \
+    --db "$PW_URI" purge
+unset CHECKPOINT_STORE_DURATION
+is "$(q "SELECT string_agg(substr(trigger_id, 1, 1), '') FROM triggers" owned)" \
+    b "  the pending trigger kept"
 CHECKPOINT_DB=$PW_URI
 succeeds "" "CHECKPOINT_DB with a password: job rm" job rm "$J1"
 refused 1 "job $J1 not found" \
