@@ -725,30 +725,22 @@ export CHECKPOINT_BUSY_TIMEOUT=300ms
 phase locked
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "locked: POST before the lock" 202 "$(request_id $TA)"
-# Another writer holds the write lock (BEGIN IMMEDIATE) until told to commit.
-# fd 3 is opened read-write first so that no open of the FIFO blocks; the
-# FIFO is opened inside sh -c because dash gives a background command
-# /dev/null as stdin unless the command itself redirects it.
-mkfifo "$T/lock.fifo"
-exec 3<> "$T/lock.fifo"
+# Another writer holds the write lock until told to commit.
 if [ "$STORE" = pg ]; then
-	# PostgreSQL's writer lock of the same effect: the triggers table in
-	# EXCLUSIVE mode, which lets readers (ACCESS SHARE) in and keeps every
-	# INSERT and UPDATE out.  The server ends the locker's session if the
-	# test never tells it to commit, so that a POST waiting on the lock
-	# for ever would end (and fail the check) rather than hang the test.
-	spawn sh -c 'exec "$1" -X -q -v ON_ERROR_STOP=1 -d "$2" < "$3" > "$4" 2>&1' \
-	    sh "$PG_BIN/psql" "$(pg_uri "$PG_DB")" "$T/lock.fifo" "$T/lock.out" 3>&-
-	LOCKER=$LAST_PID
-	printf '%s\n' "SET idle_in_transaction_session_timeout = '30s';" \
-	    "BEGIN;" "LOCK TABLE triggers IN EXCLUSIVE MODE;" \
-	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';" \
-	    "\\! touch '$T/locked'" >&3
-	wait_until 100 '[ -e "$T/locked" ]'
+	# PostgreSQL's writer lock of the same effect (tests/pg.sh, pg_lock):
+	# the triggers table in EXCLUSIVE mode.
+	pg_lock "$PG_DB" triggers \
+	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';"
 	! psql_q "BEGIN; SET LOCAL lock_timeout = '100ms';
 	    LOCK TABLE triggers IN ROW EXCLUSIVE MODE; ROLLBACK;" "$PG_DB" \
 	    2>/dev/null 3>&-
 else
+	# fd 3 is opened read-write first so that no open of the FIFO
+	# blocks; the FIFO is opened inside sh -c because dash gives a
+	# background command /dev/null as stdin unless the command itself
+	# redirects it.
+	mkfifo "$T/lock.fifo"
+	exec 3<> "$T/lock.fifo"
 	spawn sh -c 'exec sqlite3 -batch -cmd ".timeout 5000" "$1" < "$2" > "$3" 2>&1' sh \
 	    "$DB" "$T/lock.fifo" "$T/lock.out" 3>&-
 	LOCKER=$LAST_PID
@@ -769,16 +761,33 @@ http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: POST is 503, the lock named" 503 "$LOCKED"
 http GET /jobs/$J/checkpoints/$TA
 check "locked: GET still answers (readers are not blocked)" 200 "$IN_PROGRESS"
-echo "COMMIT;" >&3
-exec 3>&-
-wait "$LOCKER"
-stop_pid "$LOCKER"
+if [ "$STORE" = pg ]; then
+	pg_unlock
+else
+	echo "COMMIT;" >&3
+	exec 3>&-
+	wait "$LOCKER"
+	stop_pid "$LOCKER"
+fi
 is "$(sql "SELECT remote_user FROM triggers WHERE trigger_id='$TA'")" locker \
     "locked: the other writer committed once the lock was let go"
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TB'")" 0 \
     "locked: the 503 left nothing behind"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: the retried POST is 202" 202 "$(request_id $TB)"
+if [ "$STORE" = pg ]; then
+	# The same with no POST before the lock: the app's statements are
+	# prepared on a connection's first use, which waits for the lock too.
+	phase locked-first
+	http GET /jobs
+	check "locked, first POST: the app made the database" 200 '{"jobs":[]}'
+	pg_lock "$PG_DB" triggers
+	http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+	check "locked, first POST: 503, the lock named" 503 "$LOCKED"
+	pg_unlock
+	http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+	check "locked, first POST: retried, 202" 202 "$(request_id $TB)"
+fi
 unset CHECKPOINT_BUSY_TIMEOUT
 
 # === checkpoint statistics and job lists ======================================

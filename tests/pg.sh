@@ -10,6 +10,7 @@
 #   pg_up            start it again after pg_down
 #   pg_app_db NAME   a new database for the app, named by CHECKPOINT_DB
 #   pg_sql SQL       runs SQL in it, as psql_q
+#   pg_lock DB TABLE another session holds TABLE locked until pg_unlock
 #   pg_uri [DB]      a postgresql:// URI for DB (default: checkpoints), by TCP
 #   psql_q SQL [DB]  runs SQL (stops at the first error), prints the rows
 #                    unaligned, tuples only, fields separated by '|'
@@ -143,6 +144,39 @@ pg_app_db() {
 # pg_sql SQL: pg_app_db's database, as an operator would ask it.
 pg_sql() {
 	psql_q "$1" "$PG_DB"
+}
+
+# pg_lock DB TABLE [SQL-LINE...]: another session takes TABLE of DB in
+# EXCLUSIVE mode (readers pass, every INSERT and UPDATE waits), runs the
+# SQL lines, and keeps the lock until pg_unlock.  The server ends that
+# session after 30 s idle, so that a program waiting on the lock for ever
+# ends (and fails its check) rather than hangs the test.  Uses fd 3; sets
+# LOCKER, its pid.
+pg_lock() {
+	_db=$1 _table=$2
+	shift 2
+	rm -f "$T/pg-locked" "$T/pg-lock.fifo"
+	mkfifo "$T/pg-lock.fifo"
+	# Read-write, so that opening the FIFO does not block.
+	exec 3<> "$T/pg-lock.fifo"
+	spawn sh -c 'exec "$1" -X -q -v ON_ERROR_STOP=1 -d "$2" < "$3" >> "$4" 2>&1' \
+	    sh "$PG_BIN/psql" "$(pg_uri "$_db")" "$T/pg-lock.fifo" \
+	    "$T/pg-lock.out" 3>&-
+	LOCKER=$LAST_PID
+	printf '%s\n' "SET idle_in_transaction_session_timeout = '30s';" \
+	    "BEGIN;" "LOCK TABLE $_table IN EXCLUSIVE MODE;" "$@" \
+	    "\\! touch '$T/pg-locked'" >&3
+	wait_until 100 '[ -e "$T/pg-locked" ]' ||
+	    bail "psql did not lock $_table: $(cat "$T/pg-lock.out")"
+}
+
+# pg_unlock [COMMIT|ROLLBACK]: ends pg_lock's transaction (COMMIT unless
+# told) and its session.
+pg_unlock() {
+	echo "${1:-COMMIT};" >&3
+	exec 3>&-
+	wait "$LOCKER"
+	stop_pid "$LOCKER"
 }
 
 # Stops the server by its data directory (pg_ctl signals the pid in its

@@ -188,29 +188,8 @@ remaining() {
 
 # --- a lock held by another session ---
 
-# lock_start DB: another session holds DB's jobs table in EXCLUSIVE mode
-# (readers pass, writers wait) until lock_end; the server ends that session
-# itself if the test never gets there.
-lock_start() {
-	rm -f "$T/locked" "$T/lock.in"
-	mkfifo "$T/lock.in"
-	exec 3<> "$T/lock.in"
-	spawn sh -c 'exec "$1" -X -q -v ON_ERROR_STOP=1 -d "$2" < "$3" > "$4" 2>&1' \
-	    sh "$PG_BIN/psql" "$(pg_uri "$1")" "$T/lock.in" "$T/lock.out" 3>&-
-	LOCK_PID=$LAST_PID
-	printf '%s\n' "SET idle_in_transaction_session_timeout = '30s';" \
-	    "BEGIN;" "LOCK TABLE jobs IN EXCLUSIVE MODE;" \
-	    "\\! touch '$T/locked'" >&3
-	wait_until 100 '[ -e "$T/locked" ]' || bail "psql did not take the lock"
-}
-lock_end() {
-	echo "ROLLBACK;" >&3
-	exec 3>&-
-	wait "$LOCK_PID"
-	stop_pid "$LOCK_PID"
-}
-
-lock_start ctl
+# The jobs table in EXCLUSIVE mode (tests/pg.sh, pg_lock): writers wait.
+pg_lock ctl jobs
 before=$(jobs_dump)
 CHECKPOINT_BUSY_TIMEOUT=100ms
 export CHECKPOINT_BUSY_TIMEOUT
@@ -220,7 +199,7 @@ refused 1 "database is locked; try again" \
     "job set on a locked table: one line, exit 1" job set "$J1" --name x
 unset CHECKPOINT_BUSY_TIMEOUT
 is "$(jobs_dump)" "$before" "locked table: nothing written"
-lock_end
+pg_unlock ROLLBACK
 succeeds "" "job add once the lock is gone" job add "$J3"
 
 # --- a password in the URI ---
@@ -292,7 +271,7 @@ sessions() {
 	psql_q "SELECT count(*) FROM pg_stat_activity WHERE usename = 'ckpt'
 	    $1" postgres
 }
-lock_start owned
+pg_lock owned jobs
 "$CTL" --db "$PW_URI" job add "$J3" > "$T/out-waiting" 2>&1 &
 CTL_PID=$!
 wait_until 30 "[ \"\$(sessions \"AND wait_event_type = 'Lock'\")\" = 1 ]"
@@ -300,7 +279,7 @@ ok $? "checkpointctl --db with a password waits for the lock"
 tr '\0' ' ' < "/proc/$CTL_PID/cmdline" > "$T/ctl-cmdline"
 ps -o args= -p "$CTL_PID" > "$T/ctl-ps"
 wait "$CTL_PID"
-lock_end
+pg_unlock ROLLBACK
 is "$(cat "$T/out-waiting")" "checkpointctl: database is locked; try again" \
     "  and gives up with the lock's one line"
 cat "$T/out-waiting" >> "$T/all-output"
