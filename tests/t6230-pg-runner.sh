@@ -14,7 +14,8 @@
 # p50 and p99 from the 202 to the GET that shows COMPLETED are printed,
 # never judged: speed is the benchmark's); and a watching runner goes on,
 # without a restart, after the database server restarts (pg_ctl restart
-# -m fast, and -m immediate, a crash).
+# -m fast, and -m immediate, a crash); a pass started under another
+# session's lock on the triggers table waits for it, then does its work.
 #
 # Actions' commands are written in single quotes on purpose: their $VARS
 # are for the action's shell, not this one.
@@ -278,6 +279,28 @@ is "$(col "$JH" "$(tid 1101)" status)|$(trace1 "$JH" "$(tid 1101)")" \
 is "$(ids "$JH")" "1 2" "  and the job's next trigger got id 2"
 test -e "$T/h-ran"
 ok $? "  its command ran for that one"
+
+# --- another session's lock ---------------------------------------------
+
+# A pass started while the triggers table is locked (tests/pg.sh,
+# pg_lock) past CHECKPOINT_BUSY_TIMEOUT waits, trying again, and takes
+# the trigger once the lock is gone (checkpoint-runner(8): a busy round
+# is tried again).
+JLK=$(jid 12)
+add_job "$JLK" RUNNING FULL ""
+post "$JLK" "$(tid 1201)"
+pg_lock runner triggers
+CHECKPOINT_BUSY_TIMEOUT=200ms spawn "$RUNNER" 2>>"$RLOG"
+P=$LAST_PID
+wait_until 100 "[ \"\$(psql_q \"SELECT count(*) FROM pg_stat_activity
+    WHERE datname = 'runner' AND wait_event_type = 'Lock'\" postgres)\" = 1 ]"
+ok $? "lock: the pass waits for the lock"
+is "$(col "$JLK" "$(tid 1201)" status)" IN_PROGRESS "lock: nothing done under it"
+pg_unlock ROLLBACK
+wait_until 100 "gone $P"
+stop_pid "$P"
+is "$?|$(status "$JLK" "$(tid 1201)")" "0|$(completed 1)" \
+    "lock: once it is gone, the same pass completes the trigger, exit 0"
 
 is "$(dbq "SELECT count(*) FROM (SELECT job_id, checkpoint_id FROM triggers
     WHERE checkpoint_id IS NOT NULL GROUP BY job_id, checkpoint_id
