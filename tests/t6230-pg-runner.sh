@@ -5,7 +5,8 @@
 # checkpoint ids dense per job in arrival order; an unregistered or
 # stopped job's trigger fails without using an id, a declined action's
 # uses its own; two runners watching at once never run one job's
-# commands at the same time, nor give an id twice; an action past its
+# commands at the same time, nor give an id twice, even to plain jobs'
+# triggers POSTed by four clients at once under three; an action past its
 # job's timeout is killed and its trigger fails as expired; the claim of
 # a SIGKILLed runner is resolved as expired by the next one, the command
 # never run again, and a claim of another host is left alone within its
@@ -157,6 +158,45 @@ is "$(dbq "SELECT count(*) FROM triggers WHERE job_id IN ('$JW', '$JX')
 diag "claims by runner: $(dbq "SELECT string_agg(n::text, ' ') FROM
     (SELECT count(*) AS n FROM triggers WHERE job_id IN ('$JW', '$JX')
     GROUP BY split_part(claimed_by, ':', 2)) AS c")"
+# Plain jobs (no command: no claim, ids given in the round itself), the
+# triggers POSTed by four clients at once while three runners watch, one
+# of them taking small batches: every id 1..n once per job.  (Not checked
+# here: that they follow the rows' ids, which PostgreSQL hands out at
+# INSERT, not at commit, so two app processes' commits may land out of
+# that order.)
+spawn "$RUNNER" --watch --batch 3 2>>"$RLOG"
+W4=$LAST_PID
+for _j in 13 14 15; do
+	add_job "$(jid $_j)" RUNNING FULL ""
+done
+_pids=
+for _c in 1 2 3 4; do
+	(
+		_i=0
+		while [ $_i -lt 30 ]; do
+			_i=$((_i + 1))
+			curl -s -o /dev/null -w '%{http_code}\n' -X POST \
+			    --data-binary "{\"triggerId\":\"$(printf 'c%07x%024x' $_c $_i)\"}" \
+			    "$BASE/jobs/$(jid $((13 + _i % 3)))/checkpoints"
+		done > "$T/race-$_c"
+	) &
+	_pids="$_pids $!"
+done
+wait $_pids
+is "$(cat "$T"/race-* | sort | uniq -c | tr -s ' ')" " 120 202" \
+    "race: 120 POSTs from four clients at once, all 202"
+wait_until 300 "[ \"\$(dbq \"SELECT count(*) FROM triggers WHERE job_id IN
+    ('$(jid 13)', '$(jid 14)', '$(jid 15)') AND status = 'COMPLETED'\")\" = 120 ]"
+ok $? "race: all 120 completed by three watching runners"
+for _j in 13 14 15; do
+	is "$(dbq "SELECT string_agg(CAST(checkpoint_id AS TEXT), ' '
+	    ORDER BY checkpoint_id) = string_agg(CAST(n AS TEXT), ' ' ORDER BY n)
+	    FROM (SELECT checkpoint_id, row_number() OVER (ORDER BY id) AS n
+	    FROM triggers WHERE job_id = '$(jid $_j)') AS r")|$(dbq "SELECT
+	    count(*) FROM triggers WHERE job_id = '$(jid $_j)'")" "t|40" \
+	    "race: job $_j's 40 triggers have the ids 1..40, each once"
+done
+term_wait "$W4"
 term_wait "$W2"
 is "$RC" 0 "two runners: one stopped by SIGTERM, exit status 0"
 
