@@ -173,6 +173,16 @@ succeeds "" "--db=URI is taken too" job rm --db="$(pg_uri other)" "$J3"
 is "$(q 'SELECT count(*) FROM jobs' other)" 0 \
     "--db=URI: the job was removed there"
 
+psql_q "CREATE DATABASE never" postgres || bail "CREATE DATABASE never"
+refused 2 "bad job id 'xyz': expected 32 hexadecimal characters" \
+    "a bad command line does not touch the database" \
+    --db "$(pg_uri never)" job add xyz
+refused 2 "bad --timeout '0': expected a whole number from 1 to 31536000" \
+    "  nor a bad option" job add "$J1" --timeout 0 --db "$(pg_uri never)"
+is "$(q "SELECT count(*) FROM pg_class c JOIN pg_namespace n
+    ON n.oid = c.relnamespace WHERE n.nspname = 'public'" never)" 0 \
+    "  which is left without a schema"
+
 # --- the jobs and triggers commands, as on SQLite ---
 
 # sql SQL: CHECKPOINT_DB's database, for ctl-checks.sh.
