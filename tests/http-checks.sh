@@ -7,10 +7,18 @@
 # HTTP Basic authentication.  Each case checks the
 # exact status line, headers and bytes, the same through every server; where
 # a server answers before the app, a case named for that server says what it
-# does.  Results are completed by hand with sqlite3, as an operator (or the
-# runner) would.  Sourced by a test that sets SERVER.
+# does.  Results are completed by hand with SQL, as an operator (or the
+# runner) would.  Sourced by a test that sets SERVER, and STORE: sqlite (the
+# default: a database file per phase, sqlite3) or pg (a database per phase
+# in a throwaway PostgreSQL cluster, tests/pg.sh, psql), the same checks on
+# both; the few that are about a store's own way of failing (another
+# writer's lock, the database gone) are done each store's way.
 
 . "$(dirname "$0")/lib.sh"
+STORE=${STORE:-sqlite}
+if [ "$STORE" = pg ]; then
+	. "$(dirname "$0")/pg.sh"
+fi
 
 case $SERVER in
 lighttpd) NEED=lighttpd ;;
@@ -18,6 +26,7 @@ apache|cgi) NEED=apache2 ;;
 nginx) NEED="nginx spawn-fcgi" ;;
 nginx-keepalive) NEED=nginx ;;
 esac
+[ "$STORE" = pg ] && NEED="$NEED psql"
 for c in $NEED sqlite3 htpasswd; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
@@ -37,6 +46,29 @@ BAD_BODY='{"errors":["Request did not match expected format CheckpointTriggerReq
 LOCKED='{"errors":["Service temporarily unavailable: the checkpoint database is locked. Please retry."]}'
 CANNOT_OPEN='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
+# Control characters for SQL text, written as they are: both stores take
+# them inside a string literal (their char() and chr() differ).
+TAB=$(printf '\t')
+NL=$(printf '\nx')
+NL=${NL%x}
+
+if [ "$STORE" = pg ]; then
+	pg_start
+	# sql SQL: the phase's database, as an operator would ask it.
+	sql() {
+		pg_sql "$1"
+	}
+fi
+
+# use_db NAME: a new, empty database for the app (CHECKPOINT_DB) and sql.
+use_db() {
+	if [ "$STORE" = pg ]; then
+		pg_app_db "$1"
+	else
+		DB=$T/$1.db
+		export CHECKPOINT_DB=$DB
+	fi
+}
 
 # Reason phrases of checkpoint-api(7), "ERRORS".
 reason() {
@@ -123,8 +155,7 @@ phase() {
 	if [ -n "${SERVER_PID:-}" ]; then
 		stop_server
 	fi
-	DB=$T/$1.db
-	export CHECKPOINT_DB=$DB
+	use_db "$1"
 	start_server 2>>"$T/server-stderr.log"
 	diag "phase $1: $SERVER at $BASE"
 }
@@ -464,7 +495,7 @@ TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 sql "UPDATE triggers SET status='COMPLETED', checkpoint_id=8,
     failure_class='java.util.concurrent.CompletionException',
-    failure_trace='line1' || char(10) || 'line2',
+    failure_trace='line1${NL}line2',
     failure_throwable='$THROWABLE_LINES', completed_ms=$(now_ms)
     WHERE trigger_id='$TB'"
 http GET /jobs/$J/checkpoints/$TB
@@ -479,7 +510,7 @@ TC=cccccccccccccccccccccccccccccccc
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TC\"}"
 sql "UPDATE triggers SET status='COMPLETED',
     failure_class='org.apache.flink.runtime.checkpoint.CheckpointException',
-    failure_trace='a \"quoted\" \\ back' || char(9) || 'tab',
+    failure_trace='a \"quoted\" \\ back${TAB}tab',
     failure_throwable='$THROWABLE_QUOTED', completed_ms=$(now_ms)
     WHERE trigger_id='$TC'"
 http GET /jobs/$J/checkpoints/$TC
@@ -661,7 +692,7 @@ http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\",\"checkpointType\":\"FULL
 check "retention: POST after expiry, same id" 202 "$(request_id $TA)"
 http GET /jobs/$J/checkpoints/$TA
 check "retention: POST after expiry starts again" 200 "$IN_PROGRESS"
-is "$(sql "SELECT count(*) || ' ' || status || ' ' || coalesce(checkpoint_id, '-') || ' ' || requested_type FROM triggers WHERE trigger_id='$TA'")" \
+is "$(sql "SELECT count(*) || ' ' || min(status) || ' ' || coalesce(CAST(min(checkpoint_id) AS TEXT), '-') || ' ' || min(requested_type) FROM triggers WHERE trigger_id='$TA'")" \
     "1 IN_PROGRESS - FULL" "retention: the same row restarted with the new type"
 
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
@@ -694,39 +725,69 @@ export CHECKPOINT_BUSY_TIMEOUT=300ms
 phase locked
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "locked: POST before the lock" 202 "$(request_id $TA)"
-# Another writer holds the write lock (BEGIN IMMEDIATE) until told to commit.
-# fd 3 is opened read-write first so that no open of the FIFO blocks; the
-# FIFO is opened inside sh -c because dash gives a background command
-# /dev/null as stdin unless the command itself redirects it.
-mkfifo "$T/lock.fifo"
-exec 3<> "$T/lock.fifo"
-spawn sh -c 'exec sqlite3 -batch -cmd ".timeout 5000" "$1" < "$2" > "$3" 2>&1' sh \
-    "$DB" "$T/lock.fifo" "$T/lock.out" 3>&-
-LOCKER=$LAST_PID
-# It waits for the lock itself (.timeout): under CGI the process that
-# answered the last request may still be checkpointing as it exits.
-printf '%s\n' "BEGIN IMMEDIATE;" \
-    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';" \
-    ".shell touch '$T/locked'" >&3
-i=0
-while [ ! -e "$T/locked" ] && [ $i -lt 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-! sqlite3 -batch "$DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null 3>&-
+# Another writer holds the write lock until told to commit.
+if [ "$STORE" = pg ]; then
+	# PostgreSQL's writer lock of the same effect (tests/pg.sh, pg_lock):
+	# the triggers table in EXCLUSIVE mode.
+	pg_lock "$PG_DB" triggers \
+	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';"
+	! psql_q "BEGIN; SET LOCAL lock_timeout = '100ms';
+	    LOCK TABLE triggers IN ROW EXCLUSIVE MODE; ROLLBACK;" "$PG_DB" \
+	    2>/dev/null 3>&-
+else
+	# fd 3 is opened read-write first so that no open of the FIFO
+	# blocks; the FIFO is opened inside sh -c because dash gives a
+	# background command /dev/null as stdin unless the command itself
+	# redirects it.
+	mkfifo "$T/lock.fifo"
+	exec 3<> "$T/lock.fifo"
+	spawn sh -c 'exec sqlite3 -batch -cmd ".timeout 5000" "$1" < "$2" > "$3" 2>&1' sh \
+	    "$DB" "$T/lock.fifo" "$T/lock.out" 3>&-
+	LOCKER=$LAST_PID
+	# It waits for the lock itself (.timeout): under CGI the process that
+	# answered the last request may still be checkpointing as it exits.
+	printf '%s\n' "BEGIN IMMEDIATE;" \
+	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';" \
+	    ".shell touch '$T/locked'" >&3
+	i=0
+	while [ ! -e "$T/locked" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	! sqlite3 -batch "$DB" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null 3>&-
+fi
 ok $? "locked: another writer holds the lock"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: POST is 503, the lock named" 503 "$LOCKED"
 http GET /jobs/$J/checkpoints/$TA
-check "locked: GET still answers (WAL readers are not blocked)" 200 "$IN_PROGRESS"
-echo "COMMIT;" >&3
-exec 3>&-
-wait "$LOCKER"
-stop_pid "$LOCKER"
+check "locked: GET still answers (readers are not blocked)" 200 "$IN_PROGRESS"
+if [ "$STORE" = pg ]; then
+	pg_unlock
+else
+	echo "COMMIT;" >&3
+	exec 3>&-
+	wait "$LOCKER"
+	stop_pid "$LOCKER"
+fi
+is "$(sql "SELECT remote_user FROM triggers WHERE trigger_id='$TA'")" locker \
+    "locked: the other writer committed once the lock was let go"
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TB'")" 0 \
     "locked: the 503 left nothing behind"
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
 check "locked: the retried POST is 202" 202 "$(request_id $TB)"
+if [ "$STORE" = pg ]; then
+	# The same with no POST before the lock: the app's statements are
+	# prepared on a connection's first use, which waits for the lock too.
+	phase locked-first
+	http GET /jobs
+	check "locked, first POST: the app made the database" 200 '{"jobs":[]}'
+	pg_lock "$PG_DB" triggers
+	http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+	check "locked, first POST: 503, the lock named" 503 "$LOCKED"
+	pg_unlock
+	http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+	check "locked, first POST: retried, 202" 202 "$(request_id $TB)"
+fi
 unset CHECKPOINT_BUSY_TIMEOUT
 
 # === checkpoint statistics and job lists ======================================
@@ -736,37 +797,79 @@ unset CHECKPOINT_BUSY_TIMEOUT
 . "$(dirname "$0")/http-ui.sh"
 
 # === database unavailable =====================================================
-stop_server
-DB=$T/missing/checkpoints.db
-export CHECKPOINT_DB=$DB
-start_server 2>>"$T/server-stderr.log"
+if [ "$STORE" = pg ]; then
+	# The database server goes away under a running app whose connections
+	# are open (a POST and a GET made them), and comes back on the same
+	# port: neither the app nor the web server is restarted.
+	phase unreachable
+	http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TB\"}"
+	check "database up: POST" 202 "$(request_id $TB)"
+	http GET /jobs/$J/checkpoints/$TB
+	check "database up: GET" 200 "$IN_PROGRESS"
+	pg_down fast || bail "pg_ctl stop -m fast failed"
+	WHAT="database server stopped"
+	# Nothing of the URI in an answer: host, port, database, password file.
+	SECRETS="$T|127.0.0.1|:$PG_PORT|pgpass|unreachable|postgres"
+else
+	stop_server
+	DB=$T/missing/checkpoints.db
+	export CHECKPOINT_DB=$DB
+	start_server 2>>"$T/server-stderr.log"
+	WHAT="database missing"
+	SECRETS="$T|missing|checkpoints.db"
+fi
 no_path() {
-	case $BODY in
-	*"$T"*|*missing*|*checkpoints.db*) echo 1 ;;
-	*) echo 0 ;;
-	esac
+	printf '%s' "$BODY" | grep -Fq "$(printf '%s' "$SECRETS" | tr '|' '\n')"
+	[ $? -eq 0 ] && echo 1 || echo 0
 }
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
-check "database missing: POST is 503, the cause named" 503 "$CANNOT_OPEN"
-ok "$(no_path)" "database missing: POST's error does not show the path"
+check "$WHAT: POST is 503, the cause named" 503 "$CANNOT_OPEN"
+ok "$(no_path)" "$WHAT: POST's error does not show the path"
 http GET /jobs/$J/checkpoints/$TA
-check "database missing: GET is 503, the cause named" 503 "$CANNOT_OPEN"
-ok "$(no_path)" "database missing: GET's error does not show the path"
+check "$WHAT: GET is 503, the cause named" 503 "$CANNOT_OPEN"
+ok "$(no_path)" "$WHAT: GET's error does not show the path"
 http GET /jobs/$J/checkpoints
-check "database missing: statistics are 503" 503 "$CANNOT_OPEN"
+check "$WHAT: statistics are 503" 503 "$CANNOT_OPEN"
 http GET /jobs/$J/checkpoints/details/1
-check "database missing: details are 503" 503 "$CANNOT_OPEN"
+check "$WHAT: details are 503" 503 "$CANNOT_OPEN"
 http GET /jobs/$J/checkpoints/config
-check "database missing: config is 503" 503 "$CANNOT_OPEN"
+check "$WHAT: config is 503" 503 "$CANNOT_OPEN"
 http GET /jobs/overview
-check "database missing: the job overview is 503" 503 "$CANNOT_OPEN"
-share_dir "$T/missing"
+check "$WHAT: the job overview is 503" 503 "$CANNOT_OPEN"
+if [ "$STORE" = pg ]; then
+	pg_up || bail "pg_ctl start failed"
+else
+	share_dir "$T/missing"
+fi
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "database back: the same server answers 202" 202 "$(request_id $TA)"
 http GET /jobs/$J/checkpoints/$TA
 check "database back: GET" 200 "$IN_PROGRESS"
 http GET /jobs/$J/checkpoints/$TA
 check "database back: GET again" 200 "$IN_PROGRESS"
+if [ "$STORE" = pg ]; then
+	http GET /jobs/$J/checkpoints/$TB
+	check "database back: the trigger from before it went is there" 200 \
+	    "$IN_PROGRESS"
+	is "$(sql "SELECT count(*) FROM triggers")" 2 \
+	    "database back: the two triggers answered 202, no more"
+	# A restart that no request sees (pg_ctl restart, a failover): the
+	# connections the app holds are dead, the database is there; every
+	# request after it is answered as ever, none with a 503.
+	for _mode in fast immediate; do
+		pg_down "$_mode" && pg_up || bail "pg_ctl restart -m $_mode"
+		_codes=
+		for _i in 1 2 3 4; do
+			_t=$(printf '%08x%024x' "$_i" "$(printf '%s' "$_mode" | wc -c)")
+			http POST /jobs/$J/checkpoints "{\"triggerId\":\"$_t\"}"
+			_codes="$_codes $STATUS"
+			http GET /jobs/$J/checkpoints/$_t
+			_codes="$_codes $STATUS"
+		done
+		is "$_codes" " 202 200 202 200 202 200 202 200" \
+		    "restart -m $_mode unseen by the app: the next POSTs and GETs answered"
+	done
+fi
 
 # === mounted under /api =======================================================
 # BASE ends in /api now: the paths below are relative to the mount point.

@@ -4,8 +4,9 @@
 # .../details/:id, .../config, /jobs and /jobs/overview, with the routing rules of the
 # trigger pair (/v1, a trailing slash, the query ignored, 405 with Allow,
 # the CORS header that check compares) and Flink's 400 and 404 texts.
-# The store is filled by hand with sqlite3, as the runner would leave it,
-# once the app has made the database (as RUN_USER).
+# The store is filled by hand with SQL (sqlite3 or psql: http-checks.sh's
+# sql), as the runner would leave it, once the app has made the database
+# (as RUN_USER).
 
 JS=5f1e0c3b2a1d4e5f6a7b8c9d0e1f2a3b
 JF=11111111111111111111111111111111
@@ -36,10 +37,8 @@ stats_fixture() {
 	    claimed_ms = 1700000000000, checkpoint_id = 1,
 	    checkpoint_type = 'FULL', completed_ms = 1700000600001,
 	    failure_class = '$CKX',
-	    failure_trace = '$CKX: Checkpoint expired before completing.'
-	        || char(10) || char(9)
-	        || 'at checkpoint action (killed after its timeout of 600 s)'
-	        || char(10),
+	    failure_trace = '$CKX: Checkpoint expired before completing.$NL$TAB'
+	        || 'at checkpoint action (killed after its timeout of 600 s)$NL',
 	    failure_throwable = 'placeholder'
 	    WHERE trigger_id = '${JS%????}0001';
 	UPDATE triggers SET status = 'COMPLETED', claimed_by = 'runner',
@@ -197,7 +196,7 @@ method "POST on the triggers path" POST /jobs/$JS/triggers GET
 # More than the bound: only the newest STATS_TRIGGERS (100), all counted.
 sql "WITH RECURSIVE n(i) AS (SELECT 7 UNION ALL SELECT i + 1 FROM n
     WHERE i < 106) INSERT INTO triggers (job_id, trigger_id, requested_type,
-    created_ms) SELECT '$JS', printf('%s%04d', '${JS%????}', i), 'FULL',
+    created_ms) SELECT '$JS', '${JS%????}' || substr(CAST(10000 + i AS TEXT), 2), 'FULL',
     1700000140000 + i FROM n;"
 http GET /jobs/$JS/triggers
 _n=$(printf '%s' "$BODY" | grep -o '"trigger_id"' | wc -l)

@@ -10,6 +10,11 @@
 #                    by TCP, to PORT (default: PG_PORT)
 #   psql_q SQL [DB [PORT]]  runs SQL (stops at the first error), prints the
 #                    rows unaligned, tuples only, fields separated by '|'
+#   pg_down [MODE]   stop it (pg_ctl -m MODE), keeping data and port
+#   pg_up            start it again after pg_down
+#   pg_app_db NAME   a new database for the app, named by CHECKPOINT_DB
+#   pg_sql SQL       runs SQL in it, as psql_q
+#   pg_lock DB TABLE another session holds TABLE locked until pg_unlock
 #   PGURI            pg_uri checkpoints, once pg_start has run
 #   PG_BIN           where initdb, pg_ctl and psql are
 #   PG_PORT          the TCP port
@@ -138,6 +143,75 @@ pg_start() {
 	PGURI=$(pg_uri)
 	psql_q "CREATE DATABASE checkpoints" postgres ||
 	    bail "cannot create the database checkpoints"
+}
+
+# pg_up: starts the server of pg_start on its port (again, after pg_down);
+# true once it accepts connections.
+pg_up() {
+	pg_restart
+}
+
+# pg_down [MODE]: stops the server with pg_ctl's shutdown MODE (fast unless
+# told; immediate is a crash), keeping its data directory and port, for a
+# test of the database going away under the programs; pg_up brings it back.
+pg_down() {
+	(cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
+	    -m "${1:-fast}" -w -t 30 stop) >> "$PG_DIR/pg_ctl.log" 2>&1
+}
+
+# pg_app_db NAME: a new database NAME for the programs under test, which
+# CHECKPOINT_DB (exported) names with a password file of their own
+# (libpq's passfile; RUN_USER's, who runs the app behind Apache and
+# nginx): lighttpd hands the app CHECKPOINT_DB but not PGPASSFILE.  The
+# URI never holds the password.  pg_sql asks that database.
+pg_app_db() {
+	if [ ! -e "$T/app-pgpass" ]; then
+		cp "$PGPASSFILE" "$T/app-pgpass"
+		[ "$(id -u)" -eq 0 ] && chown "$RUN_USER:$RUN_GROUP" "$T/app-pgpass"
+		chmod 600 "$T/app-pgpass"
+	fi
+	PG_DB=$1
+	psql_q "CREATE DATABASE \"$1\"" postgres || bail "CREATE DATABASE $1"
+	CHECKPOINT_DB="$(pg_uri "$1")?passfile=$T/app-pgpass"
+	export CHECKPOINT_DB
+}
+
+# pg_sql SQL: pg_app_db's database, as an operator would ask it.
+pg_sql() {
+	psql_q "$1" "$PG_DB"
+}
+
+# pg_lock DB TABLE [SQL-LINE...]: another session takes TABLE of DB in
+# EXCLUSIVE mode (readers pass, every INSERT and UPDATE waits), runs the
+# SQL lines, and keeps the lock until pg_unlock.  The server ends that
+# session after 30 s idle, so that a program waiting on the lock for ever
+# ends (and fails its check) rather than hangs the test.  Uses fd 3; sets
+# LOCKER, its pid.
+pg_lock() {
+	_db=$1 _table=$2
+	shift 2
+	rm -f "$T/pg-locked" "$T/pg-lock.fifo"
+	mkfifo "$T/pg-lock.fifo"
+	# Read-write, so that opening the FIFO does not block.
+	exec 3<> "$T/pg-lock.fifo"
+	spawn sh -c 'exec "$1" -X -q -v ON_ERROR_STOP=1 -d "$2" < "$3" >> "$4" 2>&1' \
+	    sh "$PG_BIN/psql" "$(pg_uri "$_db")" "$T/pg-lock.fifo" \
+	    "$T/pg-lock.out" 3>&-
+	LOCKER=$LAST_PID
+	printf '%s\n' "SET idle_in_transaction_session_timeout = '30s';" \
+	    "BEGIN;" "LOCK TABLE $_table IN EXCLUSIVE MODE;" "$@" \
+	    "\\! touch '$T/pg-locked'" >&3
+	wait_until 100 '[ -e "$T/pg-locked" ]' ||
+	    bail "psql did not lock $_table: $(cat "$T/pg-lock.out")"
+}
+
+# pg_unlock [COMMIT|ROLLBACK]: ends pg_lock's transaction (COMMIT unless
+# told) and its session.
+pg_unlock() {
+	echo "${1:-COMMIT};" >&3
+	exec 3>&-
+	wait "$LOCKER"
+	stop_pid "$LOCKER"
 }
 
 # Stops the server by its data directory (pg_ctl signals the pid in its

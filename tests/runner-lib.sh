@@ -91,9 +91,10 @@ pass() {
 }
 
 # rows JOB: status|checkpoint_id|checkpoint_type|location|failure_class of
-# the job's triggers in arrival order, one per line.
+# the job's triggers in arrival order, one per line.  (In SQL that
+# PostgreSQL takes too, for t6230: its coalesce wants one type.)
 rows() {
-	dbq "SELECT status, coalesce(checkpoint_id, '-'),
+	dbq "SELECT status, coalesce(CAST(checkpoint_id AS TEXT), '-'),
 	    coalesce(checkpoint_type, '-'), coalesce(location, '-'),
 	    coalesce(failure_class, '-') FROM triggers WHERE job_id = '$1'
 	    ORDER BY id"
@@ -101,7 +102,7 @@ rows() {
 
 # col JOB TID COLUMN: one column of one trigger (NULL shows as '-').
 col() {
-	dbq "SELECT coalesce($3, '-') FROM triggers
+	dbq "SELECT coalesce(CAST($3 AS TEXT), '-') FROM triggers
 	    WHERE job_id = '$1' AND trigger_id = '$2'"
 }
 
