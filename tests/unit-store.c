@@ -1292,6 +1292,34 @@ cleanup(void)
 	rmdir(dir);
 }
 
+/*
+ * Which store a value names: a libpq URI is PostgreSQL's, refused by a
+ * build without it; another scheme is a mistake, not a file name.
+ */
+static void
+test_which_store(void)
+{
+	struct store *s = NULL;
+	char err[512];
+	enum store_rc rc;
+
+	rc = open_at("mysql://u:pw@localhost/db", &s, err, sizeof(err));
+	tap_is_int(rc, STORE_UNAVAILABLE, "another scheme: refused");
+	tap_is_str(err,
+	    "unsupported database URI scheme: use a file path or "
+	    "postgresql://",
+	    "another scheme: says so");
+	tap_ok(s == NULL && !file_exists("mysql:"),
+	    "another scheme: no store, no file");
+#ifndef HAVE_LIBPQ
+	rc = open_at("postgresql://u:pw@localhost/db", &s, err, sizeof(err));
+	tap_is_int(rc, STORE_UNAVAILABLE, "no libpq: a URI is refused");
+	tap_is_str(err,
+	    "this build has no PostgreSQL store (configure found no libpq)",
+	    "no libpq: says why");
+#endif
+}
+
 int
 main(void)
 {
@@ -1305,6 +1333,7 @@ main(void)
 	}
 	test_open();
 	test_refused();
+	test_which_store();
 	if (open_at(path_in("main.db"), &s, err, sizeof(err)) == STORE_OK) {
 		test_triggers(s);
 		test_checkpoint_ids(s);
