@@ -1,6 +1,8 @@
 # A throwaway PostgreSQL cluster for a test: sourced after lib.sh by the
-# tests that need one.  Never the system's cluster: the data directory and
-# the Unix socket are in the test's trash directory ($T/pg), the server
+# tests that need one (and by the benchmark, scripts/bench.d/pg.sh, which
+# gives it T, bail, free_port and at_cleanup of its own).  Never the
+# system's cluster: the data directory and the Unix socket are in the
+# test's trash directory ($T/pg), the server
 # listens on a free port of 127.0.0.1 only, and it is stopped (by its own
 # data directory) and removed when the test ends, however it ends.
 #
@@ -12,6 +14,9 @@
 #   PGURI            pg_uri checkpoints, once pg_start has run
 #   PG_BIN           where initdb, pg_ctl and psql are
 #   PG_PORT          the TCP port
+#   PG_SERVER_OPTS   the server's settings, as postgres -c options (set
+#                    before pg_start; default -c fsync=off: a test needs
+#                    no durability, the benchmark sets fsync=on)
 #
 # The server runs as the postgres user when the test runs as root (it
 # refuses to run as root), as the test's own user otherwise.  Local (socket)
@@ -88,7 +93,8 @@ pg_start() {
 		if (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$PGDATA_DIR" \
 		    -l "$PG_DIR/server.log" -w -t 60 -o "-p $PG_PORT \
 		    -c listen_addresses=127.0.0.1 \
-		    -c unix_socket_directories=$PG_DIR -c fsync=off" start) \
+		    -c unix_socket_directories=$PG_DIR \
+		    ${PG_SERVER_OPTS--c fsync=off}" start) \
 		    > "$PG_DIR/pg_ctl.log" 2>&1; then
 			break
 		fi
