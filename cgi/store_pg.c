@@ -1,0 +1,2380 @@
+/*
+ * The PostgreSQL store behind store.h: one database shared by many hosts,
+ * chosen by a postgresql:// (or postgres://) URI in CHECKPOINT_DB.
+ *
+ * One connection (PGconn) per store; a store is used by one thread at a
+ * time, as libpq requires.  Every statement lives in the table below, is
+ * prepared on its connection on first use and is referred to by name.
+ *
+ * Times.  Every time stored or compared (created_ms, completed_ms,
+ * claimed_ms, lease_ms, retention, updated_ms, a runner's pass) is taken
+ * from the database server's clock (NOW_MS), never from the caller's
+ * now_ms: web hosts and runners on several machines must agree on what
+ * "expired" means, and one clock is the only way to be sure they do.
+ *
+ * Concurrency.  Statements run at READ COMMITTED.  Runner rounds run at
+ * the same time on several hosts (SQLite's BEGIN IMMEDIATE serialised
+ * them), so a round locks the job rows of the triggers it decides, in
+ * job id order, before it decides any (pg_lock_round): two rounds never
+ * decide triggers of one job at once, and ids stay dense and unique per
+ * job.
+ *
+ * Errors.  SQLSTATEs become store_rc (pg_rc_from): a lost connection is
+ * STORE_UNAVAILABLE and marks the store dead, so that every later call
+ * fails at once until the caller closes it and opens another (libpq with
+ * a multi-host URI and target_session_attrs=read-write then finds the
+ * primary after a failover).  A password never reaches a log line or an
+ * error text: the server is named by host, port and database.
+ *
+ * Notifications.  A runner's --watch listens on checkpoint_triggers
+ * (store_watch_fd); writers notify after their commit, never inside the
+ * transaction of a POST (see pg_notify_send).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "clock.h"
+#include "log.h"
+#include "schema.h"
+#include "store_impl.h"
+#include "throwable.h"
+
+static const struct store_ops pg_ops;
+
+/* "ckpt": the advisory lock that serialises migrations across hosts. */
+#define PG_MIGRATION_LOCK "1668969588"
+/* The channel a runner's watch listens on. */
+#define PG_CHANNEL "checkpoint_triggers"
+/* The server's clock in ms, the same all through one statement. */
+#define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
+/* Rows a purge deletes per statement, so that no transaction grows long. */
+#define PG_PURGE_BATCH "10000"
+#define PG_MAX_PARAMS 10
+
+enum stmt {
+	STMT_BEGIN,
+	STMT_BEGIN_READ,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RECORD,
+	STMT_STATUS,
+	STMT_JOB_KNOWN,
+	STMT_JOB_ADD,
+	STMT_JOB_SET,
+	STMT_JOB_RM,
+	STMT_JOB_LIST,
+	STMT_JOB_OVERVIEW,
+	STMT_CKPT_COUNTS,
+	STMT_CKPT_LATEST,
+	STMT_CKPT_HISTORY,
+	STMT_CKPT_GET,
+	STMT_CKPT_DURATIONS,
+	STMT_TRIGGER_LIST,
+	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_RECENT,
+	STMT_TRIGGER_WAITING,
+	STMT_PURGE,
+	STMT_PENDING,
+	STMT_PENDING_BOUND,
+	STMT_LOCK_JOBS,
+	STMT_UNKNOWN_JOBS,
+	STMT_FAIL_UNKNOWN,
+	STMT_COMPLETE_PLAIN,
+	STMT_NEXT_ID,
+	STMT_COMPLETE,
+	STMT_CLAIM,
+	STMT_CLAIMED,
+	STMT_METRICS_SERVICE,
+	STMT_METRICS_JOBS,
+	STMT_RUNNER_PASS,
+	STMT__MAX
+};
+
+static const char *const stmt_sql[STMT__MAX] = {
+	[STMT_BEGIN] = "BEGIN",
+	/* One snapshot for several reads. */
+	[STMT_BEGIN_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+	[STMT_COMMIT] = "COMMIT",
+	[STMT_ROLLBACK] = "ROLLBACK",
+	/*
+	 * A new trigger, or a fresh start for one whose result has expired
+	 * (checkpoint-api(7), "RETENTION").  A live trigger is left alone:
+	 * the same (job, triggerId) starts nothing.  Its row stays locked
+	 * to the end of the transaction all the same, which is why a batch
+	 * is sorted (pg_record_triggers).
+	 */
+	[STMT_RECORD] =
+	    "INSERT INTO triggers AS t (job_id, trigger_id, requested_type,"
+	    " created_ms, remote_user, remote_addr)"
+	    " VALUES ($1, $2, $3, " NOW_MS ", $4, $5)"
+	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
+	    " requested_type = excluded.requested_type,"
+	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
+	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " created_ms = excluded.created_ms,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE t.status = 'COMPLETED' AND $6::bigint > 0"
+	    " AND t.completed_ms <= excluded.created_ms - $6::bigint",
+	[STMT_STATUS] = "SELECT response FROM trigger_status"
+			" WHERE job_id = $1 AND trigger_id = $2"
+			" AND (status = 'IN_PROGRESS' OR $3::bigint = 0"
+			" OR completed_ms > " NOW_MS " - $3::bigint)",
+	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = $1",
+	/*
+	 * A job added or changed may free triggers waiting for it: the
+	 * watching runners are told, inside the transaction (rare).
+	 */
+	[STMT_JOB_ADD] =
+	    "WITH i AS (INSERT INTO jobs (job_id, name, state, checkpoint_type,"
+	    " command, timeout_s, created_ms, updated_ms)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, " NOW_MS ", " NOW_MS ")"
+	    " RETURNING 1)"
+	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
+	[STMT_JOB_SET] =
+	    "WITH u AS (UPDATE jobs SET"
+	    " name = CASE WHEN $2::int & 1 <> 0 THEN $3 ELSE name END,"
+	    " state = CASE WHEN $2::int & 2 <> 0 THEN $4 ELSE state END,"
+	    " checkpoint_type = CASE WHEN $2::int & 4 <> 0 THEN $5"
+	    "  ELSE checkpoint_type END,"
+	    " command = CASE WHEN $2::int & 8 <> 0 THEN $6 ELSE command END,"
+	    " timeout_s = CASE WHEN $2::int & 16 <> 0 THEN $7::bigint"
+	    "  ELSE timeout_s END,"
+	    " updated_ms = " NOW_MS " WHERE job_id = $1 RETURNING 1)"
+	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM u",
+	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = $1",
+	[STMT_JOB_LIST] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	[STMT_JOB_OVERVIEW] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " ORDER BY job_id",
+	[STMT_CKPT_COUNTS] =
+	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
+	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " WHERE j.job_id = $1",
+	[STMT_CKPT_LATEST] =
+	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
+	    " completed_ms, greatest(0, completed_ms - completed_trigger_ms),"
+	    " completed_location, NULL, NULL"
+	    " FROM checkpoint_stats WHERE job_id = $1"
+	    " AND last_completed IS NOT NULL"
+	    " UNION ALL"
+	    " SELECT last_failed, 'FAILED', failed_trigger_ms, failed_ms,"
+	    " greatest(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
+	    " failed_trace FROM checkpoint_stats WHERE job_id = $1"
+	    " AND last_failed IS NOT NULL",
+	[STMT_CKPT_HISTORY] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = $1"
+	    " ORDER BY checkpoint_id DESC LIMIT $2",
+	[STMT_CKPT_GET] =
+	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
+	    " duration_ms, location, failure_class, failure_trace"
+	    " FROM checkpoints WHERE job_id = $1 AND checkpoint_id = $2"
+	    " LIMIT 1",
+	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
+				" WHERE job_id = $1 AND status = 'COMPLETED'"
+				" ORDER BY checkpoint_id DESC LIMIT $2",
+	[STMT_TRIGGER_LIST] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers ORDER BY id DESC LIMIT $1",
+	[STMT_TRIGGER_LIST_JOB] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers WHERE job_id = $2 ORDER BY id DESC LIMIT $1",
+	/* Each half an index walk (store_sqlite.c says why). */
+	[STMT_TRIGGER_RECENT] =
+	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
+	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
+	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+	    " FROM triggers WHERE id IN"
+	    " (SELECT id FROM (SELECT id FROM triggers"
+	    " WHERE job_id = $2 AND checkpoint_id IS NOT NULL"
+	    " ORDER BY checkpoint_id DESC LIMIT $1) AS c"
+	    " UNION SELECT id FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = $2)"
+	    " ORDER BY id DESC LIMIT $1",
+	[STMT_TRIGGER_WAITING] =
+	    "SELECT count(*), coalesce(min(created_ms), 0) FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND job_id = $1",
+	/* In batches: a purge of millions never holds one long transaction. */
+	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
+		       " triggers WHERE status = 'COMPLETED'"
+		       " AND $1::bigint > 0"
+		       " AND completed_ms <= " NOW_MS " - $1::bigint"
+		       " LIMIT " PG_PURGE_BATCH ")",
+	/*
+	 * The round's queue in arrival order, of the jobs the round locked
+	 * ($4) only: a trigger that committed late, with an id inside the
+	 * range, may be of a job another round holds.
+	 */
+	[STMT_PENDING] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s,"
+	    " EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
+	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND t.id > $1 AND t.id <= $3 AND t.job_id = ANY ($4::text[])"
+	    " ORDER BY t.id LIMIT $2",
+	[STMT_PENDING_BOUND] =
+	    "SELECT max(id), count(*) FROM (SELECT id FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL AND id > $1"
+	    " ORDER BY id LIMIT $2) AS r",
+	/*
+	 * The round's jobs, locked until its end, in job id order so that
+	 * two rounds cannot deadlock; the wait is bounded by lock_timeout
+	 * (STORE_BUSY: the runner tries again).  NO KEY UPDATE: POSTs, which
+	 * never touch jobs, are not held up.
+	 */
+	[STMT_LOCK_JOBS] =
+	    "SELECT job_id FROM jobs WHERE job_id IN (SELECT job_id"
+	    " FROM triggers WHERE id > $1 AND id <= $2"
+	    " AND status = 'IN_PROGRESS' AND claimed_by IS NULL)"
+	    " ORDER BY job_id FOR NO KEY UPDATE",
+	/* The jobs of the round's triggers that cannot run: not RUNNING. */
+	[STMT_UNKNOWN_JOBS] =
+	    "SELECT DISTINCT t.job_id FROM triggers t"
+	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
+	    " AND t.claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
+	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
+	/*
+	 * Fails them with the trace and serialized-throwable made in C per
+	 * job ($4, $5, $6: job ids, traces, throwables): the same job's
+	 * failures are the same bytes.  Safe beside another runner's round:
+	 * it takes no id, and a row completed meanwhile fails the recheck
+	 * of status.
+	 */
+	[STMT_FAIL_UNKNOWN] =
+	    "UPDATE triggers AS t SET status = 'COMPLETED',"
+	    " failure_class = $3, failure_trace = f.trace,"
+	    " failure_throwable = f.throwable, completed_ms = " NOW_MS
+	    " FROM unnest($4::text[], $5::text[], $6::text[])"
+	    "  AS f (job_id, trace, throwable)"
+	    " WHERE t.job_id = f.job_id AND t.id > $1 AND t.id <= $2"
+	    " AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND NOT EXISTS (SELECT 1 FROM jobs j"
+	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
+	/*
+	 * The easy triggers of the round's locked jobs ($3) get the jobs'
+	 * next ids in arrival order, and the counters move past them, in
+	 * one statement.
+	 */
+	[STMT_COMPLETE_PLAIN] =
+	    "WITH r AS (SELECT t.id AS id,"
+	    "  coalesce(c.last_id, 0) + row_number() OVER"
+	    "   (PARTITION BY t.job_id ORDER BY t.id) AS cid,"
+	    "  CASE t.requested_type WHEN 'CONFIGURED' THEN j.checkpoint_type"
+	    "   ELSE t.requested_type END AS typ"
+	    " FROM triggers t JOIN jobs j ON j.job_id = t.job_id"
+	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
+	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
+	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
+	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($3::text[])),"
+	    " u AS (UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = r.cid, checkpoint_type = r.typ,"
+	    " completed_ms = " NOW_MS " FROM r WHERE triggers.id = r.id"
+	    " AND triggers.status = 'IN_PROGRESS'"
+	    " RETURNING triggers.job_id, triggers.checkpoint_id),"
+	    " s AS (INSERT INTO checkpoint_counters (job_id, last_id)"
+	    " SELECT job_id, max(checkpoint_id) FROM u GROUP BY job_id"
+	    " ON CONFLICT (job_id) DO UPDATE SET last_id ="
+	    " greatest(checkpoint_counters.last_id, excluded.last_id))"
+	    " SELECT count(*) FROM u",
+	[STMT_NEXT_ID] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES ($1, 1)"
+	    " ON CONFLICT (job_id) DO UPDATE"
+	    " SET last_id = checkpoint_counters.last_id + 1 RETURNING last_id",
+	/*
+	 * Completing a claimed trigger ($8, its owner) frees its job: the
+	 * watching runners are told, inside the transaction (rare).
+	 */
+	[STMT_COMPLETE] =
+	    "WITH u AS (UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce($2::bigint, checkpoint_id),"
+	    " checkpoint_type = coalesce($3, checkpoint_type),"
+	    " location = $4, failure_class = $5, failure_trace = $6,"
+	    " failure_throwable = $7, completed_ms = " NOW_MS
+	    " WHERE id = $1 AND status = 'IN_PROGRESS'"
+	    " AND claimed_by IS NOT DISTINCT FROM $8::text RETURNING 1),"
+	    " n AS (SELECT pg_notify('" PG_CHANNEL "', '') FROM u"
+	    "  WHERE $8::text IS NOT NULL LIMIT 1)"
+	    " SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM n)",
+	/* $5: the lease's length; it ends by the server's clock. */
+	[STMT_CLAIM] =
+	    "UPDATE triggers SET claimed_by = $2, claimed_ms = " NOW_MS ","
+	    " lease_ms = " NOW_MS " + $5::bigint, checkpoint_id = $3,"
+	    " checkpoint_type = $4"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	/* The lease as time left by the server's clock (pg_claimed). */
+	[STMT_CLAIMED] =
+	    "SELECT id, job_id, trigger_id, claimed_by,"
+	    " lease_ms - " NOW_MS ", checkpoint_id, checkpoint_type"
+	    " FROM triggers"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    " ORDER BY id",
+	[STMT_METRICS_SERVICE] =
+	    "SELECT q.n, coalesce(q.oldest, 0), (SELECT count(*)"
+	    "  FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL),"
+	    " m.c, m.f - m.x, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
+	    " s.pass_duration_ms"
+	    " FROM service_metrics s,"
+	    " (SELECT count(*) AS n, min(created_ms) AS oldest FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) AS q,"
+	    " (SELECT coalesce(sum(completed), 0)::bigint AS c,"
+	    "  coalesce(sum(failed), 0)::bigint AS f,"
+	    "  coalesce(sum(expired), 0)::bigint AS x FROM checkpoint_stats)"
+	    "  AS m"
+	    " WHERE s.id = 1",
+	/* SQLite's max(0, NULL) is NULL; greatest(0, NULL) would be 0. */
+	[STMT_METRICS_JOBS] =
+	    "SELECT j.job_id, j.name, coalesce(s.completed, 0),"
+	    " coalesce(s.failed, 0),"
+	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
+	    " coalesce(s.last_completed, -1),"
+	    " CASE WHEN s.completed_ms IS NULL"
+	    "  OR s.completed_trigger_ms IS NULL THEN -1"
+	    "  ELSE greatest(0, s.completed_ms - s.completed_trigger_ms) END"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " ORDER BY j.job_id",
+	/*
+	 * A pass that advanced nothing is recorded only once the last record
+	 * is $3 ms old.  It never notifies: watching runners would wake each
+	 * other for ever.
+	 */
+	[STMT_RUNNER_PASS] = "UPDATE service_metrics SET pass_ms = " NOW_MS ","
+			     " pass_advanced = $1, pass_duration_ms = $2"
+			     " WHERE id = 1 AND ($1::bigint > 0"
+			     " OR pass_ms <= " NOW_MS " - $3::bigint)",
+};
+
+struct pg {
+	struct store base; /* first: the handle store.c hands out */
+	PGconn *conn;
+	unsigned char prepared[STMT__MAX];
+	int dead; /* the connection is lost: fail fast until closed */
+	int listening; /* LISTEN done on this connection */
+	int notify_sent; /* a NOTIFY's answer is still to be read */
+	int sync_cancelled; /* a commit was only local (pg_notice) */
+	int64_t notifications; /* store_data_version */
+	int64_t wait_ms; /* longest wait for an answer before cancelling */
+	/* The runner's round: the range whose jobs are locked, and them. */
+	int locked; /* locked_after, locked_upto and jobs are valid */
+	int64_t locked_after, locked_upto;
+	struct buf jobs; /* a text[] literal: {id,id,...} */
+	char secret[3][256]; /* what must never be printed: the password */
+	char where[256]; /* host:port/db, for messages */
+	char error[512]; /* the last error, as logged: store_error */
+};
+
+void
+store_pg_init(void)
+{
+	/* libpq is thread-safe when built so (Debian's is): one per conn. */
+	if (!PQisthreadsafe())
+		log_warn("libpq is not thread-safe; use one FastCGI thread");
+}
+
+static int
+pg_schema_version(void)
+{
+	int n = 0;
+
+	while (schema_pg_migrations[n] != NULL)
+		n++;
+	return n;
+}
+
+/* Every occurrence of a secret of s in text replaced by "***", in place. */
+static void
+pg_scrub(const struct pg *s, char *text)
+{
+	char *p;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(s->secret) / sizeof(s->secret[0]); i++) {
+		if ((n = strlen(s->secret[i])) == 0)
+			continue;
+		while ((p = strstr(text, s->secret[i])) != NULL) {
+			memmove(p + 3, p + n, strlen(p + n) + 1);
+			memcpy(p, "***", 3);
+		}
+	}
+}
+
+/* libpq's message on one line, scrubbed, into out. */
+static void
+pg_message(const struct pg *s, const char *msg, char *out, size_t len)
+{
+	size_t n;
+	char *p;
+
+	snprintf(out, len, "%s", msg != NULL && *msg != '\0' ? msg : "error");
+	n = strlen(out);
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	for (p = out; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	pg_scrub(s, out);
+}
+
+/* Keeps "what: why" for store_error, and logs it with the server. */
+static void
+pg_set_error(struct pg *s, const char *what, const char *why, int warn)
+{
+	char msg[400];
+
+	pg_message(s, why, msg, sizeof(msg));
+	snprintf(s->error, sizeof(s->error), "%s: %s", what, msg);
+	if (warn)
+		log_warn("%s: %s", s->where, s->error);
+	else
+		log_error("%s: %s", s->where, s->error);
+}
+
+static const char *
+pg_error(const struct store *base)
+{
+	const struct pg *s = (const struct pg *)base;
+	return s->error;
+}
+
+/* The connection is gone: every later call fails at once. */
+static enum store_rc
+pg_lost(struct pg *s, const char *what, const char *why)
+{
+	s->dead = 1;
+	pg_set_error(s, what, why, 0);
+	return STORE_UNAVAILABLE;
+}
+
+/*
+ * Maps a failed result to the caller's view of it (see the top of the
+ * file); the error is logged and kept for store_error.
+ */
+static enum store_rc
+pg_rc_from(struct pg *s, const PGresult *res, const char *what)
+{
+	const char *state;
+
+	if (res == NULL || PQstatus(s->conn) == CONNECTION_BAD)
+		return pg_lost(s, what,
+		    res != NULL && *PQresultErrorMessage(res) != '\0' ?
+			PQresultErrorMessage(res) :
+			PQerrorMessage(s->conn));
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	if (state == NULL)
+		state = "";
+	/* Only a duplicate key means "already there"; a CHECK is a bug. */
+	if (strcmp(state, "23505") == 0)
+		return STORE_EXISTS;
+	/* Serialization, deadlock, lock or statement timeout: retry. */
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
+	    strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0) {
+		pg_set_error(s, what, PQresultErrorMessage(res), 1);
+		return STORE_BUSY;
+	}
+	/*
+	 * The connection or the server is going (class 08, admin or crash
+	 * shutdown, cannot connect now, too many connections), or this is
+	 * no longer the primary (read-only transaction, after a failover):
+	 * another connection, perhaps to another host, may do.
+	 */
+	if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
+	    strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
+	    strcmp(state, "53300") == 0 || strcmp(state, "25006") == 0)
+		return pg_lost(s, what, PQresultErrorMessage(res));
+	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
+	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
+		pg_set_error(s, what, PQresultErrorMessage(res), 0);
+		return STORE_UNAVAILABLE;
+	}
+	pg_set_error(s, what, PQresultErrorMessage(res), 0);
+	return STORE_ERROR;
+}
+
+/*
+ * Notices from the server.  A COMMIT whose wait for a synchronous standby
+ * was cancelled (statement cancelled, or the standby gone in
+ * synchronous_mode_strict) succeeds with only this warning: the
+ * transaction is committed locally but may be lost in a failover, so it
+ * must not be answered 202 (pg_exec turns it into STORE_UNAVAILABLE).
+ */
+static void
+pg_notice(void *arg, const PGresult *res)
+{
+	struct pg *s = arg;
+	const char *state, *msg, *fn;
+	char text[400];
+
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	fn = PQresultErrorField(res, PG_DIAG_SOURCE_FUNCTION);
+	if (state != NULL && strcmp(state, "01000") == 0 &&
+	    ((fn != NULL && strcmp(fn, "SyncRepWaitForLSN") == 0) ||
+		(msg != NULL &&
+		    strstr(msg, "canceling wait for synchronous replication") !=
+			NULL)))
+		s->sync_cancelled = 1;
+	pg_message(s, PQresultErrorMessage(res), text, sizeof(text));
+	log_debug("%s: %s", s->where, text);
+}
+
+/*
+ * Waits for the connection to have a whole result to give, or until
+ * deadline (monotonic ms).  0: ready; -1: the connection failed; 1: the
+ * deadline passed.
+ */
+static int
+pg_wait_ready(struct pg *s, int64_t deadline)
+{
+	struct pollfd pfd;
+	int64_t left;
+
+	while (PQisBusy(s->conn)) {
+		if ((left = deadline - clock_ms(CLOCK_MONOTONIC)) <= 0)
+			return 1;
+		pfd.fd = PQsocket(s->conn);
+		pfd.events = POLLIN;
+		if (pfd.fd < 0)
+			return -1;
+		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) == -1 &&
+		    errno != EINTR)
+			return -1;
+		if (!PQconsumeInput(s->conn))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The next result of what was sent, waiting at most s->wait_ms: past it
+ * the statement is cancelled (a COMMIT waiting for a standby then ends
+ * with pg_notice's warning), and if no answer comes after all the
+ * connection is given up: the answer of a COMMIT may never come.  NULL
+ * with *rc set: lost or given up; NULL with STORE_OK: no more results.
+ */
+static PGresult *
+pg_next(struct pg *s, const char *what, enum store_rc *rc)
+{
+	PGcancel *cancel;
+	char why[256];
+	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + s->wait_ms;
+	int r, cancelled = 0;
+
+	*rc = STORE_OK;
+	while ((r = pg_wait_ready(s, deadline)) == 1 && !cancelled) {
+		cancelled = 1;
+		log_warn("%s: %s: no answer in %lld ms; cancelling", s->where,
+		    what, (long long)s->wait_ms);
+		if ((cancel = PQgetCancel(s->conn)) != NULL) {
+			PQcancel(cancel, why, sizeof(why));
+			PQfreeCancel(cancel);
+		}
+		deadline = clock_ms(CLOCK_MONOTONIC) + 5000;
+	}
+	if (r == 1) {
+		*rc = pg_lost(s, what, "no answer from the server");
+		return NULL;
+	}
+	if (r == -1) {
+		*rc = pg_lost(s, what, PQerrorMessage(s->conn));
+		return NULL;
+	}
+	return PQgetResult(s->conn);
+}
+
+/* Reads and drops what is left of the last thing sent. */
+static void
+pg_drain(struct pg *s)
+{
+	PGresult *res;
+	enum store_rc rc;
+
+	while ((res = pg_next(s, "drain", &rc)) != NULL)
+		PQclear(res);
+}
+
+/*
+ * Reads the answer of a NOTIFY sent after a commit, before the
+ * connection is used again.  Its failure is only logged: the runners'
+ * idle pass finds what it would have woken them for.
+ */
+static void
+pg_notify_done(struct pg *s)
+{
+	PGresult *res;
+	enum store_rc rc;
+
+	if (!s->notify_sent)
+		return;
+	s->notify_sent = 0;
+	while ((res = pg_next(s, "notify", &rc)) != NULL) {
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR)
+			pg_rc_from(s, res, "notify");
+		PQclear(res);
+	}
+}
+
+/*
+ * Tells the watching runners that triggers were recorded, after their
+ * commit: NOTIFY takes a cluster-wide lock at commit, which halved the
+ * POSTs' throughput when it was in their transaction.  Its own
+ * transaction, not waited for by a standby (losing a wake-up costs a
+ * runner at most its idle pass), sent and not waited for: its answer is
+ * read before the connection's next use (pg_notify_done).
+ */
+static void
+pg_notify_send(struct pg *s)
+{
+	if (s->dead)
+		return;
+	if (!PQsendQuery(s->conn,
+		"BEGIN; SET LOCAL synchronous_commit = off;"
+		" NOTIFY " PG_CHANNEL "; COMMIT")) {
+		pg_rc_from(s, NULL, "notify");
+		return;
+	}
+	s->notify_sent = 1;
+}
+
+/* A prepared statement's name on the server: s and its number. */
+static const char *
+stmt_name(enum stmt id, char *name, size_t len)
+{
+	snprintf(name, len, "s%d", (int)id);
+	return name;
+}
+
+/* Makes sure statement id is prepared on the connection. */
+static enum store_rc
+pg_prepare(struct pg *s, enum stmt id)
+{
+	PGresult *res;
+	enum store_rc rc = STORE_OK;
+	char name[16];
+
+	if (s->prepared[id])
+		return STORE_OK;
+	stmt_name(id, name, sizeof(name));
+	if (!PQsendPrepare(s->conn, name, stmt_sql[id], 0, NULL))
+		return pg_rc_from(s, NULL, "prepare");
+	while ((res = pg_next(s, "prepare", &rc)) != NULL) {
+		if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == STORE_OK) {
+			log_error("%s: prepare \"%.40s...\"", s->where,
+			    stmt_sql[id]);
+			rc = pg_rc_from(s, res, "prepare");
+		}
+		PQclear(res);
+	}
+	if (rc == STORE_OK)
+		s->prepared[id] = 1;
+	return rc;
+}
+
+/* A statement's parameters, as text (NULL: SQL NULL). */
+struct params {
+	const char *v[PG_MAX_PARAMS];
+	char num[PG_MAX_PARAMS][24];
+	int n;
+};
+
+static void
+p_text(struct params *p, const char *v)
+{
+	p->v[p->n++] = v;
+}
+
+static void
+p_int(struct params *p, int64_t v)
+{
+	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%lld", (long long)v);
+	p->v[p->n] = p->num[p->n];
+	p->n++;
+}
+
+/* Ready for a statement: not dead, no NOTIFY answer pending. */
+static enum store_rc
+pg_ready(struct pg *s)
+{
+	if (s->dead) {
+		snprintf(s->error, sizeof(s->error),
+		    "the connection to the server was lost");
+		return STORE_UNAVAILABLE;
+	}
+	pg_notify_done(s);
+	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
+}
+
+/*
+ * Runs statement id with p; *out (if not NULL) gets its result, to be
+ * PQclear'ed by the caller, when it succeeded.  A commit that was only
+ * local (pg_notice) is STORE_UNAVAILABLE.
+ */
+static enum store_rc
+pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
+    PGresult **out)
+{
+	PGresult *res, *last = NULL;
+	enum store_rc rc;
+	char name[16];
+	ExecStatusType st;
+
+	if (out != NULL)
+		*out = NULL;
+	if ((rc = pg_ready(s)) != STORE_OK ||
+	    (rc = pg_prepare(s, id)) != STORE_OK)
+		return rc;
+	s->sync_cancelled = 0;
+	if (!PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
+		p != NULL ? p->n : 0, p != NULL ? p->v : NULL, NULL, NULL, 0))
+		return pg_rc_from(s, NULL, what);
+	while ((res = pg_next(s, what, &rc)) != NULL) {
+		PQclear(last);
+		last = res;
+	}
+	if (rc != STORE_OK) {
+		PQclear(last);
+		return rc;
+	}
+	st = last != NULL ? PQresultStatus(last) : PGRES_FATAL_ERROR;
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		rc = pg_rc_from(s, last, what);
+		PQclear(last);
+		return rc;
+	}
+	if (s->sync_cancelled) {
+		PQclear(last);
+		pg_set_error(s, what,
+		    "the wait for synchronous replication was cancelled: "
+		    "committed on the primary only",
+		    0);
+		return STORE_UNAVAILABLE;
+	}
+	if (out != NULL)
+		*out = last;
+	else
+		PQclear(last);
+	return STORE_OK;
+}
+
+/* Rows a statement changed (its command tag's count). */
+static enum store_rc
+pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
+    const char *what, int64_t *n)
+{
+	PGresult *res;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((rc = pg_exec(s, id, p, what, &res)) == STORE_OK) {
+		*n = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+	}
+	return rc;
+}
+
+static const char *
+col_text(const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+static int64_t
+col_int(const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ?
+	    0 :
+	    strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+static int
+col_bool(const PGresult *res, int row, int col)
+{
+	return !PQgetisnull(res, row, col) &&
+	    PQgetvalue(res, row, col)[0] == 't';
+}
+
+static void
+col_id(const PGresult *res, int row, int col, struct id *out)
+{
+	const char *v = col_text(res, row, col);
+
+	if (v == NULL || id_parse_str(v, out) == -1)
+		memset(out, 0, sizeof(*out));
+}
+
+/* One integer of a query run as it is, outside the statement table. */
+static enum store_rc
+pg_query_ints(struct pg *s, const char *sql, int64_t *v, int n)
+{
+	PGresult *res;
+	enum store_rc rc;
+	int i;
+
+	res = PQexec(s->conn, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		rc = pg_rc_from(s, res, "read the schema version");
+		PQclear(res);
+		return rc;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = PQntuples(res) > 0 && i < PQnfields(res) ?
+		    col_int(res, 0, i) :
+		    0;
+	PQclear(res);
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_simple(struct pg *s, const char *sql, const char *what)
+{
+	PGresult *res;
+	enum store_rc rc = STORE_OK;
+
+	res = PQexec(s->conn, sql);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+	    PQresultStatus(res) != PGRES_TUPLES_OK)
+		rc = pg_rc_from(s, res, what);
+	PQclear(res);
+	return rc;
+}
+
+/*
+ * Whether the first schema of the search_path holds our objects: its
+ * version (0: none), or a refusal of a newer or a foreign one, with err
+ * set.  Nothing is written.
+ */
+static enum store_rc
+pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
+{
+	int64_t v[3];
+	enum store_rc rc;
+	int target = pg_schema_version();
+
+	*version = 0;
+	if ((rc = pg_query_ints(s,
+		 "SELECT (current_schema() IS NOT NULL)::int,"
+		 " count(*) FILTER (WHERE relname = 'schema_version'"
+		 "  AND relkind = 'r'), count(*) FROM pg_class"
+		 " WHERE relnamespace ="
+		 "  (SELECT oid FROM pg_namespace"
+		 "   WHERE nspname = current_schema())",
+		 v, 3)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		return rc;
+	}
+	if (!v[0]) {
+		snprintf(err, errlen,
+		    "%s: no schema of the search_path exists "
+		    "to hold the tables",
+		    s->where);
+		return STORE_UNAVAILABLE;
+	}
+	if (v[1] == 0 && v[2] > 0) {
+		snprintf(err, errlen,
+		    "%s: not a checkpoint-api database "
+		    "(no schema_version, %lld objects in its schema)",
+		    s->where, (long long)v[2]);
+		return STORE_UNAVAILABLE;
+	}
+	if (v[1] == 0)
+		return STORE_OK;
+	if ((rc = pg_query_ints(s,
+		 "SELECT version, (application = 'checkpoint-api')::int"
+		 " FROM schema_version",
+		 v, 2)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		return rc;
+	}
+	if (!v[1]) {
+		snprintf(err, errlen, "%s: not a checkpoint-api database",
+		    s->where);
+		return STORE_UNAVAILABLE;
+	}
+	*version = v[0];
+	if (*version > target) {
+		snprintf(err, errlen,
+		    "%s: schema version %lld is newer than "
+		    "this program's %d; upgrade checkpoint-api",
+		    s->where, (long long)*version, target);
+		return STORE_NEWER;
+	}
+	return STORE_OK;
+}
+
+/*
+ * Brings the schema up to date in one transaction, under an advisory
+ * lock so that hosts starting at once migrate one after the other (the
+ * later ones find it done).  A newer or foreign database is refused and
+ * left untouched.
+ */
+static enum store_rc
+pg_migrate(struct pg *s, char *err, size_t errlen)
+{
+	enum store_rc rc;
+	int64_t version, v;
+	int target = pg_schema_version(), i;
+
+	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
+	    version == target)
+		return rc;
+	if ((rc = pg_simple(s, "BEGIN", "migrate")) != STORE_OK ||
+	    (rc = pg_simple(s,
+		 "SELECT pg_advisory_xact_lock(" PG_MIGRATION_LOCK ")",
+		 "lock for migration")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		goto fail;
+	}
+	/* Again under the lock: another host may have migrated. */
+	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK)
+		goto fail;
+	for (i = (int)version; i < target; i++) {
+		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration")) !=
+		    STORE_OK) {
+			snprintf(err, errlen, "%s: migration %d: %s", s->where,
+			    i + 1, s->error);
+			goto fail;
+		}
+		log_info("%s: applied schema migration %d", s->where, i + 1);
+	}
+	if ((rc = pg_query_ints(s, "SELECT version FROM schema_version", &v,
+		 1)) != STORE_OK ||
+	    v != target) {
+		snprintf(err, errlen,
+		    "%s: the migrations left schema version %lld, not %d",
+		    s->where, (long long)v, target);
+		rc = rc != STORE_OK ? rc : STORE_ERROR;
+		goto fail;
+	}
+	if ((rc = pg_simple(s, "COMMIT", "migrate")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		return rc;
+	}
+	return STORE_OK;
+fail:
+	if (!s->dead)
+		PQclear(PQexec(s->conn, "ROLLBACK"));
+	return rc;
+}
+
+/*
+ * The password of a URI, as written and as libpq reads it: strings no
+ * message may show (libpq's own may quote the URI's parts).
+ */
+static int
+pg_secrets(struct pg *s, const char *uri)
+{
+	PQconninfoOption *opts, *o;
+	const char *auth, *end, *at = NULL, *colon, *p;
+	size_t n;
+	char *err = NULL;
+
+	auth = strstr(uri, "://");
+	if (auth != NULL) {
+		auth += 3;
+		end = auth + strcspn(auth, "/?");
+		for (p = auth; p < end; p++)
+			if (*p == '@')
+				at = p;
+		colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) :
+				     NULL;
+		if (colon != NULL && (n = (size_t)(at - colon - 1)) > 0 &&
+		    n < sizeof(s->secret[0]))
+			snprintf(s->secret[0], sizeof(s->secret[0]), "%.*s",
+			    (int)n, colon + 1);
+		if ((p = strstr(uri, "password=")) != NULL) {
+			p += 9;
+			n = strcspn(p, "&");
+			if (n > 0 && n < sizeof(s->secret[1]))
+				snprintf(s->secret[1], sizeof(s->secret[1]),
+				    "%.*s", (int)n, p);
+		}
+	}
+	if ((opts = PQconninfoParse(uri, &err)) != NULL) {
+		for (o = opts; o->keyword != NULL; o++)
+			if (strcmp(o->keyword, "password") == 0 &&
+			    o->val != NULL && *o->val != '\0')
+				snprintf(s->secret[2], sizeof(s->secret[2]),
+				    "%s", o->val);
+		PQconninfoFree(opts);
+	}
+	PQfreemem(err);
+	return opts != NULL;
+}
+
+/*
+ * The server as messages name it: the host it is connected to (or tried
+ * last), its port and the database, as a URI without user or password.
+ */
+static void
+pg_where(struct pg *s)
+{
+	const char *host = PQhost(s->conn), *port = PQport(s->conn),
+		   *db = PQdb(s->conn);
+
+	if (host == NULL || *host == '\0')
+		host = "localhost";
+	if (port == NULL || *port == '\0')
+		port = "5432";
+	if (db == NULL)
+		db = "";
+	if (*host == '/')
+		snprintf(s->where, sizeof(s->where),
+		    "postgresql:///%s?host=%s&port=%s", db, host, port);
+	else
+		snprintf(s->where, sizeof(s->where), "postgresql://%s:%s/%s",
+		    host, port, db);
+	pg_scrub(s, s->where);
+}
+
+static const char *
+program_name(void)
+{
+#ifdef __GLIBC__
+	return program_invocation_short_name;
+#else
+	return "checkpoint-api";
+#endif
+}
+
+/*
+ * Connects and migrates.  On failure *out is NULL and err says why,
+ * naming the server by host, port and database, never by the URI (which
+ * may hold a password): for logs, never for clients.
+ */
+enum store_rc
+store_pg_open(const struct store_opts *o, struct store **out, char *err,
+    size_t errlen)
+{
+	/*
+	 * Ours first, the URI's after: what the URI says wins.  A dead
+	 * primary costs seconds (connect_timeout), and a vanished one is
+	 * noticed by keepalives and tcp_user_timeout rather than by TCP's
+	 * quarter of an hour of retries.
+	 */
+	const char *keys[] = { "fallback_application_name", "connect_timeout",
+		"keepalives_idle", "keepalives_interval", "keepalives_count",
+		"tcp_user_timeout", "dbname", NULL };
+	const char *vals[] = { program_name(), "5", "30", "10", "3", "30000",
+		o->path, NULL };
+	struct pg *s;
+	enum store_rc rc;
+	char sql[256], msg[400];
+	int64_t busy;
+	int parsed;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	s->base.ops = &pg_ops;
+	parsed = pg_secrets(s, o->path);
+	busy = o->busy_ms > 0 ? o->busy_ms : 2000;
+	/* Statements get five times the lock wait; then a cancel. */
+	s->wait_ms = busy * 5 + 1000;
+	s->conn = PQconnectdbParams(keys, vals, 1);
+	if (s->conn == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(s);
+		return STORE_ERROR;
+	}
+	pg_where(s);
+	/* Not even parsed: no server to name, so the URI, its password out. */
+	if (!parsed) {
+		store_redact(o->path, s->where, sizeof(s->where));
+		pg_scrub(s, s->where);
+	}
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		pg_message(s, PQerrorMessage(s->conn), msg, sizeof(msg));
+		snprintf(err, errlen, "%s: %s", s->where, msg);
+		rc = STORE_UNAVAILABLE;
+		goto fail;
+	}
+	PQsetNoticeReceiver(s->conn, pg_notice, s);
+	/*
+	 * The lock wait of CHECKPOINT_BUSY_TIMEOUT, and a bound on any
+	 * statement; CHECKPOINT_SYNC=NORMAL is asynchronous commit (the
+	 * last commits may be lost in a crash, as with SQLite's NORMAL),
+	 * else the server's default stays (normally on).
+	 */
+	snprintf(sql, sizeof(sql),
+	    "SET lock_timeout = %lld; SET statement_timeout = %lld%s",
+	    (long long)busy, (long long)(busy * 5),
+	    o->sync_normal ? "; SET synchronous_commit = off" : "");
+	if ((rc = pg_simple(s, sql, "session settings")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		goto fail;
+	}
+	if ((rc = pg_migrate(s, err, errlen)) != STORE_OK)
+		goto fail;
+	s->error[0] = '\0';
+	*out = &s->base;
+	return STORE_OK;
+fail:
+	pg_scrub(s, err);
+	store_close(&s->base);
+	return rc;
+}
+
+static void
+pg_close(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+
+	if (s == NULL)
+		return;
+	if (s->conn != NULL && !s->dead && s->notify_sent)
+		pg_drain(s);
+	PQfinish(s->conn);
+	buf_free(&s->jobs);
+	explicit_bzero(s->secret, sizeof(s->secret));
+	free(s);
+}
+
+static void
+p_record(struct params *p, const struct trigger_rec *t)
+{
+	p->n = 0;
+	p_text(p, t->job.s);
+	p_text(p, t->trigger.s);
+	p_text(p, ckpt_type_name(t->type));
+	p_text(p, t->remote_user);
+	p_text(p, t->remote_addr);
+	p_int(p, t->store_ms);
+}
+
+static enum store_rc
+pg_record_trigger(struct store *base, const struct trigger_rec *t, int *created)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p;
+	enum store_rc rc;
+	int64_t n;
+
+	*created = 0;
+	p_record(&p, t);
+	if ((rc = pg_exec_changes(s, STMT_RECORD, &p, "record trigger", &n)) !=
+	    STORE_OK)
+		return rc;
+	*created = n > 0;
+	if (*created)
+		pg_notify_send(s);
+	return STORE_OK;
+}
+
+/* A batch's trigger and its place in the batch, to sort by key. */
+struct rec_at {
+	const struct trigger_rec *t;
+	size_t i;
+};
+
+static int
+rec_cmp(const void *a, const void *b)
+{
+	const struct rec_at *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->t->job.s, y->t->job.s)) != 0)
+		return c;
+	if ((c = strcmp(x->t->trigger.s, y->t->trigger.s)) != 0)
+		return c;
+	return x->i < y->i ? -1 : 1;
+}
+
+/* Sends statement id with p in the pipeline; 0, or -1 if it failed. */
+static int
+pg_send(struct pg *s, enum stmt id, const struct params *p)
+{
+	char name[16];
+
+	return PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
+		   p != NULL ? p->n : 0, p != NULL ? p->v : NULL, NULL, NULL,
+		   0) ?
+	    0 :
+	    -1;
+}
+
+/*
+ * The batch in one pipeline: BEGIN, the n upserts, COMMIT, one sync:
+ * one round trip and one commit.  An error aborts what follows it, so
+ * all are committed or none is.  r[] is the batch sorted by key.
+ */
+static enum store_rc
+pg_record_pipeline(struct pg *s, const struct rec_at *r, size_t n, int *created)
+{
+	PGresult *res;
+	struct params p;
+	enum store_rc rc = STORE_OK, first = STORE_OK;
+	ExecStatusType st;
+	size_t i, q;
+	int synced = 0, committed = 0, bad = 0;
+
+	if ((rc = pg_ready(s)) != STORE_OK ||
+	    (rc = pg_prepare(s, STMT_BEGIN)) != STORE_OK ||
+	    (rc = pg_prepare(s, STMT_RECORD)) != STORE_OK ||
+	    (rc = pg_prepare(s, STMT_COMMIT)) != STORE_OK)
+		return rc;
+	if (!PQenterPipelineMode(s->conn))
+		return pg_rc_from(s, NULL, "record triggers");
+	s->sync_cancelled = 0;
+	bad = pg_send(s, STMT_BEGIN, NULL);
+	for (i = 0; i < n && !bad; i++) {
+		p_record(&p, r[i].t);
+		bad = pg_send(s, STMT_RECORD, &p);
+	}
+	/* Half a pipeline sent: the connection cannot be trusted. */
+	if (bad || pg_send(s, STMT_COMMIT, NULL) == -1 ||
+	    !PQpipelineSync(s->conn))
+		return pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	/* Query q: 0 BEGIN, 1..n the upserts, n + 1 COMMIT; then the sync. */
+	for (q = 0; !synced;) {
+		if ((res = pg_next(s, "record triggers", &rc)) == NULL) {
+			if (rc != STORE_OK)
+				return rc; /* lost: no pipeline to leave */
+			q++; /* the end of one query's results */
+			continue;
+		}
+		st = PQresultStatus(res);
+		if (st == PGRES_PIPELINE_SYNC)
+			synced = 1;
+		else if (st == PGRES_PIPELINE_ABORTED) {
+			if (first == STORE_OK)
+				first = STORE_ERROR;
+		} else if (st != PGRES_COMMAND_OK) {
+			if (first == STORE_OK)
+				first = pg_rc_from(s, res, "record triggers");
+		} else if (q >= 1 && q <= n)
+			created[r[q - 1].i] = strtoll(PQcmdTuples(res), NULL,
+						  10) > 0;
+		else if (q == n + 1)
+			/* COMMIT of an aborted transaction says ROLLBACK. */
+			committed = strcmp(PQcmdStatus(res), "COMMIT") == 0;
+		PQclear(res);
+	}
+	if (s->dead || !PQexitPipelineMode(s->conn))
+		return pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	if (first == STORE_OK && !committed) {
+		snprintf(s->error, sizeof(s->error),
+		    "record triggers: not committed");
+		first = STORE_ERROR;
+	}
+	if (first != STORE_OK) {
+		if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+			PQclear(PQexec(s->conn, "ROLLBACK"));
+		return first;
+	}
+	if (s->sync_cancelled) {
+		pg_set_error(s, "record triggers",
+		    "the wait for synchronous replication was cancelled: "
+		    "committed on the primary only",
+		    0);
+		return STORE_UNAVAILABLE;
+	}
+	return STORE_OK;
+}
+
+/*
+ * Records n triggers in one transaction and one round trip (group
+ * commit): all are committed, or none is and the result says why;
+ * created[i] tells which were new.  Sorted by (job, trigger), so that
+ * batches of several processes lock rows in the same order; the same key
+ * twice is two upserts, the second of which creates nothing.  A deadlock
+ * (with a runner's round, say) is tried once more.  Then the watching
+ * runners are told, outside the transaction.
+ */
+static enum store_rc
+pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
+    size_t n, int *created)
+{
+	struct pg *s = (struct pg *)base;
+	struct rec_at *r;
+	enum store_rc rc;
+	size_t i;
+	int tries, any = 0;
+
+	memset(created, 0, n * sizeof(*created));
+	if ((r = calloc(n > 0 ? n : 1, sizeof(*r))) == NULL)
+		return STORE_ERROR;
+	for (i = 0; i < n; i++) {
+		r[i].t = t[i];
+		r[i].i = i;
+	}
+	qsort(r, n, sizeof(*r), rec_cmp);
+	for (tries = 0; tries < 2; tries++) {
+		memset(created, 0, n * sizeof(*created));
+		s->error[0] = '\0';
+		rc = pg_record_pipeline(s, r, n, created);
+		if (rc != STORE_BUSY ||
+		    strstr(s->error, "deadlock detected") == NULL)
+			break;
+	}
+	free(r);
+	if (rc != STORE_OK) {
+		memset(created, 0, n * sizeof(*created));
+		return rc;
+	}
+	for (i = 0; i < n; i++)
+		any |= created[i];
+	if (any)
+		pg_notify_send(s);
+	return STORE_OK;
+}
+
+/* The status answer, rendered by the trigger_status view. */
+static enum store_rc
+pg_read_status(struct store *base, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	(void)now_ms;
+	p_text(&p, job->s);
+	p_text(&p, trigger->s);
+	p_int(&p, store_ms);
+	if ((rc = pg_exec(s, STMT_STATUS, &p, "read status", &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) == 0)
+		rc = STORE_NOTFOUND;
+	else if (buf_add(json, PQgetvalue(res, 0, 0),
+		     (size_t)PQgetlength(res, 0, 0)) != 0)
+		rc = STORE_ERROR;
+	PQclear(res);
+	return rc;
+}
+
+/* A statement whose rows are counted: STORE_NOTFOUND when none. */
+static enum store_rc
+pg_exec_found(struct pg *s, enum stmt id, const struct params *p,
+    const char *what)
+{
+	PGresult *res;
+	enum store_rc rc;
+
+	if ((rc = pg_exec(s, id, p, what, &res)) != STORE_OK)
+		return rc;
+	rc = PQntuples(res) > 0 ? STORE_OK : STORE_NOTFOUND;
+	PQclear(res);
+	return rc;
+}
+
+static enum store_rc
+pg_job_known(struct store *base, const struct id *job)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+
+	p_text(&p, job->s);
+	return pg_exec_found(s, STMT_JOB_KNOWN, &p, "look up job");
+}
+
+static enum store_rc
+pg_job_add(struct store *base, const struct job *j, int64_t now_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	enum store_rc rc;
+
+	(void)now_ms;
+	p_text(&p, j->id.s);
+	p_text(&p, j->name != NULL ? j->name : "");
+	p_text(&p, job_state_name(j->state));
+	p_text(&p, ckpt_type_name(j->type));
+	p_text(&p, j->command);
+	p_int(&p, j->timeout_s);
+	rc = pg_exec_found(s, STMT_JOB_ADD, &p, "add job");
+	return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+static enum store_rc
+pg_job_set(struct store *base, const struct job *j, int fields, int64_t now_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+
+	(void)now_ms;
+	p_text(&p, j->id.s);
+	p_int(&p, fields);
+	p_text(&p, j->name != NULL ? j->name : "");
+	p_text(&p, job_state_name(j->state));
+	p_text(&p, ckpt_type_name(j->type));
+	p_text(&p, j->command);
+	p_int(&p, j->timeout_s);
+	return pg_exec_found(s, STMT_JOB_SET, &p, "set job");
+}
+
+static enum store_rc
+pg_job_rm(struct store *base, const struct id *job)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	enum store_rc rc;
+	int64_t n;
+
+	p_text(&p, job->s);
+	if ((rc = pg_exec_changes(s, STMT_JOB_RM, &p, "remove job", &n)) !=
+	    STORE_OK)
+		return rc;
+	return n > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* Jobs (job_id, name, state first) to cb: the listing's or overview's. */
+static enum store_rc
+pg_jobs(struct pg *s, enum stmt id, store_job_cb cb, void *arg)
+{
+	PGresult *res;
+	struct job j;
+	enum store_rc rc;
+	int i;
+
+	if ((rc = pg_exec(s, id, NULL, "list jobs", &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res); i++) {
+		memset(&j, 0, sizeof(j));
+		col_id(res, i, 0, &j.id);
+		j.name = col_text(res, i, 1);
+		job_state_parse(col_text(res, i, 2), &j.state);
+		if (id == STMT_JOB_OVERVIEW) {
+			j.created_ms = col_int(res, i, 3);
+			j.updated_ms = col_int(res, i, 4);
+		} else {
+			ckpt_type_parse(col_text(res, i, 3), &j.type);
+			j.command = col_text(res, i, 4);
+			j.timeout_s = col_int(res, i, 5);
+			j.last_checkpoint_id = col_int(res, i, 6);
+			j.pending = col_int(res, i, 7);
+		}
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_job_list(struct store *base, store_job_cb cb, void *arg)
+{
+	return pg_jobs((struct pg *)base, STMT_JOB_LIST, cb, arg);
+}
+
+static enum store_rc
+pg_job_overview(struct store *base, store_job_cb cb, void *arg)
+{
+	return pg_jobs((struct pg *)base, STMT_JOB_OVERVIEW, cb, arg);
+}
+
+static enum store_rc
+pg_ckpt_counts(struct store *base, const struct id *job, struct ckpt_counts *c)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	memset(c, 0, sizeof(*c));
+	p_text(&p, job->s);
+	if ((rc = pg_exec(s, STMT_CKPT_COUNTS, &p, "checkpoint counts",
+		 &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) == 0)
+		rc = STORE_NOTFOUND;
+	else {
+		c->timeout_s = col_int(res, 0, 0);
+		c->completed = col_int(res, 0, 1);
+		c->failed = col_int(res, 0, 2);
+		c->duration_min = col_int(res, 0, 3);
+		c->duration_max = col_int(res, 0, 4);
+		c->duration_sum = col_int(res, 0, 5);
+		c->in_progress = col_int(res, 0, 6);
+	}
+	PQclear(res);
+	return rc;
+}
+
+/* Rows of the checkpoints view to cb; *n is how many there were. */
+static enum store_rc
+pg_ckpt_rows(struct pg *s, enum stmt id, const struct params *p,
+    store_ckpt_cb cb, void *arg, int64_t *n)
+{
+	PGresult *res;
+	struct ckpt c;
+	const char *status;
+	enum store_rc rc;
+	int i;
+
+	*n = 0;
+	if ((rc = pg_exec(s, id, p, "read checkpoints", &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res); i++) {
+		memset(&c, 0, sizeof(c));
+		c.id = col_int(res, i, 0);
+		status = PQgetvalue(res, i, 1);
+		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
+		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
+							      CKPT_IN_PROGRESS;
+		c.trigger_ms = col_int(res, i, 2);
+		c.end_ms = col_int(res, i, 3);
+		c.duration_ms = col_int(res, i, 4);
+		c.location = col_text(res, i, 5);
+		c.failure_class = col_text(res, i, 6);
+		c.failure_trace = col_text(res, i, 7);
+		(*n)++;
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct params p = { .n = 0 };
+	int64_t n;
+
+	p_text(&p, job->s);
+	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_LATEST, &p, cb, arg,
+	    &n);
+}
+
+static enum store_rc
+pg_ckpt_history(struct store *base, const struct id *job, int64_t limit,
+    store_ckpt_cb cb, void *arg)
+{
+	struct params p = { .n = 0 };
+	int64_t n;
+
+	p_text(&p, job->s);
+	p_int(&p, limit);
+	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_HISTORY, &p, cb, arg,
+	    &n);
+}
+
+static enum store_rc
+pg_ckpt_get(struct store *base, const struct id *job, int64_t id,
+    store_ckpt_cb cb, void *arg)
+{
+	struct params p = { .n = 0 };
+	enum store_rc rc;
+	int64_t n;
+
+	p_text(&p, job->s);
+	p_int(&p, id);
+	rc = pg_ckpt_rows((struct pg *)base, STMT_CKPT_GET, &p, cb, arg, &n);
+	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
+}
+
+static enum store_rc
+pg_ckpt_durations(struct store *base, const struct id *job, size_t max,
+    int64_t *d, size_t *n)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+	int i;
+
+	*n = 0;
+	p_text(&p, job->s);
+	p_int(&p, (int64_t)max);
+	if ((rc = pg_exec(s, STMT_CKPT_DURATIONS, &p, "read durations",
+		 &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res) && *n < max; i++)
+		d[(*n)++] = col_int(res, i, 0);
+	PQclear(res);
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_trigger_rows(struct pg *s, enum stmt which, const struct id *job,
+    int64_t limit, store_trigger_cb cb, void *arg)
+{
+	struct params p = { .n = 0 };
+	PGresult *res;
+	struct trigger_row t;
+	enum store_rc rc;
+	int i;
+
+	p_int(&p, limit);
+	if (job != NULL)
+		p_text(&p, job->s);
+	if ((rc = pg_exec(s, which, &p, "list triggers", &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res); i++) {
+		memset(&t, 0, sizeof(t));
+		col_id(res, i, 0, &t.job);
+		col_id(res, i, 1, &t.trigger);
+		t.status = col_text(res, i, 2);
+		t.requested_type = col_text(res, i, 3);
+		t.type = col_text(res, i, 4);
+		t.checkpoint_id = col_int(res, i, 5);
+		t.location = col_text(res, i, 6);
+		t.failure_class = col_text(res, i, 7);
+		t.failure_trace = col_text(res, i, 8);
+		t.claimed_by = col_text(res, i, 9);
+		t.remote_user = col_text(res, i, 10);
+		t.remote_addr = col_text(res, i, 11);
+		t.created_ms = col_int(res, i, 12);
+		t.completed_ms = col_int(res, i, 13);
+		t.claimed_ms = col_int(res, i, 14);
+		if (cb(&t, arg) != 0)
+			break;
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_trigger_list(struct store *base, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return pg_trigger_rows((struct pg *)base,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
+	    cb, arg);
+}
+
+static enum store_rc
+pg_trigger_recent(struct store *base, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return pg_trigger_rows((struct pg *)base, STMT_TRIGGER_RECENT, job,
+	    limit, cb, arg);
+}
+
+static enum store_rc
+pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
+    int64_t *oldest_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	*n = 0;
+	*oldest_ms = 0;
+	p_text(&p, job->s);
+	if ((rc = pg_exec(s, STMT_TRIGGER_WAITING, &p, "count waiting triggers",
+		 &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) > 0) {
+		*n = col_int(res, 0, 0);
+		*oldest_ms = col_int(res, 0, 1);
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+/* Retention by the server's clock, a batch per statement. */
+static enum store_rc
+pg_purge(struct store *base, int64_t now_ms, int64_t store_ms, int64_t *purged)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	enum store_rc rc;
+	int64_t n;
+
+	(void)now_ms;
+	*purged = 0;
+	p_int(&p, store_ms);
+	do {
+		if ((rc = pg_exec_changes(s, STMT_PURGE, &p, "purge", &n)) !=
+		    STORE_OK)
+			return rc;
+		*purged += n;
+	} while (n >= atoi(PG_PURGE_BATCH));
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_begin(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+
+	s->locked = 0;
+	return pg_exec(s, STMT_BEGIN, NULL, "begin", NULL);
+}
+
+static enum store_rc
+pg_read_begin(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+
+	s->locked = 0;
+	return pg_exec(s, STMT_BEGIN_READ, NULL, "begin read", NULL);
+}
+
+static void
+pg_rollback(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+
+	s->locked = 0;
+	if (!s->dead && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		pg_exec(s, STMT_ROLLBACK, NULL, "rollback", NULL);
+}
+
+/*
+ * A transaction that failed is rolled back, whatever COMMIT would say
+ * (PostgreSQL answers COMMIT of a failed transaction with ROLLBACK, and
+ * no error).
+ */
+static enum store_rc
+pg_commit(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+	PGresult *res;
+	enum store_rc rc;
+
+	s->locked = 0;
+	if (s->dead)
+		return pg_ready(s);
+	if (PQtransactionStatus(s->conn) == PQTRANS_INERROR) {
+		pg_rollback(base);
+		snprintf(s->error, sizeof(s->error),
+		    "commit: the transaction had failed; rolled back");
+		return STORE_ERROR;
+	}
+	if ((rc = pg_exec(s, STMT_COMMIT, NULL, "commit", &res)) != STORE_OK) {
+		pg_rollback(base);
+		return rc;
+	}
+	if (strcmp(PQcmdStatus(res), "COMMIT") != 0) {
+		snprintf(s->error, sizeof(s->error),
+		    "commit: the server rolled back");
+		rc = STORE_ERROR;
+	}
+	PQclear(res);
+	return rc;
+}
+
+/*
+ * Locks the jobs of the round's pending triggers in (after, upto] (see
+ * STMT_LOCK_JOBS) and keeps their ids for the round's statements.
+ */
+static enum store_rc
+pg_lock_round(struct pg *s, int64_t after, int64_t upto)
+{
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+	int i;
+
+	if (s->locked && s->locked_after == after && s->locked_upto == upto)
+		return STORE_OK;
+	p_int(&p, after);
+	p_int(&p, upto);
+	if ((rc = pg_exec(s, STMT_LOCK_JOBS, &p, "lock the round's jobs",
+		 &res)) != STORE_OK)
+		return rc;
+	buf_reset(&s->jobs);
+	rc = buf_adds(&s->jobs, "{") == 0 ? STORE_OK : STORE_ERROR;
+	for (i = 0; i < PQntuples(res) && rc == STORE_OK; i++)
+		if (buf_printf(&s->jobs, "%s%s", i > 0 ? "," : "",
+			PQgetvalue(res, i, 0)) != 0)
+			rc = STORE_ERROR;
+	if (rc == STORE_OK && buf_adds(&s->jobs, "}") != 0)
+		rc = STORE_ERROR;
+	PQclear(res);
+	if (rc != STORE_OK)
+		return rc;
+	s->locked = 1;
+	s->locked_after = after;
+	s->locked_upto = upto;
+	return STORE_OK;
+}
+
+/*
+ * The next round's range (*upto, *count), then its jobs locked: it
+ * starts every round, after store_begin.
+ */
+static enum store_rc
+pg_pending_bound(struct store *base, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	*upto = after_row;
+	*count = 0;
+	p_int(&p, after_row);
+	p_int(&p, (int64_t)max);
+	if ((rc = pg_exec(s, STMT_PENDING_BOUND, &p, "pending range", &res)) !=
+	    STORE_OK)
+		return rc;
+	if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
+		*upto = col_int(res, 0, 0);
+		*count = (size_t)col_int(res, 0, 1);
+	}
+	PQclear(res);
+	if (*count == 0)
+		return STORE_OK;
+	return pg_lock_round(s, after_row, *upto);
+}
+
+/* trace_fmt with its %s as job (and %% as %), as SQL printf made it. */
+static int
+pg_format_trace(struct buf *b, const char *fmt, const char *job)
+{
+	const char *p;
+
+	buf_reset(b);
+	for (p = fmt; *p != '\0'; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			if (buf_adds(b, job) != 0)
+				return -1;
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			if (buf_add(b, "%", 1) != 0)
+				return -1;
+			p++;
+		} else if (buf_add(b, p, 1) != 0)
+			return -1;
+	}
+	return buf_adds(b, "") == 0 ? 0 : -1;
+}
+
+/*
+ * v as the next element of the text[] literal in a ("{" so far, or more),
+ * quoted, with '"' and '\\' escaped.
+ */
+static int
+array_add(struct buf *a, const char *v)
+{
+	const char *c;
+
+	if (buf_adds(a, a->len > 1 ? ",\"" : "\"") != 0)
+		return -1;
+	for (c = v; *c != '\0'; c++)
+		if (((*c == '"' || *c == '\\') && buf_add(a, "\\", 1) != 0) ||
+		    buf_add(a, c, 1) != 0)
+			return -1;
+	return buf_adds(a, "\"");
+}
+
+/*
+ * In (after, upto]: fails every pending trigger of a job that is not
+ * registered or not RUNNING, with class and the trace trace_fmt of the
+ * job id; its serialized-throwable is made here (throwable.c), once per
+ * job, since it depends on nothing else; *n is how many.  The caller
+ * holds the transaction.
+ */
+static enum store_rc
+pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
+    const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	struct buf jobs = { 0 }, traces = { 0 }, throws = { 0 }, trace = { 0 },
+		   th = { 0 };
+	PGresult *res;
+	enum store_rc rc;
+	const char *job;
+	int i, bad;
+
+	(void)now_ms;
+	*n = 0;
+	p_int(&p, after);
+	p_int(&p, upto);
+	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, &p, "find unknown jobs",
+		 &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return STORE_OK;
+	}
+	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&traces, "{") != 0 ||
+	    buf_adds(&throws, "{") != 0;
+	for (i = 0; i < PQntuples(res) && !bad; i++) {
+		job = PQgetvalue(res, i, 0);
+		buf_reset(&th);
+		bad = pg_format_trace(&trace, trace_fmt, job) != 0 ||
+		    throwable_base64(&th, class, strlen(class), buf_str(&trace),
+			trace.len) != 0 ||
+		    array_add(&jobs, job) != 0 ||
+		    array_add(&traces, buf_str(&trace)) != 0 ||
+		    array_add(&throws, buf_str(&th)) != 0;
+	}
+	PQclear(res);
+	bad = bad || buf_adds(&jobs, "}") != 0 || buf_adds(&traces, "}") != 0 ||
+	    buf_adds(&throws, "}") != 0;
+	if (!bad) {
+		p_text(&p, class);
+		p_text(&p, buf_str(&jobs));
+		p_text(&p, buf_str(&traces));
+		p_text(&p, buf_str(&throws));
+		rc = pg_exec_changes(s, STMT_FAIL_UNKNOWN, &p,
+		    "fail unknown jobs", n);
+	} else
+		rc = STORE_ERROR;
+	buf_free(&jobs);
+	buf_free(&traces);
+	buf_free(&throws);
+	buf_free(&trace);
+	buf_free(&th);
+	return rc;
+}
+
+/*
+ * In (after, upto]: completes every pending trigger of a RUNNING job
+ * without a command, of the jobs the round locked, with each job's next
+ * ids in arrival order; *n is how many.  The caller holds the
+ * transaction.
+ */
+static enum store_rc
+pg_complete_plain(struct store *base, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	(void)now_ms;
+	*n = 0;
+	if ((rc = pg_lock_round(s, after, upto)) != STORE_OK)
+		return rc;
+	p_int(&p, after);
+	p_int(&p, upto);
+	p_text(&p, buf_str(&s->jobs));
+	if ((rc = pg_exec(s, STMT_COMPLETE_PLAIN, &p, "complete plain triggers",
+		 &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) > 0)
+		*n = col_int(res, 0, 0);
+	PQclear(res);
+	return STORE_OK;
+}
+
+/*
+ * Up to max pending, unclaimed triggers in (after_row, upto_row] of the
+ * round's locked jobs, in arrival order.  The caller holds a transaction
+ * (store_begin) and frees with store_pending_free.
+ */
+static enum store_rc
+pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
+    struct pending *pend, size_t *n)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+	const char *cmd;
+	int i;
+
+	*n = 0;
+	if ((rc = pg_lock_round(s, after_row, upto_row)) != STORE_OK)
+		return rc;
+	p_int(&p, after_row);
+	p_int(&p, (int64_t)max);
+	p_int(&p, upto_row);
+	p_text(&p, buf_str(&s->jobs));
+	if ((rc = pg_exec(s, STMT_PENDING, &p, "read pending triggers",
+		 &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res) && *n < max; i++) {
+		struct pending *e = &pend[*n];
+		memset(e, 0, sizeof(*e));
+		e->row = col_int(res, i, 0);
+		col_id(res, i, 1, &e->job);
+		col_id(res, i, 2, &e->trigger);
+		ckpt_type_parse(col_text(res, i, 3), &e->requested);
+		e->job_known = col_bool(res, i, 4);
+		if (e->job_known) {
+			job_state_parse(col_text(res, i, 5), &e->job_state);
+			ckpt_type_parse(col_text(res, i, 6), &e->job_type);
+			if ((cmd = col_text(res, i, 7)) != NULL &&
+			    (e->command = strdup(cmd)) == NULL) {
+				rc = STORE_ERROR;
+				break;
+			}
+			e->timeout_s = col_int(res, i, 8);
+		}
+		e->job_busy = col_bool(res, i, 9);
+		(*n)++;
+	}
+	PQclear(res);
+	if (rc != STORE_OK) {
+		store_pending_free(pend, *n);
+		*n = 0;
+	}
+	return rc;
+}
+
+/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
+static enum store_rc
+pg_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc;
+
+	p_text(&p, job->s);
+	if ((rc = pg_exec(s, STMT_NEXT_ID, &p, "next checkpoint id", &res)) !=
+	    STORE_OK)
+		return rc;
+	if (PQntuples(res) > 0)
+		*id = col_int(res, 0, 0);
+	else
+		rc = STORE_ERROR;
+	PQclear(res);
+	return rc;
+}
+
+/*
+ * Completes a pending trigger.  owner is the claim it must carry (NULL: an
+ * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
+ * any more (another runner resolved it); nothing changed.
+ */
+static enum store_rc
+pg_complete(struct store *base, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	struct buf th = { 0 };
+	PGresult *res;
+	enum store_rc rc;
+	const char *trace = NULL;
+
+	(void)now_ms;
+	if (o->failure_class != NULL) {
+		trace = o->failure_trace != NULL ? o->failure_trace : "";
+		if (throwable_base64(&th, o->failure_class,
+			strlen(o->failure_class), trace, strlen(trace)) == -1) {
+			buf_free(&th);
+			return STORE_ERROR;
+		}
+	}
+	p_int(&p, row);
+	if (o->checkpoint_id > 0) {
+		p_int(&p, o->checkpoint_id);
+		p_text(&p, ckpt_type_name(o->type));
+	} else {
+		p_text(&p, NULL);
+		p_text(&p, NULL);
+	}
+	p_text(&p, o->failure_class == NULL ? o->location : NULL);
+	p_text(&p, o->failure_class);
+	p_text(&p, trace);
+	p_text(&p, o->failure_class != NULL ? buf_str(&th) : NULL);
+	p_text(&p, owner);
+	rc = pg_exec(s, STMT_COMPLETE, &p, "complete trigger", &res);
+	buf_free(&th);
+	if (rc != STORE_OK)
+		return rc;
+	rc = PQntuples(res) > 0 && col_int(res, 0, 0) > 0 ? STORE_OK :
+							    STORE_NOTFOUND;
+	PQclear(res);
+	return rc;
+}
+
+/*
+ * The caller's lease_ms is on its own clock (its now_ms plus the lease's
+ * length): the lease stored is the server's clock plus that length.
+ */
+static enum store_rc
+pg_claim(struct store *base, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
+    int64_t lease_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	enum store_rc rc;
+	int64_t n;
+
+	p_int(&p, row);
+	p_text(&p, owner);
+	p_int(&p, checkpoint_id);
+	p_text(&p, ckpt_type_name(type));
+	p_int(&p, lease_ms - now_ms);
+	if ((rc = pg_exec_changes(s, STMT_CLAIM, &p, "claim trigger", &n)) !=
+	    STORE_OK)
+		return rc;
+	return n > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Every claimed, still pending trigger, for the caller to judge.  Its
+ * lease is handed over on the caller's clock (CLOCK_REALTIME): the time
+ * it has left by the server's clock, plus the caller's now.  So the
+ * runner's "lease_ms > now" means "the lease is not over by the server's
+ * clock", however far the two clocks are apart.
+ */
+static enum store_rc
+pg_claimed(struct store *base, store_stale_cb cb, void *arg)
+{
+	struct pg *s = (struct pg *)base;
+	PGresult *res;
+	struct stale c;
+	enum store_rc rc;
+	int64_t now;
+	int i;
+
+	if ((rc = pg_exec(s, STMT_CLAIMED, NULL, "read claims", &res)) !=
+	    STORE_OK)
+		return rc;
+	now = clock_ms(CLOCK_REALTIME);
+	for (i = 0; i < PQntuples(res); i++) {
+		memset(&c, 0, sizeof(c));
+		c.row = col_int(res, i, 0);
+		col_id(res, i, 1, &c.job);
+		col_id(res, i, 2, &c.trigger);
+		snprintf(c.owner, sizeof(c.owner), "%s", PQgetvalue(res, i, 3));
+		c.lease_ms = col_int(res, i, 4) + now;
+		c.checkpoint_id = col_int(res, i, 5);
+		c.type = CKPT_FULL;
+		ckpt_type_parse(col_text(res, i, 6), &c.type);
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+/* No WAL of ours to look after: the server checkpoints its own. */
+static enum store_rc
+pg_wal_checkpoint(struct store *base, int *busy)
+{
+	(void)base;
+	*busy = 0;
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
+{
+	(void)base;
+	*frames = 0;
+	*copied = 0;
+	return STORE_OK;
+}
+
+/* Nothing to report after a commit: the committer's WAL copier idles. */
+static void
+pg_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
+{
+	(void)base;
+	(void)fn;
+	(void)arg;
+}
+
+/* A database server is never "replaced" under an open connection. */
+static int
+pg_replaced(struct store *base, int64_t max_age_ms)
+{
+	(void)base;
+	(void)max_age_ms;
+	return 0;
+}
+
+/*
+ * Grows with each notification on this connection (after store_watch_fd
+ * listened).  A broken connection is STORE_UNAVAILABLE, so that a
+ * watching runner opens another.
+ */
+static enum store_rc
+pg_data_version(struct store *base, int64_t *version)
+{
+	struct pg *s = (struct pg *)base;
+	PGnotify *n;
+	enum store_rc rc;
+
+	if ((rc = pg_ready(s)) != STORE_OK)
+		return rc;
+	if (!PQconsumeInput(s->conn) || PQstatus(s->conn) == CONNECTION_BAD)
+		return pg_lost(s, "read notifications",
+		    PQerrorMessage(s->conn));
+	while ((n = PQnotifies(s->conn)) != NULL) {
+		s->notifications++;
+		PQfreemem(n);
+	}
+	*version = s->notifications;
+	return STORE_OK;
+}
+
+/*
+ * The connection's socket, readable when a notification arrives; LISTEN
+ * is sent on the first call (a new connection after a reopen listens
+ * again when the watcher asks for its descriptor).
+ */
+static int
+pg_watch_fd(struct store *base)
+{
+	struct pg *s = (struct pg *)base;
+
+	if (pg_ready(s) != STORE_OK)
+		return -1;
+	if (!s->listening) {
+		if (pg_simple(s, "LISTEN " PG_CHANNEL, "listen") != STORE_OK)
+			return -1;
+		s->listening = 1;
+	}
+	return PQsocket(s->conn);
+}
+
+static enum store_rc
+pg_metrics_service(struct pg *s, struct service_metrics *m)
+{
+	PGresult *res;
+	enum store_rc rc;
+
+	if ((rc = pg_exec(s, STMT_METRICS_SERVICE, NULL, "read metrics",
+		 &res)) != STORE_OK)
+		return rc;
+	if (PQntuples(res) == 0) {
+		/* The row 0001 made is gone. */
+		pg_set_error(s, "read metrics", "no service_metrics row", 0);
+		rc = STORE_ERROR;
+	} else {
+		m->queued = col_int(res, 0, 0);
+		m->oldest_queued_ms = col_int(res, 0, 1);
+		m->claimed = col_int(res, 0, 2);
+		m->completed = col_int(res, 0, 3);
+		m->declined = col_int(res, 0, 4);
+		m->expired = col_int(res, 0, 5);
+		m->job_not_found = col_int(res, 0, 6);
+		m->pass_ms = col_int(res, 0, 7);
+		m->pass_advanced = col_int(res, 0, 8);
+		m->pass_duration_ms = col_int(res, 0, 9);
+	}
+	PQclear(res);
+	return rc;
+}
+
+static enum store_rc
+pg_metrics_jobs(struct pg *s, store_metrics_cb cb, void *arg)
+{
+	PGresult *res;
+	struct job_metrics j;
+	enum store_rc rc;
+	int i;
+
+	if ((rc = pg_exec(s, STMT_METRICS_JOBS, NULL, "read job metrics",
+		 &res)) != STORE_OK)
+		return rc;
+	for (i = 0; i < PQntuples(res); i++) {
+		memset(&j, 0, sizeof(j));
+		col_id(res, i, 0, &j.job);
+		j.name = col_text(res, i, 1);
+		j.completed = col_int(res, i, 2);
+		j.failed = col_int(res, i, 3);
+		j.in_progress = col_int(res, i, 4);
+		j.last_id = col_int(res, i, 5);
+		j.last_duration_ms = col_int(res, i, 6);
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	PQclear(res);
+	return STORE_OK;
+}
+
+/* Everything GET /metrics shows, from one snapshot. */
+static enum store_rc
+pg_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
+    void *arg)
+{
+	struct pg *s = (struct pg *)base;
+	enum store_rc rc;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = pg_read_begin(base)) != STORE_OK)
+		return rc;
+	if ((rc = pg_metrics_service(s, m)) == STORE_OK &&
+	    (rc = pg_metrics_jobs(s, cb, arg)) == STORE_OK)
+		return pg_commit(base);
+	pg_rollback(base);
+	return rc;
+}
+
+static enum store_rc
+pg_runner_pass(struct store *base, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+
+	(void)now_ms;
+	p_int(&p, n);
+	p_int(&p, duration_ms);
+	p_int(&p, every_ms);
+	return pg_exec(s, STMT_RUNNER_PASS, &p, "record the runner's pass",
+	    NULL);
+}
+
+static const struct store_ops pg_ops = {
+	.name = "postgresql",
+	.schema_version = pg_schema_version,
+	.close = pg_close,
+	.error = pg_error,
+	.record_trigger = pg_record_trigger,
+	.record_triggers = pg_record_triggers,
+	.read_status = pg_read_status,
+	.job_known = pg_job_known,
+	.job_add = pg_job_add,
+	.job_set = pg_job_set,
+	.job_rm = pg_job_rm,
+	.job_list = pg_job_list,
+	.job_overview = pg_job_overview,
+	.ckpt_counts = pg_ckpt_counts,
+	.ckpt_latest = pg_ckpt_latest,
+	.ckpt_history = pg_ckpt_history,
+	.ckpt_get = pg_ckpt_get,
+	.ckpt_durations = pg_ckpt_durations,
+	.trigger_list = pg_trigger_list,
+	.trigger_recent = pg_trigger_recent,
+	.trigger_waiting = pg_trigger_waiting,
+	.purge = pg_purge,
+	.begin = pg_begin,
+	.read_begin = pg_read_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.pending_bound = pg_pending_bound,
+	.fail_unknown_jobs = pg_fail_unknown_jobs,
+	.complete_plain = pg_complete_plain,
+	.pending = pg_pending,
+	.next_checkpoint_id = pg_next_checkpoint_id,
+	.complete = pg_complete,
+	.claim = pg_claim,
+	.claimed = pg_claimed,
+	.wal_checkpoint = pg_wal_checkpoint,
+	.data_version = pg_data_version,
+	.replaced = pg_replaced,
+	.wal_checkpoint_passive = pg_wal_checkpoint_passive,
+	.on_commit = pg_on_commit,
+	.watch_fd = pg_watch_fd,
+	.runner_pass = pg_runner_pass,
+	.metrics = pg_metrics,
+};
