@@ -337,9 +337,9 @@ pg_report() {
 	e=$(pg_expected 1 64 0)
 	l=$(pg_expected "$PROCS" "$THREADS" 0)
 	w=$(pg_expected 1 16 1)
-	echo "Connections PostgreSQL saw (pg_stat_activity, client backends of the database, sampled 5 times a second during the app's GET and POST runs: the largest count, and their application_name) against the expected, M FastCGI processes x (1 writer + min(threads, $(nproc) CPUs) readers) + 1 a runner:"
+	echo "Connections PostgreSQL saw (pg_stat_activity, client backends of the database, sampled 5 times a second during the app's runs: the largest count, and their application_name) against what one host should hold at most: M FastCGI processes x (1 writer, the committer's, + min(threads, $(nproc) CPUs) readers, the read pool's, opened as GETs first need them) + 1 a runner. Watch mode only POSTs, so no reader is opened there."
 	echo
-	echo "| deployment | peak seen | expected | names at the peak |"
+	echo "| deployment | peak seen | expected, at most | names at the peak |"
 	echo "|---|---|---|---|"
 	awk -v e="$e" -v l="$l" -v w="$w" -v procs="$PROCS" -v th="$THREADS" '
 	$1 == "pgconns" && ($3 > m[$2] || !($2 in nm)) { m[$2] = $3; nm[$2] = $4 }
