@@ -53,10 +53,11 @@ pg_sock_uri() {
 	    "$PG_DIR" "$PG_PORT"
 }
 
-# pg_q DB SQL: one value or row, unaligned.
+# pg_q DB SQL: one value or row, unaligned.  The bench's own connections
+# are named scripts/bench (application_name), which the counts leave out.
 pg_q() {
-	"$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "$(pg_sock_uri "$1")" \
-	    -c "$2"
+	PGAPPNAME=scripts/bench "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
+	    -d "$(pg_sock_uri "$1")" -c "$2"
 }
 
 # CPU ticks of the server: the postmaster, its processes (backends, WAL
@@ -67,22 +68,18 @@ pg_ticks() {
 	    $(ticks $(pgrep -P "$PG_PID")) ))
 }
 
-# pg_sample DB FILE: appends, 5 times a second until killed, "count
-# names" of the client connections to DB other than its own (names: their
+# sample_start DB: one connection of the bench's (psql's \watch) that
+# appends to $W/pg-conns.txt, 5 times a second until sample_stop, "count
+# names" of the other client connections to DB (names: their
 # application_name, '-' when empty).
-pg_sample() {
-	while :; do
-		pg_q "$1" "SELECT count(*) || ' ' ||
-		    coalesce(string_agg(coalesce(nullif(application_name, ''),
-		    '-'), ',' ORDER BY application_name), '')
-		    FROM pg_stat_activity WHERE datname = '$1'
-		    AND backend_type = 'client backend'
-		    AND pid <> pg_backend_pid()" 2>/dev/null
-		sleep 0.2
-	done >> "$2"
-}
-sample_start() {	# $1: the database
-	pg_sample "$1" "$W/pg-conns.txt" &
+sample_start() {
+	printf '%s\n' "SELECT count(*) || ' ' || coalesce(string_agg(
+	    coalesce(nullif(application_name, ''), '-'), ','
+	    ORDER BY application_name), '') FROM pg_stat_activity
+	    WHERE datname = '$1' AND backend_type = 'client backend'
+	    AND application_name <> 'scripts/bench' \\watch 0.2" |
+	    PGAPPNAME=scripts/bench "$PG_BIN/psql" -X -q -A -t \
+	    -d "$(pg_sock_uri "$1")" >> "$W/pg-conns.txt" 2>/dev/null &
 	SAMPLE_PID=$!
 	PIDS="$PIDS $SAMPLE_PID"
 }
