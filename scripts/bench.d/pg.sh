@@ -298,13 +298,12 @@ pg_report() {
 		w["pgbench", j] = 0; f["pgbench", j] = 0; g["pgbench", j] = $7 * k
 		o["pgbench", j] = ($8 - $7) * k; t["pgbench", j] = $8 * k
 	}
-	$1 ~ /^pg-.*-app$/ && ($3 == "GET" || $3 == "POST") && $7 > 0 { l = $1 " " $3; k = 1e6 / hz / $7; n[l]++; j = n[l]
+	$1 ~ /^pg-.*-(app|ceiling)$/ && ($3 == "GET" || $3 == "POST") && $7 > 0 { l = $1 " " $3; k = 1e6 / hz / $7; n[l]++; j = n[l]
 		w[l, j] = $8 * k; f[l, j] = $9 * k; t[l, j] = $10 * k }
 	$1 == "pgcpu" { l = $2 " " $3; pc[l] = pc[l] " " ($5 > 0 ? $4 * 1e6 / hz / $5 : 0) }
 	END {
-		order[1] = "pgbench"; order[2] = "pg-nginx-app GET"; order[3] = "pg-nginx-app POST"
-		order[4] = "pg-lighttpd-app GET"; order[5] = "pg-lighttpd-app POST"
-		for (x = 1; x <= 5; x++) {
+		no = split("pgbench,pg-nginx-app GET,pg-nginx-ceiling GET,pg-nginx-app POST,pg-nginx-ceiling POST,pg-lighttpd-app GET,pg-lighttpd-ceiling GET,pg-lighttpd-app POST,pg-lighttpd-ceiling POST", order, ",")
+		for (x = 1; x <= no; x++) {
 			l = order[x]
 			if (!n[l]) continue
 			if (l != "pgbench") {
@@ -318,6 +317,7 @@ pg_report() {
 			}
 			name = l == "pgbench" ? "pgbench upsert (a transaction)" : l
 			sub(/^pg-/, "", name); sub(/-app /, " app ", name)
+			sub(/-ceiling /, " fcgi-hello ", name)
 			printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", name,
 			    med(a1, n[l]), med(a2, n[l]), med(a3, n[l]), med(a4, n[l]), med(a5, n[l])
 		}
