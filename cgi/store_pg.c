@@ -380,6 +380,8 @@ struct pg {
 	int sync_cancelled; /* a commit was only local (pg_notice) */
 	int64_t notifications; /* store_data_version */
 	int64_t wait_ms; /* longest wait for an answer before cancelling */
+	int64_t busy_ms; /* lock_timeout */
+	int sync_normal; /* synchronous_commit = off */
 	/* The runner's round: the range whose jobs are locked, and them. */
 	int locked; /* locked_after, locked_upto and jobs are valid */
 	int64_t locked_after, locked_upto;
@@ -388,6 +390,9 @@ struct pg {
 	char where[256]; /* host:port/db, for messages */
 	char error[512]; /* the last error, as logged: store_error */
 };
+
+static void pg_where(struct pg *);
+static enum store_rc pg_session(struct pg *);
 
 void
 store_pg_init(void)
@@ -407,19 +412,25 @@ pg_schema_version(void)
 	return n;
 }
 
-/* Every occurrence of a secret of s in text replaced by "***", in place. */
+/*
+ * Every occurrence of a secret of s in text replaced, in place, by "***"
+ * (by as many stars as it has characters, when shorter: text never
+ * grows).
+ */
 static void
 pg_scrub(const struct pg *s, char *text)
 {
-	char *p;
-	size_t i, n;
+	char *p, *q;
+	size_t i, n, stars;
 
 	for (i = 0; i < sizeof(s->secret) / sizeof(s->secret[0]); i++) {
 		if ((n = strlen(s->secret[i])) == 0)
 			continue;
-		while ((p = strstr(text, s->secret[i])) != NULL) {
-			memmove(p + 3, p + n, strlen(p + n) + 1);
-			memcpy(p, "***", 3);
+		stars = n < 3 ? n : 3;
+		for (p = text; (q = strstr(p, s->secret[i])) != NULL;
+		     p = q + stars) {
+			memmove(q + stars, q + n, strlen(q + n) + 1);
+			memset(q, '*', stars);
 		}
 	}
 }
@@ -716,7 +727,45 @@ p_int(struct params *p, int64_t v)
 	p->n++;
 }
 
-/* Ready for a statement: not dead, no NOTIFY answer pending. */
+/*
+ * Whether an idle connection was closed by the server (restarted, failed
+ * over, or the connection terminated) while nothing was asked of it: its
+ * socket is readable, and reading finds the end.
+ */
+static int
+pg_closed_idle(struct pg *s)
+{
+	struct pollfd pfd;
+	int i;
+
+	if (s->notify_sent || PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return 0;
+	/*
+	 * A server that ends a connection sends its FATAL, then closes: two
+	 * reads, the second of which finds the end.
+	 */
+	for (i = 0; i < 4; i++) {
+		if ((pfd.fd = PQsocket(s->conn)) < 0)
+			return 1;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 0) <= 0)
+			return 0;
+		if (!PQconsumeInput(s->conn) ||
+		    PQstatus(s->conn) != CONNECTION_OK)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Ready for a statement: not dead, no NOTIFY answer pending.  A
+ * connection found closed while idle is made again at once, with its
+ * session settings (libpq tries every host of the URI again, so after a
+ * failover it finds the new primary): nothing was sent on it, so nothing
+ * can have been lost, and the request need not fail.  One that listens is
+ * not: the watcher must learn that notifications may have been missed
+ * (pg_data_version), and reopens.
+ */
 static enum store_rc
 pg_ready(struct pg *s)
 {
@@ -726,7 +775,22 @@ pg_ready(struct pg *s)
 		return STORE_UNAVAILABLE;
 	}
 	pg_notify_done(s);
-	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
+	if (s->dead)
+		return STORE_UNAVAILABLE;
+	if (s->listening || !pg_closed_idle(s))
+		return STORE_OK;
+	log_warn("%s: the server closed the connection; connecting again",
+	    s->where);
+	PQreset(s->conn);
+	memset(s->prepared, 0, sizeof(s->prepared));
+	pg_where(s);
+	if (PQstatus(s->conn) != CONNECTION_OK)
+		return pg_lost(s, "connect again", PQerrorMessage(s->conn));
+	if (pg_session(s) != STORE_OK) {
+		s->dead = 1;
+		return STORE_UNAVAILABLE;
+	}
+	return STORE_OK;
 }
 
 /*
@@ -871,7 +935,7 @@ pg_simple(struct pg *s, const char *sql, const char *what)
 static enum store_rc
 pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 {
-	int64_t v[3];
+	int64_t v[3] = { 0, 0, 0 };
 	enum store_rc rc;
 	int target = pg_schema_version();
 
@@ -936,7 +1000,7 @@ static enum store_rc
 pg_migrate(struct pg *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
-	int64_t version, v;
+	int64_t version, v = 0;
 	int target = pg_schema_version(), i;
 
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
@@ -979,6 +1043,26 @@ fail:
 	if (!s->dead)
 		PQclear(PQexec(s->conn, "ROLLBACK"));
 	return rc;
+}
+
+/*
+ * The session's settings, on a new connection: the lock wait of
+ * CHECKPOINT_BUSY_TIMEOUT, and five times that for any statement (a bound
+ * on a runaway, above the lock wait so that a wait for a lock says so);
+ * CHECKPOINT_SYNC=NORMAL is asynchronous commit (the last commits may be
+ * lost in a crash, as with SQLite's NORMAL), else the server's default
+ * stays (normally on).
+ */
+static enum store_rc
+pg_session(struct pg *s)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql),
+	    "SET lock_timeout = %lld; SET statement_timeout = %lld%s",
+	    (long long)s->busy_ms, (long long)s->busy_ms * 5,
+	    s->sync_normal ? "; SET synchronous_commit = off" : "");
+	return pg_simple(s, sql, "session settings");
 }
 
 /*
@@ -1083,8 +1167,7 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		o->path, NULL };
 	struct pg *s;
 	enum store_rc rc;
-	char sql[256], msg[400];
-	int64_t busy;
+	char msg[400];
 	int parsed;
 
 	*out = NULL;
@@ -1094,9 +1177,11 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	s->base.ops = &pg_ops;
 	parsed = pg_secrets(s, o->path);
-	busy = o->busy_ms > 0 ? o->busy_ms : 2000;
-	/* Statements get five times the lock wait; then a cancel. */
-	s->wait_ms = busy * 5 + 1000;
+	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
+	s->sync_normal = o->sync_normal;
+	/* Statements get five times the lock wait (pg_session), then a
+	 * cancel. */
+	s->wait_ms = s->busy_ms * 5 + 1000;
 	s->conn = PQconnectdbParams(keys, vals, 1);
 	if (s->conn == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -1116,17 +1201,7 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		goto fail;
 	}
 	PQsetNoticeReceiver(s->conn, pg_notice, s);
-	/*
-	 * The lock wait of CHECKPOINT_BUSY_TIMEOUT, and a bound on any
-	 * statement; CHECKPOINT_SYNC=NORMAL is asynchronous commit (the
-	 * last commits may be lost in a crash, as with SQLite's NORMAL),
-	 * else the server's default stays (normally on).
-	 */
-	snprintf(sql, sizeof(sql),
-	    "SET lock_timeout = %lld; SET statement_timeout = %lld%s",
-	    (long long)busy, (long long)(busy * 5),
-	    o->sync_normal ? "; SET synchronous_commit = off" : "");
-	if ((rc = pg_simple(s, sql, "session settings")) != STORE_OK) {
+	if ((rc = pg_session(s)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		goto fail;
 	}
