@@ -387,6 +387,7 @@ struct pg {
 	int64_t locked_after, locked_upto;
 	struct buf jobs; /* a text[] literal: {id,id,...} */
 	char secret[3][256]; /* what must never be printed: the password */
+	char state[6]; /* the SQLSTATE of the last error ("": none) */
 	char where[256]; /* host:port/db, for messages */
 	char error[512]; /* the last error, as logged: store_error */
 };
@@ -499,6 +500,7 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	if (state == NULL)
 		state = "";
+	snprintf(s->state, sizeof(s->state), "%s", state);
 	/* Only a duplicate key means "already there"; a CHECK is a bug. */
 	if (strcmp(state, "23505") == 0)
 		return STORE_EXISTS;
@@ -685,7 +687,7 @@ static enum store_rc
 pg_prepare(struct pg *s, enum stmt id)
 {
 	PGresult *res;
-	enum store_rc rc = STORE_OK;
+	enum store_rc rc, failed = STORE_OK;
 	char name[16];
 
 	if (s->prepared[id])
@@ -694,16 +696,17 @@ pg_prepare(struct pg *s, enum stmt id)
 	if (!PQsendPrepare(s->conn, name, stmt_sql[id], 0, NULL))
 		return pg_rc_from(s, NULL, "prepare");
 	while ((res = pg_next(s, "prepare", &rc)) != NULL) {
-		if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == STORE_OK) {
+		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+		    failed == STORE_OK) {
 			log_error("%s: prepare \"%.40s...\"", s->where,
 			    stmt_sql[id]);
-			rc = pg_rc_from(s, res, "prepare");
+			failed = pg_rc_from(s, res, "prepare");
 		}
 		PQclear(res);
 	}
-	if (rc == STORE_OK)
+	if (rc == STORE_OK && failed == STORE_OK)
 		s->prepared[id] = 1;
-	return rc;
+	return rc != STORE_OK ? rc : failed;
 }
 
 /* A statement's parameters, as text (NULL: SQL NULL). */
@@ -1402,10 +1405,9 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
 	qsort(r, n, sizeof(*r), rec_cmp);
 	for (tries = 0; tries < 2; tries++) {
 		memset(created, 0, n * sizeof(*created));
-		s->error[0] = '\0';
+		s->state[0] = '\0';
 		rc = pg_record_pipeline(s, r, n, created);
-		if (rc != STORE_BUSY ||
-		    strstr(s->error, "deadlock detected") == NULL)
+		if (rc != STORE_BUSY || strcmp(s->state, "40P01") != 0)
 			break;
 	}
 	free(r);

@@ -174,6 +174,63 @@ is "$(psql_q "SELECT checkpoint_id, failure_class,
 is "$(psql_q "SELECT completed, failed FROM checkpoint_stats
     WHERE job_id = '$J2'")" "1|1" "  the statistics count both"
 
+# --- Batches: the same key at once, a failing statement, a lock ---------------
+
+# Sixteen POSTs of one new triggerId at once: the committers' batches
+# hold the key twice or more; every one is 202, one row is recorded.
+K=$(tid 11)
+_pids=
+for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+	curl -s -o "$T/dup-$_i" -w '%{http_code}\n' -X POST \
+	    -d "{\"triggerId\":\"$K\"}" "$BASE/jobs/$J1/checkpoints" \
+	    > "$T/dup-status-$_i" &
+	_pids="$_pids $!"
+done
+for _p in $_pids; do
+	wait "$_p"
+done
+is "$(cat "$T"/dup-status-* | sort | uniq -c | tr -s ' ')" " 16 202" \
+    "16 POSTs of one triggerId at once: all 202"
+is "$(psql_q "SELECT count(*) FROM triggers WHERE trigger_id = '$K'")" 1 \
+    "  one trigger recorded"
+
+# A statement of a batch that fails (a trigger of the test's own raises):
+# nothing of the batch is committed, the answer is 500, and the
+# connection serves the next batch.
+BOOM=$(tid 12)
+psql_q "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS \$\$
+    BEGIN IF NEW.trigger_id = '$BOOM' THEN RAISE EXCEPTION 'boom'; END IF;
+    RETURN NEW; END \$\$;
+    CREATE TRIGGER boom BEFORE INSERT ON triggers FOR EACH ROW
+    EXECUTE FUNCTION boom()" || bail "CREATE TRIGGER boom"
+like "$(post $J1 "$BOOM")" '^500 ' "a batch whose statement fails: 500"
+is "$(psql_q "SELECT count(*) FROM triggers WHERE trigger_id = '$BOOM'")" 0 \
+    "  nothing recorded"
+_ok=0
+for _i in 21 22 23 24 25 26; do
+	[ "$(post $J1 "$(tid $_i)")" = "202 {\"request-id\":\"$(tid $_i)\"}" ] &&
+	    _ok=$((_ok + 1))
+done
+is "$_ok" 6 "  the POSTs after it: 202 from every process"
+psql_q "DROP TRIGGER boom ON triggers; DROP FUNCTION boom()" ||
+    bail "DROP TRIGGER boom"
+
+# A row locked by another session past CHECKPOINT_BUSY_TIMEOUT (2 s):
+# lock_timeout, 503 "locked", and 202 once the lock is gone.
+spawn "$PG_BIN/psql" -X -q -d "$PGURI" -c "BEGIN;
+    SELECT 1 FROM triggers WHERE trigger_id = '$K' FOR UPDATE;
+    SELECT pg_sleep(4); COMMIT" > /dev/null
+_locker=$LAST_PID
+wait_until 50 '[ "$(psql_q "SELECT count(*) FROM pg_locks l JOIN
+    pg_stat_activity a USING (pid) WHERE a.query LIKE '"'%pg_sleep(4)%'"'
+    AND l.locktype = '"'transactionid'"'")" -ge 1 ]' ||
+    bail "the locking session did not start"
+is "$(post $J1 "$K")" \
+    '503 {"errors":["Service temporarily unavailable: the checkpoint database is locked. Please retry."]}' \
+    "a row locked past the busy timeout: 503, locked"
+wait "$_locker"
+is "$(post $J1 "$K")" "202 {\"request-id\":\"$K\"}" "  202 once it is free"
+
 # --- A watching runner is woken by the notification of a POST ---------------
 
 "$CTL" job set $J2 --command true > /dev/null
@@ -185,9 +242,12 @@ _t0=$(now_ms)
 post $J1 "$D" > /dev/null
 wait_until 30 "[ \"\$(get $J1 $D)\" != \"200 $IN_PROGRESS\" ]"
 ok $? "a --watch runner completes a POST within 3 s (woken by NOTIFY, $(($(now_ms) - _t0)) ms)"
+# Every trigger of the job took an id, 1..n in arrival order: this,
+# the newest, n.
+_n=$(psql_q "SELECT count(*) FROM triggers WHERE job_id = '$J1'")
 is "$(get $J1 "$D")" \
-    '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":2}}' \
-    "  with the job's next id"
+    "200 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":$_n}}" \
+    "  with the job's next id ($_n)"
 stop_pid "$WATCHER"
 
 # --- Several runners at once while triggers arrive ---------------------------
