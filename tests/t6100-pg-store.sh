@@ -311,6 +311,9 @@ is "$(psql_q "SELECT string_agg(job_id || ':' || n || ':' || lo || '-' || hi,
 is "$(psql_q "SELECT count(*) FROM triggers t JOIN checkpoint_counters c
     USING (job_id) WHERE job_id LIKE 'acce%' AND c.last_id <> 40
     AND t.checkpoint_id = 40")" 0 "  and each counter at 40"
+is "$(psql_q "SELECT DISTINCT completed || '/' || failed || '/' ||
+    last_completed FROM checkpoint_stats WHERE job_id LIKE 'acce%'")" \
+    "40/0/40" "  the statistics: 40 completed each, the last one 40"
 
 # --- The server restarted under them ------------------------------------------
 
