@@ -1,8 +1,8 @@
 # scripts/bench --stage pg: the app on the PostgreSQL store, sourced by
 # scripts/bench after its helpers (port, wrk_run, start_nginx,
-# start_lighttpd, stop_server, ticks, MED_AWK) and settings (W, RAW, JOB,
-# GETN, ROUNDS, DURATION, THREADS, PROCS).  pg_stage measures, pg_report
-# prints its part of the report.
+# start_lighttpd, stop_server, ticks, busy_ticks, MED_AWK) and settings
+# (W, RAW, ROOT, JOB, GETN, ROUNDS, DURATION, THREADS, PROCS, PIDS,
+# PG_HOOKS).  pg_stage measures, pg_report prints its part of the report.
 #
 # It starts a throwaway cluster of its own (tests/pg.sh, the tests'
 # helper, in the bench's scratch directory): fsync and synchronous_commit
