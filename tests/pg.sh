@@ -1,6 +1,8 @@
 # A throwaway PostgreSQL cluster for a test: sourced after lib.sh by the
-# tests that need one.  Never the system's cluster: the data directory and
-# the Unix socket are in the test's trash directory ($T/pg), the server
+# tests that need one (and by the benchmark, scripts/bench.d/pg.sh, which
+# gives it T, bail, free_port and at_cleanup of its own).  Never the
+# system's cluster: the data directory and the Unix socket are in the
+# test's trash directory ($T/pg), the server
 # listens on a free port of 127.0.0.1 only, and it is stopped (by its own
 # data directory) and removed when the test ends, however it ends.
 #
@@ -36,6 +38,9 @@
 #   pg_restart_immediate  the two
 #   pg_uri_hosts     a URI naming both servers, the read-write one wanted,
 #                    with connect_timeout=2
+#   PG_SERVER_OPTS   more server settings, as postgres -c options after
+#                    the test's own (set before pg_start; the benchmark
+#                    sets fsync=on and synchronous_commit=on)
 #
 # The server runs as the postgres user when the test runs as root (it
 # refuses to run as root), as the test's own user otherwise.  Local (socket)
@@ -101,7 +106,8 @@ pg_server_start() {
 		if (cd "$PG_DIR" && as_pg_user "$PG_BIN/pg_ctl" -D "$_data" \
 		    -l "$_log" -w -t 60 -o "-p $PG_SERVER_PORT \
 		    -c listen_addresses=127.0.0.1 \
-		    -c unix_socket_directories=$PG_DIR -c fsync=$PG_FSYNC $*" \
+		    -c unix_socket_directories=$PG_DIR -c fsync=$PG_FSYNC \
+		    ${PG_SERVER_OPTS:-} $*" \
 		    start) >> "$PG_DIR/pg_ctl.log" 2>&1; then
 			return 0
 		fi
