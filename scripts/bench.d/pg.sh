@@ -42,6 +42,13 @@ free_port() {
 at_cleanup() {
 	PG_HOOKS="$1 $PG_HOOKS"
 }
+# gone PID: true once PID has ended (as tests/lib.sh's).
+gone() {
+	[ -n "$1" ] || return 1
+	[ -r "/proc/$1/stat" ] || return 0
+	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
+}
 # Durable, as a production server: the ceiling and the app pay for the
 # same syncs.
 PG_SERVER_OPTS="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
