@@ -122,6 +122,16 @@ store_open(const struct store_opts *o, struct store **out, char *err,
 	return store_sqlite_open(o, out, err, errlen);
 }
 
+int
+store_count(const char *const *list)
+{
+	int n = 0;
+
+	while (list[n] != NULL)
+		n++;
+	return n;
+}
+
 const char *
 store_kind(const struct store *s)
 {

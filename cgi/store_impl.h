@@ -85,6 +85,9 @@ struct store {
 	const struct store_ops *ops;
 };
 
+/* The length of a NULL-terminated list: a series of migrations. */
+int store_count(const char *const *);
+
 void store_sqlite_init(void);
 enum store_rc store_sqlite_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);

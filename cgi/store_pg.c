@@ -490,11 +490,7 @@ store_pg_init(void)
 static int
 pg_schema_version(void)
 {
-	int n = 0;
-
-	while (schema_pg_migrations[n] != NULL)
-		n++;
-	return n;
+	return store_count(schema_pg_migrations);
 }
 
 /*

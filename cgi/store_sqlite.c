@@ -419,11 +419,7 @@ store_sqlite_init(void)
 static int
 lite_schema_version(void)
 {
-	int n = 0;
-
-	while (schema_migrations[n] != NULL)
-		n++;
-	return n;
+	return store_count(schema_migrations);
 }
 
 /*
