@@ -75,6 +75,7 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 /* The command line, split into words and option values (argv's strings). */
 struct ctl_args {
 	const char *opt[CTL_OPT__MAX]; /* NULL: not given */
+	char *db_arg; /* --db's value where argv holds it, or NULL */
 	const char *word[CTL_MAXWORDS];
 	int nwords;
 	const char *operand; /* the word after the command, or NULL */
@@ -223,11 +224,15 @@ ctl_parse(int argc, char *argv[], struct ctl_args *a)
 			ctl_err("unknown option %.64s; see %s -h", arg,
 			    CTL_PROG);
 			return -1;
-		} else if (arg[len] == '=')
+		} else if (arg[len] == '=') {
 			a->opt[o] = arg + len + 1;
-		else if (i + 1 < argc)
+			if (o == CTL_OPT_DB)
+				a->db_arg = argv[i] + len + 1;
+		} else if (i + 1 < argc) {
 			a->opt[o] = argv[++i];
-		else {
+			if (o == CTL_OPT_DB)
+				a->db_arg = argv[i];
+		} else {
 			ctl_err("option --%s needs a value", ctl_opt_names[o]);
 			return -1;
 		}
@@ -919,14 +924,14 @@ main(int argc, char *argv[])
 
 	/*
 	 * A password in --db's URI: kept in a copy, and overwritten where
-	 * ps shows it (a.opt points into argv, which is ours to change).
+	 * ps shows it (in argv, which is ours to change).
 	 */
-	if (a.opt[CTL_OPT_DB] != NULL && store_is_uri(a.opt[CTL_OPT_DB])) {
-		if ((db = strdup(a.opt[CTL_OPT_DB])) == NULL) {
+	if (a.db_arg != NULL && store_is_uri(a.db_arg)) {
+		if ((db = strdup(a.db_arg)) == NULL) {
 			ctl_err("out of memory");
 			return CTL_EXIT_FAIL;
 		}
-		store_hide_password((char *)(uintptr_t)a.opt[CTL_OPT_DB]);
+		store_hide_password(a.db_arg);
 		a.opt[CTL_OPT_DB] = db;
 	}
 
@@ -934,6 +939,7 @@ main(int argc, char *argv[])
 	if (settings_from_env(&c.st, a.opt[CTL_OPT_DB], err, sizeof(err)) ==
 	    -1) {
 		ctl_err("%s", err);
+		free(db);
 		return CTL_EXIT_FAIL;
 	}
 	/* As the service: group (the web server's) may share it, others not. */

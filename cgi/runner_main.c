@@ -219,6 +219,7 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 			break;
 		case 'D':
 			/* Kept, and hidden from ps: a URI's password. */
+			free(cl->db); /* the last --db counts */
 			if ((cl->db = strdup(optarg)) == NULL) {
 				log_error("out of memory");
 				exit(EXIT_USAGE);
