@@ -33,6 +33,16 @@ PIDS=
 tap_n=0
 tap_failed=0
 
+# run ARG...: checkpointctl; sets OUT, ERR and RC, and keeps both outputs
+# in $T/all-output (for the tests that look for what must never be shown).
+run() {
+	"$CTL" "$@" > "$T/out" 2> "$T/err"
+	RC=$?
+	OUT=$(cat "$T/out")
+	ERR=$(cat "$T/err")
+	cat "$T/out" "$T/err" >> "$T/all-output"
+}
+
 # stop_recorded: SIGTERM to every recorded process, and waits for them.
 stop_recorded() {
 	for p in $PIDS; do

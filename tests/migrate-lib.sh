@@ -32,13 +32,6 @@ at() {
 	CHECKPOINT_DB=$_db "$@"
 }
 
-# run ARG...: checkpointctl; sets OUT, ERR and RC.
-run() {
-	"$CTL" "$@" > "$T/out" 2> "$T/err"
-	RC=$?
-	OUT=$(cat "$T/out")
-	ERR=$(cat "$T/err")
-}
 
 # dump DB [WHERE]: every table of a SQLite database, every column, NULLs
 # and types as SQL literals; the triggers WHERE holds, in row order.

@@ -16,6 +16,14 @@ done
 
 APP_EXE=$(readlink -f "$API")
 
+# Every host as the defaults make it, with two FastCGI processes each (the
+# test sets the store duration it needs).
+unset CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_SYNC CHECKPOINT_BUSY_TIMEOUT \
+    CHECKPOINT_STORE_DURATION
+CHECKPOINT_PROCS=2
+export CHECKPOINT_PROCS
+
 # host_start NAME: a lighttpd of its own (in $T/lighttpdNAME) with
 # CHECKPOINT_PROCS FastCGI processes, in front of CHECKPOINT_DB.  Sets
 # HOST_NAME (its base URL) and HOST_NAME_PID (lighttpd's pid), and waits

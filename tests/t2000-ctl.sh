@@ -15,13 +15,6 @@ J3=33333333333333333333333333333333
 NOJOB=99999999999999999999999999999999
 USAGE="see checkpointctl -h"
 
-# run ARG...: runs checkpointctl; sets OUT, ERR and RC.
-run() {
-	"$CTL" "$@" > "$T/out" 2> "$T/err"
-	RC=$?
-	OUT=$(cat "$T/out")
-	ERR=$(cat "$T/err")
-}
 
 # refused STATUS STDERR DESCRIPTION ARG...: checkpointctl exits with STATUS,
 # prints nothing on stdout and exactly the one line STDERR on stderr.

@@ -37,14 +37,6 @@ shown() {
 URI=$(uri checkpoints)
 SHOWN=$(shown checkpoints)
 
-# run ARG...: checkpointctl; sets OUT, ERR and RC.
-run() {
-	"$CTL" "$@" > "$T/out" 2> "$T/err"
-	RC=$?
-	OUT=$(cat "$T/out")
-	ERR=$(cat "$T/err")
-	cat "$T/out" "$T/err" >> "$T/all-output"
-}
 
 # --- checkpointctl: the same answers as on SQLite --------------------------
 

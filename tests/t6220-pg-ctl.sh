@@ -30,14 +30,6 @@ NL=${NL%x}
 # The schema version on PostgreSQL: one per migration in schema/pg/.
 V=$(ls "$top_srcdir"/schema/pg/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
 
-# run ARG...: runs checkpointctl; sets OUT, ERR and RC.
-run() {
-	"$CTL" "$@" > "$T/out" 2> "$T/err"
-	RC=$?
-	OUT=$(cat "$T/out")
-	ERR=$(cat "$T/err")
-	cat "$T/out" "$T/err" >> "$T/all-output"
-}
 
 # refused STATUS STDERR DESCRIPTION ARG...: checkpointctl exits with STATUS,
 # prints nothing on stdout and exactly the one line STDERR on stderr.
