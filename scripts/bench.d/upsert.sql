@@ -1,7 +1,8 @@
 -- pgbench script: the PostgreSQL store's POST, one trigger a transaction
 -- (scripts/bench --stage pg: the POST ceiling).  The statement is the
--- store's own upsert (cgi/store_pg.c, STMT_RECORD) with its parameters
--- filled as a POST fills them: a fresh random triggerId of job :job
+-- store's own upsert (cgi/store_pg.c, STMT_RECORD), for one row: the same
+-- ON CONFLICT clause, with one row of VALUES where the store sends a
+-- batch's arrays, and its parameters filled as a POST fills them: a fresh random triggerId of job :job
 -- (pgbench -D job=...), the default store duration (300 s), no user;
 -- created_ms is the server's clock, as in the store.
 -- Under -M prepared it is prepared once a client and sent with its
