@@ -29,6 +29,12 @@ store_is_uri(const char *db)
 	    strncmp(db, "postgres://", 11) == 0;
 }
 
+int
+store_remote(const char *db)
+{
+	return store_is_uri(db);
+}
+
 /* "scheme://" of some other kind: a mistake, not a file name. */
 static int
 store_foreign_uri(const char *db)

@@ -42,6 +42,15 @@ struct store_opts {
 void store_init(void);
 /* Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI). */
 int store_is_uri(const char *db);
+/*
+ * Whether db is a server reached by round trips (PostgreSQL), where a
+ * commit costs the same whether it holds one POST or sixteen, and a
+ * statement the same for one key or many: the committer then gathers
+ * the POSTs in flight into one commit (commit.c), and GETs are read
+ * together (readers.c).  A file (SQLite) is read and written in the
+ * process, where neither pays.
+ */
+int store_remote(const char *db);
 /* db as it may be shown: a URI's password as "***". */
 void store_redact(const char *db, char *out, size_t len);
 /*
