@@ -306,6 +306,47 @@ api_trigger(struct api *a, const struct request *req, const struct route *rt,
 	return 0;
 }
 
+/*
+ * A status read together with the other threads' waiting at the same time
+ * (readers.h): read by this thread, the leader, on a connection of the
+ * pool, or by another.  A follower's failure is answered here; the
+ * leader's store is then closed as api_store_failed closes it.
+ */
+static enum store_rc
+api_read_together(struct api *a, const struct id *job, const struct id *trigger,
+    int64_t now_ms, struct response *r)
+{
+	struct readers_req req;
+	struct status_read *reads[READERS_BATCH];
+	struct store *s;
+	enum store_rc rc;
+	size_t n, i;
+
+	req.read.job = job;
+	req.read.trigger = trigger;
+	req.read.json = &r->body;
+	if ((n = readers_join(a->readers, &req, &a->store, reads)) == 0)
+		rc = req.read.rc;
+	else {
+		a->borrowed = 1;
+		rc = (s = api_store(a, r)) == NULL ?
+		    STORE_UNAVAILABLE :
+		    store_read_statuses(s, reads, n, now_ms,
+			a->settings->store_ms);
+		if (rc != STORE_OK) {
+			for (i = 0; i < n; i++)
+				reads[i]->rc = rc;
+			if (s != NULL && rc != STORE_BUSY) {
+				store_close(a->store);
+				a->store = NULL;
+			}
+		}
+		readers_answered(a->readers, reads, n);
+		rc = req.read.rc;
+	}
+	return rc;
+}
+
 static void
 api_status(struct api *a, const struct route *rt, struct response *r,
     int64_t now_ms)
@@ -318,17 +359,23 @@ api_status(struct api *a, const struct route *rt, struct response *r,
 	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
 	    api_path_id(&rt->triggerid, "triggerid", &trigger, r) == -1)
 		return;
-	if ((s = api_store(a, r)) == NULL)
-		return;
 	buf_reset(&r->body);
-	rc = store_read_status(s, &job, &trigger, now_ms, a->settings->store_ms,
-	    &r->body);
+	if (a->readers != NULL && readers_together(a->readers))
+		rc = api_read_together(a, &job, &trigger, now_ms, r);
+	else if ((s = api_store(a, r)) == NULL)
+		return;
+	else if ((rc = store_read_status(s, &job, &trigger, now_ms,
+		      a->settings->store_ms, &r->body)) != STORE_OK &&
+	    rc != STORE_NOTFOUND) {
+		api_store_failed(a, rc, r);
+		return;
+	}
 	if (rc == STORE_NOTFOUND) {
 		http_error(r, ERR_NO_TRIGGER, trigger.s, job.s);
 		return;
 	}
 	if (rc != STORE_OK) {
-		api_store_failed(a, rc, r);
+		http_error(r, api_store_error(rc));
 		return;
 	}
 	r->status = HTTP_200;

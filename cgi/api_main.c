@@ -637,7 +637,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		return 1;
 	}
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
-	    (rd = readers_new((size_t)nreaders)) == NULL ||
+	    (rd = readers_new((size_t)nreaders, store_remote(st->db_path))) ==
+		NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");
 		goto done;

@@ -224,6 +224,26 @@ store_read_status(struct store *s, const struct id *job,
 	return s->ops->read_status(s, job, trigger, now_ms, store_ms, json);
 }
 
+/* A store without a statement for several reads reads them one by one. */
+enum store_rc
+store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
+    int64_t now_ms, int64_t store_ms)
+{
+	enum store_rc rc;
+	size_t i;
+
+	if (s->ops->read_statuses != NULL)
+		return s->ops->read_statuses(s, r, n, now_ms, store_ms);
+	for (i = 0; i < n; i++) {
+		rc = s->ops->read_status(s, r[i]->job, r[i]->trigger, now_ms,
+		    store_ms, r[i]->json);
+		if (rc != STORE_OK && rc != STORE_NOTFOUND)
+			return rc;
+		r[i]->rc = rc;
+	}
+	return STORE_OK;
+}
+
 enum store_rc
 store_job_known(struct store *s, const struct id *job)
 {

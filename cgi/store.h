@@ -89,6 +89,20 @@ enum store_rc store_record_triggers(struct store *,
 enum store_rc store_read_status(struct store *, const struct id *job,
     const struct id *trigger, int64_t now_ms, int64_t store_ms,
     struct buf *json);
+/*
+ * Several status reads in one statement, for the GETs of several threads
+ * at once (readers.c): each read's answer is added to its json, and its
+ * rc says STORE_OK or STORE_NOTFOUND.  Any other result is the whole
+ * batch's failure, and the reads' rc are not set.
+ */
+struct status_read {
+	const struct id *job;
+	const struct id *trigger;
+	struct buf *json;
+	enum store_rc rc;
+};
+enum store_rc store_read_statuses(struct store *, struct status_read *const *,
+    size_t n, int64_t now_ms, int64_t store_ms);
 enum store_rc store_job_known(struct store *, const struct id *job);
 
 /* --- Jobs (checkpointctl). --- */

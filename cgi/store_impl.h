@@ -21,6 +21,9 @@ struct store_ops {
 	    const struct trigger_rec *const *, size_t, int *);
 	enum store_rc (*read_status)(struct store *, const struct id *,
 	    const struct id *, int64_t, int64_t, struct buf *);
+	/* NULL: store.c reads them one by one with read_status. */
+	enum store_rc (*read_statuses)(struct store *,
+	    struct status_read *const *, size_t, int64_t, int64_t);
 	enum store_rc (*job_known)(struct store *, const struct id *);
 	enum store_rc (*job_add)(struct store *, const struct job *, int64_t);
 	enum store_rc (

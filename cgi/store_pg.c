@@ -66,6 +66,7 @@ enum stmt {
 	STMT_ROLLBACK,
 	STMT_RECORD,
 	STMT_STATUS,
+	STMT_STATUSES,
 	STMT_JOB_KNOWN,
 	STMT_JOB_ADD,
 	STMT_JOB_SET,
@@ -153,6 +154,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 			" WHERE job_id = $1 AND trigger_id = $2"
 			" AND (status = 'IN_PROGRESS' OR $3::bigint = 0"
 			" OR completed_ms > " NOW_MS " - $3::bigint)",
+	/*
+	 * The GETs of several threads in one statement (readers.c): $1 jobs
+	 * and $2 triggerIds as arrays; each answer found comes with its
+	 * place in them.
+	 */
+	[STMT_STATUSES] =
+	    "SELECT k.i, s.response FROM unnest($1::text[], $2::text[])"
+	    " WITH ORDINALITY AS k (job_id, trigger_id, i)"
+	    " JOIN trigger_status s ON s.job_id = k.job_id"
+	    " AND s.trigger_id = k.trigger_id"
+	    " WHERE s.status = 'IN_PROGRESS' OR $3::bigint = 0"
+	    " OR s.completed_ms > " NOW_MS " - $3::bigint",
 	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = $1",
 	/*
 	 * A job added or changed may free triggers waiting for it: the
@@ -1517,6 +1530,51 @@ pg_read_status(struct store *base, const struct id *job,
 	return rc;
 }
 
+/* The status answers of several GETs, in one statement. */
+static enum store_rc
+pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
+    int64_t now_ms, int64_t store_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct buf jobs = { 0 }, triggers = { 0 };
+	struct params p = { .n = 0 };
+	PGresult *res = NULL;
+	enum store_rc rc = STORE_ERROR;
+	size_t i;
+	int64_t at;
+	int row, bad;
+
+	(void)now_ms;
+	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
+	for (i = 0; i < n && !bad; i++)
+		bad = array_add(&jobs, r[i]->job->s) != 0 ||
+		    array_add(&triggers, r[i]->trigger->s) != 0;
+	if (!bad && buf_adds(&jobs, "}") == 0 &&
+	    buf_adds(&triggers, "}") == 0) {
+		p_text(&p, buf_str(&jobs));
+		p_text(&p, buf_str(&triggers));
+		p_int(&p, store_ms);
+		rc = pg_exec(s, STMT_STATUSES, &p, "read statuses", &res);
+	}
+	for (i = 0; rc == STORE_OK && i < n; i++)
+		r[i]->rc = STORE_NOTFOUND;
+	for (row = 0; rc == STORE_OK && row < PQntuples(res); row++) {
+		at = col_int(res, row, 0);
+		if (at < 1 || (size_t)at > n) {
+			rc = STORE_ERROR;
+			break;
+		}
+		r[at - 1]->rc = STORE_OK;
+		if (buf_add(r[at - 1]->json, PQgetvalue(res, row, 1),
+			(size_t)PQgetlength(res, row, 1)) != 0)
+			rc = STORE_ERROR;
+	}
+	PQclear(res);
+	buf_free(&jobs);
+	buf_free(&triggers);
+	return rc;
+}
+
 /* A statement whose rows are counted: STORE_NOTFOUND when none. */
 static enum store_rc
 pg_exec_found(struct pg *s, enum stmt id, const struct params *p,
@@ -2730,6 +2788,7 @@ static const struct store_ops pg_ops = {
 	.record_trigger = pg_record_trigger,
 	.record_triggers = pg_record_triggers,
 	.read_status = pg_read_status,
+	.read_statuses = pg_read_statuses,
 	.job_known = pg_job_known,
 	.job_add = pg_job_add,
 	.job_set = pg_job_set,
