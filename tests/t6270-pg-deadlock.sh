@@ -14,7 +14,8 @@
 # aborted, and its retry is seen waiting for X; once X ends, the three
 # POSTs are answered 202, each trigger is stored once with its row
 # untouched, and the app goes on answering.  Each step waits for what
-# pg_stat_activity shows (who waits for whom), never for a time.
+# pg_stat_activity shows (who waits for whom), not for a time; the one
+# pause is for the app to queue three POSTs that ss shows it has read.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
@@ -143,7 +144,12 @@ wait "$POST_Z"
 is "$(cat "$T/status-$Z") $(cat "$T/post-$Z")" "$(accepted "$Z")" \
     "W commits: the POST of Z is answered 202"
 
-# The next batch: A locked, M waited for.
+# The next batch: A locked, M waited for.  Why M: the server checks a
+# wait for a deadlock once, deadlock_timeout into it.  Had the batch gone
+# from A straight to B, X's wait for A would have to begin within those
+# 200 ms for the batch's check to see the cycle (else X's, 60 s later,
+# would).  With M between, the batch's wait for B begins only once X
+# already waits: its check sees the cycle, however slow the test is.
 wait_until 100 "blocked $APP deadlock-Y"
 ok $? "the batch of A, M and B locked A and waits for Y, which holds M"
 say X "SELECT 'locked ' || trigger_id FROM triggers
