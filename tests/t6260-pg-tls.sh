@@ -227,6 +227,11 @@ refused "$(uri 127.0.0.1 sslmode=require)" nossl "sslmode=require without TLS" \
 
 # The server with TLS again: the same app URI works once more.
 server_restart "$(tls_opts server)"
+# The name checked is the host's, not the address connected to.
+run --db "$(uri db.invalid "hostaddr=127.0.0.1&$VERIFY")" job list
+like "$RC|$OUT|$ERR" \
+    '^1\|\|checkpointctl: postgresql://db\.invalid:[0-9]+/tls: .*does not match host name "db\.invalid"$' \
+    "a host the certificate does not name, at its address (hostaddr): refused"
 export CHECKPOINT_DB=$GOOD
 phase again
 http POST "/jobs/$J/checkpoints" "{\"triggerId\":\"$B\"}"
