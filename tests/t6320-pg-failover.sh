@@ -85,18 +85,9 @@ failover_load() {
 	pg_kill9
 	kill -KILL "$SENDER"
 	STALLED=
-	wait_until 50 '[ "$(awk -v f="$T_KILL" '\''$3 == 503 && $1 >= f'\'' \
-	    "$T"/client-*.log | grep -c .)" -gt 0 ]'
+	wait_until 50 '[ "$(answered_since 503 "$T_KILL")" -gt 0 ]'
 	SAW_503=$?
-	pg_promote
-	PROMOTED=$?
-	T_PROMOTED=$(now_ms)
-	wait_until 100 '[ "$(awk -v f="$T_PROMOTED" \
-	    '\''$2 == "POST" && $3 == 202 && $1 >= f'\'' \
-	    "$T"/client-*.log | grep -c .)" -gt 20 ]'
-	SAW_202=$?
-	clients_stop
-	T_END=$(now_ms)
+	failover_promote
 }
 
 failover_setup sync A
