@@ -203,6 +203,21 @@ clients_stop() {
 	    sort -u > "$T/accepted"
 }
 
+# hold PID: SIGSTOP to one process (a WAL sender, a runner), which
+# let_go resumes, and so does the test's end, however it ends: a stopped
+# process would hold up its server's shutdown or the test's.  A held
+# process that is killed meanwhile is forgotten with HELD= .
+HELD=
+hold() {
+	HELD=$1
+	kill -STOP "$1"
+}
+let_go() {
+	[ -n "$HELD" ] && kill -CONT "$HELD" 2>/dev/null
+	HELD=
+}
+at_cleanup let_go
+
 # answered_since CODE MS: how many answers CODE the clients had at or
 # after MS (epoch ms), while they run.
 answered_since() {

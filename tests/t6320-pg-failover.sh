@@ -31,15 +31,6 @@ STALL_S=3	# longer than the default busy timeout (2 s)
 JA=6320000000000000000000000000000a
 JB=6320000000000000000000000000000b
 
-# A WAL sender stopped by failover_load is let go if the test ends during
-# the stall: stopped, it would hold up its server's shutdown.
-STALLED=
-stalled_resume() {
-	[ -n "$STALLED" ] && kill -CONT "$STALLED" 2>/dev/null
-	STALLED=
-}
-at_cleanup stalled_resume
-
 # answered CODE FROM TO: how many answers CODE came between the two times
 # (epoch ms).
 answered() {
@@ -78,13 +69,12 @@ failover_load() {
 	SENDER=$(psql_q "SELECT pid FROM pg_stat_replication" postgres)
 	[ -n "$SENDER" ] || bail "no WAL sender"
 	T_STALL=$(now_ms)
-	STALLED=$SENDER
-	kill -STOP "$SENDER"
+	hold "$SENDER"
 	sleep "$STALL_S"
 	T_KILL=$(now_ms)
 	pg_kill9
 	kill -KILL "$SENDER"
-	STALLED=
+	HELD=
 	wait_until 50 '[ "$(answered_since 503 "$T_KILL")" -gt 0 ]'
 	SAW_503=$?
 	failover_promote

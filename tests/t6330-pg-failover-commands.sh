@@ -82,29 +82,23 @@ runner_busy() {
 # the runner is held (SIGSTOP) while the primary is asked, and let go
 # right after the kill.  A commit in flight at the kill could have
 # reached the standby unanswered, a case this test leaves out (see
-# above).  Sets T_KILL and TRIES; false if no such moment came in 5 s.
-HELD=
-runner_let_go() {
-	[ -n "$HELD" ] && kill -CONT "$HELD" 2>/dev/null
-	HELD=
-}
-at_cleanup runner_let_go
+# above).  Sets T_KILL and TRIES; false if no such moment came in 100
+# tries.
 kill_between_statements() {
 	TRIES=0
 	while [ "$TRIES" -lt 100 ]; do
 		TRIES=$((TRIES + 1))
 		if runner_busy; then
-			HELD=$RUNNER_0
-			kill -STOP "$HELD"
+			hold "$RUNNER_0"
 			if [ "$(psql_q "SELECT count(*) FROM pg_stat_activity
 			    WHERE application_name = 'checkpoint-runner'
 			    AND state = 'active'" postgres)" = 0 ]; then
 				T_KILL=$(now_ms)
 				pg_kill9
-				runner_let_go
+				let_go
 				return 0
 			fi
-			runner_let_go
+			let_go
 		fi
 		sleep 0.05
 	done
