@@ -1,5 +1,5 @@
 # Several "hosts" in front of one PostgreSQL database, for the tests
-# t6300-t6320 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
+# t6300-t6330 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
 # own with FastCGI processes of its own, and a runner is a
 # checkpoint-runner --watch process of its own, all reaching the database
 # by CHECKPOINT_DB alone, as machines sharing it would.  Helpers to start,
@@ -201,6 +201,42 @@ clients_stop() {
 	sort -n "$T"/client-*.log > "$T/answers"
 	awk '$2 == "POST" && $3 == 202 { print $4, $5 }' "$T/answers" |
 	    sort -u > "$T/accepted"
+}
+
+# hold PID: SIGSTOP to one process (a WAL sender, a runner), which
+# let_go resumes, and so does the test's end, however it ends: a stopped
+# process would hold up its server's shutdown or the test's.  A held
+# process that is killed meanwhile is forgotten with HELD= .
+HELD=
+hold() {
+	HELD=$1
+	kill -STOP "$1"
+}
+let_go() {
+	[ -n "$HELD" ] && kill -CONT "$HELD" 2>/dev/null
+	HELD=
+}
+at_cleanup let_go
+
+# answered_since CODE MS: how many answers CODE the clients had at or
+# after MS (epoch ms), while they run.
+answered_since() {
+	awk -v c="$1" -v f="$2" '$3 == c && $1 >= f' "$T"/client-*.log |
+	    grep -c .
+}
+
+# failover_promote: with the primary dead, promotes the standby, lets
+# the clients go on until more than 20 answers 202 (a POST's) came after
+# it, 10 s at most, and stops them.  Sets PROMOTED (pg_promote's status),
+# T_PROMOTED, SAW_202 (0: the 202s came) and T_END.
+failover_promote() {
+	pg_promote
+	PROMOTED=$?
+	T_PROMOTED=$(now_ms)
+	wait_until 100 '[ "$(answered_since 202 "$T_PROMOTED")" -gt 20 ]'
+	SAW_202=$?
+	clients_stop
+	T_END=$(now_ms)
 }
 
 # The app's two 503s (checkpoint-api(7), "ERRORS").

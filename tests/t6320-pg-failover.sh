@@ -31,15 +31,6 @@ STALL_S=3	# longer than the default busy timeout (2 s)
 JA=6320000000000000000000000000000a
 JB=6320000000000000000000000000000b
 
-# A WAL sender stopped by failover_load is let go if the test ends during
-# the stall: stopped, it would hold up its server's shutdown.
-STALLED=
-stalled_resume() {
-	[ -n "$STALLED" ] && kill -CONT "$STALLED" 2>/dev/null
-	STALLED=
-}
-at_cleanup stalled_resume
-
 # answered CODE FROM TO: how many answers CODE came between the two times
 # (epoch ms).
 answered() {
@@ -78,25 +69,15 @@ failover_load() {
 	SENDER=$(psql_q "SELECT pid FROM pg_stat_replication" postgres)
 	[ -n "$SENDER" ] || bail "no WAL sender"
 	T_STALL=$(now_ms)
-	STALLED=$SENDER
-	kill -STOP "$SENDER"
+	hold "$SENDER"
 	sleep "$STALL_S"
 	T_KILL=$(now_ms)
 	pg_kill9
 	kill -KILL "$SENDER"
-	STALLED=
-	wait_until 50 '[ "$(awk -v f="$T_KILL" '\''$3 == 503 && $1 >= f'\'' \
-	    "$T"/client-*.log | grep -c .)" -gt 0 ]'
+	HELD=
+	wait_until 50 '[ "$(answered_since 503 "$T_KILL")" -gt 0 ]'
 	SAW_503=$?
-	pg_promote
-	PROMOTED=$?
-	T_PROMOTED=$(now_ms)
-	wait_until 100 '[ "$(awk -v f="$T_PROMOTED" \
-	    '\''$2 == "POST" && $3 == 202 && $1 >= f'\'' \
-	    "$T"/client-*.log | grep -c .)" -gt 20 ]'
-	SAW_202=$?
-	clients_stop
-	T_END=$(now_ms)
+	failover_promote
 }
 
 failover_setup sync A
