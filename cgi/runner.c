@@ -260,6 +260,14 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
  * once.  Any other claim of ours is one whose action ended but whose
  * result could not be kept: failed at once as well, its id used, its
  * command not run again.
+ *
+ * XXX A claim whose wait for PostgreSQL's synchronous standby was
+ * cancelled is seen on the primary before the standby may have it: were
+ * the primary lost then, the promoted standby would hand the trigger the
+ * same id again, and the command would run twice.  A store operation
+ * that renews the claim's lease, a write whose commit waits for the
+ * standby like any other, would make the claim durable before its
+ * command starts (and give the command a whole lease); store.h has none.
  */
 static void
 claim_own(struct pass *p, const struct stale *c, int64_t now)
