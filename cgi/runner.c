@@ -82,9 +82,9 @@ static size_t nbacklog;
  * all the same (the connection was lost, or the server failed over, after
  * COMMIT was sent; PostgreSQL cancelled the wait for a synchronous standby
  * after committing on the primary).  Kept, with its command, until the
- * store says: the claim is there, this runner's (pass_resolve_stale runs
- * its command), or the trigger was claimed again (pass_round), or the
- * claim's lease ran out with no such claim seen.
+ * store says: the claim is there, this runner's (claim_own, then
+ * pass_start_due runs its command), or the trigger was claimed again
+ * (pass_round), or the claim's lease ran out with no such claim seen.
  */
 struct in_doubt {
 	struct running claim; /* no action yet */
@@ -257,9 +257,10 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
  * keeps, as if the commit had been answered; only if too little of the
  * lease is left for the action to end and be recorded in it (its
  * timeout, the watchdog's kill, the recording) is the claim failed, at
- * once.  Any other claim of ours is one whose action ended but whose
- * result could not be kept: failed at once as well, its id used, its
- * command not run again.
+ * once.  Any other claim of ours is one this runner lost track of (its
+ * action ended and its result could not be kept, or a claim in doubt
+ * found no room): failed at once as well, its id used, its command not
+ * run (again).
  *
  * XXX A claim whose wait for PostgreSQL's synchronous standby was
  * cancelled is seen on the primary before the standby may have it: were
