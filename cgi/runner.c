@@ -16,7 +16,9 @@
  * this host, or whose lease has run out, is stale: the next pass of any
  * runner fails it with "Checkpoint expired before completing." (its id
  * stays consumed; the command is not run again, since it may have had
- * effects).
+ * effects).  A claim of this very runner that it does not know of (its
+ * round's commit failed, yet was made) is settled at the start of its next
+ * pass, not left to its lease: see pass_resolve_stale.
  */
 #include <config.h>
 
@@ -37,6 +39,8 @@
 #define RUNNER_POLL_MS 50 /* how often a pass looks for news */
 #define RUNNER_MAX_ACTIVE 64
 #define RUNNER_RECORD_IDLE_MS 10000 /* a pass that advanced nothing */
+/* Past an action's timeout: the watchdog's 2 s, then recording its end. */
+#define RUNNER_DOUBT_MARGIN_MS 5000
 
 /* An action in flight and what its result completes. */
 struct running {
@@ -72,6 +76,24 @@ struct unrecorded {
 
 static struct unrecorded backlog[RUNNER_MAX_ACTIVE];
 static size_t nbacklog;
+
+/*
+ * A claim of a round whose commit failed: the commit may have been made
+ * all the same (the connection was lost, or the server failed over, after
+ * COMMIT was sent; PostgreSQL cancelled the wait for a synchronous standby
+ * after committing on the primary).  Kept, with its command, until the
+ * store says: the claim is there, this runner's (claim_own, then
+ * pass_start_due runs its command), or the trigger was claimed again
+ * (pass_round), or the claim's lease ran out with no such claim seen.
+ */
+struct in_doubt {
+	struct running claim; /* no action yet */
+	char *command;
+	int due; /* seen made, by this pass: to be run */
+};
+
+static struct in_doubt doubt[RUNNER_MAX_ACTIVE];
+static size_t ndoubt;
 
 struct pass {
 	struct store *store;
@@ -143,39 +165,205 @@ owner_alive(const char *owner)
 	return proc_start_time(pid) == start ? 1 : 0;
 }
 
+/* Whether the result of row's action is kept, waiting to be recorded. */
+static int
+backlog_has(int64_t row)
+{
+	size_t i;
+
+	for (i = 0; i < nbacklog; i++)
+		if (backlog[i].row == row)
+			return 1;
+	return 0;
+}
+
+static struct in_doubt *
+doubt_find(int64_t row)
+{
+	size_t i;
+
+	for (i = 0; i < ndoubt; i++)
+		if (doubt[i].claim.row == row)
+			return &doubt[i];
+	return NULL;
+}
+
+/* Forgets d; the last one takes its place. */
+static void
+doubt_drop(struct in_doubt *d)
+{
+	free(d->command);
+	*d = doubt[--ndoubt];
+}
+
+/*
+ * Keeps claim r, whose commit failed, with its command (taken over);
+ * 0 if there is no room left: its command is the caller's to free.
+ */
+static int
+doubt_keep(const struct running *r, char *command)
+{
+	if (ndoubt == RUNNER_MAX_ACTIVE) {
+		log_error("trigger %s job %s: checkpoint %lld: its claim may "
+			  "have been committed, and there is no room to keep "
+			  "it: if it was, it will be resolved as expired",
+		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
+		return 0;
+	}
+	memset(&doubt[ndoubt], 0, sizeof(doubt[ndoubt]));
+	doubt[ndoubt].claim = *r;
+	doubt[ndoubt].command = command;
+	ndoubt++;
+	return 1;
+}
+
+/*
+ * Completes claim c as expired, the trace's second line saying why, if
+ * the claim is still c's.
+ */
+static enum store_rc
+claim_expire(struct pass *p, const struct stale *c, const char *why,
+    int64_t now)
+{
+	struct outcome o;
+	struct buf trace = { 0 };
+	enum store_rc rc;
+
+	memset(&o, 0, sizeof(o));
+	buf_printf(&trace, "%s: %s\n\tat checkpoint-runner (%s)\n",
+	    FAIL_CKPT_CLASS, FAIL_EXPIRED, why);
+	o.failure_class = FAIL_CKPT_CLASS;
+	o.failure_trace = buf_str(&trace);
+	if ((rc = store_complete(p->store, c->row, c->owner, &o, now)) ==
+	    STORE_OK)
+		p->stats->failed++;
+	buf_free(&trace);
+	return rc;
+}
+
+/*
+ * A claim of this very runner, found at the start of a pass, when none of
+ * its actions runs.  Waiting out its lease would hold the job for the
+ * job's timeout and 30 s, and then fail it as if this runner had died:
+ * whatever it is, this runner knows at once.
+ *
+ * A result kept in the backlog: pass_backlog records it.  A claim whose
+ * round's commit failed (kept in doubt[]) was made after all: its action
+ * is run now (pass_start_due), with the checkpoint id the claim took.
+ * Releasing the claim instead would leave that id used by nobody (the
+ * job's counter went up with the claim, and ids are never handed out
+ * twice) and the next one given to the same trigger: ids would no longer
+ * be dense.  Run now, the command runs once, under the id the trigger
+ * keeps, as if the commit had been answered; only if too little of the
+ * lease is left for the action to end and be recorded in it (its
+ * timeout, the watchdog's kill, the recording) is the claim failed, at
+ * once.  Any other claim of ours is one this runner lost track of (its
+ * action ended and its result could not be kept, or a claim in doubt
+ * found no room): failed at once as well, its id used, its command not
+ * run (again).
+ *
+ * XXX A claim whose wait for PostgreSQL's synchronous standby was
+ * cancelled is seen on the primary before the standby may have it: were
+ * the primary lost then, the promoted standby would hand the trigger the
+ * same id again, and the command would run twice.  A store operation
+ * that renews the claim's lease, a write whose commit waits for the
+ * standby like any other, would make the claim durable before its
+ * command starts (and give the command a whole lease); store.h has none.
+ */
+static void
+claim_own(struct pass *p, const struct stale *c, int64_t now)
+{
+	struct in_doubt *d;
+	char why[256];
+
+	if (backlog_has(c->row))
+		return;
+	if ((d = doubt_find(c->row)) != NULL &&
+	    d->claim.checkpoint_id == c->checkpoint_id) {
+		if (c->lease_ms - now >=
+		    d->claim.timeout_s * 1000 + RUNNER_DOUBT_MARGIN_MS) {
+			d->claim.lease_ms = c->lease_ms;
+			d->due = 1;
+			return;
+		}
+		snprintf(why, sizeof(why),
+		    "the runner %s that claimed it learned of the claim too "
+		    "late to run its action",
+		    c->owner);
+	} else {
+		d = NULL;
+		snprintf(why, sizeof(why),
+		    "the runner %s that claimed it lost track of its action",
+		    c->owner);
+	}
+	if (claim_expire(p, c, why, now) != STORE_OK)
+		return;
+	log_warn("trigger %s job %s: checkpoint %lld: resolved as expired: %s",
+	    c->trigger.s, c->job.s, (long long)c->checkpoint_id, why);
+	if (d != NULL)
+		doubt_drop(d);
+}
+
 static int
 stale_collect(const struct stale *c, void *arg)
 {
 	struct pass *p = arg;
-	struct outcome o;
-	struct buf trace = { 0 };
-	int alive;
+	char why[256];
 	int64_t now = clock_ms(CLOCK_REALTIME);
 
-	/* Gone from this host, or past its lease wherever it runs. */
-	alive = owner_alive(c->owner);
-	if (alive != 0 && c->lease_ms > now)
+	/*
+	 * Owners are compared whole: host names are at most 64 bytes, so
+	 * an owner fits in c->owner.
+	 */
+	if (strcmp(c->owner, p->o->owner) == 0) {
+		claim_own(p, c, now);
 		return 0;
-	memset(&o, 0, sizeof(o));
-	buf_printf(&trace,
-	    "%s: %s\n\tat checkpoint-runner (the runner %s "
-	    "that claimed it is gone)\n",
-	    FAIL_CKPT_CLASS, FAIL_EXPIRED, c->owner);
-	o.failure_class = FAIL_CKPT_CLASS;
-	o.failure_trace = buf_str(&trace);
-	if (store_complete(p->store, c->row, c->owner, &o, now) == STORE_OK) {
+	}
+	/* Gone from this host, or past its lease wherever it runs. */
+	if (owner_alive(c->owner) != 0 && c->lease_ms > now)
+		return 0;
+	snprintf(why, sizeof(why), "the runner %s that claimed it is gone",
+	    c->owner);
+	if (claim_expire(p, c, why, now) == STORE_OK) {
 		log_warn("trigger %s job %s: stale claim of %s resolved as "
 			 "expired (checkpoint %lld)",
 		    c->trigger.s, c->job.s, c->owner,
 		    (long long)c->checkpoint_id);
 		p->stats->stale++;
-		p->stats->failed++;
 	}
-	buf_free(&trace);
 	return 0;
 }
 
-/* Resolves the claims of runners that died or overran their lease. */
+/*
+ * Claims kept in doubt and not seen by a pass within their lease were
+ * never made (or were resolved by another runner): forgotten.  Those seen
+ * (due) start only if the pass's transaction committed.
+ */
+static void
+doubt_settle(int seen_ok)
+{
+	size_t i;
+	int64_t now = clock_ms(CLOCK_REALTIME);
+
+	for (i = 0; i < ndoubt;) {
+		if (!seen_ok)
+			doubt[i++].due = 0;
+		else if (!doubt[i].due && doubt[i].claim.lease_ms <= now) {
+			log_info(
+			    "trigger %s job %s: checkpoint %lld: its claim "
+			    "was not committed",
+			    doubt[i].claim.trigger.s, doubt[i].claim.job.s,
+			    (long long)doubt[i].claim.checkpoint_id);
+			doubt_drop(&doubt[i]);
+		} else
+			i++;
+	}
+}
+
+/*
+ * Resolves the claims of runners that died or overran their lease, and
+ * this runner's own that it does not know of (claim_own).
+ */
 static enum store_rc
 pass_resolve_stale(struct pass *p)
 {
@@ -185,10 +373,12 @@ pass_resolve_stale(struct pass *p)
 		return rc;
 	if ((rc = store_claimed(p->store, stale_collect, p)) != STORE_OK) {
 		store_rollback(p->store);
+		doubt_settle(0);
 		return rc;
 	}
 	if ((rc = store_commit(p->store)) == STORE_OK)
 		p->stats->transactions++;
+	doubt_settle(rc == STORE_OK);
 	return rc;
 }
 
@@ -316,10 +506,11 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 {
 	struct running claims[RUNNER_MAX_ACTIVE];
 	char *commands[RUNNER_MAX_ACTIVE];
+	struct in_doubt *d;
 	struct buf trace = { 0 };
 	enum store_rc rc;
 	size_t n, i, nclaims = 0, inrange;
-	int claimed;
+	int claimed, doubtful = 0;
 	int64_t now = clock_ms(CLOCK_REALTIME), upto, failed = 0, completed = 0;
 
 	*more = 0;
@@ -357,14 +548,21 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	}
 	store_pending_free(p->pend, n);
 	buf_free(&trace);
-	if (rc == STORE_OK)
-		rc = store_commit(p->store);
+	/* A commit that was busy changed nothing (store.h). */
+	if (rc == STORE_OK && (rc = store_commit(p->store)) != STORE_OK &&
+	    rc != STORE_BUSY)
+		doubtful = 1;
 	if (rc != STORE_OK) {
 		store_rollback(p->store);
-		/* Nothing was claimed after all. */
+		/*
+		 * Nothing was claimed, unless the commit failed otherwise:
+		 * then the claims may have been made all the same, and are
+		 * kept in doubt until a pass asks the store (claim_own).
+		 */
 		p->nrun -= nclaims;
 		for (i = 0; i < nclaims; i++)
-			free(commands[i]);
+			if (!doubtful || !doubt_keep(&claims[i], commands[i]))
+				free(commands[i]);
 		return rc;
 	}
 	p->stats->transactions++;
@@ -373,10 +571,45 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	*cursor = upto;
 	*more = inrange == p->o->batch;
 	for (i = 0; i < nclaims; i++) {
+		/* Claimed again: an earlier claim in doubt was never made. */
+		if ((d = doubt_find(claims[i].row)) != NULL)
+			doubt_drop(d);
 		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
 		free(commands[i]);
 	}
 	return STORE_OK;
+}
+
+/*
+ * Runs the actions of this runner's claims in doubt that the store showed
+ * were made (claim_own), under the checkpoint ids they took, as their
+ * rounds would have had their commits been answered.  Those over the
+ * parallel limit wait for the next pass; on *quit none starts, and they
+ * are left to their leases.
+ */
+static void
+pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
+{
+	struct in_doubt *d;
+	size_t i;
+
+	for (i = 0; i < ndoubt;) {
+		d = &doubt[i];
+		if (!d->due || *quit || p->nrun + 1 > p->o->parallel ||
+		    pass_job_running(p, &d->claim.job)) {
+			d->due = 0;
+			i++;
+			continue;
+		}
+		log_warn("trigger %s job %s: checkpoint %lld: its claim was "
+			 "committed though its commit failed; its action runs "
+			 "now",
+		    d->claim.trigger.s, d->claim.job.s,
+		    (long long)d->claim.checkpoint_id);
+		p->run[p->nrun] = d->claim;
+		pass_start(p, &p->run[p->nrun++], d->command);
+		doubt_drop(d);
+	}
 }
 
 /*
@@ -540,10 +773,14 @@ pass_backlog(struct pass *p)
 	}
 }
 
+/*
+ * What this runner still owes the store: results to record, and claims
+ * in doubt to settle.  Either has the next pass come soon.
+ */
 size_t
 runner_backlog(void)
 {
-	return nbacklog;
+	return nbacklog + ndoubt;
 }
 
 void
@@ -554,6 +791,8 @@ runner_backlog_drop(void)
 		free(backlog[nbacklog].location);
 		free(backlog[nbacklog].trace);
 	}
+	while (ndoubt > 0)
+		doubt_drop(&doubt[ndoubt - 1]);
 }
 
 /* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
@@ -590,10 +829,11 @@ pass_wait(struct pass *p)
 }
 
 /*
- * One pass: resolve stale claims, then advance everything pending that
- * this runner may take, until nothing is left to do.  On *quit no new work
- * is taken; the actions running are waited for.  Returns 0, or -1 if the
- * store failed (logged; the pass stopped where it was).
+ * One pass: resolve stale claims (and run the actions of this runner's
+ * own claims that it took for not made), then advance everything pending
+ * that this runner may take, until nothing is left to do.  On *quit no
+ * new work is taken; the actions running are waited for.  Returns 0, or
+ * -1 if the store failed (logged; the pass stopped where it was).
  */
 int
 runner_pass(struct store *s, const struct runner_opts *o,
@@ -616,6 +856,8 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	pass_backlog(&p);
 	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
 		log_error("resolving stale claims: %s", store_rc_name(rc));
+	else
+		pass_start_due(&p, quit);
 
 	while (rc == STORE_OK || rc == STORE_BUSY) {
 		if (!*quit && more) {

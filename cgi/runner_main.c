@@ -277,9 +277,11 @@ pause_ms(int ms)
 
 /*
  * One pass over everything pending; closes s.  Results that could not be
- * recorded (the database went away while their actions ran) are tried
- * again on a store opened again, once a second, while their leases last.
- * Returns the exit status.
+ * recorded (the database went away while their actions ran), and claims
+ * whose commit failed but may have been made, are tried again on a store
+ * opened again, once a second, while their leases last: a claim found
+ * made has its command run then, rather than left to expire.  Returns
+ * the exit status.
  */
 static int
 run_once(struct store *s, const struct settings *st,
@@ -292,7 +294,8 @@ run_once(struct store *s, const struct settings *st,
 	if (runner_pass(s, ro, &stats, &quit) == -1)
 		rc = EXIT_PASS;
 	while (runner_backlog() > 0 && !quit) {
-		log_warn("%zu results not recorded yet; trying again",
+		log_warn("%zu results not recorded or claims in doubt yet; "
+			 "trying again",
 		    runner_backlog());
 		pause_ms(1000);
 		store_close(s);
@@ -388,7 +391,10 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		    (stats.completed || stats.failed || stats.stale ||
 			stats.purged))
 			print_stats(&stats);
-		/* Results to record: look again soon, not on news. */
+		/*
+		 * Results to record, claims in doubt: look again soon, not
+		 * on news.
+		 */
 		if (runner_backlog() > 0)
 			pause_ms(1000);
 		else

@@ -1,5 +1,5 @@
 # Several "hosts" in front of one PostgreSQL database, for the tests
-# t6300-t6330 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
+# t6300-t6340 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
 # own with FastCGI processes of its own, and a runner is a
 # checkpoint-runner --watch process of its own, all reaching the database
 # by CHECKPOINT_DB alone, as machines sharing it would.  Helpers to start,
@@ -77,6 +77,22 @@ runner_start() {
 runner_stop() {
 	eval "term_wait \$RUNNER_$1"
 	return $RC
+}
+
+# logged_jobs TIMEOUT_S JOB...: the JOBs, registered through CHECKPOINT_DB
+# with the timeout and a command that appends its job, checkpoint id and
+# trigger ("JOB ID TRIGGER") to $CMDLOG, then sleeps 0.3 s.  The command
+# is in single quotes on purpose: its $VARS are for the action's shell.
+logged_jobs() {
+	_t=$1
+	shift
+	for _j in "$@"; do
+		# shellcheck disable=SC2016
+		"$CTL" job add "$_j" --timeout "$_t" --command \
+		    'echo "$CHECKPOINT_JOB_ID $CHECKPOINT_ID $CHECKPOINT_TRIGGER_ID" \
+		    >> '"'$CMDLOG'"'; sleep 0.3' > /dev/null ||
+		    bail "checkpointctl job add $_j failed"
+	done
 }
 
 # q SQL: SQL on the server that the checks ask, Q_PORT (default: the first

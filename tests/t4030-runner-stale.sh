@@ -1,8 +1,9 @@
 #!/bin/sh
 # checkpoint-runner, black-box, stale claims: claims of dead runners, of
 # reused pids, of live runners and other hosts within and past their lease,
-# simulated in the database and real (kill -9, during an action and in its
-# timeout's grace period); and a runner started with SIGCHLD ignored.
+# of the watching runner itself that it knows nothing of, simulated in the
+# database and real (kill -9, during an action and in its timeout's grace
+# period); and a runner started with SIGCHLD ignored.
 #
 # Actions' commands are written in single quotes on purpose: their $VARS
 # are for the action's shell, not this one.
@@ -93,6 +94,38 @@ is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
 is "$(trace1 "$J" "$(tid 2701)")" "$EXPIRED" "stale: as expired"
 test ! -e "$T/ran27"
 ok $? "stale: the other host's command is not run here"
+
+# A claim of the watching runner itself that it knows nothing of: no
+# action of it running, no result of it kept (a claim whose commit it took
+# for failed it would run; t6340).  Not held for its lease, and not said
+# to be of a runner that is gone: resolved at the runner's next pass.
+J=$(jid 30)
+add_job "$J" RUNNING FULL "touch $T/ran30" 5
+post "$J" "$(tid 3001)"
+# Claimed by this live shell (left alone) until the runner runs, then
+# handed to the runner.
+claim "$J" "$(tid 3001)" "$HOST:$$:$MYSTART" "$FAR" 1
+spawn "$RUNNER" --watch 2>>"$RLOG"
+R=$LAST_PID
+wait_until 50 "[ \"\$(grep -c 'watching' '$RLOG')\" -gt 0 ]"
+ROWNER=$HOST:$R:$(sed 's/.*) //' "/proc/$R/stat" | cut -d' ' -f20)
+dbq "UPDATE triggers SET claimed_by = '$ROWNER'
+    WHERE job_id = '$J' AND trigger_id = '$(tid 3001)'"
+wait_until 100 "[ \"\$(col $J $(tid 3001) status)\" = COMPLETED ]"
+ok $? "own claim: the watching runner resolves its own unknown claim at once"
+is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
+    "own claim: as a failure, its checkpoint id 1 kept"
+is "$(col "$J" "$(tid 3001)" failure_trace)" "$EXPIRED
+	at checkpoint-runner (the runner $ROWNER that claimed it lost track of its action)" \
+    "own claim: expired, the trace saying the runner lost track of it"
+test ! -e "$T/ran30"
+ok $? "own claim: the command is not run"
+post "$J" "$(tid 3002)"
+wait_until 100 "[ \"\$(col $J $(tid 3002) status)\" = COMPLETED ]"
+is "$(rows "$J" | tail -n 1)" "COMPLETED|2|FULL|-|-" \
+    "own claim: the job's next trigger runs at once, with id 2"
+stop_pid "$R"
+is "$?" 0 "own claim: the runner exits 0 on SIGTERM"
 
 # A pass must end even while another runner holds a claim on a job that has
 # more triggers waiting (checkpoint-runner(8): one pass, then exit, for cron).
