@@ -418,6 +418,13 @@ store_claim(struct store *s, int64_t row, const char *owner,
 }
 
 enum store_rc
+store_claim_renew(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	return s->ops->claim_renew(s, row, owner, now_ms, lease_ms);
+}
+
+enum store_rc
 store_claimed(struct store *s, store_stale_cb cb, void *arg)
 {
 	return s->ops->claimed(s, cb, arg);

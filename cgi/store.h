@@ -286,6 +286,16 @@ enum store_rc store_complete(struct store *, int64_t row, const char *owner,
     const struct outcome *, int64_t now_ms);
 enum store_rc store_claim(struct store *, int64_t row, const char *owner,
     int64_t checkpoint_id, enum ckpt_type, int64_t now_ms, int64_t lease_ms);
+/*
+ * Renews the lease of row's claim, if it is still owner's and pending:
+ * lease_ms, on the caller's clock as store_claim's (now_ms its now).
+ * STORE_NOTFOUND: no such claim; nothing changed.  A write, so that its
+ * commit is made durable as a claim's is (on PostgreSQL, confirmed by a
+ * synchronous standby): the runner's proof that a claim it found, whose
+ * own commit was in doubt, will outlive a failover.
+ */
+enum store_rc store_claim_renew(struct store *, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms);
 enum store_rc store_claimed(struct store *, store_stale_cb, void *);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
 /* Grows when another connection committed something a runner may want. */

@@ -66,6 +66,8 @@ struct store_ops {
 	    const struct outcome *, int64_t);
 	enum store_rc (*claim)(struct store *, int64_t, const char *, int64_t,
 	    enum ckpt_type, int64_t, int64_t);
+	enum store_rc (*claim_renew)(struct store *, int64_t, const char *,
+	    int64_t, int64_t);
 	enum store_rc (*claimed)(struct store *, store_stale_cb, void *);
 	enum store_rc (*wal_checkpoint)(struct store *, int *);
 	enum store_rc (*data_version)(struct store *, int64_t *);

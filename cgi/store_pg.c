@@ -92,6 +92,7 @@ enum stmt {
 	STMT_NEXT_ID,
 	STMT_COMPLETE,
 	STMT_CLAIM,
+	STMT_CLAIM_RENEW,
 	STMT_CLAIMED,
 	STMT_METRICS_SERVICE,
 	STMT_METRICS_JOBS,
@@ -362,6 +363,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " lease_ms = " NOW_MS " + $5::bigint, checkpoint_id = $3,"
 	    " checkpoint_type = $4"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	/* $3: the lease's new length, from now by the server's clock. */
+	[STMT_CLAIM_RENEW] =
+	    "UPDATE triggers SET lease_ms = " NOW_MS " + $3::bigint"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2",
 	/* The lease as time left by the server's clock (pg_claimed). */
 	[STMT_CLAIMED] =
 	    "SELECT id, job_id, trigger_id, claimed_by,"
@@ -965,6 +970,19 @@ pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
 		PQclear(res);
 	}
 	return rc;
+}
+
+/* A statement that changes one row: STORE_NOTFOUND if it changed none. */
+static enum store_rc
+pg_exec_one(struct pg *s, enum stmt id, const struct params *p,
+    const char *what)
+{
+	enum store_rc rc;
+	int64_t n;
+
+	if ((rc = pg_exec_changes(s, id, p, what, &n)) != STORE_OK)
+		return rc;
+	return n > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
 static const char *
@@ -2298,18 +2316,27 @@ pg_claim(struct store *base, int64_t row, const char *owner,
 {
 	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
 
 	p_int(&p, row);
 	p_text(&p, owner);
 	p_int(&p, checkpoint_id);
 	p_text(&p, ckpt_type_name(type));
 	p_int(&p, lease_ms - now_ms);
-	if ((rc = pg_exec_changes(s, STMT_CLAIM, &p, "claim trigger", &n)) !=
-	    STORE_OK)
-		return rc;
-	return n > 0 ? STORE_OK : STORE_NOTFOUND;
+	return pg_exec_one(s, STMT_CLAIM, &p, "claim trigger");
+}
+
+/* The lease's length is taken from the caller's clock, as pg_claim's. */
+static enum store_rc
+pg_claim_renew(struct store *base, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+
+	p_int(&p, row);
+	p_text(&p, owner);
+	p_int(&p, lease_ms - now_ms);
+	return pg_exec_one(s, STMT_CLAIM_RENEW, &p, "renew claim");
 }
 
 /*
@@ -2815,6 +2842,7 @@ static const struct store_ops pg_ops = {
 	.next_checkpoint_id = pg_next_checkpoint_id,
 	.complete = pg_complete,
 	.claim = pg_claim,
+	.claim_renew = pg_claim_renew,
 	.claimed = pg_claimed,
 	.wal_checkpoint = pg_wal_checkpoint,
 	.data_version = pg_data_version,

@@ -60,6 +60,7 @@ enum stmt {
 	STMT_NEXT_ID,
 	STMT_COMPLETE,
 	STMT_CLAIM,
+	STMT_CLAIM_RENEW,
 	STMT_CLAIMED,
 	STMT_DATA_VERSION,
 	STMT_WAL_CHECKPOINT,
@@ -279,6 +280,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE triggers SET claimed_by = ?2, claimed_ms = ?5,"
 	    " lease_ms = ?6, checkpoint_id = ?3, checkpoint_type = ?4"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_CLAIM_RENEW] = "UPDATE triggers SET lease_ms = ?3"
+			     " WHERE id = ?1 AND status = 'IN_PROGRESS'"
+			     " AND claimed_by = ?2",
 	[STMT_CLAIMED] =
 	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms,"
 	    " checkpoint_id, checkpoint_type FROM triggers"
@@ -1536,6 +1540,25 @@ lite_claim(struct store *base, int64_t row, const char *owner,
 	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
+static enum store_rc
+lite_claim_renew(struct store *base, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	enum store_rc rc;
+
+	(void)now_ms;
+	if ((st = stmt_get(s, STMT_CLAIM_RENEW)) == NULL)
+		return STORE_ERROR;
+	sqlite3_bind_int64(st, 1, row);
+	bind_text(st, 2, owner);
+	sqlite3_bind_int64(st, 3, lease_ms);
+	if ((rc = stmt_run(s, st, "renew claim")) != STORE_OK)
+		return rc;
+	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
 /* Every claimed, still pending trigger, for the caller to judge. */
 static enum store_rc
 lite_claimed(struct store *base, store_stale_cb cb, void *arg)
@@ -2098,6 +2121,7 @@ static const struct store_ops lite_ops = {
 	.next_checkpoint_id = lite_next_checkpoint_id,
 	.complete = lite_complete,
 	.claim = lite_claim,
+	.claim_renew = lite_claim_renew,
 	.claimed = lite_claimed,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,

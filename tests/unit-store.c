@@ -817,6 +817,22 @@ test_claims(struct store *s)
 	tap_is_str(status(s, J2, TC, 700, STORE_MS), IN_PROGRESS,
 	    "claimed: still IN_PROGRESS to the API");
 
+	/* Renewing a lease: only the claim's owner, while it is pending. */
+	tap_is_int(store_claim_renew(s, row, "runner-b:456", 700, 1900),
+	    STORE_NOTFOUND, "renew another's claim: STORE_NOTFOUND");
+	tap_is_int(store_claim_renew(s, row + 1000, "runner-a:123", 700, 1900),
+	    STORE_NOTFOUND, "renew no claim: STORE_NOTFOUND");
+	memset(&seen, 0, sizeof(seen));
+	store_claimed(s, claimed_cb, &seen);
+	tap_is_int(seen.c.lease_ms, 900, "not renewed: the lease unchanged");
+	tap_is_int(store_claim_renew(s, row, "runner-a:123", 700, 1900),
+	    STORE_OK, "renew its own claim: OK");
+	memset(&seen, 0, sizeof(seen));
+	store_claimed(s, claimed_cb, &seen);
+	tap_is_int(seen.c.lease_ms, 1900, "renewed: the new lease");
+	tap_is_int(seen.c.checkpoint_id, ck, "renewed: the same checkpoint id");
+	tap_is_str(seen.c.owner, "runner-a:123", "renewed: the same owner");
+
 	memset(&o, 0, sizeof(o));
 	o.location = "s3://b/chk-1";
 	tap_is_int(store_complete(s, row, "runner-b:456", &o, 800),
@@ -836,6 +852,8 @@ test_claims(struct store *s)
 	memset(&seen, 0, sizeof(seen));
 	store_claimed(s, claimed_cb, &seen);
 	tap_is_int(seen.n, 0, "claimed: none left");
+	tap_is_int(store_claim_renew(s, row, "runner-a:123", 801, 1901),
+	    STORE_NOTFOUND, "renew a completed trigger: STORE_NOTFOUND");
 
 	tap_is_int(store_wal_checkpoint(s, &busy), STORE_OK,
 	    "wal checkpoint: OK");
