@@ -18,7 +18,8 @@
  * stays consumed; the command is not run again, since it may have had
  * effects).  A claim of this very runner that it does not know of (its
  * round's commit failed, yet was made) is settled at the start of its next
- * pass, not left to its lease: see pass_resolve_stale.
+ * pass, not left to its lease: see pass_resolve_stale; its command runs
+ * only once a renewal of its lease has committed (claim_renew).
  */
 #include <config.h>
 
@@ -83,11 +84,12 @@ static size_t nbacklog;
  * COMMIT was sent; PostgreSQL cancelled the wait for a synchronous standby
  * after committing on the primary).  Kept, with its command, until the
  * store says: the claim is there, this runner's (claim_own, then
- * pass_start_due runs its command), or the trigger was claimed again
- * (pass_round), or the claim's lease ran out with no such claim seen.
+ * pass_start_due renews it and runs its command), or the trigger was
+ * claimed again (pass_round), or the claim's lease ran out with no such
+ * claim seen.
  */
 struct in_doubt {
-	struct running claim; /* no action yet */
+	struct running claim; /* no action yet; its lease as first taken */
 	char *command;
 	int due; /* seen made, by this pass: to be run */
 };
@@ -217,6 +219,13 @@ doubt_keep(const struct running *r, char *command)
 	return 1;
 }
 
+/* The lease of a claim taken, or renewed, at now: on this runner's clock. */
+static int64_t
+claim_lease(int64_t now, int64_t timeout_s)
+{
+	return now + timeout_s * 1000 + RUNNER_LEASE_GRACE_MS;
+}
+
 /*
  * Completes claim c as expired, the trace's second line saying why, if
  * the claim is still c's.
@@ -257,32 +266,29 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
  * keeps, as if the commit had been answered; only if too little of the
  * lease is left for the action to end and be recorded in it (its
  * timeout, the watchdog's kill, the recording) is the claim failed, at
- * once.  Any other claim of ours is one this runner lost track of (its
- * action ended and its result could not be kept, or a claim in doubt
- * found no room): failed at once as well, its id used, its command not
- * run (again).
- *
- * XXX A claim whose wait for PostgreSQL's synchronous standby was
- * cancelled is seen on the primary before the standby may have it: were
- * the primary lost then, the promoted standby would hand the trigger the
- * same id again, and the command would run twice.  A store operation
- * that renews the claim's lease, a write whose commit waits for the
- * standby like any other, would make the claim durable before its
- * command starts (and give the command a whole lease); store.h has none.
+ * once.  That lease is the one the claim was taken with, or what is left
+ * of it in the store if less: renewals that failed (claim_renew) may
+ * have lengthened it in the store, and must not keep a claim that cannot
+ * be made durable waiting for ever.  Any other claim of ours is one this
+ * runner lost track of (its action ended and its result could not be
+ * kept, or a claim in doubt found no room): failed at once as well, its
+ * id used, its command not run (again).
  */
 static void
 claim_own(struct pass *p, const struct stale *c, int64_t now)
 {
 	struct in_doubt *d;
 	char why[256];
+	int64_t lease;
 
 	if (backlog_has(c->row))
 		return;
 	if ((d = doubt_find(c->row)) != NULL &&
 	    d->claim.checkpoint_id == c->checkpoint_id) {
-		if (c->lease_ms - now >=
+		lease = c->lease_ms < d->claim.lease_ms ? c->lease_ms :
+							  d->claim.lease_ms;
+		if (lease - now >=
 		    d->claim.timeout_s * 1000 + RUNNER_DOUBT_MARGIN_MS) {
-			d->claim.lease_ms = c->lease_ms;
 			d->due = 1;
 			return;
 		}
@@ -443,7 +449,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 			p->stats->completed++;
 		return rc == STORE_NOTFOUND ? STORE_OK : rc;
 	}
-	lease = now + e->timeout_s * 1000 + RUNNER_LEASE_GRACE_MS;
+	lease = claim_lease(now, e->timeout_s);
 	rc = store_claim(p->store, e->row, p->o->owner, id, type, now, lease);
 	if (rc == STORE_NOTFOUND)
 		return STORE_OK;
@@ -581,17 +587,64 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 }
 
 /*
+ * Renews the lease of claim d, found in the store, in a transaction of its
+ * own.  Seeing the claim proves only that the server that answered has it:
+ * on PostgreSQL, a claim whose wait for the synchronous standby was
+ * cancelled is on the primary alone, and were the primary lost, the
+ * promoted standby would give the trigger the same id again, and its
+ * command would run twice.  The renewal is a write, whose commit is
+ * confirmed only once the standby has it and all before it, the claim
+ * included.  So the claim's command may start only on STORE_OK, which
+ * also gives it a whole lease (d->claim.lease_ms).  STORE_NOTFOUND: the
+ * claim is no longer this runner's, and d is forgotten; anything else:
+ * d stays in doubt, for the next pass.
+ */
+static enum store_rc
+claim_renew(struct pass *p, struct in_doubt *d)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	int64_t lease = claim_lease(now, d->claim.timeout_s);
+	enum store_rc rc;
+
+	if ((rc = store_begin(p->store)) == STORE_OK) {
+		if ((rc = store_claim_renew(p->store, d->claim.row, p->o->owner,
+			 now, lease)) == STORE_OK &&
+		    (rc = store_commit(p->store)) == STORE_OK) {
+			p->stats->transactions++;
+			d->claim.lease_ms = lease;
+			return STORE_OK;
+		}
+		store_rollback(p->store);
+	}
+	if (rc == STORE_NOTFOUND) {
+		log_info("trigger %s job %s: checkpoint %lld: its claim is no "
+			 "longer this runner's; its action is not run",
+		    d->claim.trigger.s, d->claim.job.s,
+		    (long long)d->claim.checkpoint_id);
+		doubt_drop(d);
+	} else
+		log_warn("trigger %s job %s: checkpoint %lld: its claim was "
+			 "found, but not renewed (%s): its action waits for "
+			 "the next pass",
+		    d->claim.trigger.s, d->claim.job.s,
+		    (long long)d->claim.checkpoint_id, store_rc_name(rc));
+	return rc;
+}
+
+/*
  * Runs the actions of this runner's claims in doubt that the store showed
  * were made (claim_own), under the checkpoint ids they took, as their
- * rounds would have had their commits been answered.  Those over the
- * parallel limit wait for the next pass; on *quit none starts, and they
- * are left to their leases.
+ * rounds would have had their commits been answered, each once its
+ * renewal committed (claim_renew).  Those over the parallel limit wait
+ * for the next pass; on *quit none starts, and they are left to their
+ * leases.
  */
 static void
 pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 {
 	struct in_doubt *d;
 	size_t i;
+	enum store_rc rc;
 
 	for (i = 0; i < ndoubt;) {
 		d = &doubt[i];
@@ -599,6 +652,14 @@ pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 		    pass_job_running(p, &d->claim.job)) {
 			d->due = 0;
 			i++;
+			continue;
+		}
+		if ((rc = claim_renew(p, d)) != STORE_OK) {
+			/* Dropped: doubt[i] is another one now. */
+			if (rc != STORE_NOTFOUND) {
+				d->due = 0;
+				i++;
+			}
 			continue;
 		}
 		log_warn("trigger %s job %s: checkpoint %lld: its claim was "

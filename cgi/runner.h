@@ -44,8 +44,9 @@ int runner_owner(char *buf, size_t len);
 int runner_pass(struct store *, const struct runner_opts *,
     struct runner_stats *, volatile sig_atomic_t *quit);
 /*
- * Results of actions that ended while the database could not be reached:
- * each pass records them first, while their leases last.
+ * Results of actions that ended while the database could not be reached,
+ * and claims whose commit failed, to be settled: each pass records the
+ * results first, while their leases last, then looks for those claims.
  */
 size_t runner_backlog(void);
 void runner_backlog_drop(void);
