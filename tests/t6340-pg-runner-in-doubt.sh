@@ -10,35 +10,56 @@
 # timeout and 30 s) and then fail it as expired, "the runner that claimed
 # it is gone", its id used and its command never run.
 #
+# Seeing its claim is not enough: on a primary whose wait for the standby
+# was cancelled, the claim may be on the primary alone, and a standby
+# promoted without it would give the trigger the same id again, and the
+# command would run twice.  So the runner first renews the claim's lease,
+# a write whose commit waits for the standby, and runs the command only
+# once the renewal committed.
+#
 # A PostgreSQL primary and a synchronous standby (pg_basebackup, fsync
 # on), synchronous_commit = remote_apply on the primary: a commit waits
 # until the standby has applied it, so that pausing the standby's replay
 # (pg_wal_replay_pause) holds every commit of the runner, while the
 # standby still receives the WAL.  The app (checkpoint-api.fcgi on a
 # socket) commits asynchronously (CHECKPOINT_SYNC=NORMAL), so that only
-# the runner's claim waits.  Two jobs with a 3 s timeout, whose command
+# the runner's writes wait.  Three jobs with a 3 s timeout, whose command
 # appends its job, checkpoint id and trigger to a log and sleeps 0.3 s;
 # the watching runners have CHECKPOINT_DB a URI naming both servers
-# (target_session_attrs=read-write).  Each case: trigger 1 completes, the
-# replay is paused, trigger 2 is POSTed and the runner's claim of it waits
-# in COMMIT (pg_stat_activity: SyncRep), then
-#   1. the wait is cancelled by the runner's statement_timeout (5 times
-#      CHECKPOINT_BUSY_TIMEOUT, 200ms here): the server commits on the
-#      primary only and the runner gets an error; the replay resumes;
-#   2. once the standby has received the claim's commit record, the
-#      primary's postmaster gets SIGKILL; the runner cannot open the
-#      database again until the standby is promoted (pg_ctl promote -w).
-# Proved, each time: the claim is there (on the primary, on the promoted
-# server), the runner's, with id 2, while the runner (held by SIGSTOP
-# while this is looked at) has no child; let go, the runner, never
-# restarted, runs trigger 2's command at its next pass:
-# trigger 2 COMPLETED with id 2 and no failure, then trigger 3 (POSTed
-# right after) with id 3, well within 10 s (the lease would hold the job
-# 33 s); the job's command log is exactly ids 1, 2, 3, each for its own
-# trigger; no "expired" anywhere; ids dense, the counter at 3.
+# (target_session_attrs=read-write).  Each case: trigger 1 completes,
+# then trigger 2 is POSTed and the runner's claim of it is committed on
+# the primary, its wait for the standby cancelled or cut short:
+#   1. the replay paused, the wait is cancelled by the runner's
+#      statement_timeout (5 times CHECKPOINT_BUSY_TIMEOUT, 200ms here):
+#      the server commits on the primary only and the runner gets an
+#      error.  Let go with the replay still paused, the runner finds its
+#      claim at each pass, and each renewal's wait is cancelled in turn:
+#      the command must not run while the standby lacks the claim; then
+#      the replay resumes;
+#   2. the replay paused, once the standby has received the claim's
+#      commit record, the primary's postmaster gets SIGKILL; the runner
+#      cannot open the database again until the standby is promoted
+#      (pg_ctl promote -w), which applies the claim;
+#   3. on the promoted server of case 2 and a new standby of it: the
+#      standby stops receiving WAL (primary_conninfo emptied) once it has
+#      trigger 2, the claim's wait is cancelled, and so is each renewal's;
+#      the primary is killed and the standby promoted, without the claim
+#      and with the job's counter at 1.
+# Proved, each time: in 1 and 2, the claim is there (on the primary, on
+# the promoted server), the runner's, with id 2, while the runner (held
+# by SIGSTOP while this is looked at) has no child; in 1 and 3, no
+# command ran for trigger 2 while its renewal could not be confirmed.
+# Then the runner, never restarted, runs trigger 2's command once: in 1
+# and 2 at its next pass, under the id the claim took; in 3 by claiming
+# the trigger again on the promoted server, with id 2 again, its claim in
+# doubt never run.  Trigger 2 COMPLETED with id 2 and no failure, then
+# trigger 3 (POSTed right after) with id 3, well within 10 s (the lease
+# would hold the job 33 s); the job's command log is exactly ids 1, 2, 3,
+# each for its own trigger; no "expired" anywhere; ids dense, the counter
+# at 3.  Without the renewal, case 3's command runs twice under id 2.
 #
-# Bounded: about 10 s; ~30 s when the runner waits out the lease (each
-# case gives up after 10 s).
+# Bounded: about 30 s; ~60 s when the runner waits out the lease (each
+# wait gives up after 10 to 15 s).
 # shellcheck disable=SC2016,SC2034,SC2154
 . "$(dirname "$0")/lib.sh"
 PG_FSYNC=on
@@ -47,6 +68,7 @@ PG_FSYNC=on
 
 J1=6340000000000000000000000000000a
 J2=6340000000000000000000000000000b
+J3=6340000000000000000000000000000c
 TID1=00000000000000000000000000000001
 TID2=00000000000000000000000000000002
 TID3=00000000000000000000000000000003
@@ -183,8 +205,17 @@ hold "$RUNNER_0"
 is "$(pgrep -P "$RUNNER_0" | grep -c .)" 0 "  the runner runs no command"
 is "$(claimed $J1 $TID2)" "IN_PROGRESS 2 $(owner "$RUNNER_0")" \
     "  yet the claim is on the primary, the live runner's, with id 2"
-replay resume
+# Let go with the replay still paused: the runner finds its claim at each
+# pass, and its renewal's commit waits for the standby, and is cancelled.
 let_go
+wait_until 150 '[ "$(grep -c "not renewed" "$T/runner-0.log")" -ge 2 ]'
+ok $? "  let go, the runner renews its claim, and twice the renewal is not confirmed"
+is "$(ran $J1)" "1 $TID1," "  meanwhile the command has not run for trigger 2"
+is "$(pgrep -P "$RUNNER_0" | grep -c .)" 0 "  nor runs"
+is "$(psql_q "SELECT count(*) FROM triggers WHERE job_id = '$J1'
+    AND trigger_id = '$TID2' AND claimed_by IS NOT NULL" "" \
+    "$PG_STANDBY_PORT")" 0 "  the standby still has no claim of trigger 2"
+replay resume
 T_SEEN=$(now_ms)
 settled $J1 "$RUNNER_0" "$T_SEEN" "the cancelled wait"
 runner_stop 0
@@ -217,17 +248,84 @@ is "$(claimed $J2 $TID2)" "IN_PROGRESS 2 $(owner "$RUNNER_1")" \
 let_go
 T_SEEN=$(now_ms)
 settled $J2 "$RUNNER_1" "$T_SEEN" "failover"
+runner_stop 1
+is "$?" 0 "the runner exits 0 on SIGTERM"
 
-# --- both ----------------------------------------------------------------------
+# --- 3. the primary lost before the standby has the claim --------------------
+
+# The promoted server is the primary now, with a new synchronous standby
+# (the old primary's data left as it died); the app and a new runner are
+# given both.
+pg_orphans_stop
+PGDATA_DIR=$PG_STANDBY_DIR
+PG_PORT=$PG_STANDBY_PORT
+PG_STANDBY_DIR=$PG_DIR/standby2
+Q_PORT=
+pg_standby
+pg_sync_standby
+CHECKPOINT_DB=$(pg_uri_hosts)
+stop_pid "$APP"
+CHECKPOINT_SYNC=NORMAL
+export CHECKPOINT_SYNC
+start_app "" 2>> "$T/app.log"
+unset CHECKPOINT_SYNC
+logged_jobs 3 $J3
+RLOG=$T/runner-2.log
+CHECKPOINT_BUSY_TIMEOUT=200ms
+export CHECKPOINT_BUSY_TIMEOUT
+runner_start 2
+unset CHECKPOINT_BUSY_TIMEOUT
+first_trigger $J3 "the primary lost"
+# Trigger 2 POSTed while the runner is held, until the standby has it
+# (the app's commit does not wait for it).
+hold "$RUNNER_2"
+is "$(post $J3 $TID2)" "$(accepted $TID2)" "  trigger 2 accepted"
+wait_until 50 '[ "$(psql_q "SELECT count(*) FROM triggers
+    WHERE job_id = '\''$J3'\'' AND trigger_id = '\''$TID2'\''" "" \
+    "$PG_STANDBY_PORT")" = 1 ]'
+ok $? "  and on the standby"
+# Then the standby stops receiving WAL (no primary_conninfo: no WAL
+# receiver), so that nothing committed from now on reaches it.
+psql_q "ALTER SYSTEM SET primary_conninfo = ''" "" "$PG_STANDBY_PORT" &&
+    psql_q "SELECT pg_reload_conf()" "" "$PG_STANDBY_PORT" > /dev/null ||
+    bail "cannot detach the standby"
+wait_until 100 '[ "$(psql_q "SELECT count(*) FROM pg_stat_replication" \
+    postgres)" = 0 ]'
+ok $? "  the standby detached: no WAL sender left on the primary"
+let_go
+wait_until 50 'grep -q "synchronous replication was cancelled" "$RLOG"'
+ok $? "  the runner's claim of it: the wait for the standby cancelled"
+wait_until 150 '[ "$(grep -c "not renewed" "$RLOG")" -ge 2 ]'
+ok $? "  the runner finds its claim, and twice its renewal is not confirmed"
+is "$(claimed $J3 $TID2)" "IN_PROGRESS 2 $(owner "$RUNNER_2")" \
+    "  the claim is on the primary, the live runner's, with id 2"
+is "$(ran $J3)" "1 $TID1," "  yet the command has not run for trigger 2"
+# Held while the primary dies and the standby is promoted, then looked at.
+hold "$RUNNER_2"
+pg_kill9
+pg_promote
+is "$?" 0 "the primary killed, the standby is promoted (pg_ctl promote -w)"
+Q_PORT=$PG_STANDBY_PORT
+is "$(claimed $J3 $TID2)" "IN_PROGRESS - -" \
+    "  it has trigger 2, never claimed"
+is "$(q "SELECT last_id FROM checkpoint_counters WHERE job_id = '$J3'")" 1 \
+    "  and the job's counter at 1: the claim's id 2 is not taken there"
+let_go
+T_SEEN=$(now_ms)
+settled $J3 "$RUNNER_2" "$T_SEEN" "the primary lost"
+is "$(grep -c 'its action runs now' "$RLOG")" 0 \
+    "  the claim in doubt was never run: trigger 2 was claimed again"
+runner_stop 2
+is "$?" 0 "the runner exits 0 on SIGTERM"
+
+# --- all -----------------------------------------------------------------------
 
 is "$(q "SELECT count(*) FROM triggers WHERE status <> 'COMPLETED'
     OR failure_class IS NOT NULL")" 0 \
-    "every trigger on the promoted server COMPLETED, none failed"
+    "every trigger on the last promoted server COMPLETED, none failed"
 is "$(cat "$T"/runner-*.log | grep -c -e 'expired' -e 'result dropped')" 0 \
     "the runners' logs: nothing expired, no result dropped"
 is "$(cat "$T"/runner-*.log | grep -c 'its action runs now')" 2 \
-    "  each runner ran its claim in doubt once it found it"
-runner_stop 1
-is "$?" 0 "the runner exits 0 on SIGTERM"
+    "  the first two runners each ran their claim in doubt once they found it"
 
 done_testing
