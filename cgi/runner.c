@@ -40,6 +40,8 @@
 #define RUNNER_POLL_MS 50 /* how often a pass looks for news */
 #define RUNNER_MAX_ACTIVE 64
 #define RUNNER_RECORD_IDLE_MS 10000 /* a pass that advanced nothing */
+/* Busy rounds in a row a pass tries again, each after RUNNER_POLL_MS. */
+#define RUNNER_BUSY_TRIES 10
 /* Past an action's timeout: the watchdog's 2 s, then recording its end. */
 #define RUNNER_DOUBT_MARGIN_MS 5000
 
@@ -905,7 +907,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	int64_t cursor = 0, start = action_now_ms(), purged;
 	int64_t before = stats->completed + stats->failed;
 	int64_t version = 0, seen = 0;
-	int more = 1, rescan;
+	int more = 1, rescan, busy = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.store = s;
@@ -923,13 +925,23 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	while (rc == STORE_OK || rc == STORE_BUSY) {
 		if (!*quit && more) {
 			rc = pass_round(&p, &cursor, &more);
-			if (rc == STORE_BUSY)
+			busy = rc == STORE_BUSY ? busy + 1 : 0;
+			if (rc == STORE_BUSY && busy <= RUNNER_BUSY_TRIES)
 				log_warn("database busy; the round will be "
 					 "tried again");
 			if (more)
 				continue;
 		}
-		if (p.nrun == 0 && (!p.skipped || *quit))
+		/*
+		 * Done when nothing runs and nothing waits: not after a busy
+		 * round, which is tried again (a lock held a moment longer
+		 * than the busy timeout), unless the database stayed locked
+		 * RUNNER_BUSY_TRIES rounds in a row.
+		 */
+		if (p.nrun == 0 &&
+		    ((!p.skipped &&
+			 (rc != STORE_BUSY || busy > RUNNER_BUSY_TRIES)) ||
+			*quit))
 			break;
 		/* Look again from the start once an action frees its job,
 		 * or when another process committed (new triggers). */
