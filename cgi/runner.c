@@ -675,6 +675,53 @@ pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 	}
 }
 
+/* What result_stored found of one checkpoint. */
+struct stored_result {
+	const struct outcome *o;
+	int same;
+};
+
+static int
+same_text(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+static int
+stored_result_cb(const struct ckpt *c, void *arg)
+{
+	struct stored_result *r = arg;
+	const struct outcome *o = r->o;
+
+	if (o->failure_class == NULL)
+		r->same = c->status == CKPT_COMPLETED &&
+		    same_text(c->location, o->location);
+	else
+		r->same = c->status == CKPT_FAILED &&
+		    same_text(c->failure_class, o->failure_class) &&
+		    same_text(c->failure_trace, o->failure_trace);
+	return 0;
+}
+
+/*
+ * Whether the job's checkpoint o->checkpoint_id already holds o: a result
+ * recorded again after a commit that failed without saying whether it was
+ * made (the connection lost in COMMIT, or a wait for a synchronous
+ * standby cancelled, when the server commits on the primary alone) finds
+ * its claim gone because that commit was made.
+ */
+static int
+result_stored(struct pass *p, const struct id *job, const struct outcome *o)
+{
+	struct stored_result r = { o, 0 };
+
+	if (o->checkpoint_id <= 0 ||
+	    store_ckpt_get(p->store, job, o->checkpoint_id, stored_result_cb,
+		&r) != STORE_OK)
+		return 0;
+	return r.same;
+}
+
 /*
  * Records how a claimed trigger ended, if the claim is still ours, and
  * counts and logs it.
@@ -687,6 +734,12 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 
 	rc = store_complete(p->store, row, p->o->owner, o,
 	    clock_ms(CLOCK_REALTIME));
+	if (rc == STORE_NOTFOUND && result_stored(p, job, o)) {
+		log_info("trigger %s job %s: checkpoint %lld: its result was "
+			 "recorded by the commit that had not been confirmed",
+		    trigger->s, job->s, (long long)o->checkpoint_id);
+		rc = STORE_OK;
+	}
 	if (rc == STORE_OK) {
 		if (o->failure_class == NULL)
 			p->stats->completed++;

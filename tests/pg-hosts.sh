@@ -1,5 +1,5 @@
 # Several "hosts" in front of one PostgreSQL database, for the tests
-# t6300-t6340 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
+# t6300-t6350 (sourced after lib.sh and pg.sh): a host is a lighttpd of its
 # own with FastCGI processes of its own, and a runner is a
 # checkpoint-runner --watch process of its own, all reaching the database
 # by CHECKPOINT_DB alone, as machines sharing it would.  Helpers to start,
@@ -301,4 +301,54 @@ accepted_missing() {
 		echo "SELECT count(*) FROM acc a LEFT JOIN triggers t
 		    USING (job_id, trigger_id) WHERE t.id IS NULL;"
 	} | q_in
+}
+
+# remote_apply_start: a primary and a synchronous standby whose commits
+# wait until the standby has applied them (synchronous_commit =
+# remote_apply on the primary), so that pausing the standby's replay
+# (replay pause) holds every commit; CHECKPOINT_DB names both
+# (target_session_attrs=read-write), with the schema made.
+remote_apply_start() {
+	pg_start
+	pg_standby
+	pg_sync_standby
+	psql_q "ALTER SYSTEM SET synchronous_commit = remote_apply" postgres &&
+	    psql_q "SELECT pg_reload_conf()" postgres > /dev/null ||
+	    bail "cannot set synchronous_commit"
+	wait_until 50 '[ "$(psql_q "SHOW synchronous_commit")" = remote_apply ]' ||
+	    bail "synchronous_commit is not remote_apply"
+	CHECKPOINT_DB=$(pg_uri_hosts)
+	export CHECKPOINT_DB
+	"$CTL" init > /dev/null ||
+	    bail "checkpointctl init through $CHECKPOINT_DB failed"
+}
+
+# replay pause|resume: the standby's replay paused (and seen paused), or
+# resumed.
+replay() {
+	psql_q "SELECT pg_wal_replay_$1()" "" "$PG_STANDBY_PORT" > /dev/null ||
+	    bail "pg_wal_replay_$1 failed"
+	[ "$1" = resume ] && return 0
+	wait_until 50 '[ "$(psql_q "SELECT pg_get_wal_replay_pause_state()" \
+	    "" "$PG_STANDBY_PORT")" = paused ]' || bail "the replay does not pause"
+}
+
+# app_async: the app on $SOCK (start_app), committing asynchronously
+# (CHECKPOINT_SYNC=NORMAL), so that only the runners' commits wait for a
+# synchronous standby; its log appended to $T/app.log.
+app_async() {
+	CHECKPOINT_SYNC=NORMAL
+	export CHECKPOINT_SYNC
+	start_app "" 2>> "$T/app.log"
+	unset CHECKPOINT_SYNC
+}
+
+# runner_quick K: runner_start K with CHECKPOINT_BUSY_TIMEOUT=200ms, so
+# that its statement_timeout (5 times that) cancels a commit's wait for
+# the standby after 1 s.
+runner_quick() {
+	CHECKPOINT_BUSY_TIMEOUT=200ms
+	export CHECKPOINT_BUSY_TIMEOUT
+	runner_start "$1"
+	unset CHECKPOINT_BUSY_TIMEOUT
 }

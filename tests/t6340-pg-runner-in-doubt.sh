@@ -123,11 +123,6 @@ claim_waits() {
 	    AND wait_event = 'SyncRep' AND query = 'COMMIT'" postgres)" = 1 ]
 }
 
-replay() {
-	psql_q "SELECT pg_wal_replay_$1()" "" "$PG_STANDBY_PORT" > /dev/null ||
-	    bail "pg_wal_replay_$1 failed"
-}
-
 # first_trigger JOB CASE: trigger 1 POSTed and completed with id 1.
 first_trigger() {
 	is "$(post "$1" $TID1)" "$(accepted $TID1)" "$2: trigger 1 accepted"
@@ -140,8 +135,6 @@ first_trigger() {
 # runner's claim of it waiting for the standby in COMMIT.
 claim_held() {
 	replay pause
-	wait_until 50 '[ "$(psql_q "SELECT pg_get_wal_replay_pause_state()" \
-	    "" "$PG_STANDBY_PORT")" = paused ]' || bail "the replay does not pause"
 	is "$(post "$1" $TID2)" "$(accepted $TID2)" "$2: trigger 2 accepted"
 	wait_until 50 claim_waits
 	ok $? "  the runner's claim of it waits in COMMIT for the standby"
@@ -168,34 +161,18 @@ settled() {
 	ok $? "  the same runner process, never restarted"
 }
 
-pg_start
-pg_standby
-pg_sync_standby
-psql_q "ALTER SYSTEM SET synchronous_commit = remote_apply" postgres &&
-    psql_q "SELECT pg_reload_conf()" postgres > /dev/null ||
-    bail "cannot set synchronous_commit"
-wait_until 50 '[ "$(psql_q "SHOW synchronous_commit")" = remote_apply ]' ||
-    bail "synchronous_commit is not remote_apply"
-CHECKPOINT_DB=$(pg_uri_hosts)
-export CHECKPOINT_DB
-"$CTL" init > /dev/null || bail "checkpointctl init through $CHECKPOINT_DB failed"
+remote_apply_start
 logged_jobs 3 $J1 $J2
 is "$(psql_q "SELECT application_name || ' ' || sync_state
     FROM pg_stat_replication" postgres)" "standby1 sync" \
     "a streaming standby, synchronous (pg_stat_replication)"
 is "$(psql_q "SHOW synchronous_commit")" remote_apply \
     "  commits wait until it has applied them"
-CHECKPOINT_SYNC=NORMAL
-export CHECKPOINT_SYNC
-start_app "" 2> "$T/app.log"
-unset CHECKPOINT_SYNC
+app_async
 
 # --- 1. the wait for the standby cancelled: committed on the primary only ----
 
-CHECKPOINT_BUSY_TIMEOUT=200ms
-export CHECKPOINT_BUSY_TIMEOUT
-runner_start 0
-unset CHECKPOINT_BUSY_TIMEOUT
+runner_quick 0
 first_trigger $J1 "the cancelled wait"
 claim_held $J1 "the cancelled wait"
 wait_until 50 'grep -q "synchronous replication was cancelled" "$T/runner-0.log"'
@@ -265,16 +242,10 @@ pg_standby
 pg_sync_standby
 CHECKPOINT_DB=$(pg_uri_hosts)
 stop_pid "$APP"
-CHECKPOINT_SYNC=NORMAL
-export CHECKPOINT_SYNC
-start_app "" 2>> "$T/app.log"
-unset CHECKPOINT_SYNC
+app_async
 logged_jobs 3 $J3
 RLOG=$T/runner-2.log
-CHECKPOINT_BUSY_TIMEOUT=200ms
-export CHECKPOINT_BUSY_TIMEOUT
-runner_start 2
-unset CHECKPOINT_BUSY_TIMEOUT
+runner_quick 2
 first_trigger $J3 "the primary lost"
 # Trigger 2 POSTed while the runner is held, until the standby has it
 # (the app's commit does not wait for it).
