@@ -352,3 +352,10 @@ runner_quick() {
 	runner_start "$1"
 	unset CHECKPOINT_BUSY_TIMEOUT
 }
+
+# owner PID: the claim tag of the runner PID (runner.c: host:pid:start,
+# the start in clock ticks since boot, /proc/PID/stat's 22nd field).
+owner() {
+	printf '%s:%s:%s' "$(uname -n)" "$1" \
+	    "$(sed 's/.*) //' "/proc/$1/stat" | cut -d ' ' -f 20)"
+}

@@ -109,13 +109,6 @@ ran() {
 	awk -v j="$1" '$1 == j { print $2, $3 }' "$CMDLOG" | tr '\n' ','
 }
 
-# owner PID: the claim tag of the runner PID (runner.c: host:pid:start,
-# the start in clock ticks since boot, /proc/PID/stat's 22nd field).
-owner() {
-	printf '%s:%s:%s' "$(uname -n)" "$1" \
-	    "$(sed 's/.*) //' "/proc/$1/stat" | cut -d ' ' -f 20)"
-}
-
 # claim_waits: a session of a runner waits for the standby in COMMIT.
 claim_waits() {
 	[ "$(psql_q "SELECT count(*) FROM pg_stat_activity

@@ -24,8 +24,15 @@
 #   2. a command that fails: the same, for a failure (class and trace
 #      compared);
 #   3. a claim resolved by hand while the command runs: the result is
-#      dropped, and said so.
-# Bounded: about 15 s.
+#      dropped, and said so;
+#   4. a claim in doubt that the runner learns of too late: the claim's
+#      commit cancelled, the runner held (SIGSTOP) until 26 s of the
+#      claim's lease (the job's timeout, 1 s, and 30 s) have gone, the
+#      replay resumed, then let go: with too little lease left to run the
+#      command and record it, the claim fails at once as expired, its
+#      id used, the command never run, and the next trigger gets the next
+#      id.
+# Bounded: about 45 s, 26 of them case 4's wait.
 # shellcheck disable=SC2016,SC2034,SC2154
 . "$(dirname "$0")/lib.sh"
 PG_FSYNC=on
@@ -35,7 +42,9 @@ PG_FSYNC=on
 J1=6350000000000000000000000000000a
 J2=6350000000000000000000000000000b
 J3=6350000000000000000000000000000c
+J4=6350000000000000000000000000000d
 TID=00000000000000000000000000000001
+TID2=00000000000000000000000000000002
 CMDLOG=$T/commands.log
 RLOG=$T/runner-0.log
 : > "$CMDLOG"
@@ -45,12 +54,13 @@ post() {
 	    status_body
 }
 
-# row JOB [PORT]: trigger TID as the server holds it: status, checkpoint id
+# row JOB [PORT [TRIGGER]]: trigger TID (or TRIGGER) as the server holds it: status, checkpoint id
 # (or -), failure class (or ok).
 row() {
 	psql_q "SELECT status || ' ' || coalesce(checkpoint_id::text, '-') ||
 	    ' ' || coalesce(failure_class, 'ok')
-	    FROM triggers WHERE job_id = '$1' AND trigger_id = '$TID'" "" "${2:-}"
+	    FROM triggers WHERE job_id = '$1' AND trigger_id = '${3:-$TID}'" \
+	    "" "${2:-}"
 }
 
 ran() {
@@ -77,11 +87,14 @@ kept() {
 }
 
 remote_apply_start
-for j in $J1 $J2 $J3; do
+for j in $J1 $J2 $J3 $J4; do
 	# J2's command fails, after saying why on its standard error.
 	fail=
 	[ $j = $J2 ] && fail='; echo "no space left on the checkpoint volume" >&2; exit 3'
-	"$CTL" job add $j --timeout 60 --command \
+	# J4's lease is short: its timeout and 30 s.
+	timeout=60
+	[ $j = $J4 ] && timeout=1
+	"$CTL" job add $j --timeout $timeout --command \
 	    'echo "$CHECKPOINT_JOB_ID $CHECKPOINT_ID $CHECKPOINT_TRIGGER_ID" \
 	    >> '"'$CMDLOG'"'; while [ ! -e '"'$T'"'/go.$CHECKPOINT_JOB_ID ]; do
 	    sleep 0.05; done'"$fail" > /dev/null ||
@@ -127,14 +140,41 @@ wait_until 100 'grep -q "resolved by another runner while its action ran; result
 ok $? "  the command's result: dropped, and said so"
 is "$(row $J3)" "COMPLETED 1 test.ResolvedByHand" "  the trigger as it was resolved"
 
+# --- 4. a claim in doubt learned of too late ----------------------------------
+
+replay pause
+n=$(grep -c "synchronous replication was cancelled" "$RLOG")
+is "$(post $J4 $TID)" "202 {\"request-id\":\"$TID\"}" "too late: the trigger accepted"
+wait_until 100 '[ "$(grep -c "synchronous replication was cancelled" "$RLOG")" -gt '"$n"' ]'
+ok $? "  the runner's claim of it: the wait for the standby cancelled"
+hold "$RUNNER_0"
+replay resume
+is "$(row $J4)" "IN_PROGRESS 1 ok" "  the claim is on the primary, with id 1"
+wait_until 400 '[ "$(psql_q "SELECT floor(extract(epoch FROM now()) * 1000)::bigint
+    - claimed_ms > 26000 FROM triggers WHERE job_id = '\''$J4'\''")" = t ]'
+ok $? "  26 s of its 31 s lease gone, the runner held all along"
+let_go
+wait_until 100 '[ "$(row $J4)" != "IN_PROGRESS 1 ok" ]'
+is "$(row $J4)" "COMPLETED 1 org.apache.flink.runtime.checkpoint.CheckpointException" \
+    "  let go, the runner fails the claim at once, its id 1 used"
+TRACE=$(psql_q "SELECT failure_trace FROM triggers WHERE job_id = '$J4'")
+like "$TRACE" "Checkpoint expired before completing" "  as expired"
+like "$TRACE" "the runner $(owner "$RUNNER_0") that claimed it learned of the claim too late to run its action" \
+    "  the runner's own trace: it learned of the claim too late"
+is "$(ran $J4)" "" "  its command never ran"
+touch "$T/go.$J4"
+is "$(post $J4 $TID2)" "202 {\"request-id\":\"$TID2\"}" "  the next trigger accepted"
+wait_until 100 '[ "$(row $J4 "" $TID2)" = "COMPLETED 2 ok" ]'
+ok $? "  and COMPLETED with the next id, 2, its command run"
+
 # --- all -----------------------------------------------------------------------
 
 is "$(grep -c 'result dropped' "$RLOG")" 1 \
     "the runner's log: one result dropped, the one resolved by hand"
 is "$(grep -c 'recorded by the commit that had not been confirmed' "$RLOG")" 2 \
     "  two found recorded by their own commits"
-is "$(ran $J1)$(ran $J2)$(ran $J3)" "1 $TID,1 $TID,1 $TID," \
-    "each command ran once"
+is "$(ran $J1)$(ran $J2)$(ran $J3)$(ran $J4)" "1 $TID,1 $TID,1 $TID,2 $TID2," \
+    "each command ran once, none for the claim learned of too late"
 runner_stop 0
 is "$?" 0 "the runner exits 0 on SIGTERM"
 
