@@ -217,6 +217,22 @@ store_record_triggers(struct store *s, const struct trigger_rec *const *t,
 }
 
 enum store_rc
+store_record_send(struct store *s, const struct trigger_rec *const *t, size_t n)
+{
+	if (s->ops->record_send == NULL)
+		return STORE_ERROR;
+	return s->ops->record_send(s, t, n);
+}
+
+enum store_rc
+store_record_recv(struct store *s, int *created)
+{
+	if (s->ops->record_recv == NULL)
+		return STORE_ERROR;
+	return s->ops->record_recv(s, created);
+}
+
+enum store_rc
 store_read_status(struct store *s, const struct id *job,
     const struct id *trigger, int64_t now_ms, int64_t store_ms,
     struct buf *json)

@@ -86,6 +86,23 @@ enum store_rc store_record_trigger(struct store *, const struct trigger_rec *,
     int *created);
 enum store_rc store_record_triggers(struct store *,
     const struct trigger_rec *const *, size_t n, int *created);
+/*
+ * Group commit with batches in flight, for the committer on a database
+ * server (commit.c, where store_remote): store_record_send sends a batch
+ * to be recorded as store_record_triggers records one (its own
+ * transaction, all or none, a deadlock tried once more) and returns
+ * without waiting for it; store_record_recv waits for the oldest batch
+ * sent and not yet received, and gives what store_record_triggers would
+ * have (created[] as long as that batch).  While one batch commits, the
+ * next is on its way.  At most STORE_IN_FLIGHT batches are sent and not
+ * received, and a batch's trigger_recs stay valid until its
+ * store_record_recv.  A batch whose send failed is not received.  Only
+ * PostgreSQL has them; SQLite's answer STORE_ERROR.
+ */
+#define STORE_IN_FLIGHT 2
+enum store_rc store_record_send(struct store *,
+    const struct trigger_rec *const *, size_t n);
+enum store_rc store_record_recv(struct store *, int *created);
 enum store_rc store_read_status(struct store *, const struct id *job,
     const struct id *trigger, int64_t now_ms, int64_t store_ms,
     struct buf *json);

@@ -19,6 +19,10 @@ struct store_ops {
 	    *record_trigger)(struct store *, const struct trigger_rec *, int *);
 	enum store_rc (*record_triggers)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
+	/* NULL: the store has no pipeline (store_record_send). */
+	enum store_rc (*record_send)(struct store *,
+	    const struct trigger_rec *const *, size_t);
+	enum store_rc (*record_recv)(struct store *, int *);
 	enum store_rc (*read_status)(struct store *, const struct id *,
 	    const struct id *, int64_t, int64_t, struct buf *);
 	/* NULL: store.c reads them one by one with read_status. */

@@ -53,6 +53,8 @@ static const struct store_ops pg_ops;
 #define PG_MIGRATION_LOCK "1668969588"
 /* The channel a runner's watch listens on. */
 #define PG_CHANNEL "checkpoint_triggers"
+/* The committer's pipeline: a NOTIFY at most this often under load. */
+#define PG_NOTIFY_EVERY_MS 5
 /* The server's clock in ms, the same all through one statement. */
 #define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 /* Rows a purge deletes per statement, so that no transaction grows long. */
@@ -482,6 +484,28 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " coalesce(max(id), 0) + 1, false) FROM triggers",
 };
 
+/* A batch's trigger and its place in the batch, to sort by key. */
+struct rec_at {
+	const struct trigger_rec *t;
+	size_t i;
+};
+
+/*
+ * What the committer sent in pipeline mode and has not read yet
+ * (pg_record_send): a batch, or the NOTIFY sent after one.  A batch read
+ * ahead of its turn (pg_pipe_stash) keeps its outcome here.
+ */
+#define PG_PIPE_MAX (2 * STORE_IN_FLIGHT + 1)
+struct pg_sent {
+	int notify;
+	struct rec_at *r; /* the batch, sorted by key */
+	size_t n;
+	int retried; /* sent again after a deadlock */
+	int read; /* rc and created are its outcome */
+	enum store_rc rc;
+	int *created; /* by r[].i, when read */
+};
+
 struct pg {
 	struct store base; /* first: the handle store.c hands out */
 	PGconn *conn;
@@ -502,10 +526,16 @@ struct pg {
 	char state[6]; /* the SQLSTATE of the last error ("": none) */
 	char where[256]; /* host:port/db, for messages */
 	char error[512]; /* the last error, as logged: store_error */
+	/* The committer's pipeline: entries sent, oldest first. */
+	struct pg_sent pipe[PG_PIPE_MAX];
+	int pipe_head, npipe, nbatches;
+	int notify_owed; /* a batch was sent since the last NOTIFY */
+	int64_t notify_ms; /* when the last NOTIFY was sent (monotonic) */
 };
 
 static void pg_where(struct pg *);
 static enum store_rc pg_session(struct pg *);
+static void pg_pipe_pop(struct pg *);
 
 void
 store_pg_init(void)
@@ -1358,6 +1388,8 @@ pg_close(struct store *base)
 		return;
 	if (s->conn != NULL && !s->dead && s->notify_sent)
 		pg_drain(s);
+	while (s->npipe > 0)
+		pg_pipe_pop(s);
 	PQfinish(s->conn);
 	buf_free(&s->jobs);
 	explicit_bzero(s->secret, sizeof(s->secret));
@@ -1384,12 +1416,6 @@ array_add(struct buf *a, const char *v)
 	return buf_adds(a, "\"");
 }
 
-/* A batch's trigger and its place in the batch, to sort by key. */
-struct rec_at {
-	const struct trigger_rec *t;
-	size_t i;
-};
-
 static int
 rec_key_cmp(const struct trigger_rec *x, const char *job, const char *trigger)
 {
@@ -1412,21 +1438,18 @@ rec_cmp(const void *a, const void *b)
 }
 
 /*
- * The batch r[] (sorted by key) in one statement, which is its own
- * transaction: all of it is committed, or none.  A key the batch holds
+ * The parameters of STMT_RECORD for the batch r[] (sorted by key): five
+ * text[] literals in a[] and the store duration.  A key the batch holds
  * twice is sent once: its first POST may create the trigger, the later
- * ones never do.  created[] is set from the rows the statement returns.
+ * ones never do.  -1: out of memory.
  */
-static enum store_rc
-pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
+static int
+pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
+    struct params *p)
 {
-	struct buf a[5] = { 0 };
-	struct params p = { .n = 0 };
-	PGresult *res = NULL;
-	enum store_rc rc = STORE_ERROR;
 	const struct trigger_rec *t;
-	size_t i, lo, hi, mid;
-	int row, c, bad = 0;
+	size_t i;
+	int bad = 0;
 
 	for (i = 0; i < 5 && !bad; i++)
 		bad = buf_adds(&a[i], "{") != 0;
@@ -1443,14 +1466,26 @@ pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
 	}
 	for (i = 0; i < 5 && !bad; i++) {
 		bad = buf_adds(&a[i], "}") != 0;
-		p_text(&p, buf_str(&a[i]));
+		p_text(p, buf_str(&a[i]));
 	}
-	if (!bad) {
-		p_int(&p, r[0].t->store_ms);
-		rc = pg_exec(s, STMT_RECORD, &p, "record triggers", &res);
-	}
-	/* Each row returned is the first of its key in r[]. */
-	for (row = 0; rc == STORE_OK && row < PQntuples(res); row++) {
+	if (bad)
+		return -1;
+	p_int(p, r[0].t->store_ms);
+	return 0;
+}
+
+/*
+ * created[] from the rows STMT_RECORD returned for r[]: each is the first
+ * of its key in r[].
+ */
+static void
+pg_batch_created(const PGresult *res, const struct rec_at *r, size_t n,
+    int *created)
+{
+	size_t lo, hi, mid;
+	int row, c;
+
+	for (row = 0; row < PQntuples(res); row++) {
 		for (lo = 0, hi = n; lo < hi;) {
 			mid = lo + (hi - lo) / 2;
 			c = rec_key_cmp(r[mid].t, PQgetvalue(res, row, 0),
@@ -1463,6 +1498,26 @@ pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
 		if (lo < n)
 			created[r[lo].i] = 1;
 	}
+}
+
+/*
+ * The batch r[] (sorted by key) in one statement, which is its own
+ * transaction: all of it is committed, or none.  created[] is set from
+ * the rows the statement returns.
+ */
+static enum store_rc
+pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
+{
+	struct buf a[5] = { 0 };
+	struct params p = { .n = 0 };
+	PGresult *res = NULL;
+	enum store_rc rc = STORE_ERROR;
+	size_t i;
+
+	if (pg_batch_params(r, n, a, &p) == 0)
+		rc = pg_exec(s, STMT_RECORD, &p, "record triggers", &res);
+	if (rc == STORE_OK)
+		pg_batch_created(res, r, n, created);
 	PQclear(res);
 	for (i = 0; i < 5; i++)
 		buf_free(&a[i]);
@@ -1513,6 +1568,292 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
 	if (any)
 		pg_notify_send(s);
 	return STORE_OK;
+}
+
+/*
+ * --- The committer's pipeline (store_record_send, store_record_recv) ---
+ *
+ * libpq's pipeline mode: each batch is STMT_RECORD and a sync, its own
+ * implicit transaction as pg_record_batch's, and now and then a NOTIFY
+ * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
+ * have gone since the last, and after the last batch out, so that no
+ * batch waits longer than that to wake the runners.  One a batch cost a
+ * sixth of the POSTs (scripts/bench.d/results.md).  The server runs them in order, so a second
+ * batch sent while the first commits starts the moment the first ends,
+ * and its POSTs' clients need not wait for the first's answers to be on
+ * their way: with 16 clients, two batches of 8 in flight did 22,800
+ * POSTs a second where one of 16 at a time did 17,750
+ * (scripts/bench.d/results.md).  The entries are read back in the order
+ * they were sent.  Out of pipeline mode whenever no batch is in it, so
+ * that pg_ready can find the connection closed while idle and connect
+ * again before the next batch.
+ */
+
+static struct pg_sent *
+pg_pipe_at(struct pg *s, int k)
+{
+	return &s->pipe[(s->pipe_head + k) % PG_PIPE_MAX];
+}
+
+/* Drops the oldest entry. */
+static void
+pg_pipe_pop(struct pg *s)
+{
+	struct pg_sent *e = pg_pipe_at(s, 0);
+
+	if (!e->notify)
+		s->nbatches--;
+	free(e->r);
+	free(e->created);
+	memset(e, 0, sizeof(*e));
+	s->pipe_head = (s->pipe_head + 1) % PG_PIPE_MAX;
+	s->npipe--;
+}
+
+/* STMT_RECORD for e's batch, and a sync. */
+static enum store_rc
+pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
+{
+	struct buf a[5] = { 0 };
+	struct params p = { .n = 0 };
+	enum store_rc rc = STORE_OK;
+	char name[16];
+	size_t i;
+
+	if (pg_batch_params(e->r, e->n, a, &p) != 0)
+		rc = STORE_ERROR;
+	else if (!PQsendQueryPrepared(s->conn,
+		     stmt_name(STMT_RECORD, name, sizeof(name)), p.n, p.v, NULL,
+		     NULL, 0) ||
+	    !PQpipelineSync(s->conn))
+		rc = pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	for (i = 0; i < 5; i++)
+		buf_free(&a[i]);
+	return rc;
+}
+
+/*
+ * After a batch, the NOTIFY that wakes the watching runners (as
+ * pg_notify_send's, in a transaction of its own that no standby is waited
+ * for), as one statement and a sync, so that a failure leaves no
+ * transaction open.
+ */
+static void
+pg_pipe_send_notify(struct pg *s)
+{
+	struct pg_sent *e;
+
+	if (s->dead || s->npipe >= PG_PIPE_MAX)
+		return;
+	if (!PQsendQueryParams(s->conn,
+		"SELECT pg_catalog.set_config('synchronous_commit', 'off',"
+		" true), pg_catalog.pg_notify('" PG_CHANNEL "', '')",
+		0, NULL, NULL, NULL, NULL, 0) ||
+	    !PQpipelineSync(s->conn)) {
+		pg_lost(s, "notify", PQerrorMessage(s->conn));
+		return;
+	}
+	e = pg_pipe_at(s, s->npipe++);
+	memset(e, 0, sizeof(*e));
+	e->notify = 1;
+	s->notify_owed = 0;
+	s->notify_ms = clock_ms(CLOCK_MONOTONIC);
+}
+
+/*
+ * Reads the results of entry e, the oldest not read, through its sync.
+ * A batch's outcome, with created[] (by r[].i) when STORE_OK; a NOTIFY's
+ * failure is only logged: the runners' idle pass finds what it would have
+ * woken them for.
+ */
+static enum store_rc
+pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
+{
+	const char *what = e->notify ? "notify" : "record triggers";
+	PGresult *res, *last = NULL;
+	enum store_rc rc = STORE_OK, failed = STORE_OK;
+	ExecStatusType st;
+
+	if (s->dead)
+		return STORE_UNAVAILABLE;
+	s->sync_cancelled = 0;
+	s->state[0] = '\0';
+	for (;;) {
+		res = pg_next(s, what, &rc);
+		if (rc != STORE_OK)
+			break;
+		if (res == NULL)
+			continue; /* the end of a statement's results */
+		st = PQresultStatus(res);
+		if (st == PGRES_PIPELINE_SYNC) {
+			PQclear(res);
+			break;
+		}
+		if (st == PGRES_TUPLES_OK) {
+			PQclear(last);
+			last = res;
+			continue;
+		}
+		if (failed == STORE_OK)
+			failed = pg_rc_from(s,
+			    st == PGRES_FATAL_ERROR ? res : NULL, what);
+		PQclear(res);
+	}
+	if (rc == STORE_OK)
+		rc = failed;
+	if (rc == STORE_OK && last == NULL)
+		rc = pg_lost(s, what, "no result from the server");
+	if (rc == STORE_OK && s->sync_cancelled && !e->notify) {
+		pg_set_error(s, what,
+		    "the wait for synchronous replication was cancelled: "
+		    "committed on the primary only",
+		    0);
+		rc = STORE_UNAVAILABLE;
+	}
+	if (rc == STORE_OK && !e->notify)
+		pg_batch_created(last, e->r, e->n, created);
+	PQclear(last);
+	return rc;
+}
+
+/*
+ * Leaves pipeline mode once no batch is in it, the NOTIFYs after the last
+ * one read.
+ */
+static enum store_rc
+pg_pipe_end(struct pg *s)
+{
+	while (s->npipe > 0 && s->nbatches == 0) {
+		if (!pg_pipe_at(s, 0)->read)
+			pg_pipe_read(s, pg_pipe_at(s, 0), NULL);
+		pg_pipe_pop(s);
+	}
+	if (s->dead)
+		return STORE_UNAVAILABLE;
+	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
+	    !PQexitPipelineMode(s->conn))
+		return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
+	return STORE_OK;
+}
+
+/*
+ * The oldest batch was refused by a deadlock: every entry sent after it
+ * is read now (a batch's outcome kept for its turn), and it is sent again,
+ * alone, and read.
+ */
+static enum store_rc
+pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
+{
+	struct pg_sent *x;
+	enum store_rc rc;
+	int k;
+
+	for (k = 1; k < s->npipe && !s->dead; k++) {
+		x = pg_pipe_at(s, k);
+		if (x->read)
+			continue;
+		if (!x->notify &&
+		    (x->created = calloc(x->n, sizeof(*x->created))) == NULL) {
+			pg_lost(s, "record triggers", "out of memory");
+			break;
+		}
+		x->rc = pg_pipe_read(s, x, x->created);
+		x->read = 1;
+	}
+	if (s->dead)
+		return STORE_UNAVAILABLE;
+	e->retried = 1;
+	memset(created, 0, e->n * sizeof(*created));
+	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK)
+		return rc;
+	rc = pg_pipe_read(s, e, created);
+	pg_pipe_send_notify(s);
+	return rc;
+}
+
+static enum store_rc
+pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
+{
+	struct pg *s = (struct pg *)base;
+	struct pg_sent *e;
+	enum store_rc rc;
+	size_t i;
+
+	if (n == 0 || s->nbatches >= STORE_IN_FLIGHT)
+		return STORE_ERROR;
+	if (s->nbatches == 0) {
+		/* Its connection tested, and made again if need be. */
+		if ((rc = pg_pipe_end(s)) != STORE_OK ||
+		    (rc = pg_ready(s)) != STORE_OK ||
+		    (rc = pg_prepare(s, STMT_RECORD)) != STORE_OK)
+			return rc;
+		if (!PQenterPipelineMode(s->conn))
+			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
+	}
+	if (s->dead)
+		return STORE_UNAVAILABLE;
+	e = pg_pipe_at(s, s->npipe);
+	memset(e, 0, sizeof(*e));
+	if ((e->r = calloc(n, sizeof(*e->r))) == NULL)
+		return STORE_ERROR;
+	for (i = 0; i < n; i++) {
+		e->r[i].t = t[i];
+		e->r[i].i = i;
+	}
+	qsort(e->r, n, sizeof(*e->r), rec_cmp);
+	e->n = n;
+	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
+		free(e->r);
+		memset(e, 0, sizeof(*e));
+		return rc;
+	}
+	s->npipe++;
+	s->nbatches++;
+	s->notify_owed = 1;
+	if (clock_ms(CLOCK_MONOTONIC) - s->notify_ms >= PG_NOTIFY_EVERY_MS)
+		pg_pipe_send_notify(s);
+	if (PQflush(s->conn) != 0)
+		pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_record_recv(struct store *base, int *created)
+{
+	struct pg *s = (struct pg *)base;
+	struct pg_sent *e;
+	enum store_rc rc;
+
+	/* The NOTIFYs sent before the oldest batch, read and dropped. */
+	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
+		if (!e->read)
+			pg_pipe_read(s, e, NULL);
+		pg_pipe_pop(s);
+	}
+	if (s->nbatches == 0)
+		return STORE_ERROR;
+	e = pg_pipe_at(s, 0);
+	memset(created, 0, e->n * sizeof(*created));
+	if (e->read) {
+		rc = e->rc;
+		if (rc == STORE_OK)
+			memcpy(created, e->created, e->n * sizeof(*created));
+	} else {
+		rc = pg_pipe_read(s, e, created);
+		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0 &&
+		    !e->retried)
+			rc = pg_pipe_retry(s, e, created);
+	}
+	if (rc != STORE_OK)
+		memset(created, 0, e->n * sizeof(*created));
+	pg_pipe_pop(s);
+	/* The last batch out: the NOTIFY it is owed, now. */
+	if (s->nbatches == 0 && s->notify_owed) {
+		pg_pipe_send_notify(s);
+		if (!s->dead && PQflush(s->conn) != 0)
+			pg_lost(s, "notify", PQerrorMessage(s->conn));
+	}
+	return rc;
 }
 
 /* Plain CGI's POST: a batch of one. */
@@ -2814,6 +3155,8 @@ static const struct store_ops pg_ops = {
 	.error = pg_error,
 	.record_trigger = pg_record_trigger,
 	.record_triggers = pg_record_triggers,
+	.record_send = pg_record_send,
+	.record_recv = pg_record_recv,
 	.read_status = pg_read_status,
 	.read_statuses = pg_read_statuses,
 	.job_known = pg_job_known,

@@ -6,9 +6,11 @@
 # row it met locked to its end, live triggers included; three triggers
 # A < M < B are recorded first.  Sessions of the test's own then hold
 # rows: W the row of a fourth trigger Z, so that a POST of Z holds the
-# app's committer while POSTs of A, M and B queue behind it, all three
-# for its next batch; Y holds M, X holds B.  W lets go: the batch locks A
-# and waits for Y.  X asks for A and waits for the batch.  Y lets go: the
+# app's committer while POSTs of A, M and B queue behind it, then two
+# more, of E and G.  The committer's next batch takes half the POSTs in
+# flight, the oldest (commit.c, commit_main_remote): three of six, A, M
+# and B, all three in one batch; Y holds M, X holds B.  W lets go: the
+# batch locks A and waits for Y.  X asks for A and waits for the batch.  Y lets go: the
 # batch goes on to B and waits for X, which waits for it.  The server's
 # deadlock_timeout is short, X's own long, so the batch is the one
 # aborted, and its retry is seen waiting for X; once X ends, the three
@@ -30,6 +32,8 @@ M=00000000000000000000000000000002
 B=00000000000000000000000000000003
 Z=0000000000000000000000000000000f
 D=0000000000000000000000000000000d
+E=0000000000000000000000000000000e
+G=0000000000000000000000000000000c
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 APP=checkpoint-api.fcgi
 
@@ -53,7 +57,7 @@ accepted() {
 	printf '202 {"request-id":"%s"}' "$1"
 }
 
-for _t in $A $M $B $Z; do
+for _t in $A $M $B $Z $E $G; do
 	[ "$(post "$_t")" = "$(accepted "$_t")" ] || bail "POST $_t: $STATUS $BODY"
 done
 ROWS="SELECT id, trigger_id, status, created_ms FROM triggers ORDER BY id"
@@ -121,26 +125,37 @@ lock W "$Z"
 lock Y "$M"
 lock X "$B"
 
+# post_bg TRIGGER...: POSTs of the TRIGGERs, each in the background (its
+# answer in $T/status-TRIGGER and $T/post-TRIGGER); BG: their pids.
+post_bg() {
+	BG=
+	for _t in "$@"; do
+		curl -s -o "$T/post-$_t" -w '%{http_code}' -X POST \
+		    -d "{\"triggerId\":\"$_t\"}" "$BASE/jobs/$J/checkpoints" \
+		    > "$T/status-$_t" &
+		BG="$BG $!"
+	done
+}
+
 # The committer held by W, behind Z; A, M and B queue for the next batch.
-curl -s -o "$T/post-$Z" -w '%{http_code}' -X POST -d "{\"triggerId\":\"$Z\"}" \
-    "$BASE/jobs/$J/checkpoints" > "$T/status-$Z" &
-POST_Z=$!
+post_bg "$Z"
+POST_Z=$BG
 wait_until 100 "blocked $APP deadlock-W" ||
     bail "the POST of $Z does not wait for session W"
 ok 0 "a POST of Z waits for session W, which holds Z's row"
-POSTS=
-for _t in $A $M $B; do
-	curl -s -o "$T/post-$_t" -w '%{http_code}' -X POST \
-	    -d "{\"triggerId\":\"$_t\"}" "$BASE/jobs/$J/checkpoints" \
-	    > "$T/status-$_t" &
-	POSTS="$POSTS $!"
-done
+post_bg "$A" "$M" "$B"
+POSTS=$BG
 # All four read by the app; then a moment for its workers to queue
-# the last ones (no I/O left between the read and the queue).
+# the last ones (no I/O left between the read and the queue).  Then E
+# and G, the same way, queued after them.
 wait_until 100 "read_all 4" || bail "the app did not read the four POSTs"
 sleep 0.5
+post_bg "$E" "$G"
+LATER=$BG
+wait_until 100 "read_all 6" || bail "the app did not read the six POSTs"
+sleep 0.5
 say W "COMMIT;"
-wait "$POST_Z"
+wait $POST_Z
 is "$(cat "$T/status-$Z") $(cat "$T/post-$Z")" "$(accepted "$Z")" \
     "W commits: the POST of Z is answered 202"
 
@@ -183,8 +198,15 @@ for _t in $A $M $B; do
 	is "$(cat "$T/status-$_t") $(cat "$T/post-$_t")" "$(accepted "$_t")" \
 	    "X ends: the POST of $_t in the retried batch is answered 202"
 done
+for _p in $LATER; do
+	wait "$_p"
+done
+for _t in $E $G; do
+	is "$(cat "$T/status-$_t") $(cat "$T/post-$_t")" "$(accepted "$_t")" \
+	    "  and the POST of $_t, in the batch after it"
+done
 is "$(pg_sql "SELECT count(*), count(DISTINCT trigger_id) FROM triggers")" \
-    "4|4" "each trigger stored once"
+    "6|6" "each trigger stored once"
 is "$(pg_sql "$ROWS")" "$BEFORE" "  each row as it was: id, status, created_ms"
 grep -q 'ERROR' "$T/X.out" "$T/Y.out" "$T/W.out"
 ok $((!$?)) "the sessions W, Y and X met no error"
@@ -199,7 +221,7 @@ done
 is "$(post "$D")" "$(accepted "$D")" "a later POST: 202"
 http GET "/jobs/$J/checkpoints/$A"
 is "$STATUS $BODY" "200 $IN_PROGRESS" "a GET of A: 200, IN_PROGRESS"
-is "$(pg_sql "SELECT count(*) FROM triggers")" 5 "  five triggers in all"
+is "$(pg_sql "SELECT count(*) FROM triggers")" 7 "  seven triggers in all"
 stop_lighttpd
 
 done_testing
