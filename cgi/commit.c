@@ -339,6 +339,18 @@ commit_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* Answers the n requests of a batch with its outcome. */
+static void
+commit_answer(struct commit_req **req, size_t n, enum store_rc rc,
+    const int *created)
+{
+	size_t i;
+
+	/* Nothing of a commit_req is touched after its answer. */
+	for (i = 0; i < n; i++)
+		req[i]->answer(req[i], rc, rc == STORE_OK ? created[i] : 0);
+}
+
 /*
  * With the lock held: sleeps until something is queued; 0 once it is told
  * to stop with nothing queued.
@@ -401,17 +413,6 @@ struct sent {
 	int64_t at; /* when it was sent (us) */
 };
 
-static void
-commit_answer(struct sent *b, enum store_rc rc, const int *created)
-{
-	size_t i;
-
-	/* Nothing of a commit_req is touched after its answer. */
-	for (i = 0; i < b->n; i++)
-		b->req[i]->answer(b->req[i], rc,
-		    rc == STORE_OK ? created[i] : 0);
-}
-
 /*
  * The committer on a database server (store_remote): two batches in
  * flight on its one connection (store_record_send), so that one commits
@@ -471,7 +472,7 @@ commit_main_remote(struct committer *c)
 				rc = store_record_send(c->store, recs, b->n);
 			b->at = commit_us();
 			if (rc != STORE_OK) {
-				commit_answer(b, rc, created);
+				commit_answer(b->req, b->n, rc, created);
 				/* Reopen next time, once nothing is out. */
 				if (out == 0 && rc != STORE_BUSY) {
 					store_close(c->store);
@@ -489,7 +490,7 @@ commit_main_remote(struct committer *c)
 		b = &q[head];
 		rc = store_record_recv(c->store, created);
 		now = commit_us();
-		commit_answer(b, rc, created);
+		commit_answer(b->req, b->n, rc, created);
 		head = (head + 1) % STORE_IN_FLIGHT;
 		out--;
 		if (rc != STORE_OK && rc != STORE_BUSY && out == 0) {
@@ -516,7 +517,7 @@ commit_main(void *arg)
 	struct commit_req *batch[COMMIT_MAX_BATCH];
 	int created[COMMIT_MAX_BATCH];
 	enum store_rc rc;
-	size_t i, n;
+	size_t n;
 	int catch_up;
 
 	if (c->remote)
@@ -547,10 +548,7 @@ commit_main(void *arg)
 		if (catch_up)
 			commit_catch_up(c);
 		rc = commit_batch(c, batch, n, created);
-		/* Nothing of a commit_req is touched after its answer. */
-		for (i = 0; i < n; i++)
-			batch[i]->answer(batch[i], rc,
-			    rc == STORE_OK ? created[i] : 0);
+		commit_answer(batch, n, rc, created);
 
 		pthread_mutex_lock(&c->lock);
 	}

@@ -493,7 +493,7 @@ struct rec_at {
 /*
  * What the committer sent in pipeline mode and has not read yet
  * (pg_record_send): a batch, or the NOTIFY sent after one.  A batch read
- * ahead of its turn (pg_pipe_stash) keeps its outcome here.
+ * ahead of its turn (pg_pipe_retry) keeps its outcome here.
  */
 #define PG_PIPE_MAX (2 * STORE_IN_FLIGHT + 1)
 struct pg_sent {
@@ -935,6 +935,20 @@ pg_ready(struct pg *s)
 }
 
 /*
+ * A commit pg_notice saw only local: not a success, though the primary
+ * has it (a failover may lose it).
+ */
+static enum store_rc
+pg_sync_cancelled(struct pg *s, const char *what)
+{
+	pg_set_error(s, what,
+	    "the wait for synchronous replication was cancelled: "
+	    "committed on the primary only",
+	    0);
+	return STORE_UNAVAILABLE;
+}
+
+/*
  * Runs statement id with p; *out (if not NULL) gets its result, to be
  * PQclear'ed by the caller, when it succeeded.  A commit that was only
  * local (pg_notice) is STORE_UNAVAILABLE.
@@ -973,11 +987,7 @@ pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
 	}
 	if (s->sync_cancelled) {
 		PQclear(last);
-		pg_set_error(s, what,
-		    "the wait for synchronous replication was cancelled: "
-		    "committed on the primary only",
-		    0);
-		return STORE_UNAVAILABLE;
+		return pg_sync_cancelled(s, what);
 	}
 	if (out != NULL)
 		*out = last;
@@ -1438,6 +1448,26 @@ rec_cmp(const void *a, const void *b)
 }
 
 /*
+ * The batch t[] sorted by key, each trigger with its place in t[] (to be
+ * freed); NULL: out of memory.
+ */
+static struct rec_at *
+rec_sorted(const struct trigger_rec *const *t, size_t n)
+{
+	struct rec_at *r;
+	size_t i;
+
+	if ((r = calloc(n, sizeof(*r))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		r[i].t = t[i];
+		r[i].i = i;
+	}
+	qsort(r, n, sizeof(*r), rec_cmp);
+	return r;
+}
+
+/*
  * The parameters of STMT_RECORD for the batch r[] (sorted by key): five
  * text[] literals in a[] and the store duration.  A key the batch holds
  * twice is sent once: its first POST may create the trigger, the later
@@ -1544,13 +1574,8 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
 	memset(created, 0, n * sizeof(*created));
 	if (n == 0)
 		return STORE_OK;
-	if ((r = calloc(n, sizeof(*r))) == NULL)
+	if ((r = rec_sorted(t, n)) == NULL)
 		return STORE_ERROR;
-	for (i = 0; i < n; i++) {
-		r[i].t = t[i];
-		r[i].i = i;
-	}
-	qsort(r, n, sizeof(*r), rec_cmp);
 	for (tries = 0; tries < 2; tries++) {
 		memset(created, 0, n * sizeof(*created));
 		s->state[0] = '\0';
@@ -1577,8 +1602,8 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
  * implicit transaction as pg_record_batch's, and now and then a NOTIFY
  * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
  * have gone since the last, and after the last batch out, so that no
- * batch waits longer than that to wake the runners.  One a batch cost a
- * sixth of the POSTs (scripts/bench.d/results.md).  The server runs them in order, so a second
+ * batch waits longer than that to wake the runners (one a batch cost a
+ * sixth of the POSTs).  The server runs them in order, so a second
  * batch sent while the first commits starts the moment the first ends,
  * and its POSTs' clients need not wait for the first's answers to be on
  * their way: with 16 clients, two batches of 8 in flight did 22,800
@@ -1703,13 +1728,8 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 		rc = failed;
 	if (rc == STORE_OK && last == NULL)
 		rc = pg_lost(s, what, "no result from the server");
-	if (rc == STORE_OK && s->sync_cancelled && !e->notify) {
-		pg_set_error(s, what,
-		    "the wait for synchronous replication was cancelled: "
-		    "committed on the primary only",
-		    0);
-		rc = STORE_UNAVAILABLE;
-	}
+	if (rc == STORE_OK && s->sync_cancelled && !e->notify)
+		rc = pg_sync_cancelled(s, what);
 	if (rc == STORE_OK && !e->notify)
 		pg_batch_created(last, e->r, e->n, created);
 	PQclear(last);
@@ -1777,7 +1797,6 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
 	struct pg *s = (struct pg *)base;
 	struct pg_sent *e;
 	enum store_rc rc;
-	size_t i;
 
 	if (n == 0 || s->nbatches >= STORE_IN_FLIGHT)
 		return STORE_ERROR;
@@ -1794,13 +1813,8 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
 		return STORE_UNAVAILABLE;
 	e = pg_pipe_at(s, s->npipe);
 	memset(e, 0, sizeof(*e));
-	if ((e->r = calloc(n, sizeof(*e->r))) == NULL)
+	if ((e->r = rec_sorted(t, n)) == NULL)
 		return STORE_ERROR;
-	for (i = 0; i < n; i++) {
-		e->r[i].t = t[i];
-		e->r[i].i = i;
-	}
-	qsort(e->r, n, sizeof(*e->r), rec_cmp);
 	e->n = n;
 	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
 		free(e->r);
