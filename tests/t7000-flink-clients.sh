@@ -1,0 +1,243 @@
+#!/bin/sh
+# Flink's own released client code against the service, through every
+# shipped configuration that serves at the root (lighttpd as scripts/run
+# starts it, nginx, nginx keeping its connections, Apache with mod_fcgid,
+# Apache running plain CGI), with checkpoint-runner --watch completing the
+# triggers.  tests/flink/pom.xml resolves flink-clients from Maven Central
+# (FLINK_VERSION picks another release, FLINK_PROFILE=flink2 Flink 2,
+# FLINK_SERVERS fewer servers; a Flink that cannot be resolved
+# fails the test) and builds tests/flink, which calls RestClusterClient,
+# unmodified: triggerCheckpoint of each type returns the id the runner
+# gave, recorded with the type asked for; a declined, an expired and an
+# unknown job's trigger raise the exception Flink's client raises, class
+# and message as FAILURE CAUSES in checkpoint-api(7) says; listJobs gives
+# the registered jobs.  Then the flink command itself (CliFrontend, a
+# process of its own, FLINK_CONF_DIR written here): flink checkpoint,
+# flink checkpoint -full, flink list and a failing flink checkpoint, every
+# line of their output exact.  Flink's client sends {} with every GET:
+# each server must pass it, and the app answer as without it.
+#
+# Jobs' commands are in single quotes on purpose: their $VARS are for the
+# action's shell.
+# shellcheck disable=SC2016
+
+. "$(dirname "$0")/lib.sh"
+
+for c in mvn java sqlite3 curl lighttpd apache2 nginx spawn-fcgi; do
+	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
+done
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null 2>&1 || bail "setpriv (util-linux) is missing"
+fi
+unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
+
+OKJOB=a1b2c3d4e5f60718293a4b5c6d7e8f90
+DECLINES=feed0000000000000000000000000002
+EXPIRES=feed0000000000000000000000000003
+UNKNOWN=feed0000000000000000000000000009
+SER=org.apache.flink.util.SerializedThrowable
+CKPT=org.apache.flink.runtime.checkpoint.CheckpointException
+
+# --- the Java side, built once --------------------------------------------------
+
+B=$T/flink-build
+set -- -q -f "$top_srcdir/tests/flink/pom.xml" -Dchecks.out="$B" \
+    -Dmdep.outputFile="$B/classpath"
+[ -n "${FLINK_VERSION:-}" ] && set -- "$@" -Dflink.version="$FLINK_VERSION"
+[ -n "${FLINK_PROFILE:-}" ] && set -- "$@" -P"$FLINK_PROFILE"
+mvn "$@" compile dependency:build-classpath > "$T/mvn.log" 2>&1
+RC=$?
+if [ "$RC" -ne 0 ]; then
+	sed 's/^/# /' "$T/mvn.log" | tail -n 20
+	bail "mvn could not build tests/flink (is Maven Central reachable?)"
+fi
+FV=$(tr ':' '\n' < "$B/classpath" |
+    sed -n 's|.*/flink-clients-\([^/]*\)\.jar$|\1|p')
+ok 0 "mvn: flink-clients $FV resolved, tests/flink built"
+# The job lists are Flink 1.20's JobDetails (checkpoint-api(7)): Flink 2
+# requires a "pending-operators" field there that 1.20's client refuses
+# (it fails on unknown fields), so one answer cannot serve both.
+case $FV in
+1.*) LISTS=yes LIST_CALL=list ;;
+*) LISTS= LIST_CALL= ;;
+esac
+CP=$B/classes:$(cat "$B/classpath")
+
+# The flink command's configuration: retries closer together than
+# Flink's 3 s, so that a broken answer fails fast; the rest its defaults.
+# Flink 1.20 reads config.yaml first (flink-conf.yaml is its legacy
+# name), 2.x only config.yaml.
+mkdir -p "$T/flink-conf"
+echo 'rest.retry.delay: 100 ms' > "$T/flink-conf/config.yaml"
+
+# flink ARG...: Flink's command line, as bin/flink runs it; sets OUT, ERR
+# and RC.
+flink() {
+	FLINK_CONF_DIR=$T/flink-conf java -cp "$CP" \
+	    org.apache.flink.client.cli.CliFrontend "$@" \
+	    > "$T/flink.out" 2> "$T/flink.err"
+	RC=$?
+	OUT=$(cat "$T/flink.out")
+	ERR=$(grep -v '^SLF4J: ' "$T/flink.err")
+}
+
+# rows JOB: what the service recorded of the job's triggers, in order.
+rows() {
+	sql "SELECT requested_type || ' ' || status || ' ' ||
+	    coalesce(CAST(checkpoint_id AS TEXT), '-') || ' ' ||
+	    coalesce(failure_class, '-') FROM triggers WHERE job_id = '$1'
+	    ORDER BY id"
+}
+
+# last_id JOB: the job's newest checkpoint id.
+last_id() {
+	sql "SELECT max(checkpoint_id) FROM triggers WHERE job_id = '$1'"
+}
+
+# started JOB: the job's start time as flink list prints it (its
+# registration, in this machine's time zone, as the JVM's).
+started() {
+	date -d "@$(($(sql "SELECT created_ms FROM jobs
+	    WHERE job_id = '$1'") / 1000))" '+%d.%m.%Y %H:%M:%S'
+}
+
+# get_with_body PATH: the answer to a GET as Flink's client sends it, with
+# a {} body, and to the same GET without one: "status body" each.
+get_with_body() {
+	curl -s -o "$T/with.body" -w '%{http_code}' -X GET \
+	    -H 'Content-Type: application/json; charset=UTF-8' --data '{}' \
+	    "$BASE$1" > "$T/with.code"
+	curl -s -o "$T/without.body" -w '%{http_code}' "$BASE$1" \
+	    > "$T/without.code"
+	WITH="$(cat "$T/with.code") $(cat "$T/with.body")"
+	WITHOUT="$(cat "$T/without.code") $(cat "$T/without.body")"
+}
+
+# got CALL: what FlinkClientChecks printed for CALL on this server.
+got() {
+	sed -n "s/^$1 //p" "$T/client-$S.out"
+}
+
+lines() {
+	printf '%s\n' "$@"
+}
+
+for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
+	S=$SERVER
+	DB=$T/$S.db
+	export CHECKPOINT_DB=$DB
+	"$CTL" init > /dev/null || bail "checkpointctl init $DB"
+	"$CTL" job add $OKJOB --name demo --type FULL \
+	    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' ||
+	    bail "job add"
+	"$CTL" job add $DECLINES --name declines \
+	    --command 'echo "disk full" >&2; exit 3' || bail "job add"
+	"$CTL" job add $EXPIRES --name expires --timeout 1 \
+	    --command 'sleep 30' || bail "job add"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
+	fi
+	start_server
+	spawn "$RUNNER" --watch 2>>"$T/runner-$S.log"
+	WATCHER=$LAST_PID
+
+	get_with_body /jobs
+	is "$WITHOUT" "200 {\"jobs\":[{\"id\":\"$OKJOB\",\"status\":\"RUNNING\"},{\"id\":\"$DECLINES\",\"status\":\"RUNNING\"},{\"id\":\"$EXPIRES\",\"status\":\"RUNNING\"}]}" "$S: GET /jobs answers"
+	is "$WITH" "$WITHOUT" "$S: a GET with a {} body, as Flink's client sends it, answers the same"
+
+	# Flink's RestClusterClient: one JVM for every call.
+	java -cp "$CP" FlinkClientChecks "$PORT" \
+	    trigger:$OKJOB:CONFIGURED trigger:$OKJOB:FULL \
+	    trigger:$OKJOB:INCREMENTAL trigger:$DECLINES:CONFIGURED \
+	    trigger:$EXPIRES:FULL trigger:$UNKNOWN:CONFIGURED $LIST_CALL \
+	    > "$T/client-$S.out" 2> "$T/client-$S.err"
+	ok $? "$S: RestClusterClient made every call"
+	grep -v '^SLF4J: ' "$T/client-$S.err" | sed 's/^/# /'
+	is "$(rows $OKJOB)" "$(lines 'CONFIGURED COMPLETED 1 -' \
+	    'FULL COMPLETED 2 -' 'INCREMENTAL COMPLETED 3 -')" \
+	    "$S: the service recorded each type the client asked for, and gave ids 1, 2, 3"
+	for t in CONFIGURED:1 FULL:2 INCREMENTAL:3; do
+		is "$(got "trigger:$OKJOB:${t%:*}")" "ok ${t#*:}" \
+		    "$S: triggerCheckpoint(${t%:*}) returns checkpoint ${t#*:}"
+	done
+	is "$(got "trigger:$DECLINES:CONFIGURED")" \
+	    "failed $SER $CKPT: Checkpoint was declined. disk full" \
+	    "$S: a declined checkpoint: Flink's CheckpointException and its message"
+	is "$(got "trigger:$EXPIRES:FULL")" \
+	    "failed $SER $CKPT: Checkpoint expired before completing." \
+	    "$S: an expired checkpoint: CheckpointException, expired"
+	is "$(got "trigger:$UNKNOWN:CONFIGURED")" \
+	    "failed $SER java.util.concurrent.CompletionException: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($UNKNOWN)" \
+	    "$S: an unknown job: FlinkJobNotFoundException inside a CompletionException"
+	is "$(rows $DECLINES; rows $EXPIRES)" "$(lines \
+	    "CONFIGURED COMPLETED 1 $CKPT" "FULL COMPLETED 1 $CKPT")" \
+	    "$S: the service recorded both failures"
+	if [ -z "$LISTS" ]; then
+		skip "$S: listJobs" "Flink $FV reads 2.x's JobDetails, the service writes 1.20's"
+	else
+		is "$(sed -n '/^list /,$p' "$T/client-$S.out")" "$(lines 'list 3' \
+		    "job $OKJOB RUNNING demo $(sql "SELECT created_ms FROM jobs WHERE job_id = '$OKJOB'")" \
+		    "job $DECLINES RUNNING declines $(sql "SELECT created_ms FROM jobs WHERE job_id = '$DECLINES'")" \
+		    "job $EXPIRES RUNNING expires $(sql "SELECT created_ms FROM jobs WHERE job_id = '$EXPIRES'")")" \
+		    "$S: listJobs: the three jobs, their names, states and start times"
+	fi
+
+	# The flink command line, a process of its own each time.
+	flink checkpoint -m "127.0.0.1:$PORT" $OKJOB
+	is "$RC $ERR" "0 " "$S: flink checkpoint: exit status 0, nothing on stderr"
+	is "$OUT" "$(lines "Triggering checkpoint for job $OKJOB." \
+	    'Waiting for response...' \
+	    "Checkpoint $(last_id $OKJOB) for job $OKJOB completed." \
+	    'You can resume your program from this checkpoint with the run command.')" \
+	    "$S: flink checkpoint: its output, the id the runner gave"
+	is "$(last_id $OKJOB)" 4 "$S: flink checkpoint: checkpoint 4"
+	flink checkpoint -full -m "127.0.0.1:$PORT" $OKJOB
+	is "$RC $ERR" "0 " "$S: flink checkpoint -full: exit status 0, nothing on stderr"
+	is "$OUT" "$(lines "Triggering checkpoint for job $OKJOB." \
+	    'Waiting for response...' \
+	    "Checkpoint(FULL) 5 for job $OKJOB completed." \
+	    'You can resume your program from this checkpoint with the run command.')" \
+	    "$S: flink checkpoint -full: its output, checkpoint 5"
+	is "$(rows $OKJOB | tail -n 2)" "$(lines 'CONFIGURED COMPLETED 4 -' \
+	    'FULL COMPLETED 5 -')" \
+	    "$S: flink checkpoint asked for CONFIGURED, -full for FULL"
+	flink checkpoint -m "127.0.0.1:$PORT" $EXPIRES
+	is "$RC" 1 "$S: flink checkpoint of a job whose checkpoint expires: exit status 1"
+	is "$OUT" "$(lines "Triggering checkpoint for job $EXPIRES." \
+	    'Waiting for response...')" "$S: flink checkpoint, expired: stdout"
+	like "$ERR" "^
+-+
+ The program finished with the following exception:
+
+org\.apache\.flink\.util\.FlinkException: Failed to trigger a checkpoint for the job $EXPIRES\.
+" "$S: flink checkpoint, expired: Flink's report on stderr"
+	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: Checkpoint expired before completing."
+	ok $? "$S: flink checkpoint, expired: caused by CheckpointException: Checkpoint expired before completing."
+	if [ -z "$LISTS" ]; then
+		skip "$S: flink list" "Flink $FV reads 2.x's JobDetails, the service writes 1.20's"
+	else
+		flink list -m "127.0.0.1:$PORT"
+		is "$RC $ERR" "0 " "$S: flink list: exit status 0, nothing on stderr"
+		is "$OUT" "$(lines 'Waiting for response...' \
+		    '------------------ Running/Restarting Jobs -------------------' \
+		    "$(started $OKJOB) : $OKJOB : demo (RUNNING)" \
+		    "$(started $DECLINES) : $DECLINES : declines (RUNNING)" \
+		    "$(started $EXPIRES) : $EXPIRES : expires (RUNNING)" \
+		    '--------------------------------------------------------------' \
+		    'No scheduled jobs.')" "$S: flink list: the three running jobs"
+	fi
+
+	TID=$(sql "SELECT trigger_id FROM triggers WHERE job_id = '$OKJOB'
+	    ORDER BY id LIMIT 1")
+	get_with_body "/v1/jobs/$OKJOB/checkpoints/$TID"
+	is "$WITH" "$WITHOUT" "$S: a trigger's status, GET with a {} body: the same answer"
+	like "$WITHOUT" '^200 \{"status":\{"id":"COMPLETED"\},"operation":\{"checkpointId":1\}\}$' \
+	    "$S: ... checkpoint 1"
+
+	term_wait "$WATCHER"
+	is "$RC" 0 "$S: the runner stops on SIGTERM"
+	stop_server
+done
+
+done_testing
