@@ -240,4 +240,12 @@ org\.apache\.flink\.util\.FlinkException: Failed to trigger a checkpoint for the
 	stop_server
 done
 
+# lighttpd-prefix.conf, under /api, takes the body as lighttpd.conf does.
+SERVER=lighttpd MOUNT=/api
+start_server
+get_with_body /jobs
+is "$WITH" "$WITHOUT" "lighttpd under /api: a GET with a {} body answers the same"
+like "$WITHOUT" '^200 \{"jobs":\[' "lighttpd under /api: ... GET /api/jobs"
+stop_server
+
 done_testing
