@@ -15,7 +15,10 @@
 # process of its own, FLINK_CONF_DIR written here): flink checkpoint,
 # flink checkpoint -full, flink list and a failing flink checkpoint, every
 # line of their output exact.  Flink's client sends {} with every GET:
-# each server must pass it, and the app answer as without it.
+# each server must pass it, and the app answer as without it.  Last, a
+# real JobManager (a MiniCluster running a streaming job) answers the
+# same requests as the service: any difference checkpoint-api(7) does not
+# list fails.
 #
 # Jobs' commands are in single quotes on purpose: their $VARS are for the
 # action's shell.
@@ -239,6 +242,52 @@ org\.apache\.flink\.util\.FlinkException: Failed to trigger a checkpoint for the
 	is "$RC" 0 "$S: the runner stops on SIGTERM"
 	stop_server
 done
+
+# --- a real JobManager as the reference ----------------------------------------
+#
+# FlinkReference starts a MiniCluster running an unbounded job with keyed
+# state, checkpoints in $T, and asks it and the service (behind lighttpd,
+# the same job id and name registered) the same requests; it prints each
+# difference, masked by its rules (numbers by kind, places and traces by
+# type, Flink's errors by their message).  Every difference must be one
+# that BEYOND FLINK in checkpoint-api(7) lists, and each listed one must
+# still be there.  The tasks map's keys are the job's vertex ids.
+REFJOB=0123456789abcdef0123456789abcdef
+if [ ! -f "$B/classes/FlinkReference.class" ]; then
+	skip "reference: a MiniCluster against the service" \
+	    "FlinkReference is written against Flink 1.20's DataStream API"
+else
+	DB=$T/reference.db
+	export CHECKPOINT_DB=$DB
+	"$CTL" init > /dev/null || bail "checkpointctl init $DB"
+	"$CTL" job add $REFJOB --name reference --type FULL \
+	    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' ||
+	    bail "job add"
+	SERVER=lighttpd MOUNT=
+	start_server
+	spawn "$RUNNER" --watch 2>>"$T/runner-reference.log"
+	WATCHER=$LAST_PID
+	mkdir -p "$T/jvm-tmp" "$T/flink-checkpoints"
+	java -Djava.io.tmpdir="$T/jvm-tmp" -cp "$CP" FlinkReference "$PORT" \
+	    $REFJOB reference "$T/flink-checkpoints" > "$T/reference.out" \
+	    2> "$T/reference.err"
+	ok $? "reference: a MiniCluster ran the job, both sides answered every request"
+	# BEYOND FLINK: INCREMENTAL accepted; a wrong method's 405; the
+	# constants of the configuration and details (storage, no tasks,
+	# never discarded).  Error texts without Java's trace are the rule.
+	is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
+	    "$T/reference.out")" "$(lines \
+	    'trigger INCREMENTAL: status 500 | 202' \
+	    'trigger INCREMENTAL: (top): keys [errors] | [request-id]' \
+	    'DELETE of the trigger path: status 404 | 405' \
+	    "DELETE of the trigger path: .errors[0]: \"Not found: /jobs/$REFJOB/checkpoints\" | \"Method DELETE is not allowed here; see the Allow header.\"" \
+	    'configuration: .checkpoint_storage: "FileSystemCheckpointStorage" | "JobManagerCheckpointStorage"' \
+	    'details: .tasks: keys [<vertex>, <vertex>] | []' \
+	    'details: .discarded: true | false')" \
+	    "reference: the only differences from Flink are those BEYOND FLINK lists"
+	term_wait "$WATCHER"
+	stop_server
+fi
 
 # lighttpd-prefix.conf, under /api, takes the body as lighttpd.conf does.
 SERVER=lighttpd MOUNT=/api

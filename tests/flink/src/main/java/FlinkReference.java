@@ -1,0 +1,301 @@
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+
+/*
+ * A real JobManager as the reference: a MiniCluster running an unbounded
+ * streaming job with keyed state and file checkpoint storage, and the
+ * service behind a web server (its port the first argument), each asked
+ * the same requests.  Every difference in status, Content-Type or JSON
+ * (keys and their order, types, null, the exact text of strings) is
+ * printed, one line each, for the test to hold against the deviations
+ * that checkpoint-api(7) lists; the rules of what is masked are here,
+ * once: numbers (ids, times, sizes, counts) are compared by kind only,
+ * the strings that name a place or a trace or are random
+ * (MASKED_STRINGS) by type only, and Flink's error texts by their
+ * message (HANDLER_EXCEPTION).  Arrays are compared by their first
+ * element, their lengths being history.
+ *
+ * Usage: FlinkReference APP-PORT JOBID JOBNAME CHECKPOINT-DIR
+ */
+public final class FlinkReference {
+	private static final Set<String> MASKED_STRINGS = Set.of(
+	    "external_path", "stack-trace", "serialized-throwable",
+	    "request-id");
+	/* Flink writes an error as its exception's class, the message and
+	 * the stack trace; the service the message alone (checkpoint-api(7),
+	 * BEYOND FLINK).  Flink's errors are compared by that message. */
+	private static final String HANDLER_EXCEPTION =
+	    "org.apache.flink.runtime.rest.handler.RestHandlerException: ";
+	private static final ObjectMapper JSON = new ObjectMapper();
+	private static final HttpClient HTTP = HttpClient.newBuilder()
+	    .connectTimeout(Duration.ofSeconds(10)).build();
+	private static final String T1 = "00000000000000000000000000000a01";
+	private static final String T2 = "00000000000000000000000000000a02";
+	private static final String T3 = "00000000000000000000000000000a03";
+	private static final String T4 = "00000000000000000000000000000a04";
+	private static final String NO_TRIGGER = "00000000000000000000000000000bad";
+	private static final String UNKNOWN_JOB = "feed00000000000000000000000000ff";
+
+	private static String flink, app, job;
+	private static final List<String> diffs = new ArrayList<>();
+
+	/* The keyed state every checkpoint holds: a count per key. */
+	public static final class Count extends RichMapFunction<Long, Long> {
+		private transient ValueState<Long> seen;
+
+		@Override
+		public void open(OpenContext context) {
+			seen = getRuntimeContext().getState(
+			    new ValueStateDescriptor<>("seen", Types.LONG));
+		}
+
+		@Override
+		public Long map(Long value) throws Exception {
+			Long n = seen.value();
+			seen.update(n == null ? 1 : n + 1);
+			return value;
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		app = "http://127.0.0.1:" + args[0];
+		job = args[1];
+		Configuration config = new Configuration();
+		config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+		config.set(RestOptions.ADDRESS, "127.0.0.1");
+		config.set(RestOptions.PORT, 0);
+		config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+		    Path.of(args[3]).toUri().toString());
+		MiniCluster cluster = new MiniCluster(
+		    new MiniClusterConfiguration.Builder().setConfiguration(config)
+		    .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+		cluster.start();
+		flink = cluster.getRestAddress().get().toString()
+		    .replaceAll("/$", "");
+		run(cluster, args[2]);
+		for (String d : diffs)
+			System.out.println(d);
+		System.out.flush();
+		/* The cluster's orderly shutdown of an unbounded job takes long
+		 * and proves nothing here; the test removes its files. */
+		Runtime.getRuntime().halt(0);
+	}
+
+	private static void run(MiniCluster cluster, String name) throws Exception {
+		StreamExecutionEnvironment env =
+		    StreamExecutionEnvironment.getExecutionEnvironment();
+		/* Periodic checkpoints far apart: only the test's triggers. */
+		env.enableCheckpointing(3_600_000L);
+		env.setParallelism(1);
+		env.fromSource(new DataGeneratorSource<>(i -> i, Long.MAX_VALUE,
+		    RateLimiterStrategy.perSecond(20), Types.LONG),
+		    WatermarkStrategy.noWatermarks(), "numbers")
+		    .keyBy(v -> v % 4).map(new Count()).name("count")
+		    .addSink(new DiscardingSink<>());
+		StreamGraph stream = env.getStreamGraph(false);
+		stream.setJobName(name);
+		JobGraph graph = stream.getJobGraph();
+		graph.setJobID(JobID.fromHexString(job));
+		cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (cluster.getJobStatus(graph.getJobID()).get() != JobStatus.RUNNING
+		    || !tasksRunning()) {
+			if (System.nanoTime() > end)
+				throw new IllegalStateException("the job did not start");
+			Thread.sleep(100);
+		}
+
+		String base = "/jobs/" + job + "/checkpoints";
+		same("trigger CONFIGURED", "POST", base,
+		    "{\"checkpointType\":\"CONFIGURED\",\"triggerId\":\"" + T1 + "\"}");
+		long[] ids = completed("status of a completed trigger", base + "/" + T1);
+		same("trigger FULL", "POST", base,
+		    "{\"checkpointType\":\"FULL\",\"triggerId\":\"" + T2 + "\"}");
+		completed("status of a completed FULL trigger", base + "/" + T2);
+		same("trigger INCREMENTAL", "POST", base,
+		    "{\"checkpointType\":\"INCREMENTAL\",\"triggerId\":\"" + T3 + "\"}");
+		same("status of an unknown trigger", "GET", base + "/" + NO_TRIGGER, null);
+		same("trigger with a bad type", "POST", base,
+		    "{\"checkpointType\":\"full\"}");
+		same("trigger with a body that is not JSON", "POST", base, "{");
+		same("trigger of a bad job id", "POST", "/jobs/xyz/checkpoints", "{}");
+		same("DELETE of the trigger path", "DELETE", base, null);
+		same("trigger under /v1", "POST", "/v1" + base,
+		    "{\"triggerId\":\"" + T4 + "\"}");
+		completed("status under /v1", "/v1" + base + "/" + T4);
+		same("trigger of an unknown job", "POST",
+		    "/jobs/" + UNKNOWN_JOB + "/checkpoints",
+		    "{\"triggerId\":\"" + T1 + "\"}");
+		completed("status of an unknown job's trigger",
+		    "/jobs/" + UNKNOWN_JOB + "/checkpoints/" + T1);
+		same("statistics", "GET", base, null);
+		same("configuration", "GET", base + "/config", null);
+		/* Each side's own id of the same trigger. */
+		compare("details", send(flink, "GET", base + "/details/" + ids[0], null),
+		    send(app, "GET", base + "/details/" + ids[1], null));
+		same("details of an unknown checkpoint", "GET",
+		    base + "/details/987654", null);
+		same("job overview", "GET", "/jobs/overview", null);
+		same("jobs", "GET", "/jobs", null);
+	}
+
+	private static boolean tasksRunning() throws Exception {
+		Answer a = send(flink, "GET", "/jobs/" + job, null);
+		JsonNode v = JSON.readTree(a.body).path("vertices");
+		for (JsonNode n : v)
+			if (!"RUNNING".equals(n.path("status").asText()))
+				return false;
+		return v.size() > 0;
+	}
+
+	/* GETs a trigger's status on both sides until each has COMPLETED, then
+	 * compares; answers each side's checkpoint id (-1 for none). */
+	private static long[] completed(String name, String path) throws Exception {
+		Answer f = poll(flink, path), a = poll(app, path);
+		compare(name, f, a);
+		return new long[] { id(f), id(a) };
+	}
+
+	private static long id(Answer a) throws Exception {
+		return JSON.readTree(a.body).path("operation")
+		    .path("checkpointId").asLong(-1);
+	}
+
+	private static Answer poll(String side, String path) throws Exception {
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		Answer a;
+		do {
+			a = send(side, "GET", path, null);
+			if (a.body.contains("\"COMPLETED\""))
+				break;
+			Thread.sleep(100);
+		} while (System.nanoTime() < end);
+		return a;
+	}
+
+	private static void same(String name, String method, String path,
+	    String body) throws Exception {
+		compare(name, send(flink, method, path, body),
+		    send(app, method, path, body));
+	}
+
+	private static final class Answer {
+		int status;
+		String type;
+		String body;
+	}
+
+	private static Answer send(String side, String method, String path,
+	    String body) throws Exception {
+		HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(side + path))
+		    .timeout(Duration.ofSeconds(30));
+		if (body != null)
+			r.header("Content-Type", "application/json");
+		r.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+		    : HttpRequest.BodyPublishers.ofString(body));
+		HttpResponse<String> got = HTTP.send(r.build(),
+		    HttpResponse.BodyHandlers.ofString());
+		Answer a = new Answer();
+		a.status = got.statusCode();
+		a.type = got.headers().firstValue("Content-Type").orElse("-");
+		a.body = got.body();
+		return a;
+	}
+
+	private static void compare(String name, Answer f, Answer a) {
+		/* Both answers, for the test's log. */
+		System.err.println(name + ": flink " + f.status + " " + f.body);
+		System.err.println(name + ": app   " + a.status + " " + a.body);
+		if (f.status != a.status)
+			diffs.add(name + ": status " + f.status + " | " + a.status);
+		if (!f.type.equals(a.type))
+			diffs.add(name + ": Content-Type " + f.type + " | " + a.type);
+		JsonNode fj, aj;
+		try {
+			fj = JSON.readTree(f.body);
+			aj = JSON.readTree(a.body);
+		} catch (Exception e) {
+			diffs.add(name + ": not JSON: " + f.body + " | " + a.body);
+			return;
+		}
+		node(name, "", "", fj, aj);
+	}
+
+	private static String kind(JsonNode n) {
+		if (n.isIntegralNumber())
+			return "integer";
+		if (n.isNumber())
+			return "number";
+		return n.getNodeType().toString().toLowerCase();
+	}
+
+	private static void node(String name, String path, String key,
+	    JsonNode f, JsonNode a) {
+		String at = name + ": " + (path.isEmpty() ? "(top)" : path);
+		if (!kind(f).equals(kind(a))) {
+			diffs.add(at + ": " + kind(f) + " | " + kind(a));
+			return;
+		}
+		if (f.isObject()) {
+			List<String> fk = keys(f), ak = keys(a);
+			if (!fk.equals(ak))
+				diffs.add(at + ": keys " + fk + " | " + ak);
+			for (String k : fk)
+				if (a.has(k))
+					node(name, path + "." + k, k, f.get(k), a.get(k));
+		} else if (f.isArray()) {
+			if (f.size() > 0 && a.size() > 0)
+				node(name, path + "[0]", key, f.get(0), a.get(0));
+		} else if (f.isTextual() && key.equals("errors")) {
+			String m = f.asText().split("\n", 2)[0];
+			if (m.startsWith(HANDLER_EXCEPTION))
+				m = m.substring(HANDLER_EXCEPTION.length());
+			if (!m.equals(a.asText()))
+				diffs.add(at + ": \"" + m + "\" | \"" + a.asText() + "\"");
+		} else if (f.isTextual() && !MASKED_STRINGS.contains(key)) {
+			if (!f.asText().equals(a.asText()))
+				diffs.add(at + ": \"" + f.asText() + "\" | \"" +
+				    a.asText() + "\"");
+		} else if (f.isBoolean() && f.asBoolean() != a.asBoolean()) {
+			diffs.add(at + ": " + f + " | " + a);
+		}
+	}
+
+	private static List<String> keys(JsonNode n) {
+		List<String> k = new ArrayList<>();
+		for (Iterator<String> i = n.fieldNames(); i.hasNext();)
+			k.add(i.next());
+		return k;
+	}
+}
