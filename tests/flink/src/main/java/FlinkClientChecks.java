@@ -16,16 +16,16 @@ import org.apache.flink.util.SerializedThrowable;
 
 /*
  * Flink's own RestClusterClient, unmodified, against a running
- * checkpoint-api: each argument is one call, and each call prints one
- * line (or, for list, one line per job) that the shell test compares
+ * checkpoint-api: each argument is one call, and each call prints a
+ * line that begins with the argument, which the shell test compares
  * with what the service recorded.  Nothing is judged here, so that
  * the expectations live in one place, the test.
  *
  *   trigger:JOBID:TYPE  triggerCheckpoint; "ok <checkpoint id>", or
  *                       "failed <exception class> <original class>:
  *                       <message>" as Flink's client raises it
- *   status:JOBID        getJobStatus; "ok <status>" or "failed ..."
- *   list                listJobs; "job <id> <status> <name>", sorted
+ *   list                listJobs; the count, then "job <id> <status>
+ *                       <name> <start time>" a line, sorted
  *
  * Usage: FlinkClientChecks PORT CALL...
  */
@@ -73,10 +73,6 @@ public final class FlinkClientChecks {
 				return "ok " + client.triggerCheckpoint(
 				    JobID.fromHexString(part[1]),
 				    CheckpointType.valueOf(part[2]))
-				    .get(WAIT_SECONDS, TimeUnit.SECONDS);
-			case "status":
-				return "ok " + client.getJobStatus(
-				    JobID.fromHexString(part[1]))
 				    .get(WAIT_SECONDS, TimeUnit.SECONDS);
 			case "list":
 				return jobs(client.listJobs()
