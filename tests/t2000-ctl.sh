@@ -71,6 +71,9 @@ is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
 is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
 before=$(md5 "$DB")
 succeeds "$DB: schema version $V" "init again succeeds" init
+is "$(sed -n 's/^.*checkpoints\.db: schema version //p' \
+    "$top_srcdir/cgi/checkpointctl.8")" "$V" \
+    "init: checkpointctl(8)'s example prints what init prints"
 is "$(md5 "$DB")" "$before" "init again leaves the file byte for byte"
 
 sqlite3 "$T/newer.db" 'PRAGMA user_version = 99'
