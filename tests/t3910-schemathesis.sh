@@ -42,7 +42,7 @@ ST_VERSION=$(sed -n 's/^schemathesis==//p' "$REQS")
 [ -x "$PYTHON" ] || bail "$PYTHON is missing (Debian's python3, python3-venv)"
 PY_VERSION=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
     bail "$PYTHON does not run"
-CACHE=${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/checkpoint-api
+CACHE=${XDG_CACHE_HOME:-${HOME:-$top_builddir}/.cache}/checkpoint-api
 VENV=$CACHE/schemathesis-$ST_VERSION-py$PY_VERSION-$(sha256sum < "$REQS" | cut -c1-12)
 
 # A new environment is made beside the cache's and renamed into place
