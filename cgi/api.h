@@ -1,6 +1,6 @@
 /*
- * The API's handlers: pure logic over a parsed request and the store.  They
- * know nothing of FastCGI, sockets or the environment; the mains fill in a
+ * The API: pure logic over a parsed request and the store.  It knows
+ * nothing of FastCGI, sockets or the environment; the mains fill in a
  * struct request and write out the struct response.
  */
 #ifndef API_H
@@ -64,14 +64,5 @@ void api_init(struct api *, const struct settings *);
 void api_free(struct api *);
 int api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
-
-/* For the handlers of other files (stats.c). */
-struct segment;
-struct store *api_store(struct api *, struct response *);
-void api_store_failed(struct api *, enum store_rc, struct response *);
-int api_path_id(const struct segment *, const char *name, struct id *,
-    struct response *);
-void api_path_param_error(const struct segment *, const char *name,
-    struct response *);
 
 #endif /* API_H */
