@@ -13,7 +13,6 @@
 #include "exchange.h"
 #include "readers.h"
 #include "route.h"
-#include "trigger.h"
 #include "ui.h"
 
 void
@@ -21,8 +20,6 @@ api_init(struct api *a, const struct settings *st)
 {
 	memset(a, 0, sizeof(*a));
 	a->settings = st;
-	a->pending.rec = &a->pending_rec;
-	a->pending.answer = trigger_answer;
 }
 
 void
@@ -36,15 +33,15 @@ api_free(struct api *a)
 }
 
 /*
- * Answers req in r and returns 0; or returns 1 when a->reply will answer
- * (a POST, once committed).
+ * Answers req in r and returns 0; or returns 1 when req->post's reply
+ * will answer (a POST, once committed).
  */
 int
 api_handle(struct api *a, const struct request *req, struct response *r,
     int64_t now_ms)
 {
 	struct route rt;
-	struct exchange x = { a, req, &rt, r, now_ms, 0 };
+	struct exchange x = { a, req, &rt, r, now_ms, NULL, 0, 0 };
 	const char *method = req->method != NULL ? req->method : "";
 
 	response_reset(r);
@@ -69,11 +66,8 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 		return 0;
 	}
 	rt.handler(&x);
-	if (a->borrowed) {
-		/* open, or NULL after a fault */
-		readers_give(a->readers, a->store);
-		a->store = NULL;
-		a->borrowed = 0;
-	}
+	/* Open, or NULL after a fault. */
+	if (x.on_loan)
+		readers_give(a->readers, x.loan);
 	return x.deferred;
 }

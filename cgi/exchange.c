@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "exchange.h"
-#include "log.h"
 #include "readers.h"
 
 /*
@@ -21,30 +20,36 @@ struct store *
 exchange_store(struct exchange *x)
 {
 	struct api *a = x->api;
-	struct store_opts o;
+	struct store **s;
 	enum store_rc rc;
-	char err[512];
 
-	if (a->readers != NULL && !a->borrowed) {
-		a->store = readers_take(a->readers);
-		a->borrowed = 1;
+	if (a->readers != NULL && !x->on_loan) {
+		x->loan = readers_take(a->readers);
+		x->on_loan = 1;
 	}
+	s = exchange_connection(x);
 	/* Kept open, not reopened: see store_replaced. */
-	if (a->store != NULL && store_replaced(a->store, 100)) {
+	if (*s != NULL && store_replaced(*s, 100)) {
 		http_error(x->res, ERR_UNAVAILABLE);
 		return NULL;
 	}
-	if (a->store != NULL)
-		return a->store;
+	if (*s != NULL)
+		return *s;
 	/* Point reads by key: a small cache per thread keeps RSS low. */
-	settings_store_opts(a->settings, 256, &o);
-	if ((rc = store_open(&o, &a->store, err, sizeof(err))) != STORE_OK) {
-		log_error("open store: %s", err);
-		a->store = NULL;
+	if ((rc = settings_open_store(a->settings, 256, s)) != STORE_OK)
 		http_error(x->res,
 		    rc == STORE_BUSY ? ERR_BUSY : ERR_UNAVAILABLE);
-	}
-	return a->store;
+	return *s;
+}
+
+/*
+ * The connection the request reads on, open or not: the one borrowed
+ * from the pool, or the api's own without one.
+ */
+struct store **
+exchange_connection(struct exchange *x)
+{
+	return x->api->readers != NULL ? &x->loan : &x->api->store;
 }
 
 /* The answer to a failed store operation. */
@@ -68,11 +73,11 @@ exchange_store_error(enum store_rc rc)
 void
 exchange_store_failed(struct exchange *x, enum store_rc rc)
 {
-	struct api *a = x->api;
+	struct store **s = exchange_connection(x);
 
 	if (rc != STORE_BUSY) {
-		store_close(a->store);
-		a->store = NULL;
+		store_close(*s);
+		*s = NULL;
 	}
 	http_error(x->res, exchange_store_error(rc));
 }

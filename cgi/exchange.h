@@ -18,10 +18,13 @@ struct exchange {
 	const struct route *route;
 	struct response *res; /* the answer, unless deferred */
 	int64_t now_ms;
-	int deferred; /* the committer answers (a POST): see trigger.h */
+	struct store *loan; /* from api->readers, while on_loan */
+	int on_loan; /* borrowed: given back when the request ends */
+	int deferred; /* req->post's reply answers (a POST): see trigger.h */
 };
 
 struct store *exchange_store(struct exchange *);
+struct store **exchange_connection(struct exchange *);
 enum api_error exchange_store_error(enum store_rc);
 void exchange_store_failed(struct exchange *, enum store_rc);
 int exchange_path_id(struct exchange *, const struct segment *,

@@ -110,21 +110,20 @@ trigger_accepted(struct response *r, const struct trigger_rec *rec, int created)
 		http_error(r, ERR_INTERNAL);
 }
 
-/* In the committer thread: the answer to a POST that trigger_post deferred. */
+/*
+ * Makes the answer of a POST that trigger_post left to the committer,
+ * once its transaction is over: in the committer thread, from its reply.
+ */
 void
-trigger_answer(struct commit_req *req, enum store_rc rc, int created)
+trigger_answer(struct post *p)
 {
-	struct api *a = (struct api *)(void *)((char *)req -
-	    offsetof(struct api, pending));
-
-	if (rc != STORE_OK)
-		http_error(a->answer, exchange_store_error(rc));
+	if (p->rc != STORE_OK)
+		http_error(p->answer, exchange_store_error(p->rc));
 	else
-		trigger_accepted(a->answer, req->rec, created);
-	a->reply(a, a->answer);
+		trigger_accepted(p->answer, &p->rec, p->created);
 }
 
-/* POST: deferred when the committer answers (a->reply). */
+/* POST: deferred when the committer answers (req->post's reply). */
 void
 trigger_post(struct exchange *x)
 {
@@ -175,10 +174,10 @@ trigger_post(struct exchange *x)
 		}
 	}
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
-	if (a->committer != NULL) {
-		a->pending_rec = rec;
-		a->answer = r;
-		commit_submit(a->committer, &a->pending);
+	if (a->committer != NULL && req->post != NULL) {
+		req->post->rec = rec;
+		req->post->answer = r;
+		commit_submit(a->committer, req->post);
 		x->deferred = 1;
 		return;
 	}
@@ -202,33 +201,33 @@ trigger_read_together(struct exchange *x, const struct id *job,
     const struct id *trigger)
 {
 	struct api *a = x->api;
-	struct readers_req req;
-	struct status_read *reads[READERS_BATCH];
+	struct grouped_read mine;
+	struct read_batch batch;
 	struct store *s;
 	enum store_rc rc;
 	size_t n, i;
 
-	req.read.job = job;
-	req.read.trigger = trigger;
-	req.read.json = &x->res->body;
-	if ((n = readers_join(a->readers, &req, &a->store, reads)) == 0)
-		rc = req.read.rc;
+	mine.read.job = job;
+	mine.read.trigger = trigger;
+	mine.read.json = &x->res->body;
+	if ((n = readers_join(a->readers, &mine, &x->loan, &batch)) == 0)
+		rc = mine.read.rc;
 	else {
-		a->borrowed = 1;
+		x->on_loan = 1;
 		rc = (s = exchange_store(x)) == NULL ?
 		    STORE_UNAVAILABLE :
-		    store_read_statuses(s, reads, n, x->now_ms,
+		    store_read_statuses(s, batch.read, n, x->now_ms,
 			a->settings->store_ms);
 		if (rc != STORE_OK) {
 			for (i = 0; i < n; i++)
-				reads[i]->rc = rc;
+				batch.read[i]->rc = rc;
 			if (s != NULL && rc != STORE_BUSY) {
-				store_close(a->store);
-				a->store = NULL;
+				store_close(x->loan);
+				x->loan = NULL;
 			}
 		}
-		readers_answered(a->readers, reads, n);
-		rc = req.read.rc;
+		readers_answered(a->readers, &batch);
+		rc = mine.read.rc;
 	}
 	return rc;
 }

@@ -13,6 +13,6 @@ struct exchange;
 
 void trigger_post(struct exchange *);
 void trigger_get(struct exchange *);
-void trigger_answer(struct commit_req *, enum store_rc, int created);
+void trigger_answer(struct post *);
 
 #endif /* TRIGGER_H */
