@@ -38,9 +38,10 @@
  *
  * Requests queued during one commit go in the next, which starts at once
  * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
- * committer never sleeps between two commits while there is work.  With a disk that syncs in half a millisecond, every
- * request that arrives during one sync shares the next one.  The lock
- * guards only the queue; answers happen outside it.
+ * committer never sleeps between two commits while there is work.  With
+ * a disk that syncs in half a millisecond, every request that arrives
+ * during one sync shares the next one.  The lock guards only the queue
+ * and the WAL copier's flags; replies happen outside it.
  *
  * On a database server (store_remote) a commit costs a round trip and
  * the server's flush whatever it holds, and while one batch commits its

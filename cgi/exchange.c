@@ -10,6 +10,16 @@
 #include "readers.h"
 
 /*
+ * The connection the request reads on, open or not: the one borrowed
+ * from the pool, or the api's own without one.
+ */
+static struct store **
+exchange_connection(struct exchange *x)
+{
+	return x->api->readers != NULL ? &x->loan : &x->api->store;
+}
+
+/*
  * The store, opened on first use and again after a fault, so that a
  * database that was missing or unreadable is picked up without a restart
  * (one replaced while open is refused instead: store_replaced).  NULL:
@@ -40,16 +50,6 @@ exchange_store(struct exchange *x)
 		http_error(x->res,
 		    rc == STORE_BUSY ? ERR_BUSY : ERR_UNAVAILABLE);
 	return *s;
-}
-
-/*
- * The connection the request reads on, open or not: the one borrowed
- * from the pool, or the api's own without one.
- */
-struct store **
-exchange_connection(struct exchange *x)
-{
-	return x->api->readers != NULL ? &x->loan : &x->api->store;
 }
 
 /* The answer to a failed store operation. */

@@ -24,7 +24,6 @@ struct exchange {
 };
 
 struct store *exchange_store(struct exchange *);
-struct store **exchange_connection(struct exchange *);
 enum api_error exchange_store_error(enum store_rc);
 void exchange_store_failed(struct exchange *, enum store_rc);
 int exchange_path_id(struct exchange *, const struct segment *,

@@ -1,7 +1,8 @@
 /*
- * Flink's checkpoint statistics over the store: see stats.h.  Bodies are written by hand, as Flink's Jackson writes them:
- * compact, keys in creator order, nulls written, doubles as Java's
- * Double.toString, NaN as the string "NaN".
+ * Flink's checkpoint statistics over the store: see stats.h.  Bodies are
+ * written by hand, as Flink's Jackson writes them: compact, keys in
+ * creator order, nulls written, doubles as Java's Double.toString, NaN as
+ * the string "NaN".
  *
  * What the store does not know is Flink's value for "none": sizes and
  * subtask counts are 0, tasks {}, every checkpoint a plain CHECKPOINT,

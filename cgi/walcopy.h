@@ -22,7 +22,7 @@ struct walcopy *walcopy_new(const struct settings *, pthread_mutex_t *lock);
 void walcopy_free(struct walcopy *);
 /* In the committer thread, after each commit: store_on_commit's callback. */
 void walcopy_grew(void *walcopy, int frames);
-/* In the committer thread, lock held: whether to catch up (walcopy_catch_up). */
+/* In the committer thread, lock held: whether to walcopy_catch_up. */
 int walcopy_caught_up(struct walcopy *);
 /* In the committer thread, without the lock, on the committer's store. */
 void walcopy_catch_up(struct walcopy *, struct store *);
