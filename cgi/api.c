@@ -41,7 +41,11 @@ api_handle(struct api *a, const struct request *req, struct response *r,
     int64_t now_ms)
 {
 	struct route rt;
-	struct exchange x = { a, req, &rt, r, now_ms, NULL, 0, 0 };
+	struct exchange x = { .api = a,
+		.req = req,
+		.route = &rt,
+		.res = r,
+		.now_ms = now_ms };
 	const char *method = req->method != NULL ? req->method : "";
 
 	response_reset(r);
