@@ -35,6 +35,7 @@
 #define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 
 static volatile sig_atomic_t quit;
+static struct runner *runner; /* what the passes owe the store */
 
 static void
 on_signal(int sig)
@@ -291,19 +292,19 @@ run_once(struct store *s, const struct settings *st,
 	int rc = EXIT_OK;
 
 	memset(&stats, 0, sizeof(stats));
-	if (runner_pass(s, ro, &stats, &quit) == -1)
+	if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 		rc = EXIT_PASS;
-	while (runner_backlog() > 0 && !quit) {
+	while (runner_unsettled(runner) > 0 && !quit) {
 		log_warn("%zu results not recorded or claims in doubt yet; "
 			 "trying again",
-		    runner_backlog());
+		    runner_unsettled(runner));
 		pause_ms(1000);
 		store_close(s);
 		if (open_store(st, &s, 64 * 1024) == -1)
 			continue;
-		if (runner_pass(s, ro, &stats, &quit) == -1)
+		if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 			rc = EXIT_PASS;
-		else if (runner_backlog() == 0)
+		else if (runner_unsettled(runner) == 0)
 			rc = EXIT_OK;
 	}
 	if (s != NULL)
@@ -384,7 +385,7 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 			continue;
 		}
 		memset(&stats, 0, sizeof(stats));
-		if (runner_pass(s, ro, &stats, &quit) == -1)
+		if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 			log_warn("pass did not finish; trying again");
 		wal_housekeeping(s, st->db_path);
 		if (want_stats &&
@@ -395,7 +396,7 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		 * Results to record, claims in doubt: look again soon, not
 		 * on news.
 		 */
-		if (runner_backlog() > 0)
+		if (runner_unsettled(runner) > 0)
 			pause_ms(1000);
 		else
 			watch_sleep(s, st->db_path, wfd, inotify, seen, inode);
@@ -431,6 +432,10 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	ro.owner = owner;
+	if ((runner = runner_new()) == NULL) {
+		log_error("out of memory");
+		goto out;
+	}
 
 	umask(007);
 	memset(&sa, 0, sizeof(sa));
@@ -454,7 +459,7 @@ main(int argc, char *argv[])
 	else
 		ret = run_once(s, &st, &ro, cl.want_stats);
 out:
-	runner_backlog_drop();
+	runner_free(runner);
 	free(cl.db);
 	return ret;
 }
