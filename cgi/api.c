@@ -42,6 +42,22 @@ api_free(struct api *a)
 	a->parser = NULL;
 }
 
+/* The answer to a failed store operation. */
+static enum api_error
+api_store_error(enum store_rc rc)
+{
+	switch (rc) {
+	case STORE_BUSY:
+		return ERR_BUSY;
+	case STORE_READONLY:
+		return ERR_READONLY;
+	case STORE_ERROR:
+		return ERR_INTERNAL;
+	default:
+		return ERR_UNAVAILABLE;
+	}
+}
+
 /*
  * The store, opened on first use and again after a fault, so that a
  * database that was missing or unreadable is picked up without a restart
@@ -71,23 +87,11 @@ api_store(struct api *a, struct response *r)
 	if ((rc = store_open(&o, &a->store, err, sizeof(err))) != STORE_OK) {
 		log_error("open store: %s", err);
 		a->store = NULL;
-		http_error(r, rc == STORE_BUSY ? ERR_BUSY : ERR_UNAVAILABLE);
+		http_error(r,
+		    api_store_error(
+			rc == STORE_ERROR ? STORE_UNAVAILABLE : rc));
 	}
 	return a->store;
-}
-
-/* The answer to a failed store operation. */
-static enum api_error
-api_store_error(enum store_rc rc)
-{
-	switch (rc) {
-	case STORE_BUSY:
-		return ERR_BUSY;
-	case STORE_ERROR:
-		return ERR_INTERNAL;
-	default:
-		return ERR_UNAVAILABLE;
-	}
 }
 
 /*

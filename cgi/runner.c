@@ -834,7 +834,8 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_trace = buf_str(&trace);
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
-	if ((rc == STORE_UNAVAILABLE || rc == STORE_BUSY) &&
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		rc == STORE_BUSY) &&
 	    nbacklog < RUNNER_MAX_ACTIVE) {
 		backlog_keep(&backlog[nbacklog], r, &o);
 		nbacklog++;
@@ -879,7 +880,8 @@ pass_backlog(struct pass *p)
 			rc = STORE_NOTFOUND;
 		} else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
-		if (rc == STORE_UNAVAILABLE || rc == STORE_BUSY) {
+		if (rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		    rc == STORE_BUSY) {
 			i++;
 			continue;
 		}

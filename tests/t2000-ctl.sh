@@ -206,11 +206,39 @@ refused 1 "$T/text.db: file is not a database" \
     --db "$T/text.db" job list
 is "$(md5 "$T/text.db")" "$before" "text file: unchanged"
 
-refused 1 "$T/missing/dir/x.db: unable to open database file" \
-    "--db in a missing directory fails cleanly" \
+refused 1 "$T/missing/dir/x.db: unable to open database file (directory $T/missing/dir does not exist)" \
+    "--db in a missing directory fails cleanly, naming the directory" \
     --db "$T/missing/dir/x.db" init
 test ! -e "$T/missing"
 ok $? "--db in a missing directory: nothing created"
+
+# Refused by permissions: the message names the user, the path, its owner
+# and mode.  As root, checkpointctl runs as nobody; otherwise the modes
+# leave out the owner's w.
+mkdir "$T/locked"
+"$CTL" --db "$T/locked/ro.db" init > /dev/null || bail "checkpointctl init"
+if [ "$(id -u)" -eq 0 ]; then
+	as_other() { setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups -- "$@"; }
+	WHO=nobody
+	chmod o+x "$T"
+	chmod 0755 "$T/locked"
+	chmod 0644 "$T/locked/ro.db"
+else
+	as_other() { "$@"; }
+	WHO=$(id -un)
+	chmod 0555 "$T/locked"
+	chmod 0444 "$T/locked/ro.db"
+fi
+OWNER="$(stat -c %U:%G "$T/locked")"
+as_other "$CTL" --db "$T/locked/new.db" init > "$T/out" 2> "$T/err"
+is "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "1||checkpointctl: $T/locked/new.db: unable to open database file (permission denied: user $WHO may not create files in directory $T/locked (owner $OWNER, mode 0$(stat -c %a "$T/locked")))" \
+    "init in a directory its user may not write: the user, the directory, its owner and mode"
+as_other "$CTL" --db "$T/locked/ro.db" job add "$J3" > "$T/out" 2> "$T/err"
+like "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "^1\|\|checkpointctl: $T/locked/ro.db: .*attempt to write a readonly database.*user $WHO may not write $T/locked/ro.db \(owner $OWNER, mode 0$(stat -c %a "$T/locked/ro.db")\)" \
+    "a write to a database its user may not write: says so, with the user, owner and mode"
+chmod 0755 "$T/locked"
 
 refused 2 "--db: empty path" "--db '' is refused" --db '' init
 
