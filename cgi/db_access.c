@@ -98,20 +98,27 @@ closed_ancestor(const char *dir, char *why, size_t len)
 	snprintf(why, len, "permission denied on the way to %s", dir);
 }
 
+void
+db_access_dir(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(out, len, ".");
+	else if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
 enum db_access
 db_access_check(const char *path, char *why, size_t len)
 {
 	char dir[PATH_MAX];
-	const char *slash;
 	struct stat sb, dsb;
 
 	*why = '\0';
-	if ((slash = strrchr(path, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	db_access_dir(path, dir, sizeof(dir));
 
 	if (stat(dir, &dsb) == -1) {
 		if (errno == ENOENT)

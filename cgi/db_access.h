@@ -24,6 +24,8 @@ enum db_access {
  * to create the file), the file readable and writable.  The first thing
  * missing is worded in why (path, user, owner, mode); "" when none is.
  */
+/* The directory of path, in out ("." for a bare name). */
+void db_access_dir(const char *path, char *out, size_t len);
 enum db_access db_access_check(const char *path, char *why, size_t len);
 
 #endif /* DB_ACCESS_H */

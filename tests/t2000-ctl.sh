@@ -222,6 +222,39 @@ if [ "$(id -u)" -eq 0 ]; then
 	WHO=nobody
 	chmod o+x "$T"
 	chmod 0755 "$T/locked"
+
+# init --group, or a setgid directory's group: the database is that
+# group's, mode 0660; refused, nothing made, where the group could not
+# write the directory (SQLite's -wal and -shm) or is root.
+if [ "$(id -u)" -eq 0 ]; then SHARED=nogroup; else SHARED=$(id -gn); fi
+mkdir "$T/shared"
+chgrp "$SHARED" "$T/shared"
+chmod 0750 "$T/shared"
+refused 1 "$T/shared/c.db: directory $T/shared is not writable by group $SHARED (SQLite makes -wal and -shm there): chgrp $SHARED $T/shared && chmod 2770 $T/shared, or run checkpointctl setup" \
+    "init --group: a directory the group may not write is refused, with the fix" \
+    --db "$T/shared/c.db" init --group "$SHARED"
+test ! -e "$T/shared/c.db"
+ok $? "  and nothing was made"
+chmod 2770 "$T/shared"
+succeeds "$T/shared/c.db: schema version $V" "init in a setgid directory of the group" \
+    --db "$T/shared/c.db" init
+is "$(stat -c '%a %G' "$T/shared/c.db")" "660 $SHARED" \
+    "  the database is the group's, mode 0660"
+refused 1 "--group no-such-group-here: no such group (checkpointctl setup --group no-such-group-here makes it)" \
+    "init --group of a group that does not exist" \
+    --db "$T/shared/d.db" init --group no-such-group-here
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$T/rootgroup"
+	chmod 2770 "$T/rootgroup"
+	refused 1 "$T/rootgroup/c.db: group root would share the database with no service; run checkpointctl setup first, or init --group with the group the runner and the web server share" \
+	    "init as root in a setgid directory of group root: refused" \
+	    --db "$T/rootgroup/c.db" init
+	test ! -e "$T/rootgroup/c.db"
+	ok $? "  and nothing was made"
+else
+	skip "init in a directory of group root" "not root"
+	skip "  and nothing was made" "not root"
+fi
 	chmod 0644 "$T/locked/ro.db"
 else
 	as_other() { "$@"; }
@@ -281,9 +314,9 @@ run -h
 is "$RC|$(printf '%s\n' "$OUT" | head -n 1)|$ERR" \
     "0|usage: checkpointctl [--db PATH] command [argument ...]|" \
     "-h: usage on stdout, exit 0"
-is "$(printf '%s\n' "$OUT" | grep -E '^	(init|job|triggers|purge)' |
+is "$(printf '%s\n' "$OUT" | grep -E '^	(setup|init|doctor|job|triggers|purge)' |
     cut -d ' ' -f 1-2 | tr '\t\n' '  ')" \
-    " init  job add  job set  job rm  job list  triggers [--job  purge " \
+    " setup [--user  init [--group  doctor [--user  job add  job set  job rm  job list  triggers [--job  purge " \
     "-h: usage names every command"
 usage=$OUT
 succeeds "$usage" "help: the same usage on stdout" help
