@@ -25,10 +25,12 @@ unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
     CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
 J=0123456789abcdef0123456789abcdef
 
-# makevar NAME: this build's value of an installation directory, expanded.
+# makevar NAME: this build's value of an installation directory, expanded
+# (the last line: make may first say that it brings the Makefile up to date).
 makevar() {
 	printf 'print-var:\n\t@echo $(%s)\n' "$1" |
-	    env -u MAKEFLAGS -u MFLAGS make -s -C "$top_builddir" -f Makefile -f - print-var
+	    env -u MAKEFLAGS -u MFLAGS make -s -C "$top_builddir" -f Makefile -f - print-var |
+	    tail -n 1
 }
 BINDIR=$(makevar bindir)
 STATEDIR=$(makevar localstatedir)/lib/checkpoint-api
