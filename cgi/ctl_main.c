@@ -938,8 +938,8 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 
 	*err = '\0';
 	if (!store_is_uri(c->st.db_path) && stat(c->st.db_path, &sb) == -1)
-		snprintf(err, sizeof(err), "%s: %s", c->st.db_path,
-		    strerror(errno));
+		snprintf(err, sizeof(err), "%s%s", strerror(errno),
+		    errno == ENOENT ? ": checkpointctl init" : "");
 	else {
 		settings_store_opts(&c->st, 0, &o);
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)

@@ -398,9 +398,6 @@ ctl_doctor(const char *db, const char *db_shown, struct store *s,
 				group = getgrgid(sb.st_gid) != NULL ?
 				    getgrgid(sb.st_gid)->gr_name :
 				    "?";
-			if (stat(db, &sb) == -1)
-				finding(0, "%s: %s: checkpointctl init", db,
-				    strerror(errno));
 			doctor_user("runner", user, db, dir, group);
 			if (web_user != NULL)
 				doctor_user("web server", web_user, db, dir,

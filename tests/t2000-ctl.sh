@@ -240,6 +240,28 @@ succeeds "$T/shared/c.db: schema version $V" "init in a setgid directory of the 
     --db "$T/shared/c.db" init
 is "$(stat -c '%a %G' "$T/shared/c.db")" "660 $SHARED" \
     "  the database is the group's, mode 0660"
+# doctor: one line a finding, exit 1 while anything is wrong; a database
+# that is not there is said, not made.
+if [ "$(id -u)" -eq 0 ]; then DOCTOR_USER=nobody; else DOCTOR_USER=$(id -un); fi
+run --db "$T/shared/none.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep '^wrong:')" \
+    "1|wrong: database $T/shared/none.db cannot be opened: No such file or directory: checkpointctl init" \
+    "doctor: a missing database is wrong, with the fix"
+test ! -e "$T/shared/none.db"
+ok $? "doctor: and it made none"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep -c '^wrong:')|$(printf '%s\n' "$OUT" | grep '^wrong: no runner')" \
+    "1|2|wrong: no runner pass was ever recorded: start the runner (checkpoint-runner(8): cron, a systemd timer or --watch)" \
+    "doctor: no job and no runner pass yet: two lines wrong, exit 1"
+"$CTL" --db "$T/shared/c.db" job add "$J3" > /dev/null &&
+    "$RUNNER" --db "$T/shared/c.db" 2> /dev/null || bail "job add, runner pass"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep -v '^ok: ')" "0|" \
+    "doctor: a job and a runner pass: every line ok, exit 0"
+like "$OUT" "ok: runner user $DOCTOR_USER may write $T/shared/c.db and its directory" \
+    "  it says who may write the database"
+like "$OUT" "ok: the runner's last pass was [0-9]+ s ago" "  and the runner's last pass"
+
 refused 1 "--group no-such-group-here: no such group (checkpointctl setup --group no-such-group-here makes it)" \
     "init --group of a group that does not exist" \
     --db "$T/shared/d.db" init --group no-such-group-here
