@@ -306,14 +306,16 @@ static void
 doctor_user(const char *role, const char *name, const char *db, const char *dir,
     const char *group)
 {
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX];
 	struct passwd *pw;
 	struct stat fsb, dsb;
+	size_t i;
 
 	if ((pw = getpwnam(name)) == NULL) {
-		finding(0,
-		    "%s user %s does not exist: checkpointctl setup "
-		    "--user %s",
-		    role, name, name);
+		finding(0, "%s user %s does not exist: %s", role, name,
+		    *role == 'w' ? "name the web server's with --web-user" :
+				   "checkpointctl setup --user");
 		return;
 	}
 	if (stat(dir, &dsb) == -1)
@@ -326,12 +328,17 @@ doctor_user(const char *role, const char *name, const char *db, const char *dir,
 		    *role == 'w' ? name : "");
 		return;
 	}
-	if (stat(db, &fsb) == 0 && !user_may(pw, &fsb, 06)) {
-		finding(0,
-		    "%s user %s may not write %s: chgrp %s %s && chmod "
-		    "%04o %s",
-		    role, name, db, group, db, SHARED_FILE_MODE, db);
-		return;
+	/* -wal and -shm too: SQLite gives them the database's mode. */
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", db, suffix[i]);
+		if (stat(path, &fsb) == 0 && !user_may(pw, &fsb, 06)) {
+			finding(0,
+			    "%s user %s may not write %s: chgrp %s %s && "
+			    "chmod %04o %s",
+			    role, name, path, group, path, SHARED_FILE_MODE,
+			    path);
+			return;
+		}
 	}
 	finding(1, "%s user %s may write %s and its directory", role, name, db);
 }

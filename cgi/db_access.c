@@ -114,8 +114,10 @@ db_access_dir(const char *path, char *out, size_t len)
 enum db_access
 db_access_check(const char *path, char *why, size_t len)
 {
-	char dir[PATH_MAX];
-	struct stat sb, dsb;
+	static const char *const suffix[] = { "-wal", "-shm" };
+	char dir[PATH_MAX], side[PATH_MAX];
+	struct stat sb, dsb, ssb;
+	size_t i;
 
 	*why = '\0';
 	db_access_dir(path, dir, sizeof(dir));
@@ -157,6 +159,19 @@ db_access_check(const char *path, char *why, size_t len)
 	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == -1) {
 		refusal(path, &sb, errno, "write", why, len);
 		return DB_ACCESS_UNWRITABLE;
+	}
+	/*
+	 * SQLite makes -wal and -shm with the database's mode: a process
+	 * that opened it read-only leaves them read-only after the database
+	 * itself is made writable.
+	 */
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
+		if (stat(side, &ssb) == 0 &&
+		    faccessat(AT_FDCWD, side, W_OK, AT_EACCESS) == -1) {
+			refusal(side, &ssb, errno, "write", why, len);
+			return DB_ACCESS_UNWRITABLE;
+		}
 	}
 	/* SQLite creates and removes -wal and -shm beside the file. */
 	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == -1) {

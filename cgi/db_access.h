@@ -21,7 +21,8 @@ enum db_access {
 /*
  * Checks, with the effective user's rights, what SQLite in WAL mode needs
  * of path: its directory searchable and writable (for -wal and -shm, and
- * to create the file), the file readable and writable.  The first thing
+ * to create the file), the file readable and writable, and its -wal and
+ * -shm writable where they are.  The first thing
  * missing is worded in why (path, user, owner, mode); "" when none is.
  */
 /* The directory of path, in out ("." for a bare name). */

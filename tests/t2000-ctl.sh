@@ -222,6 +222,23 @@ if [ "$(id -u)" -eq 0 ]; then
 	WHO=nobody
 	chmod o+x "$T"
 	chmod 0755 "$T/locked"
+	chmod 0644 "$T/locked/ro.db"
+else
+	as_other() { "$@"; }
+	WHO=$(id -un)
+	chmod 0555 "$T/locked"
+	chmod 0444 "$T/locked/ro.db"
+fi
+OWNER="$(stat -c %U:%G "$T/locked")"
+as_other "$CTL" --db "$T/locked/new.db" init > "$T/out" 2> "$T/err"
+is "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "1||checkpointctl: $T/locked/new.db: unable to open database file (permission denied: user $WHO may not create files in directory $T/locked (owner $OWNER, mode 0$(stat -c %a "$T/locked")))" \
+    "init in a directory its user may not write: the user, the directory, its owner and mode"
+as_other "$CTL" --db "$T/locked/ro.db" job add "$J3" > "$T/out" 2> "$T/err"
+like "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "^1\|\|checkpointctl: $T/locked/ro.db: .*attempt to write a readonly database.*user $WHO may not write $T/locked/ro.db \(owner $OWNER, mode 0$(stat -c %a "$T/locked/ro.db")\)" \
+    "a write to a database its user may not write: says so, with the user, owner and mode"
+chmod 0755 "$T/locked"
 
 # init --group, or a setgid directory's group: the database is that
 # group's, mode 0660; refused, nothing made, where the group could not
@@ -277,23 +294,6 @@ else
 	skip "init in a directory of group root" "not root"
 	skip "  and nothing was made" "not root"
 fi
-	chmod 0644 "$T/locked/ro.db"
-else
-	as_other() { "$@"; }
-	WHO=$(id -un)
-	chmod 0555 "$T/locked"
-	chmod 0444 "$T/locked/ro.db"
-fi
-OWNER="$(stat -c %U:%G "$T/locked")"
-as_other "$CTL" --db "$T/locked/new.db" init > "$T/out" 2> "$T/err"
-is "$?|$(cat "$T/out")|$(cat "$T/err")" \
-    "1||checkpointctl: $T/locked/new.db: unable to open database file (permission denied: user $WHO may not create files in directory $T/locked (owner $OWNER, mode 0$(stat -c %a "$T/locked")))" \
-    "init in a directory its user may not write: the user, the directory, its owner and mode"
-as_other "$CTL" --db "$T/locked/ro.db" job add "$J3" > "$T/out" 2> "$T/err"
-like "$?|$(cat "$T/out")|$(cat "$T/err")" \
-    "^1\|\|checkpointctl: $T/locked/ro.db: .*attempt to write a readonly database.*user $WHO may not write $T/locked/ro.db \(owner $OWNER, mode 0$(stat -c %a "$T/locked/ro.db")\)" \
-    "a write to a database its user may not write: says so, with the user, owner and mode"
-chmod 0755 "$T/locked"
 
 refused 2 "--db: empty path" "--db '' is refused" --db '' init
 

@@ -142,6 +142,20 @@ logged "not writable" "mode 0$(stat -c %a "$T/readonly/checkpoints.db"))"
 logged "not writable" "attempt to write a readonly database"
 is "$(post)" "503 $NOT_WRITABLE" "not writable: POST again: the same 503"
 chmod 0660 "$T/readonly/checkpoints.db"
+# SQLite made -wal and -shm with the database's mode: when the app's user
+# owns a database it may not write (not root), they are read-only too, and
+# the log says so.
+if [ "$(id -u)" -ne 0 ]; then
+	MARK=$(($(wc -l < "$LOG") + 1))
+	is "$(post)" "503 $NOT_WRITABLE" "not writable: its -shm still read-only: the same 503"
+	logged "not writable" "may not write $T/readonly/checkpoints.db-"
+	chmod 0660 "$T/readonly/checkpoints.db-wal" "$T/readonly/checkpoints.db-shm"
+else
+	skip "not writable: its -shm still read-only: the same 503" \
+	    "as root, the app's user owns -wal and -shm"
+	skip "not writable: the log names the read-only -wal or -shm" \
+	    "as root, the app's user owns -wal and -shm"
+fi
 back "not writable"
 
 # === the cause logged where the operator sees it ================================
