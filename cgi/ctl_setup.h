@@ -10,6 +10,11 @@
 
 #include "store.h"
 
+/* Where the app's socket goes: $(runstatedir)/checkpoint-api (Makefile.am). */
+#ifndef RUN_DIR
+#define RUN_DIR "/run/checkpoint-api"
+#endif
+
 /* The user and group setup makes when none is named. */
 #define CTL_SETUP_USER "checkpoint"
 #define CTL_SETUP_GROUP "checkpoint"
