@@ -98,8 +98,9 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: checkpoint-api.fcgi [-dV] [-n requests] "
-	    "[-t threads] [-s path | -s 127.0.0.1:port]\n");
+	    "usage: checkpoint-api.fcgi [-dV] [-l stderr | syslog | file] "
+	    "[-n requests]\n"
+	    "       [-t threads] [-s path | -s 127.0.0.1:port]\n");
 	exit(2);
 }
 
@@ -708,7 +709,7 @@ main(int argc, char *argv[])
 	sigset_t set, oldset;
 	enum log_level lvl = LOG_LVL_INFO;
 	char err[256];
-	const char *sockpath = NULL;
+	const char *sockpath = NULL, *logdest = NULL;
 	int64_t n;
 	int ch, sock = 0, nthreads = DEFAULT_THREADS;
 
@@ -719,10 +720,13 @@ main(int argc, char *argv[])
 	 */
 	if (getenv("GATEWAY_INTERFACE") != NULL)
 		argc = 1;
-	while ((ch = getopt(argc, argv, "dn:s:t:V")) != -1) {
+	while ((ch = getopt(argc, argv, "dl:n:s:t:V")) != -1) {
 		switch (ch) {
 		case 'd':
 			lvl = LOG_LVL_DEBUG;
+			break;
+		case 'l':
+			logdest = optarg;
 			break;
 		case 'n':
 			if (settings_parse_int(optarg, 1, 1000000000, &n) == -1)
@@ -747,7 +751,11 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	log_init("checkpoint-api.fcgi", 0, lvl);
+	if (log_init_dest("checkpoint-api.fcgi", logdest, lvl, err,
+		sizeof(err)) == -1) {
+		fprintf(stderr, "checkpoint-api.fcgi: %s\n", err);
+		usage();
+	}
 	store_init();
 	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 

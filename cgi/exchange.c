@@ -47,8 +47,8 @@ exchange_store(struct exchange *x)
 		return *s;
 	/* Point reads by key: a small cache per thread keeps RSS low. */
 	if ((rc = settings_open_store(a->settings, 256, s)) != STORE_OK)
-		http_error(x->res,
-		    rc == STORE_BUSY ? ERR_BUSY : ERR_UNAVAILABLE);
+		http_error(x->res, exchange_store_error(
+				       rc == STORE_ERROR ? STORE_UNAVAILABLE : rc));
 	return *s;
 }
 
@@ -59,6 +59,8 @@ exchange_store_error(enum store_rc rc)
 	switch (rc) {
 	case STORE_BUSY:
 		return ERR_BUSY;
+	case STORE_READONLY:
+		return ERR_READONLY;
 	case STORE_ERROR:
 		return ERR_INTERNAL;
 	default:

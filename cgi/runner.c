@@ -909,7 +909,8 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_trace = buf_str(&trace);
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
-	if ((rc == STORE_UNAVAILABLE || rc == STORE_BUSY) &&
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		rc == STORE_BUSY) &&
 	    unrecorded_keep(p->runner, r, &o))
 		log_warn("trigger %s job %s: checkpoint %lld: its result is "
 			 "kept, to be recorded once the database answers",
@@ -952,7 +953,8 @@ pass_unrecorded(struct pass *p)
 			rc = STORE_NOTFOUND;
 		} else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
-		if (rc == STORE_UNAVAILABLE || rc == STORE_BUSY)
+		if (rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		    rc == STORE_BUSY)
 			i++;
 		else
 			unrecorded_drop(rn, u);

@@ -420,7 +420,9 @@ main(int argc, char *argv[])
 	int ret = EXIT_USAGE;
 
 	parse_options(argc, argv, &ro, &cl);
-	log_init("checkpoint-runner", cl.use_syslog, cl.lvl);
+	/* Without --syslog, syslog still where stderr is lost (log.h). */
+	(void)log_init_dest("checkpoint-runner",
+	    cl.use_syslog ? "syslog" : NULL, cl.lvl, err, sizeof(err));
 	store_init();
 	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);

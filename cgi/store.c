@@ -164,6 +164,8 @@ store_rc_name(enum store_rc rc)
 		return "database is locked";
 	case STORE_UNAVAILABLE:
 		return "database unavailable";
+	case STORE_READONLY:
+		return "database not writable";
 	case STORE_NEWER:
 		return "database is from a newer version";
 	default:

@@ -28,6 +28,7 @@ enum store_rc {
 	STORE_EXISTS, /* the row is there already */
 	STORE_BUSY, /* locked past the busy timeout; retry */
 	STORE_UNAVAILABLE, /* cannot open, not a database, I/O error */
+	STORE_READONLY, /* reads work, writes are refused; retry is vain */
 	STORE_NEWER, /* made by a newer version: refused */
 	STORE_ERROR /* anything else; logged where it happened */
 };

@@ -650,14 +650,24 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	}
 	/*
 	 * The connection or the server is going (class 08, admin or crash
-	 * shutdown, cannot connect now, too many connections), or this is
-	 * no longer the primary (read-only transaction, after a failover):
-	 * another connection, perhaps to another host, may do.
+	 * shutdown, cannot connect now, too many connections): another
+	 * connection, perhaps to another host, may do.
 	 */
 	if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
 	    strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
-	    strcmp(state, "53300") == 0 || strcmp(state, "25006") == 0)
+	    strcmp(state, "53300") == 0)
 		return pg_lost(s, what, PQresultErrorMessage(res));
+	/*
+	 * A read-only transaction: this is no longer the primary (after a
+	 * failover), or the server was set read-only.  Writes are refused
+	 * until someone acts, which the answer says; the connection is
+	 * dropped all the same, so that the next one may find the new
+	 * primary.
+	 */
+	if (strcmp(state, "25006") == 0) {
+		pg_lost(s, what, PQresultErrorMessage(res));
+		return STORE_READONLY;
+	}
 	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
 	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
 		pg_set_error(s, what, PQresultErrorMessage(res), 0);

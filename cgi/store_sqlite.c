@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "clock.h"
+#include "db_access.h"
 #include "log.h"
 #include "schema.h"
 #include "store_impl.h"
@@ -505,6 +507,61 @@ lite_error(const struct store *base)
 	return s->error;
 }
 
+/* Whether SQLite's rc is an open or a write refused, not a bad file. */
+static int
+store_refusal(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY ||
+	    rc == SQLITE_PERM;
+}
+
+/*
+ * Appends to err why path cannot be opened or written (db_access.h), and
+ * says which: a write refused is STORE_READONLY, which retrying cannot
+ * mend; anything else stays rc.
+ */
+static enum store_rc
+store_explain(const char *path, enum store_rc rc, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 256];
+	size_t n;
+
+	switch (db_access_check(path, why, sizeof(why))) {
+	case DB_ACCESS_UNWRITABLE:
+		rc = STORE_READONLY;
+		break;
+	case DB_ACCESS_UNREADABLE:
+		break;
+	default:
+		return rc;
+	}
+	if ((n = strlen(err)) < errlen)
+		snprintf(err + n, errlen - n, " (%s)", why);
+	return rc;
+}
+
+/*
+ * An open or a write refused (SQLite's CANTOPEN, READONLY, PERM): logged
+ * with the path, the user and the cause, so that the operator knows what
+ * to change.  SQLite opens a file it may not write read-only, so a
+ * READONLY is a write refused even where the file's modes do not say why
+ * (a file replaced under it).
+ */
+static enum store_rc
+store_refused(struct lite *s, int rc, const char *what)
+{
+	enum store_rc out;
+
+	snprintf(s->error, sizeof(s->error), "%s: %s", what,
+	    sqlite3_errmsg(s->db));
+	out = store_explain(s->path,
+	    (rc & 0xff) == SQLITE_READONLY ? STORE_READONLY : STORE_UNAVAILABLE,
+	    s->error, sizeof(s->error));
+	log_error("%s: %s", s->path, s->error);
+	return out;
+}
+
 /* Maps an SQLite result code to the caller's view of it. */
 static enum store_rc
 store_rc_from(struct lite *s, int rc, const char *what)
@@ -529,12 +586,13 @@ store_rc_from(struct lite *s, int rc, const char *what)
 			return STORE_ERROR;
 		}
 	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		return store_refused(s, rc, what);
 	case SQLITE_NOTADB:
 	case SQLITE_IOERR:
 	case SQLITE_CORRUPT:
-	case SQLITE_READONLY:
 	case SQLITE_FULL:
-	case SQLITE_PERM:
 		store_log_error(s, what);
 		return STORE_UNAVAILABLE;
 	default:
@@ -830,6 +888,9 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	*out = &s->base;
 	return STORE_OK;
 fail:
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY) &&
+	    (s->db == NULL || store_refusal(sqlite3_errcode(s->db))))
+		rc = store_explain(o->path, rc, err, errlen);
 	store_close(&s->base);
 	return rc;
 }
