@@ -47,8 +47,9 @@ exchange_store(struct exchange *x)
 		return *s;
 	/* Point reads by key: a small cache per thread keeps RSS low. */
 	if ((rc = settings_open_store(a->settings, 256, s)) != STORE_OK)
-		http_error(x->res, exchange_store_error(
-				       rc == STORE_ERROR ? STORE_UNAVAILABLE : rc));
+		http_error(x->res,
+		    exchange_store_error(
+			rc == STORE_ERROR ? STORE_UNAVAILABLE : rc));
 	return *s;
 }
 
