@@ -4,7 +4,8 @@
 # then completed), so that the statistics count them; times are relative
 # to now.  Names say what each job shows:
 #   ok-1 .. ok-5   healthy: one checkpoint a minute, the last 30 s ago
-#   payments       0 completed, 11 failed: a Python traceback, its cause last
+#   payments       0 completed, 11 failed: a Python traceback, its cause
+#                  last; its action fails so again (a one-pass runner)
 #   ledger         10 completed, then its last 5 expired
 #   reports        stale: one a minute until 30 min ago, none since
 #   queued         healthy, and a trigger posted 70 s ago that no runner took
@@ -87,6 +88,11 @@ fleet_fixture() {
 		fleet_ckpts "$FLEET_STALE" 1 10 $((_now - 40 * _min)) $_min 120 60 NULL
 		fleet_ckpts "$FLEET_WAITED" 1 9 $((_now - 12 * _min)) $_min 90 70 NULL
 		fleet_ckpts "$FLEET_WAITED" 10 10 $((_now - 3 * _min)) $_min 76000 249 NULL
+		# What the button shows when the action fails as a Python
+		# script does: the cause comes last.
+		printf "UPDATE jobs SET command = '%s' WHERE job_id = '%s';\n" \
+		    'printf "Traceback (most recent call last):\n  File \"snapshot.py\", line 41, in <module>\nOSError: [Errno 122] Disk quota exceeded\n" >&2; exit 1' \
+		    "$FLEET_FAIL"
 		echo "INSERT INTO triggers (job_id, trigger_id, requested_type,
 		    created_ms) VALUES ('$FLEET_QUEUE', '${FLEET_QUEUE%????}ffff',
 		    'FULL', $_now - 70000);

@@ -5,7 +5,7 @@
 // (../jobs/...), so it works under any prefix (/api/ui/).  No dependency,
 // no build step.
 import { drawChart } from './chart.js';
-import { causeLine, fmtAge, fmtDuration, fmtTime, timeEl } from './format.js';
+import { ageTick, causeLine, fmtAge, fmtDuration, fmtTime, timeEl } from './format.js';
 
 const REFRESH_MS = 5000;
 const PAGE_ROWS = 50; // jobs shown
@@ -16,8 +16,12 @@ const HISTORY_STEP = 100; // history rows added by "Show more"
 // proves nothing, since under cron a trigger waits up to a minute.
 const RUNNER_GRACE_MS = 150000;
 // A job is stale once its last completed checkpoint is older than this
-// many of its usual gaps between triggers (?stale=MINUTES sets it).
-const STALE_GAPS = 3, STALE_MIN_MS = 60000;
+// many of its usual gaps between triggers, when its kept history shows
+// them (results are purged after 5 min by default), else than an hour;
+// ?stale=MINUTES sets it for every job.
+const STALE_GAPS = 3, STALE_MIN_MS = 60000, STALE_DEFAULT_MS = 3600000;
+// Beyond the jobs on screen, each job's health is read this often.
+const SWEEP_MS = 30000;
 const staleParam = Number(new URLSearchParams(location.search).get('stale')) * 60000;
 
 const $ = (id) => document.getElementById(id);
@@ -33,6 +37,7 @@ const state = {
 	historyShown: HISTORY_STEP,
 	historySig: '',
 	lastOk: 0,
+	swept: 0, // when every job's health was last read
 };
 
 class ApiError extends Error {
@@ -92,7 +97,9 @@ function setCell(td, key, build) {
 	td.dataset.key = key;
 	td.replaceChildren(...build().filter((k) => k !== null));
 }
-const keyOf = (kids) => kids.map((k) => k?.textContent ?? k).join('|');
+// What a cell shows, ages left out: render() brings them up to date in
+// place, so an open stack trace stays open.
+const keyOf = (kids) => kids.map((k) => k?.textContent?.replace(/\d+ \w+ ago|just now/g, '') ?? k).join('|');
 
 // The job's checkpoints, newest first: the statistics' history, with what
 // only the service's own ../triggers knows (the time the trigger was
@@ -108,13 +115,14 @@ function checkpoints(jid) {
 	for (const t of state.waits.get(jid)?.data?.triggers ?? []) {
 		if (t.checkpoint_id === null)
 			continue;
-		const claim = t.claimed_ms ?? t.created_ms, failed = t.failure_class !== null;
-		const c = byId.get(t.checkpoint_id) ?? { id: t.checkpoint_id, claim,
+		// Never claimed yet completed (no action to run): all of it
+		// was waiting.
+		const claim = t.claimed_ms ?? t.completed_ms ?? t.created_ms, failed = t.failure_class !== null;
+		const c = byId.get(t.checkpoint_id) ?? { id: t.checkpoint_id,
 			status: t.status === 'IN_PROGRESS' ? 'IN_PROGRESS' : failed ? 'FAILED' : 'COMPLETED',
-			end: t.completed_ms ?? -1, dur: t.completed_ms ? t.completed_ms - claim : -1,
-			path: t.location, failure: failed ? t.failure_trace : null };
-		c.posted = t.created_ms;
-		c.trace = t.failure_trace;
+			end: t.completed_ms ?? -1, path: t.location, failure: failed ? t.failure_trace : null };
+		Object.assign(c, { posted: t.created_ms, claim, trace: t.failure_trace,
+			dur: t.completed_ms ? t.completed_ms - claim : -1 });
 		byId.set(c.id, c);
 	}
 	return [...byId.values()].sort((a, b) => b.id - a.id).map((c) => ({ ...c,
@@ -130,7 +138,7 @@ function runnerAway(oldestWait) {
 
 // The job's health, worst first: { rank, key, text, why }.
 const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
-	new: 'no checkpoint yet', unknown: 'unknown', off: 'not running' };
+	new: 'without a checkpoint', unknown: 'unknown', off: 'not running' };
 function health(job) {
 	const mk = (rank, key, text, why = '', more = why) => ({ rank, key, text, why, more });
 	if (job.state !== 'RUNNING')
@@ -139,22 +147,23 @@ function health(job) {
 	if (!s?.data)
 		return mk(4, 'unknown', 'unknown', s?.error ?? 'not read yet');
 	const d = s.data, w = state.waits.get(job.jid)?.data;
-	const cps = checkpoints(job.jid), done = cps.filter((c) => c.status !== 'IN_PROGRESS');
-	let streak = done.findIndex((c) => c.status !== 'FAILED');
-	if (streak < 0)
-		streak = d.counts.completed === 0 ? d.counts.failed : `${done.length}+`;
-	if (streak !== 0 && done.length)
+	const cps = checkpoints(job.jid), ok = d.latest.completed?.id ?? 0, bad = d.latest.failed?.id ?? 0;
+	// Every id after the last completed one that is not in progress
+	// failed (each attempt takes an id): the streak outlives retention.
+	const streak = bad - ok - cps.filter((c) => c.status === 'IN_PROGRESS' && c.id > ok && c.id < bad).length;
+	if (bad > ok)
 		return mk(0, 'failing', `failing ×${streak}`, `${streak} failed in a row`);
 	const queued = w ? w.in_progress - d.counts.in_progress : 0;
 	if (queued > 0 && runnerAway(w.oldest_in_progress_ms))
 		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
 	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0).slice(0, 21);
 	const gaps = starts.slice(1).map((t, i) => starts[i] - t).sort((a, b) => a - b);
-	const every = staleParam > 0 ? staleParam / STALE_GAPS : gaps.length >= 2 ? gaps[gaps.length >> 1] : 0;
+	const every = gaps.length >= 2 ? gaps[gaps.length >> 1] : 0;
+	const due = staleParam || (every ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : STALE_DEFAULT_MS);
 	const last = d.latest.completed?.latest_ack_timestamp ?? starts.at(-1);
-	if (every > 0 && last > 0 && Date.now() - last > Math.max(STALE_MIN_MS, STALE_GAPS * every))
-		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`,
-			`none completed for ${fmtDuration(Date.now() - last)}, usually one every ${fmtDuration(every)}`);
+	if (last > 0 && Date.now() - last > due)
+		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`, `none completed for ${fmtDuration(Date.now() - last)}, ` +
+			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : every ? ` (usually one every ${fmtDuration(every)})` : ''}`);
 	if (!cps.length)
 		return mk(3, 'new', 'no checkpoint');
 	return mk(3, 'ok', 'healthy');
@@ -184,7 +193,7 @@ function renderSummary() {
 	const bad = ['failing', 'norunner', 'stale'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
 	const rest = ['ok', 'new', 'unknown', 'off'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
 	const sum = $('summary');
-	sum.className = state.down ? 'down' : bad.length ? 'bad' : 'ok';
+	sum.className = state.down || bad.length ? 'alarm' : 'fine';
 	const text = state.down ? 'Service not answering: what follows was read before' :
 		!state.jobs.length ? 'No job registered' : bad.length ? bad.join(', ') : `All ${n.ok ?? 0} running jobs healthy`;
 	setCell(sum, text + rest + keyOf(runnerLine()), () => [h('b', { textContent: text }),
@@ -442,6 +451,7 @@ function render() {
 		renderList();
 	for (const jid of state.rows.keys())
 		showTrigger(jid);
+	document.querySelectorAll('time[data-ms]').forEach(ageTick);
 	if (state.lastOk)
 		$('updated').textContent = `Updated ${fmtTime(state.lastOk)}`;
 }
@@ -483,9 +493,21 @@ function sortJobs() {
 async function refresh() {
 	try {
 		const o = await api('../jobs/overview');
+		const first = !state.lastOk;
 		state.jobs = o.jobs.slice();
-		// Every job's health is needed for the order and the summary.
-		await Promise.all([refreshStats(state.jobs.map((j) => j.jid)), refreshRunner()]);
+		if (first)
+			sortJobs();
+		// Every job's health is needed for the order and the summary;
+		// on the first load, what is on screen is read and shown first.
+		const jid = selected(), now = jid ? [jid] : first ? visibleJobs().shown.map((j) => j.jid) : [];
+		await Promise.all([refreshStats(now), refreshRunner()]);
+		if (now.length)
+			render();
+		const shown = new Set(selected() ? now : visibleJobs().shown.map((j) => j.jid));
+		const sweep = Date.now() - state.swept > SWEEP_MS || state.jobs.length <= PAGE_ROWS;
+		await refreshStats(state.jobs.map((j) => j.jid).filter((j) => !now.includes(j) && (sweep || shown.has(j))));
+		if (sweep)
+			state.swept = Date.now();
 		sortJobs();
 		state.lastOk = Date.now();
 		state.down = null;
@@ -496,17 +518,19 @@ async function refresh() {
 	setTimeout(refresh, REFRESH_MS);
 }
 
-const redraw = () => {
-	state.page = 0;
+// What comes on screen is read at once.
+const redraw = (keep) => {
+	state.page = keep ? state.page : 0;
 	sortJobs();
 	render();
+	refreshStats(visibleJobs().shown.map((j) => j.jid)).then(render);
 };
-$('filter').addEventListener('input', redraw);
-$('sort').addEventListener('change', redraw);
+$('filter').addEventListener('input', () => redraw());
+$('sort').addEventListener('change', () => redraw());
 for (const [id, d] of [['prev', -1], ['next', 1]])
 	$(id).addEventListener('click', () => {
 		state.page += d;
-		render();
+		redraw(true);
 	});
 $('more').addEventListener('click', () => {
 	state.historyShown += HISTORY_STEP;

@@ -48,8 +48,15 @@ export function timeEl(ms, full = false) {
 		return t;
 	}
 	t.dateTime = new Date(ms).toISOString();
+	Object.assign(t.dataset, { ms, full: full ? 1 : '' });
+	return ageTick(t);
+}
+
+// Brings a <time>'s age up to date, in place (nothing is rebuilt).
+export function ageTick(t) {
+	const ms = Number(t.dataset.ms);
 	t.title = `${fmtTime(ms)}, ${fmtAge(ms)}; ${utc(ms)}`;
-	t.textContent = full ? `${fmtTime(ms)} (${fmtAge(ms)})` : fmtAge(ms);
+	t.textContent = t.dataset.full ? `${fmtTime(ms)} (${fmtAge(ms)})` : fmtAge(ms);
 	return t;
 }
 
