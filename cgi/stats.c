@@ -572,7 +572,7 @@ stats_triggers(struct api *a, const struct route *rt, struct response *r)
 	struct store *s;
 	struct id job;
 	enum store_rc rc;
-	int64_t n = 0, oldest = 0;
+	int64_t n = 0, oldest = 0, pass = 0;
 
 	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
 	    (s = api_store(a, r)) == NULL)
@@ -584,12 +584,15 @@ stats_triggers(struct api *a, const struct route *rt, struct response *r)
 	}
 	buf_reset(&r->body);
 	if ((rc = store_job_known(s, &job)) == STORE_OK &&
-	    (rc = store_trigger_waiting(s, &job, &n, &oldest)) == STORE_OK) {
+	    (rc = store_trigger_waiting(s, &job, &n, &oldest, &pass)) ==
+		STORE_OK) {
 		if (buf_printf(&r->body,
 			"{\"in_progress\":%lld,"
 			"\"oldest_in_progress_ms\":",
 			(long long)n) == -1 ||
 		    stats_opt_ms(&r->body, n > 0 ? oldest : 0) == -1 ||
+		    buf_adds(&r->body, ",\"runner_last_pass_ms\":") == -1 ||
+		    stats_opt_ms(&r->body, pass) == -1 ||
 		    buf_adds(&r->body, ",\"triggers\":[") == -1)
 			rc = STORE_ERROR;
 		else
