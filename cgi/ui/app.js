@@ -31,7 +31,7 @@ const state = {
 	waits: new Map(), // jid -> the service's own ../triggers: { data } or { error }
 	rows: new Map(), // jid -> the row's elements, kept between refreshes
 	triggers: new Map(), // jid -> the page's own trigger, followed
-	runner: null, // { passMs } from ../metrics, or { error }
+	runner: null, // { passMs }: ../triggers' runner_last_pass_ms, the same for every job
 	down: null, // the error that stopped the last refresh
 	page: 0,
 	historyShown: HISTORY_STEP,
@@ -129,12 +129,7 @@ function checkpoints(jid) {
 		wait: c.posted > 0 && c.claim > 0 ? c.claim - c.posted : -1 }));
 }
 
-function runnerAway(oldestWait) {
-	const r = state.runner;
-	if (r?.passMs !== undefined)
-		return r.passMs === 0 || Date.now() - r.passMs > RUNNER_GRACE_MS;
-	return Date.now() - oldestWait > RUNNER_GRACE_MS; // no /metrics: the queue's age
-}
+const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_GRACE_MS;
 
 // The job's health, worst first: { rank, key, text, why }.
 const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
@@ -154,7 +149,7 @@ function health(job) {
 	if (bad > ok)
 		return mk(0, 'failing', `failing ×${streak}`, `${streak} failed in a row`);
 	const queued = w ? w.in_progress - d.counts.in_progress : 0;
-	if (queued > 0 && runnerAway(w.oldest_in_progress_ms))
+	if (queued > 0 && runnerAway())
 		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
 	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0).slice(0, 21);
 	const gaps = starts.slice(1).map((t, i) => starts[i] - t).sort((a, b) => a - b);
@@ -174,12 +169,9 @@ function runnerLine() {
 	const r = state.runner;
 	if (!r)
 		return ['Runner: …'];
-	if (r.error)
-		return ['Runner: last pass unknown ', h('span', { className: 'muted', textContent: `(../metrics: ${r.error})` })];
-	if (r.passMs === 0)
+	if (!r.passMs)
 		return [h('b', { className: 'bad', textContent: 'Runner: no pass ever recorded' })];
-	const away = Date.now() - r.passMs > RUNNER_GRACE_MS;
-	return [h('span', { className: away ? 'bad' : '', textContent: `Runner: ${away ? 'not at work, ' : ''}last pass ` }),
+	return [h('span', { className: runnerAway() ? 'bad' : '', textContent: `Runner: ${runnerAway() ? 'not at work, ' : ''}last pass ` }),
 		timeEl(r.passMs, true)];
 }
 
@@ -464,21 +456,12 @@ async function refreshStats(jids) {
 			const [st, tr] = await Promise.allSettled([api(jobUrl(jid)), api(triggersUrl(jid))]);
 			state.stats.set(jid, st.status === 'fulfilled' ? { data: st.value } : { error: st.reason.message });
 			state.waits.set(jid, tr.status === 'fulfilled' ? { data: tr.value } : { error: tr.reason.message });
+			const pass = tr.value?.runner_last_pass_ms;
+			if (pass !== undefined)
+				state.runner = { passMs: pass };
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(FETCHES, jids.length) }, one));
-}
-
-// The runner's last pass, from the service's Prometheus text (the one
-// place it is kept); the page does without when /metrics is off or closed.
-async function refreshRunner() {
-	try {
-		const res = await fetch('../metrics', { cache: 'no-store' });
-		const m = res.ok && (await res.text()).match(/^checkpoint_api_runner_last_pass_timestamp_seconds (\S+)$/m);
-		state.runner = m ? { passMs: Math.round(Number(m[1]) * 1000) } : { error: res.ok ? 'no runner figure' : `${res.status}` };
-	} catch (e) {
-		state.runner = { error: e.message };
-	}
 }
 
 const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.jid.localeCompare(b.jid);
@@ -500,7 +483,7 @@ async function refresh() {
 		// Every job's health is needed for the order and the summary;
 		// on the first load, what is on screen is read and shown first.
 		const jid = selected(), now = jid ? [jid] : first ? visibleJobs().shown.map((j) => j.jid) : [];
-		await Promise.all([refreshStats(now), refreshRunner()]);
+		await refreshStats(now);
 		if (now.length)
 			render();
 		const shown = new Set(selected() ? now : visibleJobs().shown.map((j) => j.jid));
