@@ -187,7 +187,7 @@ function renderSummary() {
 	const sum = $('summary');
 	sum.className = state.down || bad.length ? 'alarm' : 'fine';
 	const text = state.down ? 'Service not answering: what follows was read before' :
-		!state.jobs.length ? 'No job registered' : bad.length ? bad.join(', ') : `All ${n.ok ?? 0} running jobs healthy`;
+		!state.jobs.length ? 'No job registered' : bad.length ? bad.join(', ') : 'Nothing failing, stale or waiting';
 	setCell(sum, text + rest + keyOf(runnerLine()), () => [h('b', { textContent: text }),
 		rest.length && !state.down ? ` (${rest.join(', ')})` : '', h('span', { className: 'sep' }), ...runnerLine()]);
 }
@@ -239,7 +239,8 @@ const took = (c) => `ran ${fmtDuration(c.dur)}${c.wait >= 1000 ? ` after waiting
 function lastCompleted(d, c) {
 	if (!d)
 		return [line('muted', 'none yet')];
-	return [line('', h('b', { textContent: `#${d.id} ` }), timeEl(d.latest_ack_timestamp), ` · ${took(c ?? { wait: -1, dur: d.end_to_end_duration })}`),
+	const ran = took(c ?? { wait: -1, dur: d.end_to_end_duration });
+	return [h('div', { className: 'ln', title: ran }, h('b', { textContent: `#${d.id} ` }), timeEl(d.latest_ack_timestamp), ` · ${ran}`),
 		cut('loc', d.external_path ?? 'no location')];
 }
 

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 32;
+export const CHECKS = 33;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -201,6 +201,24 @@ try {
 		const sum = await fp.locator('#summary').boundingBox();
 		return (w <= 390 && rows[0].mark === 'failing ×5' && rows[0].top < 800 && sum.y < 100 && ferrs.length === 0) ||
 			`scrollWidth ${w}, first ${rows[0].mark} at ${rows[0].top}, summary at ${sum.y}, ${ferrs}`;
+	});
+	await step('fleet, all well (the failing and stale suspended): the summary says so in green, at 1280x900 and 390 px', async () => {
+		sql(FLEET_DB, `UPDATE jobs SET state = 'SUSPENDED' WHERE job_id IN ('${FLEET(6)}', '${FLEET(7)}', '${FLEET(8)}');
+			UPDATE service_metrics SET pass_ms = ${Date.now() - 5000}`);
+		const sum = fp.locator('#summary', { hasText: /^Nothing failing, stale or waiting/ });
+		await sum.waitFor({ timeout: 12000 });
+		await fp.screenshot({ path: `${OUT}/ui-fleet-healthy-phone.png` });
+		const phoneW = await fp.evaluate(() => document.documentElement.scrollWidth);
+		await fp.setViewportSize({ width: 1280, height: 900 });
+		await fp.waitForTimeout(300);
+		await fp.screenshot({ path: `${OUT}/ui-fleet-healthy.png` });
+		const text = await sum.textContent();
+		const colour = await fp.evaluate(() => getComputedStyle(document.querySelector('#summary b')).color);
+		const rows = await layout();
+		const marks = rows.map((r) => r.mark).join();
+		return (/^Nothing failing, stale or waiting \(7 healthy, 1 without a checkpoint, 4 not running\)Runner: last pass .*\(\d+ s ago\)$/.test(text) &&
+			colour === 'rgb(27, 110, 32)' && !/failing|stale|no runner/.test(marks) && phoneW <= 390) ||
+			`${text} / ${colour} / ${marks} / ${phoneW}`;
 	});
 	await fp.close();
 
