@@ -376,10 +376,13 @@ try {
 		await p5.close();
 		return (text.includes('cannot be opened or read') && empty) || `${text}, empty list shown: ${empty}`;
 	});
-	await step('an unreachable service is said plainly', async () => {
+	await step('an unreachable service is said plainly, and the buttons wait for it', async () => {
 		await page.route('**/jobs/overview', (r) => r.abort('connectionrefused'));
 		try {
 			await page.locator('#banner', { hasText: 'unreachable' }).waitFor({ timeout: 12000 });
+			const enabled = await page.locator('#jobs button:enabled', { hasText: 'Trigger checkpoint' }).count();
+			const all = await page.locator('#jobs button', { hasText: 'Trigger checkpoint' }).count();
+			return (all > 0 && enabled === 0) || `${enabled} of ${all} buttons enabled`;
 		} finally {
 			await page.unroute('**/jobs/overview');
 		}
