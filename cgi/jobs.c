@@ -133,7 +133,7 @@ jobs_get_triggers(struct exchange *x)
 	struct store *s;
 	struct id job;
 	enum store_rc rc;
-	int64_t n = 0, oldest = 0;
+	int64_t n = 0, oldest = 0, pass = 0;
 
 	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
 	    (s = exchange_store(x)) == NULL)
@@ -145,12 +145,15 @@ jobs_get_triggers(struct exchange *x)
 	}
 	buf_reset(&r->body);
 	if ((rc = store_job_known(s, &job)) == STORE_OK &&
-	    (rc = store_trigger_waiting(s, &job, &n, &oldest)) == STORE_OK) {
+	    (rc = store_trigger_waiting(s, &job, &n, &oldest, &pass)) ==
+		STORE_OK) {
 		if (buf_printf(&r->body,
 			"{\"in_progress\":%lld,"
 			"\"oldest_in_progress_ms\":",
 			(long long)n) == -1 ||
 		    jobs_opt_ms(&r->body, n > 0 ? oldest : 0) == -1 ||
+		    buf_adds(&r->body, ",\"runner_last_pass_ms\":") == -1 ||
+		    jobs_opt_ms(&r->body, pass) == -1 ||
 		    buf_adds(&r->body, ",\"triggers\":[") == -1)
 			rc = STORE_ERROR;
 		else

@@ -349,9 +349,9 @@ store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
 
 enum store_rc
 store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
+    int64_t *oldest_ms, int64_t *pass_ms)
 {
-	return s->ops->trigger_waiting(s, job, n, oldest_ms);
+	return s->ops->trigger_waiting(s, job, n, oldest_ms, pass_ms);
 }
 
 enum store_rc

@@ -239,9 +239,13 @@ enum store_rc store_trigger_list(struct store *, const struct id *job,
  */
 enum store_rc store_trigger_recent(struct store *, const struct id *job,
     int64_t limit, store_trigger_cb, void *);
-/* The job's IN_PROGRESS triggers and the oldest's created_ms (0: none). */
+/*
+ * The job's IN_PROGRESS triggers and the oldest's created_ms (0: none),
+ * and when a runner last recorded a pass (0: never), which tells a queue
+ * no runner takes from one waiting for the next pass.
+ */
 enum store_rc store_trigger_waiting(struct store *, const struct id *job,
-    int64_t *n, int64_t *oldest_ms);
+    int64_t *n, int64_t *oldest_ms, int64_t *pass_ms);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
 

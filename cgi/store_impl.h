@@ -50,7 +50,7 @@ struct store_ops {
 	enum store_rc (*trigger_recent)(struct store *, const struct id *,
 	    int64_t, store_trigger_cb, void *);
 	enum store_rc (*trigger_waiting)(struct store *, const struct id *,
-	    int64_t *, int64_t *);
+	    int64_t *, int64_t *, int64_t *);
 	enum store_rc (*purge)(struct store *, int64_t, int64_t, int64_t *);
 	enum store_rc (*begin)(struct store *);
 	enum store_rc (*read_begin)(struct store *);

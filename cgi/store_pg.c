@@ -253,8 +253,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE status = 'IN_PROGRESS' AND job_id = $2)"
 	    " ORDER BY id DESC LIMIT $1",
 	[STMT_TRIGGER_WAITING] =
-	    "SELECT count(*), coalesce(min(created_ms), 0) FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = $1",
+	    "SELECT count(*), coalesce(min(created_ms), 0),"
+	    " coalesce((SELECT pass_ms FROM service_metrics WHERE id = 1), 0)"
+	    " FROM triggers WHERE status = 'IN_PROGRESS' AND job_id = $1",
 	/* In batches: a purge of millions never holds one long transaction. */
 	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
 		       " triggers WHERE status = 'COMPLETED'"
@@ -2260,7 +2261,7 @@ pg_trigger_recent(struct store *base, const struct id *job, int64_t limit,
 
 static enum store_rc
 pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
+    int64_t *oldest_ms, int64_t *pass_ms)
 {
 	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
@@ -2269,6 +2270,7 @@ pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
 
 	*n = 0;
 	*oldest_ms = 0;
+	*pass_ms = 0;
 	p_text(&p, job->s);
 	if ((rc = pg_exec(s, STMT_TRIGGER_WAITING, &p, "count waiting triggers",
 		 &res)) != STORE_OK)
@@ -2276,6 +2278,7 @@ pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
 	if (PQntuples(res) > 0) {
 		*n = col_int(res, 0, 0);
 		*oldest_ms = col_int(res, 0, 1);
+		*pass_ms = col_int(res, 0, 2);
 	}
 	PQclear(res);
 	return STORE_OK;

@@ -206,7 +206,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * job's history.
 	 */
 	[STMT_TRIGGER_WAITING] =
-	    "SELECT count(*), min(created_ms) FROM triggers"
+	    "SELECT count(*), min(created_ms),"
+	    " (SELECT pass_ms FROM service_metrics WHERE id = 1) FROM triggers"
 	    " INDEXED BY triggers_pending"
 	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
 	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
@@ -1306,7 +1307,7 @@ lite_trigger_recent(struct store *base, const struct id *job, int64_t limit,
 
 static enum store_rc
 lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
+    int64_t *oldest_ms, int64_t *pass_ms)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
@@ -1314,12 +1315,14 @@ lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
 
 	*n = 0;
 	*oldest_ms = 0;
+	*pass_ms = 0;
 	if ((st = stmt_get(s, STMT_TRIGGER_WAITING)) == NULL)
 		return STORE_ERROR;
 	bind_text(st, 1, job->s);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*n = sqlite3_column_int64(st, 0);
 		*oldest_ms = sqlite3_column_int64(st, 1);
+		*pass_ms = sqlite3_column_int64(st, 2);
 		rc = SQLITE_DONE;
 	}
 	stmt_done(st);
