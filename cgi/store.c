@@ -1,8 +1,11 @@
 /*
- * The seam's front: store_open picks a store by the value of CHECKPOINT_DB
- * (a libpq URI: PostgreSQL, store_pg.c; anything else: a SQLite file,
- * store_sqlite.c), and every other operation goes to the store that the
- * handle came from.  Nothing above store.h knows which one it talks to.
+ * The store's logic, once: store_open picks a driver by the value of
+ * CHECKPOINT_DB (a libpq URI: PostgreSQL, store_pg.c; anything else: a
+ * SQLite file, store_sqlite.c), and each operation below is written
+ * against the driver's few entries (store_impl.h): a statement by name,
+ * its values, its rows and their columns.  Operations not yet written
+ * here still go to a driver's own code.  Nothing above store.h knows
+ * which driver it talks to.
  */
 #include <config.h>
 
@@ -188,6 +191,361 @@ store_watch_fd(struct store *s)
 	return s->ops->watch_fd(s);
 }
 
+/* --- The driver's entries, as the operations below use them. --- */
+
+#define NVAL(v) ((int)(sizeof(v) / sizeof((v)[0])))
+
+static enum store_rc
+query(struct store *s, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	return s->ops->query(s, r, id, v, n, what);
+}
+
+static int
+next(struct store_rows *r)
+{
+	return r->s->ops->next(r);
+}
+
+static int64_t
+col_int(const struct store_rows *r, int i)
+{
+	return r->s->ops->col_int(r, i);
+}
+
+static const char *
+col_text(const struct store_rows *r, int i)
+{
+	return r->s->ops->col_text(r, i);
+}
+
+static void
+col_id(const struct store_rows *r, int i, struct id *out)
+{
+	const char *v = col_text(r, i);
+
+	if (v == NULL || id_parse_str(v, out) == -1)
+		memset(out, 0, sizeof(*out));
+}
+
+/* Lets the statement go: the first error met reading it, if any. */
+static enum store_rc
+end(struct store_rows *r)
+{
+	r->s->ops->end(r);
+	return r->rc;
+}
+
+/*
+ * Runs a statement through, its rows unread; *changes (if not NULL) is
+ * how many rows it wrote.
+ */
+static enum store_rc
+run(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, int64_t *changes)
+{
+	struct store_rows r;
+
+	if (query(s, &r, id, v, n, what) == STORE_OK) {
+		while (next(&r))
+			;
+		if (changes != NULL)
+			*changes = r.s->ops->changes(&r);
+	}
+	return end(&r);
+}
+
+/* A statement that writes one row: STORE_NOTFOUND if it wrote none. */
+static enum store_rc
+run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what)
+{
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	if ((rc = run(s, id, v, n, what, &changed)) != STORE_OK)
+		return rc;
+	return changed > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* --- Jobs --- */
+
+enum store_rc
+store_job_known(struct store *s, const struct id *job)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_JOB_KNOWN, v, NVAL(v), "look up job") == STORE_OK)
+		found = next(&r);
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_job_add(struct store *s, const struct job *j, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(j->id.s),
+		VAL_TEXT(j->name != NULL ? j->name : ""),
+		VAL_TEXT(job_state_name(j->state)),
+		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+	enum store_rc rc;
+
+	/* A job is added, or the result says why not. */
+	rc = run_one(s, STMT_JOB_ADD, v, NVAL(v), "add job");
+	return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+enum store_rc
+store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(j->id.s), VAL_INT(fields),
+		VAL_TEXT(j->name != NULL ? j->name : ""),
+		VAL_TEXT(job_state_name(j->state)),
+		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+
+	return run_one(s, STMT_JOB_SET, v, NVAL(v), "set job");
+}
+
+enum store_rc
+store_job_rm(struct store *s, const struct id *job)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return run_one(s, STMT_JOB_RM, v, NVAL(v), "remove job");
+}
+
+/*
+ * Jobs (job_id, name, state first) to cb: the listing's columns
+ * follow, or the overview's.
+ */
+static enum store_rc
+jobs(struct store *s, enum stmt id, store_job_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct job j;
+
+	if (query(s, &r, id, NULL, 0, "list jobs") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&j, 0, sizeof(j));
+		col_id(&r, 0, &j.id);
+		j.name = col_text(&r, 1);
+		job_state_parse(col_text(&r, 2), &j.state);
+		if (id == STMT_JOB_OVERVIEW) {
+			j.created_ms = col_int(&r, 3);
+			j.updated_ms = col_int(&r, 4);
+		} else {
+			ckpt_type_parse(col_text(&r, 3), &j.type);
+			j.command = col_text(&r, 4);
+			j.timeout_s = col_int(&r, 5);
+			j.last_checkpoint_id = col_int(&r, 6);
+			j.pending = col_int(&r, 7);
+		}
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_job_list(struct store *s, store_job_cb cb, void *arg)
+{
+	return jobs(s, STMT_JOB_LIST, cb, arg);
+}
+
+enum store_rc
+store_job_overview(struct store *s, store_job_cb cb, void *arg)
+{
+	return jobs(s, STMT_JOB_OVERVIEW, cb, arg);
+}
+
+/* --- Checkpoints --- */
+
+enum store_rc
+store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (query(s, &r, STMT_CKPT_COUNTS, v, NVAL(v), "checkpoint counts") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		c->timeout_s = col_int(&r, 0);
+		c->completed = col_int(&r, 1);
+		c->failed = col_int(&r, 2);
+		c->duration_min = col_int(&r, 3);
+		c->duration_max = col_int(&r, 4);
+		c->duration_sum = col_int(&r, 5);
+		c->in_progress = col_int(&r, 6);
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+static enum ckpt_status
+ckpt_status(const char *status)
+{
+	if (status != NULL && strcmp(status, "COMPLETED") == 0)
+		return CKPT_COMPLETED;
+	if (status != NULL && strcmp(status, "FAILED") == 0)
+		return CKPT_FAILED;
+	return CKPT_IN_PROGRESS;
+}
+
+/*
+ * Rows of the checkpoints view to cb: STORE_NOTFOUND if there were none
+ * and notfound says so.
+ */
+static enum store_rc
+ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
+    store_ckpt_cb cb, void *arg, int notfound)
+{
+	struct store_rows r;
+	struct ckpt c;
+	int64_t rows = 0;
+
+	if (query(s, &r, id, v, n, "read checkpoints") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&c, 0, sizeof(c));
+		c.id = col_int(&r, 0);
+		c.status = ckpt_status(col_text(&r, 1));
+		c.trigger_ms = col_int(&r, 2);
+		c.end_ms = col_int(&r, 3);
+		c.duration_ms = col_int(&r, 4);
+		c.location = col_text(&r, 5);
+		c.failure_class = col_text(&r, 6);
+		c.failure_trace = col_text(&r, 7);
+		rows++;
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return notfound && rows == 0 ? STORE_NOTFOUND : STORE_OK;
+}
+
+enum store_rc
+store_ckpt_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return ckpt_rows(s, STMT_CKPT_LATEST, v, NVAL(v), cb, arg, 0);
+}
+
+enum store_rc
+store_ckpt_history(struct store *s, const struct id *job, int64_t limit,
+    store_ckpt_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT(limit) };
+
+	return ckpt_rows(s, STMT_CKPT_HISTORY, v, NVAL(v), cb, arg, 0);
+}
+
+enum store_rc
+store_ckpt_get(struct store *s, const struct id *job, int64_t id,
+    store_ckpt_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT(id) };
+
+	return ckpt_rows(s, STMT_CKPT_GET, v, NVAL(v), cb, arg, 1);
+}
+
+enum store_rc
+store_ckpt_durations(struct store *s, const struct id *job, size_t max,
+    int64_t *durations, size_t *n)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT((int64_t)max) };
+	struct store_rows r;
+
+	*n = 0;
+	if (query(s, &r, STMT_CKPT_DURATIONS, v, NVAL(v), "read durations") ==
+	    STORE_OK)
+		while (*n < max && next(&r))
+			durations[(*n)++] = col_int(&r, 0);
+	return end(&r);
+}
+
+/* --- Triggers, as listed --- */
+
+static enum store_rc
+trigger_rows(struct store *s, enum stmt id, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job != NULL ? job->s : NULL),
+		VAL_INT(limit) };
+	struct store_rows r;
+	struct trigger_row t;
+
+	if (query(s, &r, id, v, NVAL(v), "list triggers") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&t, 0, sizeof(t));
+		col_id(&r, 0, &t.job);
+		col_id(&r, 1, &t.trigger);
+		t.status = col_text(&r, 2);
+		t.requested_type = col_text(&r, 3);
+		t.type = col_text(&r, 4);
+		t.checkpoint_id = col_int(&r, 5);
+		t.location = col_text(&r, 6);
+		t.failure_class = col_text(&r, 7);
+		t.failure_trace = col_text(&r, 8);
+		t.claimed_by = col_text(&r, 9);
+		t.remote_user = col_text(&r, 10);
+		t.remote_addr = col_text(&r, 11);
+		t.created_ms = col_int(&r, 12);
+		t.completed_ms = col_int(&r, 13);
+		t.claimed_ms = col_int(&r, 14);
+		if (cb(&t, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_trigger_list(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return trigger_rows(s,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
+	    cb, arg);
+}
+
+enum store_rc
+store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
+}
+
+enum store_rc
+store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
+    int64_t *oldest_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+
+	*n = 0;
+	*oldest_ms = 0;
+	if (query(s, &r, STMT_TRIGGER_WAITING, v, NVAL(v),
+		"count waiting triggers") == STORE_OK &&
+	    next(&r)) {
+		*n = col_int(&r, 0);
+		*oldest_ms = col_int(&r, 1);
+	}
+	return end(&r);
+}
+
 /* --- Every other operation, to the store the handle came from. --- */
 
 void
@@ -258,98 +616,6 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 		r[i]->rc = rc;
 	}
 	return STORE_OK;
-}
-
-enum store_rc
-store_job_known(struct store *s, const struct id *job)
-{
-	return s->ops->job_known(s, job);
-}
-
-enum store_rc
-store_job_add(struct store *s, const struct job *job, int64_t now_ms)
-{
-	return s->ops->job_add(s, job, now_ms);
-}
-
-enum store_rc
-store_job_set(struct store *s, const struct job *job, int fields,
-    int64_t now_ms)
-{
-	return s->ops->job_set(s, job, fields, now_ms);
-}
-
-enum store_rc
-store_job_rm(struct store *s, const struct id *id)
-{
-	return s->ops->job_rm(s, id);
-}
-
-enum store_rc
-store_job_list(struct store *s, store_job_cb cb, void *arg)
-{
-	return s->ops->job_list(s, cb, arg);
-}
-
-enum store_rc
-store_job_overview(struct store *s, store_job_cb cb, void *arg)
-{
-	return s->ops->job_overview(s, cb, arg);
-}
-
-enum store_rc
-store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
-{
-	return s->ops->ckpt_counts(s, job, c);
-}
-
-enum store_rc
-store_ckpt_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	return s->ops->ckpt_latest(s, job, cb, arg);
-}
-
-enum store_rc
-store_ckpt_history(struct store *s, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	return s->ops->ckpt_history(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_ckpt_get(struct store *s, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	return s->ops->ckpt_get(s, job, id, cb, arg);
-}
-
-enum store_rc
-store_ckpt_durations(struct store *s, const struct id *job, size_t max,
-    int64_t *durations, size_t *n)
-{
-	return s->ops->ckpt_durations(s, job, max, durations, n);
-}
-
-enum store_rc
-store_trigger_list(struct store *s, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return s->ops->trigger_list(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return s->ops->trigger_recent(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	return s->ops->trigger_waiting(s, job, n, oldest_ms);
 }
 
 enum store_rc

@@ -1,17 +1,129 @@
 /*
- * Behind the seam: what a store (store_sqlite.c, store_pg.c) gives
+ * Behind the seam: what a driver (store_sqlite.c, store_pg.c) gives
  * store.c, which picks one by the value of CHECKPOINT_DB and hands its
- * callers a struct store whose first member is the table below.  Each
- * operation means what store.h says of the function of the same name.
- * Nothing but store.c and the stores includes this file.
+ * callers a struct store whose first member is the table below.
+ *
+ * The driver runs statements: each is named by enum stmt, and each
+ * driver keeps its dialect's SQL for it in one table indexed by that
+ * enum (NULL: the dialect has no such statement).  store.c writes an
+ * operation once against the driver's entries (query, next, col_*,
+ * changes, end); the operations still in struct store_ops are those not
+ * yet moved there, and mean what store.h says of the function of the
+ * same name.  Nothing but store.c and the drivers includes this file.
  */
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
 
 #include "store.h"
 
+/* Every statement of either dialect. */
+enum stmt {
+	STMT_BEGIN,
+	STMT_BEGIN_READ,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RECORD,
+	STMT_STATUS,
+	STMT_STATUSES,
+	STMT_JOB_KNOWN,
+	STMT_JOB_ADD,
+	STMT_JOB_SET,
+	STMT_JOB_RM,
+	STMT_JOB_LIST,
+	STMT_JOB_OVERVIEW,
+	STMT_CKPT_COUNTS,
+	STMT_CKPT_LATEST,
+	STMT_CKPT_HISTORY,
+	STMT_CKPT_GET,
+	STMT_CKPT_DURATIONS,
+	STMT_TRIGGER_LIST,
+	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_RECENT,
+	STMT_TRIGGER_WAITING,
+	STMT_PURGE,
+	STMT_PENDING,
+	STMT_PENDING_BOUND,
+	STMT_LOCK_JOBS,
+	STMT_UNKNOWN_JOBS,
+	STMT_FAIL_UNKNOWN,
+	STMT_COMPLETE_PLAIN,
+	STMT_COUNTERS_SYNC,
+	STMT_NEXT_ID,
+	STMT_COMPLETE,
+	STMT_CLAIM,
+	STMT_CLAIM_RENEW,
+	STMT_CLAIMED,
+	STMT_DATA_VERSION,
+	STMT_WAL_CHECKPOINT,
+	STMT_METRICS_SERVICE,
+	STMT_METRICS_JOBS,
+	STMT_RUNNER_PASS,
+	STMT_EXPORT_JOBS,
+	STMT_EXPORT_COUNTERS,
+	STMT_EXPORT_STATS,
+	STMT_EXPORT_SERVICE,
+	STMT_EXPORT_TRIGGERS,
+	STMT_IMPORT_LOCK,
+	STMT_IMPORT_EMPTY,
+	STMT_IMPORT_JOB,
+	STMT_IMPORT_COUNTER,
+	STMT_IMPORT_STATS,
+	STMT_IMPORT_SERVICE,
+	STMT_IMPORT_TRIGGER,
+	STMT_IMPORT_SEQUENCE,
+	STMT__MAX
+};
+
+/*
+ * A statement's parameter: an integer, or text (NULL text: SQL NULL).
+ * Both dialects get the same list, in the same order; a dialect's SQL
+ * may leave one unused (PostgreSQL's times come from the server clock,
+ * not from the caller's now_ms).
+ */
+struct store_val {
+	int is_int;
+	int64_t i;
+	const char *s;
+};
+#define VAL_TEXT(v) \
+	{ \
+		0, 0, (v) \
+	}
+#define VAL_INT(v) \
+	{ \
+		1, (v), NULL \
+	}
+
+/*
+ * The rows of one statement being read, between the driver's query and
+ * end: h is the driver's handle (a prepared statement being stepped, a
+ * result), row the one the columns read.  rc is the first error.
+ */
+struct store_rows {
+	struct store *s;
+	void *h;
+	int row;
+	const char *what;
+	enum store_rc rc;
+};
+
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
+	/*
+	 * The driver.  query runs statement id with n values (or gets it
+	 * ready to step), its error in the result; next moves to the next
+	 * row (0: none left, or an error, in rows->rc); col_int (0 for
+	 * NULL) and col_text (NULL for NULL) read the row's columns, valid
+	 * until the next call of next or end; changes is how many rows the
+	 * statement wrote (or returned); end lets the statement go.
+	 */
+	enum store_rc (*query)(struct store *, struct store_rows *, enum stmt,
+	    const struct store_val *, int, const char *);
+	int (*next)(struct store_rows *);
+	int64_t (*col_int)(const struct store_rows *, int);
+	const char *(*col_text)(const struct store_rows *, int);
+	int64_t (*changes)(const struct store_rows *);
+	void (*end)(struct store_rows *);
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
@@ -28,29 +140,6 @@ struct store_ops {
 	/* NULL: store.c reads them one by one with read_status. */
 	enum store_rc (*read_statuses)(struct store *,
 	    struct status_read *const *, size_t, int64_t, int64_t);
-	enum store_rc (*job_known)(struct store *, const struct id *);
-	enum store_rc (*job_add)(struct store *, const struct job *, int64_t);
-	enum store_rc (
-	    *job_set)(struct store *, const struct job *, int, int64_t);
-	enum store_rc (*job_rm)(struct store *, const struct id *);
-	enum store_rc (*job_list)(struct store *, store_job_cb, void *);
-	enum store_rc (*job_overview)(struct store *, store_job_cb, void *);
-	enum store_rc (*ckpt_counts)(struct store *, const struct id *,
-	    struct ckpt_counts *);
-	enum store_rc (*ckpt_latest)(struct store *, const struct id *,
-	    store_ckpt_cb, void *);
-	enum store_rc (*ckpt_history)(struct store *, const struct id *,
-	    int64_t, store_ckpt_cb, void *);
-	enum store_rc (*ckpt_get)(struct store *, const struct id *, int64_t,
-	    store_ckpt_cb, void *);
-	enum store_rc (*ckpt_durations)(struct store *, const struct id *,
-	    size_t, int64_t *, size_t *);
-	enum store_rc (*trigger_list)(struct store *, const struct id *,
-	    int64_t, store_trigger_cb, void *);
-	enum store_rc (*trigger_recent)(struct store *, const struct id *,
-	    int64_t, store_trigger_cb, void *);
-	enum store_rc (*trigger_waiting)(struct store *, const struct id *,
-	    int64_t *, int64_t *);
 	enum store_rc (*purge)(struct store *, int64_t, int64_t, int64_t *);
 	enum store_rc (*begin)(struct store *);
 	enum store_rc (*read_begin)(struct store *);

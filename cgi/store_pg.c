@@ -61,60 +61,6 @@ static const struct store_ops pg_ops;
 #define PG_PURGE_BATCH "10000"
 #define PG_MAX_PARAMS 18
 
-enum stmt {
-	STMT_BEGIN,
-	STMT_BEGIN_READ,
-	STMT_COMMIT,
-	STMT_ROLLBACK,
-	STMT_RECORD,
-	STMT_STATUS,
-	STMT_STATUSES,
-	STMT_JOB_KNOWN,
-	STMT_JOB_ADD,
-	STMT_JOB_SET,
-	STMT_JOB_RM,
-	STMT_JOB_LIST,
-	STMT_JOB_OVERVIEW,
-	STMT_CKPT_COUNTS,
-	STMT_CKPT_LATEST,
-	STMT_CKPT_HISTORY,
-	STMT_CKPT_GET,
-	STMT_CKPT_DURATIONS,
-	STMT_TRIGGER_LIST,
-	STMT_TRIGGER_LIST_JOB,
-	STMT_TRIGGER_RECENT,
-	STMT_TRIGGER_WAITING,
-	STMT_PURGE,
-	STMT_PENDING,
-	STMT_PENDING_BOUND,
-	STMT_LOCK_JOBS,
-	STMT_UNKNOWN_JOBS,
-	STMT_FAIL_UNKNOWN,
-	STMT_COMPLETE_PLAIN,
-	STMT_NEXT_ID,
-	STMT_COMPLETE,
-	STMT_CLAIM,
-	STMT_CLAIM_RENEW,
-	STMT_CLAIMED,
-	STMT_METRICS_SERVICE,
-	STMT_METRICS_JOBS,
-	STMT_RUNNER_PASS,
-	STMT_EXPORT_JOBS,
-	STMT_EXPORT_COUNTERS,
-	STMT_EXPORT_STATS,
-	STMT_EXPORT_SERVICE,
-	STMT_EXPORT_TRIGGERS,
-	STMT_IMPORT_LOCK,
-	STMT_IMPORT_EMPTY,
-	STMT_IMPORT_JOB,
-	STMT_IMPORT_COUNTER,
-	STMT_IMPORT_STATS,
-	STMT_IMPORT_SERVICE,
-	STMT_IMPORT_TRIGGER,
-	STMT_IMPORT_SEQUENCE,
-	STMT__MAX
-};
-
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN",
 	/* One snapshot for several reads. */
@@ -234,12 +180,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers ORDER BY id DESC LIMIT $1",
+	    " FROM triggers ORDER BY id DESC LIMIT $2",
 	[STMT_TRIGGER_LIST_JOB] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE job_id = $2 ORDER BY id DESC LIMIT $1",
+	    " FROM triggers WHERE job_id = $1 ORDER BY id DESC LIMIT $2",
 	/* Each half an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
@@ -247,11 +193,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
 	    " FROM triggers WHERE id IN"
 	    " (SELECT id FROM (SELECT id FROM triggers"
-	    " WHERE job_id = $2 AND checkpoint_id IS NOT NULL"
-	    " ORDER BY checkpoint_id DESC LIMIT $1) AS c"
+	    " WHERE job_id = $1 AND checkpoint_id IS NOT NULL"
+	    " ORDER BY checkpoint_id DESC LIMIT $2) AS c"
 	    " UNION SELECT id FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = $2)"
-	    " ORDER BY id DESC LIMIT $1",
+	    " WHERE status = 'IN_PROGRESS' AND job_id = $1)"
+	    " ORDER BY id DESC LIMIT $2",
 	[STMT_TRIGGER_WAITING] =
 	    "SELECT count(*), coalesce(min(created_ms), 0) FROM triggers"
 	    " WHERE status = 'IN_PROGRESS' AND job_id = $1",
@@ -812,6 +758,18 @@ pg_notify_send(struct pg *s)
 	s->notify_sent = 1;
 }
 
+/*
+ * A statement's parameters, as text (NULL: SQL NULL).  typed: the
+ * statement is prepared with type, so that its SQL may leave a
+ * parameter unused (0: the server infers the type from the SQL).
+ */
+struct params {
+	const char *v[PG_MAX_PARAMS];
+	char num[PG_MAX_PARAMS][24];
+	Oid type[PG_MAX_PARAMS];
+	int n, typed;
+};
+
 /* A prepared statement's name on the server: s and its number. */
 static const char *
 stmt_name(enum stmt id, char *name, size_t len)
@@ -822,7 +780,7 @@ stmt_name(enum stmt id, char *name, size_t len)
 
 /* Makes sure statement id is prepared on the connection. */
 static enum store_rc
-pg_prepare(struct pg *s, enum stmt id)
+pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 {
 	PGresult *res;
 	enum store_rc rc, failed = STORE_OK;
@@ -830,8 +788,14 @@ pg_prepare(struct pg *s, enum stmt id)
 
 	if (s->prepared[id])
 		return STORE_OK;
+	if (stmt_sql[id] == NULL) {
+		pg_set_error(s, "prepare", "no PostgreSQL form", 0);
+		return STORE_ERROR;
+	}
 	stmt_name(id, name, sizeof(name));
-	if (!PQsendPrepare(s->conn, name, stmt_sql[id], 0, NULL))
+	if (!PQsendPrepare(s->conn, name, stmt_sql[id],
+		p != NULL && p->typed ? p->n : 0,
+		p != NULL && p->typed ? p->type : NULL))
 		return pg_rc_from(s, NULL, "prepare");
 	while ((res = pg_next(s, "prepare", &rc)) != NULL) {
 		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
@@ -846,13 +810,6 @@ pg_prepare(struct pg *s, enum stmt id)
 		s->prepared[id] = 1;
 	return rc != STORE_OK ? rc : failed;
 }
-
-/* A statement's parameters, as text (NULL: SQL NULL). */
-struct params {
-	const char *v[PG_MAX_PARAMS];
-	char num[PG_MAX_PARAMS][24];
-	int n;
-};
 
 static void
 p_text(struct params *p, const char *v)
@@ -965,7 +922,7 @@ pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
 	if (out != NULL)
 		*out = NULL;
 	if ((rc = pg_ready(s)) != STORE_OK ||
-	    (rc = pg_prepare(s, id)) != STORE_OK)
+	    (rc = pg_prepare(s, id, p)) != STORE_OK)
 		return rc;
 	s->sync_cancelled = 0;
 	if (!PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
@@ -1053,6 +1010,87 @@ col_id(const PGresult *res, int row, int col, struct id *out)
 
 	if (v == NULL || id_parse_str(v, out) == -1)
 		memset(out, 0, sizeof(*out));
+}
+
+/* Whether sql names parameter $k. */
+static int
+pg_param_used(const char *sql, int k)
+{
+	const char *p;
+	char *end;
+
+	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
+		if (strtol(p + 1, &end, 10) == k && end != p + 1)
+			return 1;
+	return 0;
+}
+
+/*
+ * The driver's query, run at once: its rows are read from the result.
+ * A parameter the SQL leaves unused is given its type when the
+ * statement is prepared; the server could not infer it.
+ */
+static enum store_rc
+pg_query(struct store *base, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	int i;
+
+	r->s = base;
+	r->h = NULL;
+	r->row = -1;
+	r->what = what;
+	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
+		if (v[i].is_int)
+			p_int(&p, v[i].i);
+		else
+			p_text(&p, v[i].s);
+		if (stmt_sql[id] != NULL &&
+		    !pg_param_used(stmt_sql[id], i + 1)) {
+			p.type[i] = v[i].is_int ? 20 /* int8 */ : 25 /* text */;
+			p.typed = 1;
+		}
+	}
+	if ((r->rc = pg_exec(s, id, &p, what, &res)) == STORE_OK)
+		r->h = res;
+	return r->rc;
+}
+
+static int
+pg_next_row(struct store_rows *r)
+{
+	if (r->h == NULL || r->row + 1 >= PQntuples(r->h))
+		return 0;
+	r->row++;
+	return 1;
+}
+
+static int64_t
+pg_col_int(const struct store_rows *r, int i)
+{
+	return col_int(r->h, r->row, i);
+}
+
+static const char *
+pg_col_text(const struct store_rows *r, int i)
+{
+	return col_text(r->h, r->row, i);
+}
+
+static int64_t
+pg_changes(const struct store_rows *r)
+{
+	return r->h != NULL ? strtoll(PQcmdTuples(r->h), NULL, 10) : 0;
+}
+
+static void
+pg_end(struct store_rows *r)
+{
+	PQclear(r->h);
+	r->h = NULL;
 }
 
 /* One integer of a query run as it is, outside the statement table. */
@@ -1804,7 +1842,7 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
 		/* Its connection tested, and made again if need be. */
 		if ((rc = pg_pipe_end(s)) != STORE_OK ||
 		    (rc = pg_ready(s)) != STORE_OK ||
-		    (rc = pg_prepare(s, STMT_RECORD)) != STORE_OK)
+		    (rc = pg_prepare(s, STMT_RECORD, NULL)) != STORE_OK)
 			return rc;
 		if (!PQenterPipelineMode(s->conn))
 			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
@@ -1946,329 +1984,6 @@ pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
 	buf_free(&jobs);
 	buf_free(&triggers);
 	return rc;
-}
-
-/* A statement whose rows are counted: STORE_NOTFOUND when none. */
-static enum store_rc
-pg_exec_found(struct pg *s, enum stmt id, const struct params *p,
-    const char *what)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, id, p, what, &res)) != STORE_OK)
-		return rc;
-	rc = PQntuples(res) > 0 ? STORE_OK : STORE_NOTFOUND;
-	PQclear(res);
-	return rc;
-}
-
-static enum store_rc
-pg_job_known(struct store *base, const struct id *job)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_text(&p, job->s);
-	return pg_exec_found(s, STMT_JOB_KNOWN, &p, "look up job");
-}
-
-static enum store_rc
-pg_job_add(struct store *base, const struct job *j, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-
-	(void)now_ms;
-	p_text(&p, j->id.s);
-	p_text(&p, j->name != NULL ? j->name : "");
-	p_text(&p, job_state_name(j->state));
-	p_text(&p, ckpt_type_name(j->type));
-	p_text(&p, j->command);
-	p_int(&p, j->timeout_s);
-	rc = pg_exec_found(s, STMT_JOB_ADD, &p, "add job");
-	return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
-}
-
-static enum store_rc
-pg_job_set(struct store *base, const struct job *j, int fields, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	(void)now_ms;
-	p_text(&p, j->id.s);
-	p_int(&p, fields);
-	p_text(&p, j->name != NULL ? j->name : "");
-	p_text(&p, job_state_name(j->state));
-	p_text(&p, ckpt_type_name(j->type));
-	p_text(&p, j->command);
-	p_int(&p, j->timeout_s);
-	return pg_exec_found(s, STMT_JOB_SET, &p, "set job");
-}
-
-static enum store_rc
-pg_job_rm(struct store *base, const struct id *job)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	p_text(&p, job->s);
-	if ((rc = pg_exec_changes(s, STMT_JOB_RM, &p, "remove job", &n)) !=
-	    STORE_OK)
-		return rc;
-	return n > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/* Jobs (job_id, name, state first) to cb: the listing's or overview's. */
-static enum store_rc
-pg_jobs(struct pg *s, enum stmt id, store_job_cb cb, void *arg)
-{
-	PGresult *res;
-	struct job j;
-	enum store_rc rc;
-	int i;
-
-	if ((rc = pg_exec(s, id, NULL, "list jobs", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&j, 0, sizeof(j));
-		col_id(res, i, 0, &j.id);
-		j.name = col_text(res, i, 1);
-		job_state_parse(col_text(res, i, 2), &j.state);
-		if (id == STMT_JOB_OVERVIEW) {
-			j.created_ms = col_int(res, i, 3);
-			j.updated_ms = col_int(res, i, 4);
-		} else {
-			ckpt_type_parse(col_text(res, i, 3), &j.type);
-			j.command = col_text(res, i, 4);
-			j.timeout_s = col_int(res, i, 5);
-			j.last_checkpoint_id = col_int(res, i, 6);
-			j.pending = col_int(res, i, 7);
-		}
-		if (cb(&j, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_job_list(struct store *base, store_job_cb cb, void *arg)
-{
-	return pg_jobs((struct pg *)base, STMT_JOB_LIST, cb, arg);
-}
-
-static enum store_rc
-pg_job_overview(struct store *base, store_job_cb cb, void *arg)
-{
-	return pg_jobs((struct pg *)base, STMT_JOB_OVERVIEW, cb, arg);
-}
-
-static enum store_rc
-pg_ckpt_counts(struct store *base, const struct id *job, struct ckpt_counts *c)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	memset(c, 0, sizeof(*c));
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_CKPT_COUNTS, &p, "checkpoint counts",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0)
-		rc = STORE_NOTFOUND;
-	else {
-		c->timeout_s = col_int(res, 0, 0);
-		c->completed = col_int(res, 0, 1);
-		c->failed = col_int(res, 0, 2);
-		c->duration_min = col_int(res, 0, 3);
-		c->duration_max = col_int(res, 0, 4);
-		c->duration_sum = col_int(res, 0, 5);
-		c->in_progress = col_int(res, 0, 6);
-	}
-	PQclear(res);
-	return rc;
-}
-
-/* Rows of the checkpoints view to cb; *n is how many there were. */
-static enum store_rc
-pg_ckpt_rows(struct pg *s, enum stmt id, const struct params *p,
-    store_ckpt_cb cb, void *arg, int64_t *n)
-{
-	PGresult *res;
-	struct ckpt c;
-	const char *status;
-	enum store_rc rc;
-	int i;
-
-	*n = 0;
-	if ((rc = pg_exec(s, id, p, "read checkpoints", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&c, 0, sizeof(c));
-		c.id = col_int(res, i, 0);
-		status = PQgetvalue(res, i, 1);
-		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
-		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
-							      CKPT_IN_PROGRESS;
-		c.trigger_ms = col_int(res, i, 2);
-		c.end_ms = col_int(res, i, 3);
-		c.duration_ms = col_int(res, i, 4);
-		c.location = col_text(res, i, 5);
-		c.failure_class = col_text(res, i, 6);
-		c.failure_trace = col_text(res, i, 7);
-		(*n)++;
-		if (cb(&c, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	struct params p = { .n = 0 };
-	int64_t n;
-
-	p_text(&p, job->s);
-	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_LATEST, &p, cb, arg,
-	    &n);
-}
-
-static enum store_rc
-pg_ckpt_history(struct store *base, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	int64_t n;
-
-	p_text(&p, job->s);
-	p_int(&p, limit);
-	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_HISTORY, &p, cb, arg,
-	    &n);
-}
-
-static enum store_rc
-pg_ckpt_get(struct store *base, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	p_text(&p, job->s);
-	p_int(&p, id);
-	rc = pg_ckpt_rows((struct pg *)base, STMT_CKPT_GET, &p, cb, arg, &n);
-	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
-}
-
-static enum store_rc
-pg_ckpt_durations(struct store *base, const struct id *job, size_t max,
-    int64_t *d, size_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-	int i;
-
-	*n = 0;
-	p_text(&p, job->s);
-	p_int(&p, (int64_t)max);
-	if ((rc = pg_exec(s, STMT_CKPT_DURATIONS, &p, "read durations",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res) && *n < max; i++)
-		d[(*n)++] = col_int(res, i, 0);
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_trigger_rows(struct pg *s, enum stmt which, const struct id *job,
-    int64_t limit, store_trigger_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	PGresult *res;
-	struct trigger_row t;
-	enum store_rc rc;
-	int i;
-
-	p_int(&p, limit);
-	if (job != NULL)
-		p_text(&p, job->s);
-	if ((rc = pg_exec(s, which, &p, "list triggers", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&t, 0, sizeof(t));
-		col_id(res, i, 0, &t.job);
-		col_id(res, i, 1, &t.trigger);
-		t.status = col_text(res, i, 2);
-		t.requested_type = col_text(res, i, 3);
-		t.type = col_text(res, i, 4);
-		t.checkpoint_id = col_int(res, i, 5);
-		t.location = col_text(res, i, 6);
-		t.failure_class = col_text(res, i, 7);
-		t.failure_trace = col_text(res, i, 8);
-		t.claimed_by = col_text(res, i, 9);
-		t.remote_user = col_text(res, i, 10);
-		t.remote_addr = col_text(res, i, 11);
-		t.created_ms = col_int(res, i, 12);
-		t.completed_ms = col_int(res, i, 13);
-		t.claimed_ms = col_int(res, i, 14);
-		if (cb(&t, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_trigger_list(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return pg_trigger_rows((struct pg *)base,
-	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
-	    cb, arg);
-}
-
-static enum store_rc
-pg_trigger_recent(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return pg_trigger_rows((struct pg *)base, STMT_TRIGGER_RECENT, job,
-	    limit, cb, arg);
-}
-
-static enum store_rc
-pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	*n = 0;
-	*oldest_ms = 0;
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_TRIGGER_WAITING, &p, "count waiting triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0) {
-		*n = col_int(res, 0, 0);
-		*oldest_ms = col_int(res, 0, 1);
-	}
-	PQclear(res);
-	return STORE_OK;
 }
 
 /* Retention by the server's clock, a batch per statement. */
@@ -3164,6 +2879,12 @@ pg_import_commit(struct store *base)
 
 static const struct store_ops pg_ops = {
 	.name = "postgresql",
+	.query = pg_query,
+	.next = pg_next_row,
+	.col_int = pg_col_int,
+	.col_text = pg_col_text,
+	.changes = pg_changes,
+	.end = pg_end,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
@@ -3173,20 +2894,6 @@ static const struct store_ops pg_ops = {
 	.record_recv = pg_record_recv,
 	.read_status = pg_read_status,
 	.read_statuses = pg_read_statuses,
-	.job_known = pg_job_known,
-	.job_add = pg_job_add,
-	.job_set = pg_job_set,
-	.job_rm = pg_job_rm,
-	.job_list = pg_job_list,
-	.job_overview = pg_job_overview,
-	.ckpt_counts = pg_ckpt_counts,
-	.ckpt_latest = pg_ckpt_latest,
-	.ckpt_history = pg_ckpt_history,
-	.ckpt_get = pg_ckpt_get,
-	.ckpt_durations = pg_ckpt_durations,
-	.trigger_list = pg_trigger_list,
-	.trigger_recent = pg_trigger_recent,
-	.trigger_waiting = pg_trigger_waiting,
 	.purge = pg_purge,
 	.begin = pg_begin,
 	.read_begin = pg_read_begin,

@@ -29,58 +29,6 @@ static const struct store_ops lite_ops;
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
 
-enum stmt {
-	STMT_BEGIN,
-	STMT_BEGIN_READ,
-	STMT_COMMIT,
-	STMT_ROLLBACK,
-	STMT_RECORD,
-	STMT_STATUS,
-	STMT_JOB_KNOWN,
-	STMT_JOB_ADD,
-	STMT_JOB_SET,
-	STMT_JOB_RM,
-	STMT_JOB_LIST,
-	STMT_JOB_OVERVIEW,
-	STMT_CKPT_COUNTS,
-	STMT_CKPT_LATEST,
-	STMT_CKPT_HISTORY,
-	STMT_CKPT_GET,
-	STMT_CKPT_DURATIONS,
-	STMT_TRIGGER_LIST,
-	STMT_TRIGGER_LIST_JOB,
-	STMT_TRIGGER_RECENT,
-	STMT_TRIGGER_WAITING,
-	STMT_PURGE,
-	STMT_PENDING,
-	STMT_PENDING_BOUND,
-	STMT_FAIL_UNKNOWN,
-	STMT_COMPLETE_PLAIN,
-	STMT_COUNTERS_SYNC,
-	STMT_NEXT_ID,
-	STMT_COMPLETE,
-	STMT_CLAIM,
-	STMT_CLAIM_RENEW,
-	STMT_CLAIMED,
-	STMT_DATA_VERSION,
-	STMT_WAL_CHECKPOINT,
-	STMT_METRICS_SERVICE,
-	STMT_METRICS_JOBS,
-	STMT_RUNNER_PASS,
-	STMT_EXPORT_JOBS,
-	STMT_EXPORT_COUNTERS,
-	STMT_EXPORT_STATS,
-	STMT_EXPORT_SERVICE,
-	STMT_EXPORT_TRIGGERS,
-	STMT_IMPORT_EMPTY,
-	STMT_IMPORT_JOB,
-	STMT_IMPORT_COUNTER,
-	STMT_IMPORT_STATS,
-	STMT_IMPORT_SERVICE,
-	STMT_IMPORT_TRIGGER,
-	STMT__MAX
-};
-
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_BEGIN_READ] = "BEGIN",
@@ -551,6 +499,11 @@ stmt_get(struct lite *s, enum stmt id)
 
 	if (s->stmt[id] != NULL)
 		return s->stmt[id];
+	if (stmt_sql[id] == NULL) {
+		log_error("%s: statement %d has no SQLite form", s->path,
+		    (int)id);
+		return NULL;
+	}
 	rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
 	    SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
 	if (rc != SQLITE_OK) {
@@ -600,6 +553,71 @@ stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
 	rc = sqlite3_step(st);
 	stmt_done(st);
 	return store_rc_from(s, rc, what);
+}
+
+/* The driver's query: prepared and bound, to be stepped by lite_next. */
+static enum store_rc
+lite_query(struct store *base, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int i;
+
+	r->s = base;
+	r->what = what;
+	r->row = 0;
+	r->rc = STORE_OK;
+	if ((r->h = st = stmt_get(s, id)) == NULL)
+		return r->rc = STORE_ERROR;
+	/* A parameter the statement does not use is left out (SQLITE_RANGE). */
+	for (i = 0; i < n; i++)
+		if (v[i].is_int)
+			sqlite3_bind_int64(st, i + 1, v[i].i);
+		else
+			bind_text(st, i + 1, v[i].s);
+	return STORE_OK;
+}
+
+static int
+lite_next(struct store_rows *r)
+{
+	int rc;
+
+	/* Stepped again after its end, a statement would start over. */
+	if (r->rc != STORE_OK || r->row == -1)
+		return 0;
+	if ((rc = sqlite3_step(r->h)) == SQLITE_ROW)
+		return 1;
+	r->row = -1;
+	r->rc = store_rc_from((struct lite *)r->s, rc, r->what);
+	return 0;
+}
+
+static int64_t
+lite_col_int(const struct store_rows *r, int i)
+{
+	return sqlite3_column_int64(r->h, i);
+}
+
+static const char *
+lite_col_text(const struct store_rows *r, int i)
+{
+	return column_text(r->h, i);
+}
+
+static int64_t
+lite_changes(const struct store_rows *r)
+{
+	return sqlite3_changes(((struct lite *)r->s)->db);
+}
+
+static void
+lite_end(struct store_rows *r)
+{
+	if (r->h != NULL)
+		stmt_done(r->h);
+	r->h = NULL;
 }
 
 static enum store_rc
@@ -929,340 +947,6 @@ lite_read_status(struct store *base, const struct id *job,
 		ret = store_rc_from(s, rc, "read status");
 	stmt_done(st);
 	return ret;
-}
-
-static enum store_rc
-lite_job_known(struct store *base, const struct id *job)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_JOB_KNOWN)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	stmt_done(st);
-	if (rc == SQLITE_DONE)
-		return STORE_NOTFOUND;
-	return store_rc_from(s, rc, "look up job");
-}
-
-static enum store_rc
-lite_job_add(struct store *base, const struct job *j, int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = stmt_get(s, STMT_JOB_ADD)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, j->id.s);
-	bind_text(st, 2, j->name != NULL ? j->name : "");
-	bind_text(st, 3, job_state_name(j->state));
-	bind_text(st, 4, ckpt_type_name(j->type));
-	bind_text(st, 5, j->command);
-	sqlite3_bind_int64(st, 6, j->timeout_s);
-	sqlite3_bind_int64(st, 7, now_ms);
-	return stmt_run(s, st, "add job");
-}
-
-static enum store_rc
-lite_job_set(struct store *base, const struct job *j, int fields,
-    int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_JOB_SET)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, j->id.s);
-	sqlite3_bind_int(st, 2, fields);
-	bind_text(st, 3, j->name != NULL ? j->name : "");
-	bind_text(st, 4, job_state_name(j->state));
-	bind_text(st, 5, ckpt_type_name(j->type));
-	bind_text(st, 6, j->command);
-	sqlite3_bind_int64(st, 7, j->timeout_s);
-	sqlite3_bind_int64(st, 8, now_ms);
-	if ((rc = stmt_run(s, st, "set job")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_job_rm(struct store *base, const struct id *job)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_JOB_RM)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	if ((rc = stmt_run(s, st, "remove job")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/*
- * Steps a statement of jobs (job_id, name, state first) to its end,
- * calling cb with each: the listing's columns follow, or the overview's.
- */
-static enum store_rc
-store_jobs(struct lite *s, enum stmt id, store_job_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct job j;
-	int rc;
-
-	if ((st = stmt_get(s, id)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&j, 0, sizeof(j));
-		column_id(st, 0, &j.id);
-		j.name = column_text(st, 1);
-		job_state_parse(column_text(st, 2), &j.state);
-		if (id == STMT_JOB_OVERVIEW) {
-			j.created_ms = sqlite3_column_int64(st, 3);
-			j.updated_ms = sqlite3_column_int64(st, 4);
-		} else {
-			ckpt_type_parse(column_text(st, 3), &j.type);
-			j.command = column_text(st, 4);
-			j.timeout_s = sqlite3_column_int64(st, 5);
-			j.last_checkpoint_id = sqlite3_column_int64(st, 6);
-			j.pending = sqlite3_column_int64(st, 7);
-		}
-		if (cb(&j, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "list jobs");
-}
-
-static enum store_rc
-lite_job_list(struct store *base, store_job_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_jobs(s, STMT_JOB_LIST, cb, arg);
-}
-
-static enum store_rc
-lite_job_overview(struct store *base, store_job_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_jobs(s, STMT_JOB_OVERVIEW, cb, arg);
-}
-
-static enum store_rc
-lite_ckpt_counts(struct store *base, const struct id *job,
-    struct ckpt_counts *c)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	if ((st = stmt_get(s, STMT_CKPT_COUNTS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		c->timeout_s = sqlite3_column_int64(st, 0);
-		c->completed = sqlite3_column_int64(st, 1);
-		c->failed = sqlite3_column_int64(st, 2);
-		c->duration_min = sqlite3_column_int64(st, 3);
-		c->duration_max = sqlite3_column_int64(st, 4);
-		c->duration_sum = sqlite3_column_int64(st, 5);
-		c->in_progress = sqlite3_column_int64(st, 6);
-	}
-	stmt_done(st);
-	if (rc == SQLITE_DONE)
-		return STORE_NOTFOUND;
-	return store_rc_from(s, rc, "checkpoint counts");
-}
-
-/*
- * Steps st over rows of the checkpoints view, calling cb with each; *n
- * is how many there were.
- */
-static enum store_rc
-store_ckpt_rows(struct lite *s, sqlite3_stmt *st, store_ckpt_cb cb, void *arg,
-    int64_t *n)
-{
-	struct ckpt c;
-	const char *status;
-	int rc;
-
-	*n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&c, 0, sizeof(c));
-		c.id = sqlite3_column_int64(st, 0);
-		status = column_text(st, 1);
-		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
-		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
-							      CKPT_IN_PROGRESS;
-		c.trigger_ms = sqlite3_column_int64(st, 2);
-		c.end_ms = sqlite3_column_int64(st, 3);
-		c.duration_ms = sqlite3_column_int64(st, 4);
-		c.location = column_text(st, 5);
-		c.failure_class = column_text(st, 6);
-		c.failure_trace = column_text(st, 7);
-		(*n)++;
-		if (cb(&c, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read checkpoints");
-}
-
-static enum store_rc
-lite_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_LATEST)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	return store_ckpt_rows(s, st, cb, arg, &n);
-}
-
-static enum store_rc
-lite_ckpt_history(struct store *base, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_HISTORY)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, limit);
-	return store_ckpt_rows(s, st, cb, arg, &n);
-}
-
-static enum store_rc
-lite_ckpt_get(struct store *base, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_GET)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, id);
-	rc = store_ckpt_rows(s, st, cb, arg, &n);
-	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
-}
-
-static enum store_rc
-lite_ckpt_durations(struct store *base, const struct id *job, size_t max,
-    int64_t *d, size_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_CKPT_DURATIONS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		d[(*n)++] = sqlite3_column_int64(st, 0);
-	if (*n == max)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	return store_rc_from(s, rc, "read durations");
-}
-
-static enum store_rc
-store_trigger_rows(struct lite *s, enum stmt which, const struct id *job,
-    int64_t limit, store_trigger_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct trigger_row t;
-	int rc;
-
-	if ((st = stmt_get(s, which)) == NULL)
-		return STORE_ERROR;
-	if (job != NULL)
-		bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&t, 0, sizeof(t));
-		column_id(st, 0, &t.job);
-		column_id(st, 1, &t.trigger);
-		t.status = column_text(st, 2);
-		t.requested_type = column_text(st, 3);
-		t.type = column_text(st, 4);
-		t.checkpoint_id = sqlite3_column_int64(st, 5);
-		t.location = column_text(st, 6);
-		t.failure_class = column_text(st, 7);
-		t.failure_trace = column_text(st, 8);
-		t.claimed_by = column_text(st, 9);
-		t.remote_user = column_text(st, 10);
-		t.remote_addr = column_text(st, 11);
-		t.created_ms = sqlite3_column_int64(st, 12);
-		t.completed_ms = sqlite3_column_int64(st, 13);
-		t.claimed_ms = sqlite3_column_int64(st, 14);
-		if (cb(&t, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "list triggers");
-}
-
-static enum store_rc
-lite_trigger_list(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_trigger_rows(s,
-	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
-	    cb, arg);
-}
-
-static enum store_rc
-lite_trigger_recent(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
-}
-
-static enum store_rc
-lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	*n = 0;
-	*oldest_ms = 0;
-	if ((st = stmt_get(s, STMT_TRIGGER_WAITING)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*n = sqlite3_column_int64(st, 0);
-		*oldest_ms = sqlite3_column_int64(st, 1);
-		rc = SQLITE_DONE;
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "count waiting triggers");
 }
 
 static enum store_rc
@@ -2089,26 +1773,18 @@ lite_import_commit(struct store *base)
 
 static const struct store_ops lite_ops = {
 	.name = "sqlite",
+	.query = lite_query,
+	.next = lite_next,
+	.col_int = lite_col_int,
+	.col_text = lite_col_text,
+	.changes = lite_changes,
+	.end = lite_end,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
 	.error = lite_error,
 	.record_trigger = lite_record_trigger,
 	.record_triggers = lite_record_triggers,
 	.read_status = lite_read_status,
-	.job_known = lite_job_known,
-	.job_add = lite_job_add,
-	.job_set = lite_job_set,
-	.job_rm = lite_job_rm,
-	.job_list = lite_job_list,
-	.job_overview = lite_job_overview,
-	.ckpt_counts = lite_ckpt_counts,
-	.ckpt_latest = lite_ckpt_latest,
-	.ckpt_history = lite_ckpt_history,
-	.ckpt_get = lite_ckpt_get,
-	.ckpt_durations = lite_ckpt_durations,
-	.trigger_list = lite_trigger_list,
-	.trigger_recent = lite_trigger_recent,
-	.trigger_waiting = lite_trigger_waiting,
 	.purge = lite_purge,
 	.begin = lite_begin,
 	.read_begin = lite_read_begin,
