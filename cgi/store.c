@@ -546,6 +546,332 @@ store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
 	return end(&r);
 }
 
+/* --- Metrics --- */
+
+/* The service's row of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+metrics_service(struct store *s, struct service_metrics *m)
+{
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_METRICS_SERVICE, NULL, 0, "read metrics") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		m->queued = col_int(&r, 0);
+		m->oldest_queued_ms = col_int(&r, 1);
+		m->claimed = col_int(&r, 2);
+		m->completed = col_int(&r, 3);
+		m->declined = col_int(&r, 4);
+		m->expired = col_int(&r, 5);
+		m->job_not_found = col_int(&r, 6);
+		m->pass_ms = col_int(&r, 7);
+		m->pass_advanced = col_int(&r, 8);
+		m->pass_duration_ms = col_int(&r, 9);
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	/* The row the schema made is gone. */
+	return found ?
+	    STORE_OK :
+	    s->ops->fail(s, "read metrics", "no service_metrics row");
+}
+
+/* The jobs' rows of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+metrics_jobs(struct store *s, store_metrics_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct job_metrics j;
+
+	if (query(s, &r, STMT_METRICS_JOBS, NULL, 0, "read job metrics") !=
+	    STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&j, 0, sizeof(j));
+		col_id(&r, 0, &j.job);
+		j.name = col_text(&r, 1);
+		j.completed = col_int(&r, 2);
+		j.failed = col_int(&r, 3);
+		j.in_progress = col_int(&r, 4);
+		j.last_id = col_int(&r, 5);
+		j.last_duration_ms = col_int(&r, 6);
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
+    void *arg)
+{
+	enum store_rc rc;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = store_read_begin(s)) != STORE_OK)
+		return rc;
+	if ((rc = metrics_service(s, m)) == STORE_OK &&
+	    (rc = metrics_jobs(s, cb, arg)) == STORE_OK)
+		return store_commit(s);
+	store_rollback(s);
+	return rc;
+}
+
+enum store_rc
+store_runner_pass(struct store *s, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms)
+{
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(n),
+		VAL_INT(duration_ms), VAL_INT(every_ms) };
+
+	return run(s, STMT_RUNNER_PASS, v, NVAL(v), "record the runner's pass",
+	    NULL);
+}
+
+/* --- A store copied whole --- */
+
+/* One row of an export statement into item, by its kind. */
+static void
+export_item(const struct store_rows *r, struct store_item *item)
+{
+	struct job *j = &item->u.job;
+	struct ckpt_stats *c = &item->u.stats;
+	struct service_metrics *m = &item->u.service;
+	struct trigger_dump *d = &item->u.trigger;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		col_id(r, 0, &j->id);
+		j->name = col_text(r, 1);
+		job_state_parse(col_text(r, 2), &j->state);
+		ckpt_type_parse(col_text(r, 3), &j->type);
+		j->command = col_text(r, 4);
+		j->timeout_s = col_int(r, 5);
+		j->created_ms = col_int(r, 6);
+		j->updated_ms = col_int(r, 7);
+		break;
+	case STORE_ITEM_COUNTER:
+		col_id(r, 0, &item->u.counter.job);
+		item->u.counter.last_id = col_int(r, 1);
+		break;
+	case STORE_ITEM_STATS:
+		col_id(r, 0, &c->job);
+		c->completed = col_int(r, 1);
+		c->failed = col_int(r, 2);
+		c->expired = col_int(r, 3);
+		c->duration_min = col_int(r, 4);
+		c->duration_max = col_int(r, 5);
+		c->duration_sum = col_int(r, 6);
+		c->last_completed.status = CKPT_COMPLETED;
+		c->last_completed.id = col_int(r, 7);
+		c->last_completed.trigger_ms = col_int(r, 8);
+		c->last_completed.end_ms = col_int(r, 9);
+		c->last_completed.location = col_text(r, 10);
+		c->last_failed.status = CKPT_FAILED;
+		c->last_failed.id = col_int(r, 11);
+		c->last_failed.trigger_ms = col_int(r, 12);
+		c->last_failed.end_ms = col_int(r, 13);
+		c->last_failed.failure_class = col_text(r, 14);
+		c->last_failed.failure_trace = col_text(r, 15);
+		break;
+	case STORE_ITEM_SERVICE:
+		m->job_not_found = col_int(r, 0);
+		m->pass_ms = col_int(r, 1);
+		m->pass_advanced = col_int(r, 2);
+		m->pass_duration_ms = col_int(r, 3);
+		break;
+	case STORE_ITEM_TRIGGER:
+		d->row = col_int(r, 0);
+		col_id(r, 1, &d->t.job);
+		col_id(r, 2, &d->t.trigger);
+		d->t.status = col_text(r, 3);
+		d->t.requested_type = col_text(r, 4);
+		d->t.type = col_text(r, 5);
+		d->t.checkpoint_id = col_int(r, 6);
+		d->t.location = col_text(r, 7);
+		d->t.failure_class = col_text(r, 8);
+		d->t.failure_trace = col_text(r, 9);
+		d->failure_throwable = col_text(r, 10);
+		d->t.claimed_by = col_text(r, 11);
+		d->t.remote_user = col_text(r, 12);
+		d->t.remote_addr = col_text(r, 13);
+		d->t.created_ms = col_int(r, 14);
+		d->t.completed_ms = col_int(r, 15);
+		d->t.claimed_ms = col_int(r, 16);
+		d->lease_ms = col_int(r, 17);
+		break;
+	}
+}
+
+/*
+ * Every item from one snapshot: jobs, counters, statistics, the
+ * service's counts, then the triggers a purge would keep, in row order.
+ */
+enum store_rc
+store_export(struct store *s, int64_t now_ms, int64_t store_ms,
+    store_item_cb cb, void *arg)
+{
+	static const struct {
+		enum stmt id;
+		enum store_item_kind kind;
+	} parts[] = {
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
+	};
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	struct store_rows r;
+	struct store_item item;
+	enum store_rc rc;
+	size_t k;
+	int stop = 0;
+
+	if ((rc = store_read_begin(s)) != STORE_OK)
+		return rc;
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
+		if (query(s, &r, parts[k].id, v,
+			parts[k].id == STMT_EXPORT_TRIGGERS ? NVAL(v) : 0,
+			"export") == STORE_OK)
+			while (!stop && next(&r)) {
+				memset(&item, 0, sizeof(item));
+				item.kind = parts[k].kind;
+				export_item(&r, &item);
+				stop = cb(&item, arg) != 0;
+			}
+		if ((rc = end(&r)) != STORE_OK)
+			break;
+	}
+	/* Nothing was written: the read ends either way. */
+	store_rollback(s);
+	return rc;
+}
+
+/*
+ * The import's one transaction, the tables locked against other writers
+ * first where the dialect needs it; STORE_EXISTS: the database holds
+ * something already.
+ */
+enum store_rc
+store_import_begin(struct store *s)
+{
+	struct store_rows r;
+	enum store_rc rc;
+	int used = 0;
+
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	if (s->ops->sql[STMT_IMPORT_LOCK] != NULL)
+		rc = run(s, STMT_IMPORT_LOCK, NULL, 0, "lock for import", NULL);
+	if (rc == STORE_OK) {
+		if (query(s, &r, STMT_IMPORT_EMPTY, NULL, 0, "import") ==
+			STORE_OK &&
+		    next(&r))
+			used = col_int(&r, 0) != 0;
+		if ((rc = end(&r)) == STORE_OK && used)
+			rc = STORE_EXISTS;
+	}
+	if (rc != STORE_OK)
+		store_rollback(s);
+	return rc;
+}
+
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
+
+enum store_rc
+store_import(struct store *s, const struct store_item *item)
+{
+	const struct job *j = &item->u.job;
+	const struct ckpt_stats *c = &item->u.stats;
+	const struct service_metrics *m = &item->u.service;
+	const struct trigger_dump *d = &item->u.trigger;
+	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
+	int unclaimed = d->t.claimed_by == NULL;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB: {
+		struct store_val v[] = { VAL_TEXT(j->id.s),
+			VAL_TEXT(j->name != NULL ? j->name : ""),
+			VAL_TEXT(job_state_name(j->state)),
+			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
+			VAL_INT(j->updated_ms) };
+		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_COUNTER: {
+		struct store_val v[] = { VAL_TEXT(item->u.counter.job.s),
+			VAL_INT(item->u.counter.last_id) };
+		return run(s, STMT_IMPORT_COUNTER, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_STATS: {
+		struct store_val v[] = { VAL_TEXT(c->job.s),
+			VAL_INT(c->completed), VAL_INT(c->failed),
+			VAL_INT(c->expired),
+			VAL_INT_OR_NULL(c->duration_min, c->duration_min < 0),
+			VAL_INT_OR_NULL(c->duration_max, c->duration_max < 0),
+			VAL_INT(c->duration_sum),
+			VAL_INT_OR_NULL(lc->id, lc->id == 0),
+			VAL_INT_OR_NULL(lc->trigger_ms, lc->id == 0),
+			VAL_INT_OR_NULL(lc->end_ms, lc->id == 0),
+			VAL_TEXT(lc->location),
+			VAL_INT_OR_NULL(lf->id, lf->id == 0),
+			VAL_INT_OR_NULL(lf->trigger_ms, lf->id == 0),
+			VAL_INT_OR_NULL(lf->end_ms, lf->id == 0),
+			VAL_TEXT(lf->failure_class),
+			VAL_TEXT(lf->failure_trace) };
+		return run(s, STMT_IMPORT_STATS, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_SERVICE: {
+		struct store_val v[] = { VAL_INT(m->job_not_found),
+			VAL_INT(m->pass_ms), VAL_INT(m->pass_advanced),
+			VAL_INT(m->pass_duration_ms) };
+		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_TRIGGER:
+	default: {
+		struct store_val v[] = { VAL_INT(d->row), VAL_TEXT(d->t.job.s),
+			VAL_TEXT(d->t.trigger.s), VAL_TEXT(d->t.status),
+			VAL_TEXT(d->t.requested_type), VAL_TEXT(d->t.type),
+			VAL_INT_OR_NULL(d->t.checkpoint_id,
+			    d->t.checkpoint_id == 0),
+			VAL_TEXT(d->t.location), VAL_TEXT(d->t.failure_class),
+			VAL_TEXT(d->t.failure_trace),
+			VAL_TEXT(d->failure_throwable),
+			VAL_TEXT(d->t.claimed_by), VAL_TEXT(d->t.remote_user),
+			VAL_TEXT(d->t.remote_addr), VAL_INT(d->t.created_ms),
+			VAL_INT_OR_NULL(d->t.completed_ms,
+			    strcmp(d->t.status, "IN_PROGRESS") == 0),
+			VAL_INT_OR_NULL(d->t.claimed_ms, unclaimed),
+			VAL_INT_OR_NULL(d->lease_ms, unclaimed) };
+		return run(s, STMT_IMPORT_TRIGGER, v, NVAL(v), "import", NULL);
+	}
+	}
+}
+
+/*
+ * The commit, after moving the ids' sequence past the ids copied where
+ * the dialect keeps one (SQLite's next rowid follows the largest).
+ */
+enum store_rc
+store_import_commit(struct store *s)
+{
+	enum store_rc rc;
+
+	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL &&
+	    (rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL)) !=
+		STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
 /* --- Every other operation, to the store the handle came from. --- */
 
 void
@@ -740,43 +1066,4 @@ void
 store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 {
 	s->ops->on_commit(s, fn, arg);
-}
-
-enum store_rc
-store_runner_pass(struct store *s, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	return s->ops->runner_pass(s, now_ms, n, duration_ms, every_ms);
-}
-
-enum store_rc
-store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	return s->ops->metrics(s, m, cb, arg);
-}
-
-enum store_rc
-store_export(struct store *s, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	return s->ops->export(s, now_ms, store_ms, cb, arg);
-}
-
-enum store_rc
-store_import_begin(struct store *s)
-{
-	return s->ops->import_begin(s);
-}
-
-enum store_rc
-store_import(struct store *s, const struct store_item *item)
-{
-	return s->ops->import(s, item);
-}
-
-enum store_rc
-store_import_commit(struct store *s)
-{
-	return s->ops->import_commit(s);
 }

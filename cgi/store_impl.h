@@ -124,6 +124,10 @@ struct store_ops {
 	const char *(*col_text)(const struct store_rows *, int);
 	int64_t (*changes)(const struct store_rows *);
 	void (*end)(struct store_rows *);
+	/* Records and logs an error the driver did not meet: STORE_ERROR. */
+	enum store_rc (*fail)(struct store *, const char *, const char *);
+	/* The dialect's SQL by statement: NULL, a statement it has not. */
+	const char *const *sql;
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
@@ -168,15 +172,6 @@ struct store_ops {
 	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
 	void (*on_commit)(struct store *, void (*)(void *, int), void *);
 	int (*watch_fd)(struct store *);
-	enum store_rc (
-	    *runner_pass)(struct store *, int64_t, int64_t, int64_t, int64_t);
-	enum store_rc (*metrics)(struct store *, struct service_metrics *,
-	    store_metrics_cb, void *);
-	enum store_rc (
-	    *export)(struct store *, int64_t, int64_t, store_item_cb, void *);
-	enum store_rc (*import_begin)(struct store *);
-	enum store_rc (*import)(struct store *, const struct store_item *);
-	enum store_rc (*import_commit)(struct store *);
 };
 
 struct store {

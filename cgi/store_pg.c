@@ -350,13 +350,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY j.job_id",
 	/*
 	 * A pass that advanced nothing is recorded only once the last record
-	 * is $3 ms old.  It never notifies: watching runners would wake each
+	 * is $4 ms old.  It never notifies: watching runners would wake each
 	 * other for ever.
 	 */
 	[STMT_RUNNER_PASS] = "UPDATE service_metrics SET pass_ms = " NOW_MS ","
-			     " pass_advanced = $1, pass_duration_ms = $2"
-			     " WHERE id = 1 AND ($1::bigint > 0"
-			     " OR pass_ms <= " NOW_MS " - $3::bigint)",
+			     " pass_advanced = $2, pass_duration_ms = $3"
+			     " WHERE id = 1 AND ($2::bigint > 0"
+			     " OR pass_ms <= " NOW_MS " - $4::bigint)",
 	/*
 	 * A store copied whole (store_export, store_import): every column,
 	 * in the order the items' fields are read and bound, as
@@ -386,8 +386,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " failure_class, failure_trace, failure_throwable, claimed_by,"
 	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
 	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' OR $1::bigint = 0"
-	    " OR completed_ms > " NOW_MS " - $1::bigint ORDER BY id",
+	    " WHERE status = 'IN_PROGRESS' OR $2::bigint = 0"
+	    " OR completed_ms > " NOW_MS " - $2::bigint ORDER BY id",
 	/* Nothing else writes while the copy is checked and made. */
 	[STMT_IMPORT_LOCK] =
 	    "LOCK TABLE jobs, triggers, checkpoint_counters, checkpoint_stats,"
@@ -988,12 +988,16 @@ col_text(const PGresult *res, int row, int col)
 	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
 }
 
+/* An integer column, or a boolean one as 1 or 0 (as SQLite has them). */
 static int64_t
 col_int(const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ?
-	    0 :
-	    strtoll(PQgetvalue(res, row, col), NULL, 10);
+	const char *v;
+
+	if (PQgetisnull(res, row, col))
+		return 0;
+	v = PQgetvalue(res, row, col);
+	return v[0] == 't' ? 1 : strtoll(v, NULL, 10);
 }
 
 static int
@@ -1078,6 +1082,13 @@ static const char *
 pg_col_text(const struct store_rows *r, int i)
 {
 	return col_text(r->h, r->row, i);
+}
+
+static enum store_rc
+pg_fail(struct store *base, const char *what, const char *why)
+{
+	pg_set_error((struct pg *)base, what, why, 0);
+	return STORE_ERROR;
 }
 
 static int64_t
@@ -2528,355 +2539,6 @@ pg_watch_fd(struct store *base)
 	return PQsocket(s->conn);
 }
 
-static enum store_rc
-pg_metrics_service(struct pg *s, struct service_metrics *m)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, STMT_METRICS_SERVICE, NULL, "read metrics",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0) {
-		/* The row 0001 made is gone. */
-		pg_set_error(s, "read metrics", "no service_metrics row", 0);
-		rc = STORE_ERROR;
-	} else {
-		m->queued = col_int(res, 0, 0);
-		m->oldest_queued_ms = col_int(res, 0, 1);
-		m->claimed = col_int(res, 0, 2);
-		m->completed = col_int(res, 0, 3);
-		m->declined = col_int(res, 0, 4);
-		m->expired = col_int(res, 0, 5);
-		m->job_not_found = col_int(res, 0, 6);
-		m->pass_ms = col_int(res, 0, 7);
-		m->pass_advanced = col_int(res, 0, 8);
-		m->pass_duration_ms = col_int(res, 0, 9);
-	}
-	PQclear(res);
-	return rc;
-}
-
-static enum store_rc
-pg_metrics_jobs(struct pg *s, store_metrics_cb cb, void *arg)
-{
-	PGresult *res;
-	struct job_metrics j;
-	enum store_rc rc;
-	int i;
-
-	if ((rc = pg_exec(s, STMT_METRICS_JOBS, NULL, "read job metrics",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&j, 0, sizeof(j));
-		col_id(res, i, 0, &j.job);
-		j.name = col_text(res, i, 1);
-		j.completed = col_int(res, i, 2);
-		j.failed = col_int(res, i, 3);
-		j.in_progress = col_int(res, i, 4);
-		j.last_id = col_int(res, i, 5);
-		j.last_duration_ms = col_int(res, i, 6);
-		if (cb(&j, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-/* Everything GET /metrics shows, from one snapshot. */
-static enum store_rc
-pg_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	struct pg *s = (struct pg *)base;
-	enum store_rc rc;
-
-	memset(m, 0, sizeof(*m));
-	if ((rc = pg_read_begin(base)) != STORE_OK)
-		return rc;
-	if ((rc = pg_metrics_service(s, m)) == STORE_OK &&
-	    (rc = pg_metrics_jobs(s, cb, arg)) == STORE_OK)
-		return pg_commit(base);
-	pg_rollback(base);
-	return rc;
-}
-
-static enum store_rc
-pg_runner_pass(struct store *base, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	(void)now_ms;
-	p_int(&p, n);
-	p_int(&p, duration_ms);
-	p_int(&p, every_ms);
-	return pg_exec(s, STMT_RUNNER_PASS, &p, "record the runner's pass",
-	    NULL);
-}
-
-/* An integer parameter, or NULL for a value the schema never stores. */
-static void
-p_int_or_null(struct params *p, int64_t v, int null)
-{
-	if (null)
-		p_text(p, NULL);
-	else
-		p_int(p, v);
-}
-
-/* Row i of an export statement's result into item, by its kind. */
-static void
-pg_export_item(const PGresult *res, int i, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		col_id(res, i, 0, &j->id);
-		j->name = col_text(res, i, 1);
-		job_state_parse(col_text(res, i, 2), &j->state);
-		ckpt_type_parse(col_text(res, i, 3), &j->type);
-		j->command = col_text(res, i, 4);
-		j->timeout_s = col_int(res, i, 5);
-		j->created_ms = col_int(res, i, 6);
-		j->updated_ms = col_int(res, i, 7);
-		break;
-	case STORE_ITEM_COUNTER:
-		col_id(res, i, 0, &item->u.counter.job);
-		item->u.counter.last_id = col_int(res, i, 1);
-		break;
-	case STORE_ITEM_STATS:
-		col_id(res, i, 0, &c->job);
-		c->completed = col_int(res, i, 1);
-		c->failed = col_int(res, i, 2);
-		c->expired = col_int(res, i, 3);
-		c->duration_min = col_int(res, i, 4);
-		c->duration_max = col_int(res, i, 5);
-		c->duration_sum = col_int(res, i, 6);
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_completed.id = col_int(res, i, 7);
-		c->last_completed.trigger_ms = col_int(res, i, 8);
-		c->last_completed.end_ms = col_int(res, i, 9);
-		c->last_completed.location = col_text(res, i, 10);
-		c->last_failed.status = CKPT_FAILED;
-		c->last_failed.id = col_int(res, i, 11);
-		c->last_failed.trigger_ms = col_int(res, i, 12);
-		c->last_failed.end_ms = col_int(res, i, 13);
-		c->last_failed.failure_class = col_text(res, i, 14);
-		c->last_failed.failure_trace = col_text(res, i, 15);
-		break;
-	case STORE_ITEM_SERVICE:
-		m->job_not_found = col_int(res, i, 0);
-		m->pass_ms = col_int(res, i, 1);
-		m->pass_advanced = col_int(res, i, 2);
-		m->pass_duration_ms = col_int(res, i, 3);
-		break;
-	case STORE_ITEM_TRIGGER:
-		d->row = col_int(res, i, 0);
-		col_id(res, i, 1, &d->t.job);
-		col_id(res, i, 2, &d->t.trigger);
-		d->t.status = col_text(res, i, 3);
-		d->t.requested_type = col_text(res, i, 4);
-		d->t.type = col_text(res, i, 5);
-		d->t.checkpoint_id = col_int(res, i, 6);
-		d->t.location = col_text(res, i, 7);
-		d->t.failure_class = col_text(res, i, 8);
-		d->t.failure_trace = col_text(res, i, 9);
-		d->failure_throwable = col_text(res, i, 10);
-		d->t.claimed_by = col_text(res, i, 11);
-		d->t.remote_user = col_text(res, i, 12);
-		d->t.remote_addr = col_text(res, i, 13);
-		d->t.created_ms = col_int(res, i, 14);
-		d->t.completed_ms = col_int(res, i, 15);
-		d->t.claimed_ms = col_int(res, i, 16);
-		d->lease_ms = col_int(res, i, 17);
-		break;
-	}
-}
-
-/*
- * Every item from one snapshot (a REPEATABLE READ, READ ONLY transaction):
- * jobs, counters, statistics, the service's counts, then the triggers a
- * purge would keep, in row order.
- */
-static enum store_rc
-pg_export(struct store *base, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	static const struct {
-		enum stmt id;
-		enum store_item_kind kind;
-	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-	};
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct store_item item;
-	PGresult *res;
-	enum store_rc rc;
-	size_t k;
-	int i, stop = 0;
-
-	(void)now_ms; /* the server's clock judges retention */
-	if ((rc = pg_read_begin(base)) != STORE_OK)
-		return rc;
-	p_int(&p, store_ms);
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
-		if ((rc = pg_exec(s, parts[k].id,
-			 parts[k].id == STMT_EXPORT_TRIGGERS ? &p : NULL,
-			 "export", &res)) != STORE_OK)
-			break;
-		for (i = 0; i < PQntuples(res) && !stop; i++) {
-			memset(&item, 0, sizeof(item));
-			item.kind = parts[k].kind;
-			pg_export_item(res, i, &item);
-			stop = cb(&item, arg) != 0;
-		}
-		PQclear(res);
-	}
-	/* Nothing was written: the read ends either way. */
-	pg_rollback(base);
-	return rc;
-}
-
-/*
- * The import's one transaction, the tables locked against other writers
- * first; STORE_EXISTS: the database holds something already.
- */
-static enum store_rc
-pg_import_begin(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_begin(base)) != STORE_OK)
-		return rc;
-	if ((rc = pg_exec(s, STMT_IMPORT_LOCK, NULL, "lock for import",
-		 NULL)) == STORE_OK &&
-	    (rc = pg_exec(s, STMT_IMPORT_EMPTY, NULL, "import", &res)) ==
-		STORE_OK) {
-		if (PQntuples(res) > 0 && col_bool(res, 0, 0))
-			rc = STORE_EXISTS;
-		PQclear(res);
-	}
-	if (rc != STORE_OK)
-		pg_rollback(base);
-	return rc;
-}
-
-/* One item's parameters, in its statement's order; the statement. */
-static enum stmt
-pg_import_params(const struct store_item *item, struct params *p)
-{
-	const struct job *j = &item->u.job;
-	const struct ckpt_stats *c = &item->u.stats;
-	const struct service_metrics *m = &item->u.service;
-	const struct trigger_dump *d = &item->u.trigger;
-	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	int unclaimed;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		p_text(p, j->id.s);
-		p_text(p, j->name != NULL ? j->name : "");
-		p_text(p, job_state_name(j->state));
-		p_text(p, ckpt_type_name(j->type));
-		p_text(p, j->command);
-		p_int(p, j->timeout_s);
-		p_int(p, j->created_ms);
-		p_int(p, j->updated_ms);
-		return STMT_IMPORT_JOB;
-	case STORE_ITEM_COUNTER:
-		p_text(p, item->u.counter.job.s);
-		p_int(p, item->u.counter.last_id);
-		return STMT_IMPORT_COUNTER;
-	case STORE_ITEM_STATS:
-		p_text(p, c->job.s);
-		p_int(p, c->completed);
-		p_int(p, c->failed);
-		p_int(p, c->expired);
-		p_int_or_null(p, c->duration_min, c->duration_min < 0);
-		p_int_or_null(p, c->duration_max, c->duration_max < 0);
-		p_int(p, c->duration_sum);
-		p_int_or_null(p, lc->id, lc->id == 0);
-		p_int_or_null(p, lc->trigger_ms, lc->id == 0);
-		p_int_or_null(p, lc->end_ms, lc->id == 0);
-		p_text(p, lc->location);
-		p_int_or_null(p, lf->id, lf->id == 0);
-		p_int_or_null(p, lf->trigger_ms, lf->id == 0);
-		p_int_or_null(p, lf->end_ms, lf->id == 0);
-		p_text(p, lf->failure_class);
-		p_text(p, lf->failure_trace);
-		return STMT_IMPORT_STATS;
-	case STORE_ITEM_SERVICE:
-		p_int(p, m->job_not_found);
-		p_int(p, m->pass_ms);
-		p_int(p, m->pass_advanced);
-		p_int(p, m->pass_duration_ms);
-		return STMT_IMPORT_SERVICE;
-	case STORE_ITEM_TRIGGER:
-	default:
-		unclaimed = d->t.claimed_by == NULL;
-		p_int(p, d->row);
-		p_text(p, d->t.job.s);
-		p_text(p, d->t.trigger.s);
-		p_text(p, d->t.status);
-		p_text(p, d->t.requested_type);
-		p_text(p, d->t.type);
-		p_int_or_null(p, d->t.checkpoint_id, d->t.checkpoint_id == 0);
-		p_text(p, d->t.location);
-		p_text(p, d->t.failure_class);
-		p_text(p, d->t.failure_trace);
-		p_text(p, d->failure_throwable);
-		p_text(p, d->t.claimed_by);
-		p_text(p, d->t.remote_user);
-		p_text(p, d->t.remote_addr);
-		p_int(p, d->t.created_ms);
-		p_int_or_null(p, d->t.completed_ms,
-		    strcmp(d->t.status, "IN_PROGRESS") == 0);
-		p_int_or_null(p, d->t.claimed_ms, unclaimed);
-		p_int_or_null(p, d->lease_ms, unclaimed);
-		return STMT_IMPORT_TRIGGER;
-	}
-}
-
-static enum store_rc
-pg_import(struct store *base, const struct store_item *item)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum stmt id;
-
-	id = pg_import_params(item, &p);
-	return pg_exec(s, id, &p, "import", NULL);
-}
-
-/* The identity sequence past the ids copied, then the commit. */
-static enum store_rc
-pg_import_commit(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, STMT_IMPORT_SEQUENCE, NULL, "import", NULL)) !=
-	    STORE_OK) {
-		pg_rollback(base);
-		return rc;
-	}
-	return pg_commit(base);
-}
-
 static const struct store_ops pg_ops = {
 	.name = "postgresql",
 	.query = pg_query,
@@ -2885,6 +2547,8 @@ static const struct store_ops pg_ops = {
 	.col_text = pg_col_text,
 	.changes = pg_changes,
 	.end = pg_end,
+	.fail = pg_fail,
+	.sql = stmt_sql,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
@@ -2914,10 +2578,4 @@ static const struct store_ops pg_ops = {
 	.wal_checkpoint_passive = pg_wal_checkpoint_passive,
 	.on_commit = pg_on_commit,
 	.watch_fd = pg_watch_fd,
-	.runner_pass = pg_runner_pass,
-	.metrics = pg_metrics,
-	.export = pg_export,
-	.import_begin = pg_import_begin,
-	.import = pg_import,
-	.import_commit = pg_import_commit,
 };

@@ -606,6 +606,16 @@ lite_col_text(const struct store_rows *r, int i)
 	return column_text(r->h, i);
 }
 
+static enum store_rc
+lite_fail(struct store *base, const char *what, const char *why)
+{
+	struct lite *s = (struct lite *)base;
+
+	snprintf(s->error, sizeof(s->error), "%s: %s", what, why);
+	log_error("%s: %s", s->path, s->error);
+	return STORE_ERROR;
+}
+
 static int64_t
 lite_changes(const struct store_rows *r)
 {
@@ -1394,381 +1404,12 @@ lite_data_version(struct store *base, int64_t *version)
 	return store_rc_from(s, rc, "data_version");
 }
 
-/* The service's row of GET /metrics; the caller holds the transaction. */
-static enum store_rc
-store_metrics_service(struct lite *s, struct service_metrics *m)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_METRICS_SERVICE)) == NULL)
-		return STORE_ERROR;
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		m->queued = sqlite3_column_int64(st, 0);
-		m->oldest_queued_ms = sqlite3_column_int64(st, 1);
-		m->claimed = sqlite3_column_int64(st, 2);
-		m->completed = sqlite3_column_int64(st, 3);
-		m->declined = sqlite3_column_int64(st, 4);
-		m->expired = sqlite3_column_int64(st, 5);
-		m->job_not_found = sqlite3_column_int64(st, 6);
-		m->pass_ms = sqlite3_column_int64(st, 7);
-		m->pass_advanced = sqlite3_column_int64(st, 8);
-		m->pass_duration_ms = sqlite3_column_int64(st, 9);
-		rc = SQLITE_DONE;
-	} else if (rc == SQLITE_DONE)
-		rc = SQLITE_CORRUPT; /* the row 0005 made is gone */
-	stmt_done(st);
-	return store_rc_from(s, rc, "read metrics");
-}
-
-/* The jobs' rows of GET /metrics; the caller holds the transaction. */
-static enum store_rc
-store_metrics_jobs(struct lite *s, store_metrics_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct job_metrics j;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_METRICS_JOBS)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&j, 0, sizeof(j));
-		column_id(st, 0, &j.job);
-		j.name = column_text(st, 1);
-		j.completed = sqlite3_column_int64(st, 2);
-		j.failed = sqlite3_column_int64(st, 3);
-		j.in_progress = sqlite3_column_int64(st, 4);
-		j.last_id = sqlite3_column_int64(st, 5);
-		j.last_duration_ms = sqlite3_column_int64(st, 6);
-		if (cb(&j, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read job metrics");
-}
-
-/*
- * Everything GET /metrics shows, from one snapshot: the service's figures
- * in *m, then cb once per registered job in job id order.
- */
-static enum store_rc
-lite_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-
-	memset(m, 0, sizeof(*m));
-	if ((rc = store_read_begin(&s->base)) != STORE_OK)
-		return rc;
-	if ((rc = store_metrics_service(s, m)) == STORE_OK &&
-	    (rc = store_metrics_jobs(s, cb, arg)) == STORE_OK)
-		return store_commit(&s->base);
-	store_rollback(&s->base);
-	return rc;
-}
-
-/*
- * Records a runner's pass that ended at now_ms, having advanced (completed
- * or failed) n triggers in duration_ms; one that advanced none only if the
- * last record is every_ms old (see STMT_RUNNER_PASS).
- */
-static enum store_rc
-lite_runner_pass(struct store *base, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = stmt_get(s, STMT_RUNNER_PASS)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, now_ms);
-	sqlite3_bind_int64(st, 2, n);
-	sqlite3_bind_int64(st, 3, duration_ms);
-	sqlite3_bind_int64(st, 4, every_ms);
-	return stmt_run(s, st, "record the runner's pass");
-}
-
 /* The file itself is watched (inotify), not a descriptor of ours. */
 static int
 lite_watch_fd(struct store *base)
 {
 	(void)base;
 	return -1;
-}
-
-/* An id column, or NULL for a value the schema never stores (0, -1). */
-static void
-bind_or_null(sqlite3_stmt *st, int i, int64_t v, int null)
-{
-	if (null)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-/* One row of an export statement into item, by its kind. */
-static void
-lite_export_item(sqlite3_stmt *st, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		column_id(st, 0, &j->id);
-		j->name = column_text(st, 1);
-		job_state_parse(column_text(st, 2), &j->state);
-		ckpt_type_parse(column_text(st, 3), &j->type);
-		j->command = column_text(st, 4);
-		j->timeout_s = sqlite3_column_int64(st, 5);
-		j->created_ms = sqlite3_column_int64(st, 6);
-		j->updated_ms = sqlite3_column_int64(st, 7);
-		break;
-	case STORE_ITEM_COUNTER:
-		column_id(st, 0, &item->u.counter.job);
-		item->u.counter.last_id = sqlite3_column_int64(st, 1);
-		break;
-	case STORE_ITEM_STATS:
-		column_id(st, 0, &c->job);
-		c->completed = sqlite3_column_int64(st, 1);
-		c->failed = sqlite3_column_int64(st, 2);
-		c->expired = sqlite3_column_int64(st, 3);
-		c->duration_min = sqlite3_column_int64(st, 4);
-		c->duration_max = sqlite3_column_int64(st, 5);
-		c->duration_sum = sqlite3_column_int64(st, 6);
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_completed.id = sqlite3_column_int64(st, 7);
-		c->last_completed.trigger_ms = sqlite3_column_int64(st, 8);
-		c->last_completed.end_ms = sqlite3_column_int64(st, 9);
-		c->last_completed.location = column_text(st, 10);
-		c->last_failed.status = CKPT_FAILED;
-		c->last_failed.id = sqlite3_column_int64(st, 11);
-		c->last_failed.trigger_ms = sqlite3_column_int64(st, 12);
-		c->last_failed.end_ms = sqlite3_column_int64(st, 13);
-		c->last_failed.failure_class = column_text(st, 14);
-		c->last_failed.failure_trace = column_text(st, 15);
-		break;
-	case STORE_ITEM_SERVICE:
-		m->job_not_found = sqlite3_column_int64(st, 0);
-		m->pass_ms = sqlite3_column_int64(st, 1);
-		m->pass_advanced = sqlite3_column_int64(st, 2);
-		m->pass_duration_ms = sqlite3_column_int64(st, 3);
-		break;
-	case STORE_ITEM_TRIGGER:
-		d->row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &d->t.job);
-		column_id(st, 2, &d->t.trigger);
-		d->t.status = column_text(st, 3);
-		d->t.requested_type = column_text(st, 4);
-		d->t.type = column_text(st, 5);
-		d->t.checkpoint_id = sqlite3_column_int64(st, 6);
-		d->t.location = column_text(st, 7);
-		d->t.failure_class = column_text(st, 8);
-		d->t.failure_trace = column_text(st, 9);
-		d->failure_throwable = column_text(st, 10);
-		d->t.claimed_by = column_text(st, 11);
-		d->t.remote_user = column_text(st, 12);
-		d->t.remote_addr = column_text(st, 13);
-		d->t.created_ms = sqlite3_column_int64(st, 14);
-		d->t.completed_ms = sqlite3_column_int64(st, 15);
-		d->t.claimed_ms = sqlite3_column_int64(st, 16);
-		d->lease_ms = sqlite3_column_int64(st, 17);
-		break;
-	}
-}
-
-/* Steps one export statement to its end, cb with each row; *stop: cb did. */
-static enum store_rc
-lite_export_rows(struct lite *s, enum stmt id, enum store_item_kind kind,
-    store_item_cb cb, void *arg, int *stop)
-{
-	sqlite3_stmt *st = s->stmt[id];
-	struct store_item item;
-	int rc;
-
-	while (!*stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&item, 0, sizeof(item));
-		item.kind = kind;
-		lite_export_item(st, &item);
-		*stop = cb(&item, arg) != 0;
-	}
-	if (*stop)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	return store_rc_from(s, rc, "export");
-}
-
-static enum store_rc
-lite_export(struct store *base, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	static const struct {
-		enum stmt id;
-		enum store_item_kind kind;
-	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-	};
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-	size_t i;
-	int stop = 0;
-
-	if ((rc = store_read_begin(base)) != STORE_OK)
-		return rc;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]) && !stop; i++) {
-		if (stmt_get(s, parts[i].id) == NULL) {
-			rc = STORE_ERROR;
-			break;
-		}
-		if (parts[i].id == STMT_EXPORT_TRIGGERS) {
-			sqlite3_bind_int64(s->stmt[parts[i].id], 1, now_ms);
-			sqlite3_bind_int64(s->stmt[parts[i].id], 2, store_ms);
-		}
-		if ((rc = lite_export_rows(s, parts[i].id, parts[i].kind, cb,
-			 arg, &stop)) != STORE_OK)
-			break;
-	}
-	/* Nothing was written: the read ends either way. */
-	store_rollback(base);
-	return rc;
-}
-
-static enum store_rc
-lite_import_begin(struct store *base)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-	int r, used = 0;
-
-	if ((rc = store_begin(base)) != STORE_OK)
-		return rc;
-	if ((st = stmt_get(s, STMT_IMPORT_EMPTY)) == NULL) {
-		store_rollback(base);
-		return STORE_ERROR;
-	}
-	if ((r = sqlite3_step(st)) == SQLITE_ROW)
-		used = sqlite3_column_int(st, 0);
-	stmt_done(st);
-	if ((rc = store_rc_from(s, r, "import")) == STORE_OK && used)
-		rc = STORE_EXISTS;
-	if (rc != STORE_OK)
-		store_rollback(base);
-	return rc;
-}
-
-/* Binds item's fields to its import statement, which it returns. */
-static sqlite3_stmt *
-lite_import_bind(struct lite *s, const struct store_item *item)
-{
-	static const enum stmt by_kind[] = {
-		[STORE_ITEM_JOB] = STMT_IMPORT_JOB,
-		[STORE_ITEM_COUNTER] = STMT_IMPORT_COUNTER,
-		[STORE_ITEM_STATS] = STMT_IMPORT_STATS,
-		[STORE_ITEM_SERVICE] = STMT_IMPORT_SERVICE,
-		[STORE_ITEM_TRIGGER] = STMT_IMPORT_TRIGGER,
-	};
-	const struct job *j = &item->u.job;
-	const struct ckpt_stats *c = &item->u.stats;
-	const struct service_metrics *m = &item->u.service;
-	const struct trigger_dump *d = &item->u.trigger;
-	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	sqlite3_stmt *st;
-	int unclaimed;
-
-	if ((st = stmt_get(s, by_kind[item->kind])) == NULL)
-		return NULL;
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		bind_text(st, 1, j->id.s);
-		bind_text(st, 2, j->name != NULL ? j->name : "");
-		bind_text(st, 3, job_state_name(j->state));
-		bind_text(st, 4, ckpt_type_name(j->type));
-		bind_text(st, 5, j->command);
-		sqlite3_bind_int64(st, 6, j->timeout_s);
-		sqlite3_bind_int64(st, 7, j->created_ms);
-		sqlite3_bind_int64(st, 8, j->updated_ms);
-		break;
-	case STORE_ITEM_COUNTER:
-		bind_text(st, 1, item->u.counter.job.s);
-		sqlite3_bind_int64(st, 2, item->u.counter.last_id);
-		break;
-	case STORE_ITEM_STATS:
-		bind_text(st, 1, c->job.s);
-		sqlite3_bind_int64(st, 2, c->completed);
-		sqlite3_bind_int64(st, 3, c->failed);
-		sqlite3_bind_int64(st, 4, c->expired);
-		bind_or_null(st, 5, c->duration_min, c->duration_min < 0);
-		bind_or_null(st, 6, c->duration_max, c->duration_max < 0);
-		sqlite3_bind_int64(st, 7, c->duration_sum);
-		bind_or_null(st, 8, lc->id, lc->id == 0);
-		bind_or_null(st, 9, lc->trigger_ms, lc->id == 0);
-		bind_or_null(st, 10, lc->end_ms, lc->id == 0);
-		bind_text(st, 11, lc->location);
-		bind_or_null(st, 12, lf->id, lf->id == 0);
-		bind_or_null(st, 13, lf->trigger_ms, lf->id == 0);
-		bind_or_null(st, 14, lf->end_ms, lf->id == 0);
-		bind_text(st, 15, lf->failure_class);
-		bind_text(st, 16, lf->failure_trace);
-		break;
-	case STORE_ITEM_SERVICE:
-		sqlite3_bind_int64(st, 1, m->job_not_found);
-		sqlite3_bind_int64(st, 2, m->pass_ms);
-		sqlite3_bind_int64(st, 3, m->pass_advanced);
-		sqlite3_bind_int64(st, 4, m->pass_duration_ms);
-		break;
-	case STORE_ITEM_TRIGGER:
-		unclaimed = d->t.claimed_by == NULL;
-		sqlite3_bind_int64(st, 1, d->row);
-		bind_text(st, 2, d->t.job.s);
-		bind_text(st, 3, d->t.trigger.s);
-		bind_text(st, 4, d->t.status);
-		bind_text(st, 5, d->t.requested_type);
-		bind_text(st, 6, d->t.type);
-		bind_or_null(st, 7, d->t.checkpoint_id,
-		    d->t.checkpoint_id == 0);
-		bind_text(st, 8, d->t.location);
-		bind_text(st, 9, d->t.failure_class);
-		bind_text(st, 10, d->t.failure_trace);
-		bind_text(st, 11, d->failure_throwable);
-		bind_text(st, 12, d->t.claimed_by);
-		bind_text(st, 13, d->t.remote_user);
-		bind_text(st, 14, d->t.remote_addr);
-		sqlite3_bind_int64(st, 15, d->t.created_ms);
-		bind_or_null(st, 16, d->t.completed_ms,
-		    strcmp(d->t.status, "IN_PROGRESS") == 0);
-		bind_or_null(st, 17, d->t.claimed_ms, unclaimed);
-		bind_or_null(st, 18, d->lease_ms, unclaimed);
-		break;
-	}
-	return st;
-}
-
-static enum store_rc
-lite_import(struct store *base, const struct store_item *item)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = lite_import_bind(s, item)) == NULL)
-		return STORE_ERROR;
-	return stmt_run(s, st, "import");
-}
-
-/* A trigger's id is its rowid: the next one follows the largest already. */
-static enum store_rc
-lite_import_commit(struct store *base)
-{
-	return store_commit(base);
 }
 
 static const struct store_ops lite_ops = {
@@ -1779,6 +1420,8 @@ static const struct store_ops lite_ops = {
 	.col_text = lite_col_text,
 	.changes = lite_changes,
 	.end = lite_end,
+	.fail = lite_fail,
+	.sql = stmt_sql,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
 	.error = lite_error,
@@ -1805,10 +1448,4 @@ static const struct store_ops lite_ops = {
 	.wal_checkpoint_passive = lite_wal_checkpoint_passive,
 	.on_commit = lite_on_commit,
 	.watch_fd = lite_watch_fd,
-	.runner_pass = lite_runner_pass,
-	.metrics = lite_metrics,
-	.export = lite_export,
-	.import_begin = lite_import_begin,
-	.import = lite_import,
-	.import_commit = lite_import_commit,
 };
