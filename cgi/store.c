@@ -872,6 +872,84 @@ store_import_commit(struct store *s)
 	return store_commit(s);
 }
 
+/* --- The runner's round --- */
+
+/*
+ * The next round's range: *upto is the last of the next max pending
+ * unclaimed triggers after after_row, *count how many there are (0:
+ * none).  A driver whose rounds run beside other hosts' then locks the
+ * range's jobs (lock_round).
+ */
+enum store_rc
+store_pending_bound(struct store *s, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count)
+{
+	struct store_val v[] = { VAL_INT(after_row), VAL_INT((int64_t)max) };
+	struct store_rows r;
+
+	*upto = after_row;
+	*count = 0;
+	/* max(id) of no rows is NULL: no range. */
+	if (query(s, &r, STMT_PENDING_BOUND, v, NVAL(v), "pending range") ==
+		STORE_OK &&
+	    next(&r) && col_text(&r, 0) != NULL) {
+		*upto = col_int(&r, 0);
+		*count = (size_t)col_int(&r, 1);
+	}
+	if (end(&r) != STORE_OK || *count == 0 || s->ops->lock_round == NULL)
+		return r.rc;
+	return s->ops->lock_round(s, after_row, *upto);
+}
+
+/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
+enum store_rc
+store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_NEXT_ID, v, NVAL(v), "next checkpoint id") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		*id = col_int(&r, 0);
+		while (next(&r))
+			;
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK :
+		       s->ops->fail(s, "next checkpoint id", "no id returned");
+}
+
+/*
+ * A claim's lease is given both as when it ends on the caller's clock
+ * (lease_ms) and as its length (lease_ms - now_ms), for a dialect that
+ * ends it by the server's clock.
+ */
+enum store_rc
+store_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
+    int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(checkpoint_id), VAL_TEXT(ckpt_type_name(type)),
+		VAL_INT(now_ms), VAL_INT(lease_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_CLAIM, v, NVAL(v), "claim trigger");
+}
+
+enum store_rc
+store_claim_renew(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(lease_ms), VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_CLAIM_RENEW, v, NVAL(v), "renew claim");
+}
+
 /* --- Every other operation, to the store the handle came from. --- */
 
 void
@@ -975,13 +1053,6 @@ store_rollback(struct store *s)
 }
 
 enum store_rc
-store_pending_bound(struct store *s, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	return s->ops->pending_bound(s, after_row, max, upto, count);
-}
-
-enum store_rc
 store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
@@ -1004,32 +1075,10 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
 }
 
 enum store_rc
-store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
-{
-	return s->ops->next_checkpoint_id(s, job, id);
-}
-
-enum store_rc
 store_complete(struct store *s, int64_t row, const char *owner,
     const struct outcome *o, int64_t now_ms)
 {
 	return s->ops->complete(s, row, owner, o, now_ms);
-}
-
-enum store_rc
-store_claim(struct store *s, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	return s->ops->claim(s, row, owner, checkpoint_id, type, now_ms,
-	    lease_ms);
-}
-
-enum store_rc
-store_claim_renew(struct store *s, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	return s->ops->claim_renew(s, row, owner, now_ms, lease_ms);
 }
 
 enum store_rc

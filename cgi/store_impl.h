@@ -128,6 +128,14 @@ struct store_ops {
 	enum store_rc (*fail)(struct store *, const char *, const char *);
 	/* The dialect's SQL by statement: NULL, a statement it has not. */
 	const char *const *sql;
+
+	/*
+	 * Capabilities: NULL where the driver has no such thing.
+	 *
+	 * lock_round: rounds of runners on several hosts run at once; the
+	 * jobs of a round's range (after, upto] are locked to its end.
+	 */
+	enum store_rc (*lock_round)(struct store *, int64_t, int64_t);
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
@@ -149,22 +157,14 @@ struct store_ops {
 	enum store_rc (*read_begin)(struct store *);
 	enum store_rc (*commit)(struct store *);
 	void (*rollback)(struct store *);
-	enum store_rc (*pending_bound)(struct store *, int64_t, size_t,
-	    int64_t *, size_t *);
 	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
 	    const char *, const char *, int64_t, int64_t *);
 	enum store_rc (*complete_plain)(struct store *, int64_t, int64_t,
 	    int64_t, int64_t *);
 	enum store_rc (*pending)(struct store *, int64_t, int64_t, size_t,
 	    struct pending *, size_t *);
-	enum store_rc (
-	    *next_checkpoint_id)(struct store *, const struct id *, int64_t *);
 	enum store_rc (*complete)(struct store *, int64_t, const char *,
 	    const struct outcome *, int64_t);
-	enum store_rc (*claim)(struct store *, int64_t, const char *, int64_t,
-	    enum ckpt_type, int64_t, int64_t);
-	enum store_rc (*claim_renew)(struct store *, int64_t, const char *,
-	    int64_t, int64_t);
 	enum store_rc (*claimed)(struct store *, store_stale_cb, void *);
 	enum store_rc (*wal_checkpoint)(struct store *, int *);
 	enum store_rc (*data_version)(struct store *, int64_t *);

@@ -305,15 +305,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " n AS (SELECT pg_notify('" PG_CHANNEL "', '') FROM u"
 	    "  WHERE $8::text IS NOT NULL LIMIT 1)"
 	    " SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM n)",
-	/* $5: the lease's length; it ends by the server's clock. */
+	/* $7: the lease's length; it ends by the server's clock. */
 	[STMT_CLAIM] =
 	    "UPDATE triggers SET claimed_by = $2, claimed_ms = " NOW_MS ","
-	    " lease_ms = " NOW_MS " + $5::bigint, checkpoint_id = $3,"
+	    " lease_ms = " NOW_MS " + $7::bigint, checkpoint_id = $3,"
 	    " checkpoint_type = $4"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
-	/* $3: the lease's new length, from now by the server's clock. */
+	/* $4: the lease's new length, from now by the server's clock. */
 	[STMT_CLAIM_RENEW] =
-	    "UPDATE triggers SET lease_ms = " NOW_MS " + $3::bigint"
+	    "UPDATE triggers SET lease_ms = " NOW_MS " + $4::bigint"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2",
 	/* The lease as time left by the server's clock (pg_claimed). */
 	[STMT_CLAIMED] =
@@ -967,19 +967,6 @@ pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
 		PQclear(res);
 	}
 	return rc;
-}
-
-/* A statement that changes one row: STORE_NOTFOUND if it changed none. */
-static enum store_rc
-pg_exec_one(struct pg *s, enum stmt id, const struct params *p,
-    const char *what)
-{
-	enum store_rc rc;
-	int64_t n;
-
-	if ((rc = pg_exec_changes(s, id, p, what, &n)) != STORE_OK)
-		return rc;
-	return n > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
 static const char *
@@ -2085,8 +2072,9 @@ pg_commit(struct store *base)
  * STMT_LOCK_JOBS) and keeps their ids for the round's statements.
  */
 static enum store_rc
-pg_lock_round(struct pg *s, int64_t after, int64_t upto)
+pg_lock_round(struct store *base, int64_t after, int64_t upto)
 {
+	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
 	PGresult *res;
 	enum store_rc rc;
@@ -2114,36 +2102,6 @@ pg_lock_round(struct pg *s, int64_t after, int64_t upto)
 	s->locked_after = after;
 	s->locked_upto = upto;
 	return STORE_OK;
-}
-
-/*
- * The next round's range (*upto, *count), then its jobs locked: it
- * starts every round, after store_begin.
- */
-static enum store_rc
-pg_pending_bound(struct store *base, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	*upto = after_row;
-	*count = 0;
-	p_int(&p, after_row);
-	p_int(&p, (int64_t)max);
-	if ((rc = pg_exec(s, STMT_PENDING_BOUND, &p, "pending range", &res)) !=
-	    STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
-		*upto = col_int(res, 0, 0);
-		*count = (size_t)col_int(res, 0, 1);
-	}
-	PQclear(res);
-	if (*count == 0)
-		return STORE_OK;
-	return pg_lock_round(s, after_row, *upto);
 }
 
 /* trace_fmt with its %s as job (and %% as %), as SQL printf made it. */
@@ -2248,7 +2206,7 @@ pg_complete_plain(struct store *base, int64_t after, int64_t upto,
 
 	(void)now_ms;
 	*n = 0;
-	if ((rc = pg_lock_round(s, after, upto)) != STORE_OK)
+	if ((rc = pg_lock_round(&s->base, after, upto)) != STORE_OK)
 		return rc;
 	p_int(&p, after);
 	p_int(&p, upto);
@@ -2279,7 +2237,7 @@ pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
 	int i;
 
 	*n = 0;
-	if ((rc = pg_lock_round(s, after_row, upto_row)) != STORE_OK)
+	if ((rc = pg_lock_round(&s->base, after_row, upto_row)) != STORE_OK)
 		return rc;
 	p_int(&p, after_row);
 	p_int(&p, (int64_t)max);
@@ -2314,27 +2272,6 @@ pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
 		store_pending_free(pend, *n);
 		*n = 0;
 	}
-	return rc;
-}
-
-/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
-static enum store_rc
-pg_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_NEXT_ID, &p, "next checkpoint id", &res)) !=
-	    STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0)
-		*id = col_int(res, 0, 0);
-	else
-		rc = STORE_ERROR;
-	PQclear(res);
 	return rc;
 }
 
@@ -2384,40 +2321,6 @@ pg_complete(struct store *base, int64_t row, const char *owner,
 							    STORE_NOTFOUND;
 	PQclear(res);
 	return rc;
-}
-
-/*
- * The caller's lease_ms is on its own clock (its now_ms plus the lease's
- * length): the lease stored is the server's clock plus that length.
- */
-static enum store_rc
-pg_claim(struct store *base, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_int(&p, row);
-	p_text(&p, owner);
-	p_int(&p, checkpoint_id);
-	p_text(&p, ckpt_type_name(type));
-	p_int(&p, lease_ms - now_ms);
-	return pg_exec_one(s, STMT_CLAIM, &p, "claim trigger");
-}
-
-/* The lease's length is taken from the caller's clock, as pg_claim's. */
-static enum store_rc
-pg_claim_renew(struct store *base, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_int(&p, row);
-	p_text(&p, owner);
-	p_int(&p, lease_ms - now_ms);
-	return pg_exec_one(s, STMT_CLAIM_RENEW, &p, "renew claim");
 }
 
 /*
@@ -2549,6 +2452,7 @@ static const struct store_ops pg_ops = {
 	.end = pg_end,
 	.fail = pg_fail,
 	.sql = stmt_sql,
+	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
@@ -2563,14 +2467,10 @@ static const struct store_ops pg_ops = {
 	.read_begin = pg_read_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.pending_bound = pg_pending_bound,
 	.fail_unknown_jobs = pg_fail_unknown_jobs,
 	.complete_plain = pg_complete_plain,
 	.pending = pg_pending,
-	.next_checkpoint_id = pg_next_checkpoint_id,
 	.complete = pg_complete,
-	.claim = pg_claim,
-	.claim_renew = pg_claim_renew,
 	.claimed = pg_claimed,
 	.wal_checkpoint = pg_wal_checkpoint,
 	.data_version = pg_data_version,

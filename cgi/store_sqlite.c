@@ -1074,33 +1074,6 @@ lite_pending(struct store *base, int64_t after_row, int64_t upto_row,
 }
 
 /*
- * The next round's range: *upto is the last of the next max pending
- * unclaimed triggers after after_row, *count how many there are (0: none).
- */
-static enum store_rc
-lite_pending_bound(struct store *base, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	*upto = after_row;
-	*count = 0;
-	if ((st = stmt_get(s, STMT_PENDING_BOUND)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after_row);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*upto = sqlite3_column_int64(st, 0);
-		*count = (size_t)sqlite3_column_int64(st, 1);
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "pending range");
-}
-
-/*
  * In (after, upto]: fails every pending trigger of a job that is not
  * registered or not RUNNING, with class and a trace made by SQL printf of
  * trace_fmt with the job id; *n is how many.  The caller holds the
@@ -1159,26 +1132,6 @@ lite_complete_plain(struct store *base, int64_t after, int64_t upto,
 	return stmt_run(s, st, "move counters");
 }
 
-/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
-static enum store_rc
-lite_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_NEXT_ID)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "next checkpoint id");
-}
-
 /*
  * Completes a pending trigger.  owner is the claim it must carry (NULL: an
  * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
@@ -1208,47 +1161,6 @@ lite_complete(struct store *base, int64_t row, const char *owner,
 	sqlite3_bind_int64(st, 7, now_ms);
 	bind_text(st, 8, owner);
 	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_claim(struct store *base, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_CLAIM)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	bind_text(st, 2, owner);
-	sqlite3_bind_int64(st, 3, checkpoint_id);
-	bind_text(st, 4, ckpt_type_name(type));
-	sqlite3_bind_int64(st, 5, now_ms);
-	sqlite3_bind_int64(st, 6, lease_ms);
-	if ((rc = stmt_run(s, st, "claim trigger")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_claim_renew(struct store *base, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	(void)now_ms;
-	if ((st = stmt_get(s, STMT_CLAIM_RENEW)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	bind_text(st, 2, owner);
-	sqlite3_bind_int64(st, 3, lease_ms);
-	if ((rc = stmt_run(s, st, "renew claim")) != STORE_OK)
 		return rc;
 	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
 }
@@ -1433,14 +1345,10 @@ static const struct store_ops lite_ops = {
 	.read_begin = lite_read_begin,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
-	.pending_bound = lite_pending_bound,
 	.fail_unknown_jobs = lite_fail_unknown_jobs,
 	.complete_plain = lite_complete_plain,
 	.pending = lite_pending,
-	.next_checkpoint_id = lite_next_checkpoint_id,
 	.complete = lite_complete,
-	.claim = lite_claim,
-	.claim_renew = lite_claim_renew,
 	.claimed = lite_claimed,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
