@@ -233,7 +233,7 @@ claim_lease(int64_t now, int64_t timeout_s)
  * the claim is still c's.
  */
 static enum store_rc
-claim_expire(struct pass *p, const struct stale *c, const char *why,
+claim_expire(struct pass *p, const struct claim *c, const char *why,
     int64_t now)
 {
 	struct outcome o;
@@ -277,7 +277,7 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
  * id used, its command not run (again).
  */
 static void
-claim_own(struct pass *p, const struct stale *c, int64_t now)
+claim_own(struct pass *p, const struct claim *c, int64_t now)
 {
 	struct in_doubt *d;
 	char why[256];
@@ -313,7 +313,7 @@ claim_own(struct pass *p, const struct stale *c, int64_t now)
 }
 
 static int
-stale_collect(const struct stale *c, void *arg)
+stale_collect(const struct claim *c, void *arg)
 {
 	struct pass *p = arg;
 	char why[256];
@@ -1020,7 +1020,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 		stats->purged += purged;
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
-	    (rc = store_runner_pass(s, clock_ms(CLOCK_REALTIME),
+	    (rc = store_record_pass(s, clock_ms(CLOCK_REALTIME),
 		 stats->completed + stats->failed - before,
 		 action_now_ms() - start, RUNNER_RECORD_IDLE_MS)) != STORE_OK) {
 		log_warn("recording the pass: %s", store_rc_name(rc));

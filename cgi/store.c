@@ -619,7 +619,7 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 }
 
 enum store_rc
-store_runner_pass(struct store *s, int64_t now_ms, int64_t n,
+store_record_pass(struct store *s, int64_t now_ms, int64_t n,
     int64_t duration_ms, int64_t every_ms)
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(n),
@@ -1082,7 +1082,7 @@ store_complete(struct store *s, int64_t row, const char *owner,
 }
 
 enum store_rc
-store_claimed(struct store *s, store_stale_cb cb, void *arg)
+store_claimed(struct store *s, store_claim_cb cb, void *arg)
 {
 	return s->ops->claimed(s, cb, arg);
 }

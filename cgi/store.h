@@ -269,8 +269,8 @@ struct outcome {
 	const char *failure_trace;
 };
 
-/* A claimed trigger found on start of a pass, with its claim's owner. */
-struct stale {
+/* A claimed, still pending trigger and its claim: store_claimed's rows. */
+struct claim {
 	int64_t row;
 	struct id job;
 	struct id trigger;
@@ -280,7 +280,7 @@ struct stale {
 	enum ckpt_type type;
 };
 
-typedef int (*store_stale_cb)(const struct stale *, void *);
+typedef int (*store_claim_cb)(const struct claim *, void *);
 
 enum store_rc store_begin(struct store *);
 /* One snapshot for several reads; store_rollback ends it. */
@@ -313,7 +313,7 @@ enum store_rc store_claim(struct store *, int64_t row, const char *owner,
  */
 enum store_rc store_claim_renew(struct store *, int64_t row, const char *owner,
     int64_t now_ms, int64_t lease_ms);
-enum store_rc store_claimed(struct store *, store_stale_cb, void *);
+enum store_rc store_claimed(struct store *, store_claim_cb, void *);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
 /* Grows when another connection committed something a runner may want. */
 enum store_rc store_data_version(struct store *, int64_t *version);
@@ -326,7 +326,7 @@ int store_replaced(struct store *, int64_t max_age_ms);
 enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);
 void store_on_commit(struct store *, void (*)(void *, int frames), void *);
-enum store_rc store_runner_pass(struct store *, int64_t now_ms, int64_t n,
+enum store_rc store_record_pass(struct store *, int64_t now_ms, int64_t n,
     int64_t duration_ms, int64_t every_ms);
 
 /*

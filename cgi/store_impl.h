@@ -165,7 +165,7 @@ struct store_ops {
 	    struct pending *, size_t *);
 	enum store_rc (*complete)(struct store *, int64_t, const char *,
 	    const struct outcome *, int64_t);
-	enum store_rc (*claimed)(struct store *, store_stale_cb, void *);
+	enum store_rc (*claimed)(struct store *, store_claim_cb, void *);
 	enum store_rc (*wal_checkpoint)(struct store *, int *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
 	int (*replaced)(struct store *, int64_t);

@@ -2331,11 +2331,11 @@ pg_complete(struct store *base, int64_t row, const char *owner,
  * clock", however far the two clocks are apart.
  */
 static enum store_rc
-pg_claimed(struct store *base, store_stale_cb cb, void *arg)
+pg_claimed(struct store *base, store_claim_cb cb, void *arg)
 {
 	struct pg *s = (struct pg *)base;
 	PGresult *res;
-	struct stale c;
+	struct claim c;
 	enum store_rc rc;
 	int64_t now;
 	int i;

@@ -1167,11 +1167,11 @@ lite_complete(struct store *base, int64_t row, const char *owner,
 
 /* Every claimed, still pending trigger, for the caller to judge. */
 static enum store_rc
-lite_claimed(struct store *base, store_stale_cb cb, void *arg)
+lite_claimed(struct store *base, store_claim_cb cb, void *arg)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
-	struct stale c;
+	struct claim c;
 	int rc;
 
 	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)

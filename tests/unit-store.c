@@ -750,11 +750,11 @@ test_trigger_list(struct store *s)
 
 struct claim_seen {
 	int n;
-	struct stale c;
+	struct claim c;
 };
 
 static int
-claimed_cb(const struct stale *c, void *arg)
+claimed_cb(const struct claim *c, void *arg)
 {
 	struct claim_seen *w = arg;
 
