@@ -186,9 +186,24 @@ store_pending_free(struct pending *p, size_t n)
 }
 
 int
+store_can(const struct store *s, enum store_can what)
+{
+	switch (what) {
+	case STORE_CAN_PIPELINE:
+		return s->ops->record_send != NULL;
+	case STORE_CAN_READ_TOGETHER:
+		return s->ops->read_statuses != NULL;
+	case STORE_CAN_WAL:
+		return s->ops->wal_checkpoint != NULL;
+	default:
+		return 0;
+	}
+}
+
+int
 store_watch_fd(struct store *s)
 {
-	return s->ops->watch_fd(s);
+	return s->ops->watch_fd != NULL ? s->ops->watch_fd(s) : -1;
 }
 
 /* --- The driver's entries, as the operations below use them. --- */
@@ -1087,9 +1102,13 @@ store_claimed(struct store *s, store_claim_cb cb, void *arg)
 	return s->ops->claimed(s, cb, arg);
 }
 
+/* Without a WAL of the store's own (a server keeps its own), none to do. */
 enum store_rc
 store_wal_checkpoint(struct store *s, int *busy)
 {
+	*busy = 0;
+	if (s->ops->wal_checkpoint == NULL)
+		return STORE_OK;
 	return s->ops->wal_checkpoint(s, busy);
 }
 
@@ -1099,20 +1118,40 @@ store_data_version(struct store *s, int64_t *version)
 	return s->ops->data_version(s, version);
 }
 
+/* A database server is never replaced under an open connection. */
 int
 store_replaced(struct store *s, int64_t max_age_ms)
 {
-	return s->ops->replaced(s, max_age_ms);
+	return s->ops->replaced != NULL && s->ops->replaced(s, max_age_ms);
+}
+
+int
+store_moved(struct store *s)
+{
+	return s->ops->moved != NULL && s->ops->moved(s);
+}
+
+void
+store_housekeeping(struct store *s)
+{
+	if (s->ops->housekeeping != NULL)
+		s->ops->housekeeping(s);
 }
 
 enum store_rc
 store_wal_checkpoint_passive(struct store *s, int *frames, int *copied)
 {
+	*frames = 0;
+	*copied = 0;
+	if (s->ops->wal_checkpoint_passive == NULL)
+		return STORE_OK;
 	return s->ops->wal_checkpoint_passive(s, frames, copied);
 }
 
+/* Without a WAL, no commit is reported: the WAL copier idles. */
 void
 store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 {
-	s->ops->on_commit(s, fn, arg);
+	if (s->ops->on_commit != NULL)
+		s->ops->on_commit(s, fn, arg);
 }

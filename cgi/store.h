@@ -51,6 +51,19 @@ int store_is_uri(const char *db);
  * process, where neither pays.
  */
 int store_remote(const char *db);
+/*
+ * What a store has beside every store's operations (store_can):
+ * batches in flight (store_record_send), status reads in one statement
+ * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
+ * the rest).  Without them the
+ * operations answer that there is nothing to do.
+ */
+enum store_can {
+	STORE_CAN_PIPELINE,
+	STORE_CAN_READ_TOGETHER,
+	STORE_CAN_WAL,
+};
+int store_can(const struct store *, enum store_can);
 /* db as it may be shown: a URI's password as "***". */
 void store_redact(const char *db, char *out, size_t len);
 /*
@@ -319,10 +332,18 @@ enum store_rc store_wal_checkpoint(struct store *, int *busy);
 enum store_rc store_data_version(struct store *, int64_t *version);
 /*
  * A descriptor that becomes readable when store_data_version may have
- * grown (PostgreSQL's notifications), or -1: watch the database's file.
+ * grown (PostgreSQL's notifications, an inotify watch of a SQLite file's
+ * directory), the store's to read and close; -1: none, poll.
  */
 int store_watch_fd(struct store *);
 int store_replaced(struct store *, int64_t max_age_ms);
+/*
+ * Whether the store's file was replaced or removed since it was opened,
+ * asked now and logged nowhere: a store opened again sees the new one.
+ */
+int store_moved(struct store *);
+/* After a runner's pass: what the store's files need (a grown WAL). */
+void store_housekeeping(struct store *);
 enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);
 void store_on_commit(struct store *, void (*)(void *, int frames), void *);

@@ -130,12 +130,31 @@ struct store_ops {
 	const char *const *sql;
 
 	/*
-	 * Capabilities: NULL where the driver has no such thing.
+	 * Capabilities: NULL where the driver has no such thing, and
+	 * store.c says what the store has (store_can) or answers that
+	 * there is nothing to do.  Each means what store.h says of the
+	 * function of the same name, but for:
 	 *
 	 * lock_round: rounds of runners on several hosts run at once; the
 	 * jobs of a round's range (after, upto] are locked to its end.
 	 */
+	/* A database server's: batches in flight, reads together, a watch. */
 	enum store_rc (*lock_round)(struct store *, int64_t, int64_t);
+	enum store_rc (*record_send)(struct store *,
+	    const struct trigger_rec *const *, size_t);
+	enum store_rc (*record_recv)(struct store *, int *);
+	enum store_rc (*read_statuses)(struct store *,
+	    struct status_read *const *, size_t, int64_t, int64_t);
+	int (*watch_fd)(struct store *);
+	/* A file's: its WAL, and the file replaced under it. */
+	enum store_rc (*wal_checkpoint)(struct store *, int *);
+	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
+	void (*on_commit)(struct store *, void (*)(void *, int), void *);
+	void (*housekeeping)(struct store *);
+	int (*replaced)(struct store *, int64_t);
+	int (*moved)(struct store *);
+
+	/* Operations not written in store.c yet. */
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
@@ -143,15 +162,8 @@ struct store_ops {
 	    *record_trigger)(struct store *, const struct trigger_rec *, int *);
 	enum store_rc (*record_triggers)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
-	/* NULL: the store has no pipeline (store_record_send). */
-	enum store_rc (*record_send)(struct store *,
-	    const struct trigger_rec *const *, size_t);
-	enum store_rc (*record_recv)(struct store *, int *);
 	enum store_rc (*read_status)(struct store *, const struct id *,
 	    const struct id *, int64_t, int64_t, struct buf *);
-	/* NULL: store.c reads them one by one with read_status. */
-	enum store_rc (*read_statuses)(struct store *,
-	    struct status_read *const *, size_t, int64_t, int64_t);
 	enum store_rc (*purge)(struct store *, int64_t, int64_t, int64_t *);
 	enum store_rc (*begin)(struct store *);
 	enum store_rc (*read_begin)(struct store *);
@@ -166,12 +178,7 @@ struct store_ops {
 	enum store_rc (*complete)(struct store *, int64_t, const char *,
 	    const struct outcome *, int64_t);
 	enum store_rc (*claimed)(struct store *, store_claim_cb, void *);
-	enum store_rc (*wal_checkpoint)(struct store *, int *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
-	int (*replaced)(struct store *, int64_t);
-	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
-	void (*on_commit)(struct store *, void (*)(void *, int), void *);
-	int (*watch_fd)(struct store *);
 };
 
 struct store {

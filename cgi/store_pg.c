@@ -2361,42 +2361,6 @@ pg_claimed(struct store *base, store_claim_cb cb, void *arg)
 	return STORE_OK;
 }
 
-/* No WAL of ours to look after: the server checkpoints its own. */
-static enum store_rc
-pg_wal_checkpoint(struct store *base, int *busy)
-{
-	(void)base;
-	*busy = 0;
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
-{
-	(void)base;
-	*frames = 0;
-	*copied = 0;
-	return STORE_OK;
-}
-
-/* Nothing to report after a commit: the committer's WAL copier idles. */
-static void
-pg_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
-{
-	(void)base;
-	(void)fn;
-	(void)arg;
-}
-
-/* A database server is never "replaced" under an open connection. */
-static int
-pg_replaced(struct store *base, int64_t max_age_ms)
-{
-	(void)base;
-	(void)max_age_ms;
-	return 0;
-}
-
 /*
  * Grows with each notification on this connection (after store_watch_fd
  * listened).  A broken connection is STORE_UNAVAILABLE, so that a
@@ -2472,10 +2436,6 @@ static const struct store_ops pg_ops = {
 	.pending = pg_pending,
 	.complete = pg_complete,
 	.claimed = pg_claimed,
-	.wal_checkpoint = pg_wal_checkpoint,
 	.data_version = pg_data_version,
-	.replaced = pg_replaced,
-	.wal_checkpoint_passive = pg_wal_checkpoint_passive,
-	.on_commit = pg_on_commit,
 	.watch_fd = pg_watch_fd,
 };

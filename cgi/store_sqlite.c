@@ -10,11 +10,16 @@
  */
 #include <config.h>
 
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -26,6 +31,8 @@
 
 static const struct store_ops lite_ops;
 
+/* A WAL this large is truncated after a runner's pass (store_housekeeping). */
+#define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
 
@@ -353,6 +360,7 @@ struct lite {
 	char error[512]; /* the last error, as logged: store_error */
 	int replaced; /* store_replaced said so, and logged it */
 	int64_t replaced_checked_ms; /* when store_replaced last looked */
+	int watch; /* store_watch_fd's inotify descriptor, or -1 */
 };
 
 /*
@@ -796,6 +804,7 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		return STORE_ERROR;
 	}
 	s->base.ops = &lite_ops;
+	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
 	if (sqlite3_open_v2(o->path, &s->db,
@@ -873,6 +882,8 @@ lite_close(struct store *base)
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_close(s->db);
+	if (s->watch != -1)
+		close(s->watch);
 	free(s);
 }
 
@@ -1260,6 +1271,22 @@ lite_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
 }
 
 /*
+ * Whether the file at the store's path is no longer the one it has open
+ * (see lite_replaced), asked afresh and said nowhere: a watching runner
+ * then opens the new one.
+ */
+static int
+lite_moved(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	int moved = 0;
+
+	return sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+		   &moved) == SQLITE_OK &&
+	    moved;
+}
+
+/*
  * Whether the file at the store's path is no longer the one it has open:
  * renamed over or removed, as by restoring a backup with mv.  Its writes
  * would then go to a file no other program reads, and be lost; opening
@@ -1277,7 +1304,6 @@ lite_replaced(struct store *base, int64_t max_age_ms)
 {
 	struct lite *s = (struct lite *)base;
 	int64_t now;
-	int moved = 0;
 
 	if (s->replaced)
 		return 1;
@@ -1287,9 +1313,7 @@ lite_replaced(struct store *base, int64_t max_age_ms)
 			return 0;
 		s->replaced_checked_ms = now;
 	}
-	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
-		&moved) != SQLITE_OK ||
-	    !moved)
+	if (!lite_moved(base))
 		return 0;
 	log_error("%s: the database file was replaced or removed while open; "
 		  "restart to use the new one (restore a backup with sqlite3 "
@@ -1305,8 +1329,12 @@ lite_data_version(struct store *base, int64_t *version)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
+	char buf[4096];
 	int rc;
 
+	/* What the watch reported is in data_version already. */
+	while (s->watch != -1 && read(s->watch, buf, sizeof(buf)) > 0)
+		;
 	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
 		return STORE_ERROR;
 	rc = sqlite3_step(st);
@@ -1316,12 +1344,47 @@ lite_data_version(struct store *base, int64_t *version)
 	return store_rc_from(s, rc, "data_version");
 }
 
-/* The file itself is watched (inotify), not a descriptor of ours. */
+/*
+ * An inotify watch on the database's directory, made on the first call
+ * and closed with the store: every commit of another process writes the
+ * -wal file there.  -1 if inotify is not to be had; the watcher then
+ * polls.  lite_data_version reads what the watch reported.
+ */
 static int
 lite_watch_fd(struct store *base)
 {
-	(void)base;
-	return -1;
+	struct lite *s = (struct lite *)base;
+	char dir[sizeof(s->path)];
+	int fd;
+
+	if (s->watch != -1)
+		return s->watch;
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return -1;
+	if (inotify_add_watch(fd, dirname(dir),
+		IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
+		close(fd);
+		return -1;
+	}
+	return s->watch = fd;
+}
+
+/* Truncates the WAL once it has grown; readers may keep it from that. */
+static void
+lite_housekeeping(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	char wal[sizeof(s->path) + 4];
+	struct stat sb;
+	int busy;
+
+	if (snprintf(wal, sizeof(wal), "%s-wal", s->path) >= (int)sizeof(wal) ||
+	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
+		return;
+	if (lite_wal_checkpoint(base, &busy) == STORE_OK && !busy)
+		log_info("%s: WAL truncated from %lld bytes", s->path,
+		    (long long)sb.st_size);
 }
 
 static const struct store_ops lite_ops = {
@@ -1356,4 +1419,6 @@ static const struct store_ops lite_ops = {
 	.wal_checkpoint_passive = lite_wal_checkpoint_passive,
 	.on_commit = lite_on_commit,
 	.watch_fd = lite_watch_fd,
+	.moved = lite_moved,
+	.housekeeping = lite_housekeeping,
 };
