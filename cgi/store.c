@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "store_impl.h"
+#include "throwable.h"
 
 void
 store_init(void)
@@ -209,6 +211,11 @@ store_watch_fd(struct store *s)
 /* --- The driver's entries, as the operations below use them. --- */
 
 #define NVAL(v) ((int)(sizeof(v) / sizeof((v)[0])))
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
 
 static enum store_rc
 query(struct store *s, struct store_rows *r, enum stmt id,
@@ -282,6 +289,187 @@ run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
 	if ((rc = run(s, id, v, n, what, &changed)) != STORE_OK)
 		return rc;
 	return changed > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* --- The API's two operations --- */
+
+/*
+ * A new trigger, or a fresh start for one whose result has expired; a
+ * driver that records batches in one statement takes it as a batch of
+ * one.
+ */
+enum store_rc
+store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
+{
+	struct store_val v[] = { VAL_TEXT(t->job.s), VAL_TEXT(t->trigger.s),
+		VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
+		VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
+		VAL_INT(t->store_ms) };
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	if (s->ops->record_batch != NULL)
+		return s->ops->record_batch(s, &t, 1, created);
+	*created = 0;
+	rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger", &changed);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return rc;
+}
+
+/*
+ * Records n triggers in one transaction: all are committed, or none is
+ * and the result says why.  created[i] tells which were new.
+ */
+enum store_rc
+store_record_triggers(struct store *s, const struct trigger_rec *const *t,
+    size_t n, int *created)
+{
+	enum store_rc rc;
+	size_t i;
+
+	if (s->ops->record_batch != NULL)
+		return s->ops->record_batch(s, t, n, created);
+	if (n == 1)
+		return store_record_trigger(s, t[0], &created[0]);
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = store_record_trigger(s, t[i], &created[i])) !=
+		    STORE_OK) {
+			store_rollback(s);
+			return rc;
+		}
+	return store_commit(s);
+}
+
+/*
+ * The status answer, rendered by the trigger_status view so that the API
+ * and the operator's SQL shell can never disagree.
+ */
+enum store_rc
+store_read_status(struct store *s, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s),
+		VAL_INT(now_ms), VAL_INT(store_ms) };
+	struct store_rows r;
+	const char *answer;
+	int found = 0;
+
+	if (query(s, &r, STMT_STATUS, v, NVAL(v), "read status") == STORE_OK &&
+	    (found = next(&r)) && (answer = col_text(&r, 0)) != NULL &&
+	    buf_adds(json, answer) != 0)
+		r.rc = STORE_ERROR;
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* Retention: in batches where the driver keeps a purge's transactions short. */
+enum store_rc
+store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
+{
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	enum store_rc rc;
+	int64_t n;
+
+	*purged = 0;
+	do {
+		n = 0;
+		if ((rc = run(s, STMT_PURGE, v, NVAL(v), "purge", &n)) !=
+		    STORE_OK)
+			return rc;
+		*purged += n;
+	} while (s->ops->purge_batch > 0 && n >= s->ops->purge_batch);
+	return STORE_OK;
+}
+
+/*
+ * Completes a pending trigger.  owner is the claim it must carry (NULL: an
+ * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
+ * any more (another runner resolved it); nothing changed.  A failure's
+ * serialized-throwable is made here unless the dialect's SQL makes it;
+ * a dialect's statement may answer how many it completed as its row.
+ */
+enum store_rc
+store_complete(struct store *s, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *class = o->failure_class, *trace = NULL;
+	struct store_rows r;
+	int64_t done = 0;
+
+	if (class != NULL) {
+		trace = o->failure_trace != NULL ? o->failure_trace : "";
+		if (!s->ops->sql_throwable &&
+		    throwable_base64(&th, class, strlen(class), trace,
+			strlen(trace)) == -1) {
+			buf_free(&th);
+			return STORE_ERROR;
+		}
+	}
+	{
+		struct store_val v[] = { VAL_INT(row),
+			VAL_INT_OR_NULL(o->checkpoint_id,
+			    o->checkpoint_id <= 0),
+			VAL_TEXT(o->checkpoint_id > 0 ?
+				ckpt_type_name(o->type) :
+				NULL),
+			VAL_TEXT(class == NULL ? o->location : NULL),
+			VAL_TEXT(class), VAL_TEXT(trace), VAL_INT(now_ms),
+			VAL_TEXT(owner),
+			VAL_TEXT(class != NULL && th.len > 0 ? buf_str(&th) :
+							       NULL) };
+
+		if (query(s, &r, STMT_COMPLETE, v, NVAL(v),
+			"complete trigger") == STORE_OK)
+			done = next(&r) ? col_int(&r, 0) :
+					  r.s->ops->changes(&r);
+	}
+	buf_free(&th);
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return done > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Every claimed, still pending trigger, for the caller to judge.  A
+ * driver on the server's clock reads a lease as the time it has left,
+ * handed over on the caller's clock (CLOCK_REALTIME): the runner's
+ * "lease_ms > now" then means "not over by the server's clock", however
+ * far the two clocks are apart.
+ */
+enum store_rc
+store_claimed(struct store *s, store_claim_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct claim c;
+	const char *owner;
+	int64_t now = 0;
+
+	if (query(s, &r, STMT_CLAIMED, NULL, 0, "read claims") != STORE_OK)
+		return end(&r);
+	if (s->ops->server_clock)
+		now = clock_ms(CLOCK_REALTIME);
+	while (next(&r)) {
+		memset(&c, 0, sizeof(c));
+		c.row = col_int(&r, 0);
+		col_id(&r, 1, &c.job);
+		col_id(&r, 2, &c.trigger);
+		owner = col_text(&r, 3);
+		snprintf(c.owner, sizeof(c.owner), "%s",
+		    owner != NULL ? owner : "");
+		c.lease_ms = col_int(&r, 4) + now;
+		c.checkpoint_id = col_int(&r, 5);
+		c.type = CKPT_FULL;
+		ckpt_type_parse(col_text(&r, 6), &c.type);
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	return end(&r);
 }
 
 /* --- Jobs --- */
@@ -981,19 +1169,6 @@ store_error(const struct store *s)
 }
 
 enum store_rc
-store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
-{
-	return s->ops->record_trigger(s, t, created);
-}
-
-enum store_rc
-store_record_triggers(struct store *s, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	return s->ops->record_triggers(s, t, n, created);
-}
-
-enum store_rc
 store_record_send(struct store *s, const struct trigger_rec *const *t, size_t n)
 {
 	if (s->ops->record_send == NULL)
@@ -1009,14 +1184,6 @@ store_record_recv(struct store *s, int *created)
 	return s->ops->record_recv(s, created);
 }
 
-enum store_rc
-store_read_status(struct store *s, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	return s->ops->read_status(s, job, trigger, now_ms, store_ms, json);
-}
-
 /* A store without a statement for several reads reads them one by one. */
 enum store_rc
 store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
@@ -1028,19 +1195,13 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	if (s->ops->read_statuses != NULL)
 		return s->ops->read_statuses(s, r, n, now_ms, store_ms);
 	for (i = 0; i < n; i++) {
-		rc = s->ops->read_status(s, r[i]->job, r[i]->trigger, now_ms,
+		rc = store_read_status(s, r[i]->job, r[i]->trigger, now_ms,
 		    store_ms, r[i]->json);
 		if (rc != STORE_OK && rc != STORE_NOTFOUND)
 			return rc;
 		r[i]->rc = rc;
 	}
 	return STORE_OK;
-}
-
-enum store_rc
-store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
-{
-	return s->ops->purge(s, now_ms, store_ms, purged);
 }
 
 enum store_rc
@@ -1087,19 +1248,6 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
     struct pending *pending, size_t *n)
 {
 	return s->ops->pending(s, after_row, upto_row, max, pending, n);
-}
-
-enum store_rc
-store_complete(struct store *s, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	return s->ops->complete(s, row, owner, o, now_ms);
-}
-
-enum store_rc
-store_claimed(struct store *s, store_claim_cb cb, void *arg)
-{
-	return s->ops->claimed(s, cb, arg);
 }
 
 /* Without a WAL of the store's own (a server keeps its own), none to do. */

@@ -128,6 +128,14 @@ struct store_ops {
 	enum store_rc (*fail)(struct store *, const char *, const char *);
 	/* The dialect's SQL by statement: NULL, a statement it has not. */
 	const char *const *sql;
+	/*
+	 * server_clock: times stored and compared are the server's, and
+	 * a lease is read as the time it has left.  sql_throwable: the
+	 * SQL makes a failure's serialized-throwable itself.  purge_batch:
+	 * the rows a purge's statement deletes at most (0: all at once).
+	 */
+	int server_clock, sql_throwable;
+	int64_t purge_batch;
 
 	/*
 	 * Capabilities: NULL where the driver has no such thing, and
@@ -140,6 +148,8 @@ struct store_ops {
 	 */
 	/* A database server's: batches in flight, reads together, a watch. */
 	enum store_rc (*lock_round)(struct store *, int64_t, int64_t);
+	enum store_rc (*record_batch)(struct store *,
+	    const struct trigger_rec *const *, size_t, int *);
 	enum store_rc (*record_send)(struct store *,
 	    const struct trigger_rec *const *, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
@@ -158,13 +168,6 @@ struct store_ops {
 	int (*schema_version)(void);
 	void (*close)(struct store *);
 	const char *(*error)(const struct store *);
-	enum store_rc (
-	    *record_trigger)(struct store *, const struct trigger_rec *, int *);
-	enum store_rc (*record_triggers)(struct store *,
-	    const struct trigger_rec *const *, size_t, int *);
-	enum store_rc (*read_status)(struct store *, const struct id *,
-	    const struct id *, int64_t, int64_t, struct buf *);
-	enum store_rc (*purge)(struct store *, int64_t, int64_t, int64_t *);
 	enum store_rc (*begin)(struct store *);
 	enum store_rc (*read_begin)(struct store *);
 	enum store_rc (*commit)(struct store *);
@@ -175,9 +178,6 @@ struct store_ops {
 	    int64_t, int64_t *);
 	enum store_rc (*pending)(struct store *, int64_t, int64_t, size_t,
 	    struct pending *, size_t *);
-	enum store_rc (*complete)(struct store *, int64_t, const char *,
-	    const struct outcome *, int64_t);
-	enum store_rc (*claimed)(struct store *, store_claim_cb, void *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
 };
 

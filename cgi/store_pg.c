@@ -58,7 +58,9 @@ static const struct store_ops pg_ops;
 /* The server's clock in ms, the same all through one statement. */
 #define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 /* Rows a purge deletes per statement, so that no transaction grows long. */
-#define PG_PURGE_BATCH "10000"
+#define PG_PURGE_BATCH 10000
+#define PG_QUOTE(x) #x
+#define PG_QUOTED(x) PG_QUOTE(x)
 #define PG_MAX_PARAMS 18
 
 static const char *const stmt_sql[STMT__MAX] = {
@@ -101,8 +103,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " RETURNING t.job_id, t.trigger_id",
 	[STMT_STATUS] = "SELECT response FROM trigger_status"
 			" WHERE job_id = $1 AND trigger_id = $2"
-			" AND (status = 'IN_PROGRESS' OR $3::bigint = 0"
-			" OR completed_ms > " NOW_MS " - $3::bigint)",
+			" AND (status = 'IN_PROGRESS' OR $4::bigint = 0"
+			" OR completed_ms > " NOW_MS " - $4::bigint)",
 	/*
 	 * The GETs of several threads in one statement (readers.c): $1 jobs
 	 * and $2 triggerIds as arrays; each answer found comes with its
@@ -204,9 +206,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* In batches: a purge of millions never holds one long transaction. */
 	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
 		       " triggers WHERE status = 'COMPLETED'"
-		       " AND $1::bigint > 0"
-		       " AND completed_ms <= " NOW_MS " - $1::bigint"
-		       " LIMIT " PG_PURGE_BATCH ")",
+		       " AND $2::bigint > 0"
+		       " AND completed_ms <= " NOW_MS " - $2::bigint"
+		       " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
 	/*
 	 * The round's queue in arrival order, of the jobs the round locked
 	 * ($4) only: a trigger that committed late, with an id inside the
@@ -299,7 +301,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " checkpoint_id = coalesce($2::bigint, checkpoint_id),"
 	    " checkpoint_type = coalesce($3, checkpoint_type),"
 	    " location = $4, failure_class = $5, failure_trace = $6,"
-	    " failure_throwable = $7, completed_ms = " NOW_MS
+	    " failure_throwable = $9, completed_ms = " NOW_MS
 	    " WHERE id = $1 AND status = 'IN_PROGRESS'"
 	    " AND claimed_by IS NOT DISTINCT FROM $8::text RETURNING 1),"
 	    " n AS (SELECT pg_notify('" PG_CHANNEL "', '') FROM u"
@@ -456,6 +458,9 @@ struct pg {
 	struct store base; /* first: the handle store.c hands out */
 	PGconn *conn;
 	unsigned char prepared[STMT__MAX];
+	/* The parameters a statement's SQL leaves unused, once looked at. */
+	uint32_t unused[STMT__MAX];
+	unsigned char scanned[STMT__MAX];
 	int dead; /* the connection is lost: fail fast until closed */
 	int listening; /* LISTEN done on this connection */
 	int notify_sent; /* a NOTIFY's answer is still to be read */
@@ -1034,13 +1039,18 @@ pg_query(struct store *base, struct store_rows *r, enum stmt id,
 	r->h = NULL;
 	r->row = -1;
 	r->what = what;
+	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+		for (i = 0; i < PG_MAX_PARAMS; i++)
+			if (!pg_param_used(stmt_sql[id], i + 1))
+				s->unused[id] |= 1u << i;
+		s->scanned[id] = 1;
+	}
 	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
 		if (v[i].is_int)
 			p_int(&p, v[i].i);
 		else
 			p_text(&p, v[i].s);
-		if (stmt_sql[id] != NULL &&
-		    !pg_param_used(stmt_sql[id], i + 1)) {
+		if (s->unused[id] & (1u << i)) {
 			p.type[i] = v[i].is_int ? 20 /* int8 */ : 25 /* text */;
 			p.typed = 1;
 		}
@@ -1906,39 +1916,6 @@ pg_record_recv(struct store *base, int *created)
 	return rc;
 }
 
-/* Plain CGI's POST: a batch of one. */
-static enum store_rc
-pg_record_trigger(struct store *base, const struct trigger_rec *t, int *created)
-{
-	return pg_record_triggers(base, &t, 1, created);
-}
-
-/* The status answer, rendered by the trigger_status view. */
-static enum store_rc
-pg_read_status(struct store *base, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	(void)now_ms;
-	p_text(&p, job->s);
-	p_text(&p, trigger->s);
-	p_int(&p, store_ms);
-	if ((rc = pg_exec(s, STMT_STATUS, &p, "read status", &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0)
-		rc = STORE_NOTFOUND;
-	else if (buf_add(json, PQgetvalue(res, 0, 0),
-		     (size_t)PQgetlength(res, 0, 0)) != 0)
-		rc = STORE_ERROR;
-	PQclear(res);
-	return rc;
-}
-
 /* The status answers of several GETs, in one statement. */
 static enum store_rc
 pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
@@ -1982,27 +1959,6 @@ pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
 	buf_free(&jobs);
 	buf_free(&triggers);
 	return rc;
-}
-
-/* Retention by the server's clock, a batch per statement. */
-static enum store_rc
-pg_purge(struct store *base, int64_t now_ms, int64_t store_ms, int64_t *purged)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	(void)now_ms;
-	*purged = 0;
-	p_int(&p, store_ms);
-	do {
-		if ((rc = pg_exec_changes(s, STMT_PURGE, &p, "purge", &n)) !=
-		    STORE_OK)
-			return rc;
-		*purged += n;
-	} while (n >= atoi(PG_PURGE_BATCH));
-	return STORE_OK;
 }
 
 static enum store_rc
@@ -2276,92 +2232,6 @@ pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
 }
 
 /*
- * Completes a pending trigger.  owner is the claim it must carry (NULL: an
- * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
- * any more (another runner resolved it); nothing changed.
- */
-static enum store_rc
-pg_complete(struct store *base, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct buf th = { 0 };
-	PGresult *res;
-	enum store_rc rc;
-	const char *trace = NULL;
-
-	(void)now_ms;
-	if (o->failure_class != NULL) {
-		trace = o->failure_trace != NULL ? o->failure_trace : "";
-		if (throwable_base64(&th, o->failure_class,
-			strlen(o->failure_class), trace, strlen(trace)) == -1) {
-			buf_free(&th);
-			return STORE_ERROR;
-		}
-	}
-	p_int(&p, row);
-	if (o->checkpoint_id > 0) {
-		p_int(&p, o->checkpoint_id);
-		p_text(&p, ckpt_type_name(o->type));
-	} else {
-		p_text(&p, NULL);
-		p_text(&p, NULL);
-	}
-	p_text(&p, o->failure_class == NULL ? o->location : NULL);
-	p_text(&p, o->failure_class);
-	p_text(&p, trace);
-	p_text(&p, o->failure_class != NULL ? buf_str(&th) : NULL);
-	p_text(&p, owner);
-	rc = pg_exec(s, STMT_COMPLETE, &p, "complete trigger", &res);
-	buf_free(&th);
-	if (rc != STORE_OK)
-		return rc;
-	rc = PQntuples(res) > 0 && col_int(res, 0, 0) > 0 ? STORE_OK :
-							    STORE_NOTFOUND;
-	PQclear(res);
-	return rc;
-}
-
-/*
- * Every claimed, still pending trigger, for the caller to judge.  Its
- * lease is handed over on the caller's clock (CLOCK_REALTIME): the time
- * it has left by the server's clock, plus the caller's now.  So the
- * runner's "lease_ms > now" means "the lease is not over by the server's
- * clock", however far the two clocks are apart.
- */
-static enum store_rc
-pg_claimed(struct store *base, store_claim_cb cb, void *arg)
-{
-	struct pg *s = (struct pg *)base;
-	PGresult *res;
-	struct claim c;
-	enum store_rc rc;
-	int64_t now;
-	int i;
-
-	if ((rc = pg_exec(s, STMT_CLAIMED, NULL, "read claims", &res)) !=
-	    STORE_OK)
-		return rc;
-	now = clock_ms(CLOCK_REALTIME);
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&c, 0, sizeof(c));
-		c.row = col_int(res, i, 0);
-		col_id(res, i, 1, &c.job);
-		col_id(res, i, 2, &c.trigger);
-		snprintf(c.owner, sizeof(c.owner), "%s", PQgetvalue(res, i, 3));
-		c.lease_ms = col_int(res, i, 4) + now;
-		c.checkpoint_id = col_int(res, i, 5);
-		c.type = CKPT_FULL;
-		ckpt_type_parse(col_text(res, i, 6), &c.type);
-		if (cb(&c, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-/*
  * Grows with each notification on this connection (after store_watch_fd
  * listened).  A broken connection is STORE_UNAVAILABLE, so that a
  * watching runner opens another.
@@ -2416,17 +2286,16 @@ static const struct store_ops pg_ops = {
 	.end = pg_end,
 	.fail = pg_fail,
 	.sql = stmt_sql,
+	.server_clock = 1,
+	.purge_batch = PG_PURGE_BATCH,
+	.record_batch = pg_record_triggers,
 	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
-	.record_trigger = pg_record_trigger,
-	.record_triggers = pg_record_triggers,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
-	.read_status = pg_read_status,
 	.read_statuses = pg_read_statuses,
-	.purge = pg_purge,
 	.begin = pg_begin,
 	.read_begin = pg_read_begin,
 	.commit = pg_commit,
@@ -2434,8 +2303,6 @@ static const struct store_ops pg_ops = {
 	.fail_unknown_jobs = pg_fail_unknown_jobs,
 	.complete_plain = pg_complete_plain,
 	.pending = pg_pending,
-	.complete = pg_complete,
-	.claimed = pg_claimed,
 	.data_version = pg_data_version,
 	.watch_fd = pg_watch_fd,
 };

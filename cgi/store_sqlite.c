@@ -888,107 +888,6 @@ lite_close(struct store *base)
 }
 
 static enum store_rc
-lite_record_trigger(struct store *base, const struct trigger_rec *t,
-    int *created)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*created = 0;
-	if ((st = stmt_get(s, STMT_RECORD)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, t->job.s);
-	bind_text(st, 2, t->trigger.s);
-	bind_text(st, 3, ckpt_type_name(t->type));
-	sqlite3_bind_int64(st, 4, t->now_ms);
-	bind_text(st, 5, t->remote_user);
-	bind_text(st, 6, t->remote_addr);
-	sqlite3_bind_int64(st, 7, t->store_ms);
-	rc = stmt_run(s, st, "record trigger");
-	if (rc == STORE_OK)
-		*created = sqlite3_changes(s->db) > 0;
-	return rc;
-}
-
-/*
- * Records n triggers in one transaction: all are committed, or none is
- * and the result says why.  created[i] tells which were new.
- */
-static enum store_rc
-lite_record_triggers(struct store *base, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-	size_t i;
-
-	if (n == 1)
-		return store_record_trigger(&s->base, t[0], &created[0]);
-	if ((rc = store_begin(&s->base)) != STORE_OK)
-		return rc;
-	for (i = 0; i < n; i++)
-		if ((rc = store_record_trigger(&s->base, t[i], &created[i])) !=
-		    STORE_OK) {
-			store_rollback(&s->base);
-			return rc;
-		}
-	return store_commit(&s->base);
-}
-
-/*
- * The status answer, rendered by the trigger_status view so that the API
- * and the operator's sqlite3 shell can never disagree.
- */
-static enum store_rc
-lite_read_status(struct store *base, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-	enum store_rc ret;
-
-	if ((st = stmt_get(s, STMT_STATUS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	bind_text(st, 2, trigger->s);
-	sqlite3_bind_int64(st, 3, now_ms);
-	sqlite3_bind_int64(st, 4, store_ms);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		ret = buf_add(json, sqlite3_column_text(st, 0),
-			  (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
-		    STORE_OK :
-		    STORE_ERROR;
-	} else if (rc == SQLITE_DONE)
-		ret = STORE_NOTFOUND;
-	else
-		ret = store_rc_from(s, rc, "read status");
-	stmt_done(st);
-	return ret;
-}
-
-static enum store_rc
-lite_purge(struct store *base, int64_t now_ms, int64_t store_ms,
-    int64_t *purged)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*purged = 0;
-	if ((st = stmt_get(s, STMT_PURGE)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, now_ms);
-	sqlite3_bind_int64(st, 2, store_ms);
-	if ((rc = stmt_run(s, st, "purge")) == STORE_OK)
-		*purged = sqlite3_changes(s->db);
-	return rc;
-}
-
-static enum store_rc
 store_simple(struct lite *s, enum stmt id, const char *what)
 {
 	sqlite3_stmt *st;
@@ -1141,69 +1040,6 @@ lite_complete_plain(struct store *base, int64_t after, int64_t upto,
 	sqlite3_bind_int64(st, 1, after);
 	sqlite3_bind_int64(st, 2, upto);
 	return stmt_run(s, st, "move counters");
-}
-
-/*
- * Completes a pending trigger.  owner is the claim it must carry (NULL: an
- * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
- * any more (another runner resolved it); nothing changed.
- */
-static enum store_rc
-lite_complete(struct store *base, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_COMPLETE)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	if (o->checkpoint_id > 0) {
-		sqlite3_bind_int64(st, 2, o->checkpoint_id);
-		bind_text(st, 3, ckpt_type_name(o->type));
-	}
-	bind_text(st, 4, o->failure_class == NULL ? o->location : NULL);
-	bind_text(st, 5, o->failure_class);
-	bind_text(st, 6,
-	    o->failure_class != NULL ?
-		(o->failure_trace != NULL ? o->failure_trace : "") :
-		NULL);
-	sqlite3_bind_int64(st, 7, now_ms);
-	bind_text(st, 8, owner);
-	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/* Every claimed, still pending trigger, for the caller to judge. */
-static enum store_rc
-lite_claimed(struct store *base, store_claim_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	struct claim c;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&c, 0, sizeof(c));
-		c.row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &c.job);
-		column_id(st, 2, &c.trigger);
-		snprintf(c.owner, sizeof(c.owner), "%s", column_text(st, 3));
-		c.lease_ms = sqlite3_column_int64(st, 4);
-		c.checkpoint_id = sqlite3_column_int64(st, 5);
-		c.type = CKPT_FULL;
-		ckpt_type_parse(column_text(st, 6), &c.type);
-		if (cb(&c, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read claims");
 }
 
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
@@ -1397,13 +1233,10 @@ static const struct store_ops lite_ops = {
 	.end = lite_end,
 	.fail = lite_fail,
 	.sql = stmt_sql,
+	.sql_throwable = 1,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
 	.error = lite_error,
-	.record_trigger = lite_record_trigger,
-	.record_triggers = lite_record_triggers,
-	.read_status = lite_read_status,
-	.purge = lite_purge,
 	.begin = lite_begin,
 	.read_begin = lite_read_begin,
 	.commit = lite_commit,
@@ -1411,8 +1244,6 @@ static const struct store_ops lite_ops = {
 	.fail_unknown_jobs = lite_fail_unknown_jobs,
 	.complete_plain = lite_complete_plain,
 	.pending = lite_pending,
-	.complete = lite_complete,
-	.claimed = lite_claimed,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
