@@ -1078,6 +1078,20 @@ store_import_commit(struct store *s)
 /* --- The runner's round --- */
 
 /*
+ * Where runners' rounds run at once on several hosts, the jobs of the
+ * round's range, locked to its end: *jobs lists them for the round's
+ * statements (NULL: no locks, every job).
+ */
+static enum store_rc
+lock_round(struct store *s, int64_t after, int64_t upto, const char **jobs)
+{
+	*jobs = NULL;
+	if (s->ops->lock_round == NULL)
+		return STORE_OK;
+	return s->ops->lock_round(s, after, upto, jobs);
+}
+
+/*
  * The next round's range: *upto is the last of the next max pending
  * unclaimed triggers after after_row, *count how many there are (0:
  * none).  A driver whose rounds run beside other hosts' then locks the
@@ -1089,6 +1103,7 @@ store_pending_bound(struct store *s, int64_t after_row, size_t max,
 {
 	struct store_val v[] = { VAL_INT(after_row), VAL_INT((int64_t)max) };
 	struct store_rows r;
+	const char *jobs;
 
 	*upto = after_row;
 	*count = 0;
@@ -1099,9 +1114,97 @@ store_pending_bound(struct store *s, int64_t after_row, size_t max,
 		*upto = col_int(&r, 0);
 		*count = (size_t)col_int(&r, 1);
 	}
-	if (end(&r) != STORE_OK || *count == 0 || s->ops->lock_round == NULL)
+	if (end(&r) != STORE_OK || *count == 0)
 		return r.rc;
-	return s->ops->lock_round(s, after_row, *upto);
+	return lock_round(s, after_row, *upto, &jobs);
+}
+
+/*
+ * In (after, upto]: completes every pending trigger of a RUNNING job
+ * without a command (of the jobs the round locked, where rounds lock),
+ * handing out each job's next ids in arrival order and moving its
+ * counter past them, in the dialect's second statement if it has one;
+ * *n is how many.  The caller holds the transaction.
+ */
+enum store_rc
+store_complete_plain(struct store *s, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n)
+{
+	struct store_rows r;
+	const char *jobs = NULL;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((rc = lock_round(s, after, upto, &jobs)) != STORE_OK)
+		return rc;
+	{
+		struct store_val v[] = { VAL_INT(after), VAL_INT(upto),
+			VAL_INT(now_ms), VAL_TEXT(jobs) };
+
+		if (query(s, &r, STMT_COMPLETE_PLAIN, v, NVAL(v),
+			"complete plain triggers") == STORE_OK)
+			*n = next(&r) ? col_int(&r, 0) : r.s->ops->changes(&r);
+		if (end(&r) != STORE_OK || *n == 0 ||
+		    s->ops->sql[STMT_COUNTERS_SYNC] == NULL)
+			return r.rc;
+		return run(s, STMT_COUNTERS_SYNC, v, 2, "move counters", NULL);
+	}
+}
+
+/*
+ * Up to max pending, unclaimed triggers in (after_row, upto_row] (of
+ * the jobs the round locked, where rounds lock), in arrival order.  The
+ * caller holds a transaction (store_begin) and frees with
+ * store_pending_free.
+ */
+enum store_rc
+store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
+    struct pending *p, size_t *n)
+{
+	struct store_rows r;
+	struct pending *e;
+	const char *jobs = NULL, *cmd;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((rc = lock_round(s, after_row, upto_row, &jobs)) != STORE_OK)
+		return rc;
+	{
+		struct store_val v[] = { VAL_INT(after_row),
+			VAL_INT((int64_t)max), VAL_INT(upto_row),
+			VAL_TEXT(jobs) };
+
+		if (query(s, &r, STMT_PENDING, v, NVAL(v),
+			"read pending triggers") != STORE_OK)
+			return end(&r);
+	}
+	while (*n < max && next(&r)) {
+		e = &p[*n];
+		memset(e, 0, sizeof(*e));
+		e->row = col_int(&r, 0);
+		col_id(&r, 1, &e->job);
+		col_id(&r, 2, &e->trigger);
+		ckpt_type_parse(col_text(&r, 3), &e->requested);
+		e->job_known = col_int(&r, 4) != 0;
+		if (e->job_known) {
+			job_state_parse(col_text(&r, 5), &e->job_state);
+			ckpt_type_parse(col_text(&r, 6), &e->job_type);
+			if ((cmd = col_text(&r, 7)) != NULL &&
+			    (e->command = strdup(cmd)) == NULL) {
+				r.rc = s->ops->fail(s, "read pending triggers",
+				    "out of memory");
+				break;
+			}
+			e->timeout_s = col_int(&r, 8);
+		}
+		e->job_busy = col_int(&r, 9) != 0;
+		(*n)++;
+	}
+	if (end(&r) != STORE_OK) {
+		store_pending_free(p, *n);
+		*n = 0;
+	}
+	return r.rc;
 }
 
 /* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
@@ -1234,20 +1337,6 @@ store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
 {
 	return s->ops->fail_unknown_jobs(s, after, upto, class, trace_fmt,
 	    now_ms, n);
-}
-
-enum store_rc
-store_complete_plain(struct store *s, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	return s->ops->complete_plain(s, after, upto, now_ms, n);
-}
-
-enum store_rc
-store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
-    struct pending *pending, size_t *n)
-{
-	return s->ops->pending(s, after_row, upto_row, max, pending, n);
 }
 
 /* Without a WAL of the store's own (a server keeps its own), none to do. */

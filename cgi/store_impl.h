@@ -144,10 +144,12 @@ struct store_ops {
 	 * function of the same name, but for:
 	 *
 	 * lock_round: rounds of runners on several hosts run at once; the
-	 * jobs of a round's range (after, upto] are locked to its end.
+	 * jobs of a round's range (after, upto] are locked to its end, and
+	 * listed for the round's statements in the last argument.
 	 */
 	/* A database server's: batches in flight, reads together, a watch. */
-	enum store_rc (*lock_round)(struct store *, int64_t, int64_t);
+	enum store_rc (
+	    *lock_round)(struct store *, int64_t, int64_t, const char **);
 	enum store_rc (*record_batch)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
 	enum store_rc (*record_send)(struct store *,
@@ -174,10 +176,6 @@ struct store_ops {
 	void (*rollback)(struct store *);
 	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
 	    const char *, const char *, int64_t, int64_t *);
-	enum store_rc (*complete_plain)(struct store *, int64_t, int64_t,
-	    int64_t, int64_t *);
-	enum store_rc (*pending)(struct store *, int64_t, int64_t, size_t,
-	    struct pending *, size_t *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
 };
 

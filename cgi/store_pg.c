@@ -263,7 +263,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
 	/*
-	 * The easy triggers of the round's locked jobs ($3) get the jobs'
+	 * The easy triggers of the round's locked jobs ($4) get the jobs'
 	 * next ids in arrival order, and the counters move past them, in
 	 * one statement.
 	 */
@@ -277,7 +277,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
 	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
 	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
-	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($3::text[])),"
+	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($4::text[])),"
 	    " u AS (UPDATE triggers SET status = 'COMPLETED',"
 	    " checkpoint_id = r.cid, checkpoint_type = r.typ,"
 	    " completed_ms = " NOW_MS " FROM r WHERE triggers.id = r.id"
@@ -990,22 +990,6 @@ col_int(const PGresult *res, int row, int col)
 		return 0;
 	v = PQgetvalue(res, row, col);
 	return v[0] == 't' ? 1 : strtoll(v, NULL, 10);
-}
-
-static int
-col_bool(const PGresult *res, int row, int col)
-{
-	return !PQgetisnull(res, row, col) &&
-	    PQgetvalue(res, row, col)[0] == 't';
-}
-
-static void
-col_id(const PGresult *res, int row, int col, struct id *out)
-{
-	const char *v = col_text(res, row, col);
-
-	if (v == NULL || id_parse_str(v, out) == -1)
-		memset(out, 0, sizeof(*out));
 }
 
 /* Whether sql names parameter $k. */
@@ -2025,10 +2009,12 @@ pg_commit(struct store *base)
 
 /*
  * Locks the jobs of the round's pending triggers in (after, upto] (see
- * STMT_LOCK_JOBS) and keeps their ids for the round's statements.
+ * STMT_LOCK_JOBS) and keeps their ids for the round's statements, a
+ * text[] literal in *jobs.
  */
 static enum store_rc
-pg_lock_round(struct store *base, int64_t after, int64_t upto)
+pg_lock_round(struct store *base, int64_t after, int64_t upto,
+    const char **jobs)
 {
 	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
@@ -2036,6 +2022,7 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto)
 	enum store_rc rc;
 	int i;
 
+	*jobs = buf_str(&s->jobs);
 	if (s->locked && s->locked_after == after && s->locked_upto == upto)
 		return STORE_OK;
 	p_int(&p, after);
@@ -2057,6 +2044,7 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto)
 	s->locked = 1;
 	s->locked_after = after;
 	s->locked_upto = upto;
+	*jobs = buf_str(&s->jobs);
 	return STORE_OK;
 }
 
@@ -2146,92 +2134,6 @@ pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
 }
 
 /*
- * In (after, upto]: completes every pending trigger of a RUNNING job
- * without a command, of the jobs the round locked, with each job's next
- * ids in arrival order; *n is how many.  The caller holds the
- * transaction.
- */
-static enum store_rc
-pg_complete_plain(struct store *base, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	(void)now_ms;
-	*n = 0;
-	if ((rc = pg_lock_round(&s->base, after, upto)) != STORE_OK)
-		return rc;
-	p_int(&p, after);
-	p_int(&p, upto);
-	p_text(&p, buf_str(&s->jobs));
-	if ((rc = pg_exec(s, STMT_COMPLETE_PLAIN, &p, "complete plain triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0)
-		*n = col_int(res, 0, 0);
-	PQclear(res);
-	return STORE_OK;
-}
-
-/*
- * Up to max pending, unclaimed triggers in (after_row, upto_row] of the
- * round's locked jobs, in arrival order.  The caller holds a transaction
- * (store_begin) and frees with store_pending_free.
- */
-static enum store_rc
-pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
-    struct pending *pend, size_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-	const char *cmd;
-	int i;
-
-	*n = 0;
-	if ((rc = pg_lock_round(&s->base, after_row, upto_row)) != STORE_OK)
-		return rc;
-	p_int(&p, after_row);
-	p_int(&p, (int64_t)max);
-	p_int(&p, upto_row);
-	p_text(&p, buf_str(&s->jobs));
-	if ((rc = pg_exec(s, STMT_PENDING, &p, "read pending triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res) && *n < max; i++) {
-		struct pending *e = &pend[*n];
-		memset(e, 0, sizeof(*e));
-		e->row = col_int(res, i, 0);
-		col_id(res, i, 1, &e->job);
-		col_id(res, i, 2, &e->trigger);
-		ckpt_type_parse(col_text(res, i, 3), &e->requested);
-		e->job_known = col_bool(res, i, 4);
-		if (e->job_known) {
-			job_state_parse(col_text(res, i, 5), &e->job_state);
-			ckpt_type_parse(col_text(res, i, 6), &e->job_type);
-			if ((cmd = col_text(res, i, 7)) != NULL &&
-			    (e->command = strdup(cmd)) == NULL) {
-				rc = STORE_ERROR;
-				break;
-			}
-			e->timeout_s = col_int(res, i, 8);
-		}
-		e->job_busy = col_bool(res, i, 9);
-		(*n)++;
-	}
-	PQclear(res);
-	if (rc != STORE_OK) {
-		store_pending_free(pend, *n);
-		*n = 0;
-	}
-	return rc;
-}
-
-/*
  * Grows with each notification on this connection (after store_watch_fd
  * listened).  A broken connection is STORE_UNAVAILABLE, so that a
  * watching runner opens another.
@@ -2301,8 +2203,6 @@ static const struct store_ops pg_ops = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.fail_unknown_jobs = pg_fail_unknown_jobs,
-	.complete_plain = pg_complete_plain,
-	.pending = pg_pending,
 	.data_version = pg_data_version,
 	.watch_fd = pg_watch_fd,
 };

@@ -545,13 +545,6 @@ column_text(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-static void
-column_id(sqlite3_stmt *st, int i, struct id *out)
-{
-	if (id_parse_str(column_text(st, i), out) == -1)
-		memset(out, 0, sizeof(*out));
-}
-
 /* Runs a statement that returns no rows to its end. */
 static enum store_rc
 stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
@@ -931,59 +924,6 @@ lite_rollback(struct store *base)
 }
 
 /*
- * Up to max pending, unclaimed triggers in (after_row, upto_row], in
- * arrival order.
- * The caller holds a transaction (store_begin) and frees with
- * store_pending_free.
- */
-static enum store_rc
-lite_pending(struct store *base, int64_t after_row, int64_t upto_row,
-    size_t max, struct pending *p, size_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	const char *cmd;
-	int rc = SQLITE_DONE;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_PENDING)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after_row);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	sqlite3_bind_int64(st, 3, upto_row);
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct pending *e = &p[*n];
-		memset(e, 0, sizeof(*e));
-		e->row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &e->job);
-		column_id(st, 2, &e->trigger);
-		ckpt_type_parse(column_text(st, 3), &e->requested);
-		e->job_known = sqlite3_column_int(st, 4);
-		if (e->job_known) {
-			job_state_parse(column_text(st, 5), &e->job_state);
-			ckpt_type_parse(column_text(st, 6), &e->job_type);
-			if ((cmd = column_text(st, 7)) != NULL &&
-			    (e->command = strdup(cmd)) == NULL) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			e->timeout_s = sqlite3_column_int64(st, 8);
-		}
-		e->job_busy = sqlite3_column_int(st, 9);
-		(*n)++;
-	}
-	if (*n == max)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		store_pending_free(p, *n);
-		*n = 0;
-		return store_rc_from(s, rc, "read pending triggers");
-	}
-	return STORE_OK;
-}
-
-/*
  * In (after, upto]: fails every pending trigger of a job that is not
  * registered or not RUNNING, with class and a trace made by SQL printf of
  * trace_fmt with the job id; *n is how many.  The caller holds the
@@ -1008,38 +948,6 @@ lite_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
 	if ((rc = stmt_run(s, st, "fail unknown jobs")) == STORE_OK)
 		*n = sqlite3_changes(s->db);
 	return rc;
-}
-
-/*
- * In (after, upto]: completes every pending trigger of a RUNNING job
- * without a command, handing out each job's next ids in arrival order and
- * moving its counter past them; *n is how many.  The caller holds the
- * transaction.
- */
-static enum store_rc
-lite_complete_plain(struct store *base, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_COMPLETE_PLAIN)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_int64(st, 2, upto);
-	sqlite3_bind_int64(st, 3, now_ms);
-	if ((rc = stmt_run(s, st, "complete plain triggers")) != STORE_OK)
-		return rc;
-	*n = sqlite3_changes(s->db);
-	if (*n == 0)
-		return STORE_OK;
-	if ((st = stmt_get(s, STMT_COUNTERS_SYNC)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_int64(st, 2, upto);
-	return stmt_run(s, st, "move counters");
 }
 
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
@@ -1242,8 +1150,6 @@ static const struct store_ops lite_ops = {
 	.commit = lite_commit,
 	.rollback = lite_rollback,
 	.fail_unknown_jobs = lite_fail_unknown_jobs,
-	.complete_plain = lite_complete_plain,
-	.pending = lite_pending,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
