@@ -290,7 +290,6 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		    store_data_version(s, &seen) != STORE_OK) {
 			log_warn("%s: changed or failing; opening it again",
 			    st->db_shown);
-			wfd = -1;
 			store_close(s);
 			s = NULL;
 			while (!quit && open_store(st, &s, 64 * 1024) == -1)

@@ -9,6 +9,8 @@
  */
 #include <config.h>
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,14 @@ int
 store_remote(const char *db)
 {
 	return store_is_uri(db);
+}
+
+int
+store_exists(const char *db)
+{
+	struct stat sb;
+
+	return store_is_uri(db) || stat(db, &sb) == 0;
 }
 
 /* "scheme://" of some other kind: a mistake, not a file name. */

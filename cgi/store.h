@@ -64,6 +64,12 @@ enum store_can {
 	STORE_CAN_WAL,
 };
 int store_can(const struct store *, enum store_can);
+/*
+ * Whether db is there to be opened without being made: a server's
+ * database always (the server will say), a file if it exists (else 0,
+ * errno says why).
+ */
+int store_exists(const char *db);
 /* db as it may be shown: a URI's password as "***". */
 void store_redact(const char *db, char *out, size_t len);
 /*

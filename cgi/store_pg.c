@@ -1724,7 +1724,8 @@ pg_pipe_send_notify(struct pg *s)
 static enum store_rc
 pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 {
-	const char *what = e->notify ? "notify" : "record triggers";
+	const int notify = e->notify;
+	const char *what = notify ? "notify" : "record triggers";
 	PGresult *res, *last = NULL;
 	enum store_rc rc = STORE_OK, failed = STORE_OK;
 	ExecStatusType st;
@@ -1758,9 +1759,9 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 		rc = failed;
 	if (rc == STORE_OK && last == NULL)
 		rc = pg_lost(s, what, "no result from the server");
-	if (rc == STORE_OK && s->sync_cancelled && !e->notify)
+	if (rc == STORE_OK && s->sync_cancelled && !notify)
 		rc = pg_sync_cancelled(s, what);
-	if (rc == STORE_OK && !e->notify)
+	if (rc == STORE_OK && !notify)
 		pg_batch_created(last, e->r, e->n, created);
 	PQclear(last);
 	return rc;
