@@ -3,9 +3,11 @@
  * CHECKPOINT_DB (a libpq URI: PostgreSQL, store_pg.c; anything else: a
  * SQLite file, store_sqlite.c), and each operation below is written
  * against the driver's few entries (store_impl.h): a statement by name,
- * its values, its rows and their columns.  Operations not yet written
- * here still go to a driver's own code.  Nothing above store.h knows
- * which driver it talks to.
+ * its values, its rows and their columns, and transactions.  What only
+ * one driver has (PostgreSQL's batches in flight, SQLite's WAL) is a
+ * capability, asked for by store_can or answered here as nothing to do
+ * where a driver has none.  Nothing above store.h knows which driver it
+ * talks to.
  */
 #include <config.h>
 
@@ -1266,7 +1268,7 @@ store_claim_renew(struct store *s, int64_t row, const char *owner,
 	return run_one(s, STMT_CLAIM_RENEW, v, NVAL(v), "renew claim");
 }
 
-/* --- Every other operation, to the store the handle came from. --- */
+/* --- To the driver: its transactions, its news, its capabilities --- */
 
 void
 store_close(struct store *s)

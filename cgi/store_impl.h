@@ -5,11 +5,11 @@
  *
  * The driver runs statements: each is named by enum stmt, and each
  * driver keeps its dialect's SQL for it in one table indexed by that
- * enum (NULL: the dialect has no such statement).  store.c writes an
+ * enum (NULL: the dialect has no such statement).  store.c writes every
  * operation once against the driver's entries (query, next, col_*,
- * changes, end); the operations still in struct store_ops are those not
- * yet moved there, and mean what store.h says of the function of the
- * same name.  Nothing but store.c and the drivers includes this file.
+ * changes, end, and the transactions); what only one driver has is a
+ * capability, NULL in the other.  Nothing but store.c and the drivers
+ * includes this file.
  */
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
@@ -109,13 +109,17 @@ struct store_rows {
 
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
+
 	/*
-	 * The driver.  query runs statement id with n values (or gets it
+	 * Statements.  query runs statement id with n values (or gets it
 	 * ready to step), its error in the result; next moves to the next
 	 * row (0: none left, or an error, in rows->rc); col_int (0 for
-	 * NULL) and col_text (NULL for NULL) read the row's columns, valid
-	 * until the next call of next or end; changes is how many rows the
-	 * statement wrote (or returned); end lets the statement go.
+	 * NULL, a boolean as 1 or 0) and col_text (NULL for NULL) read the
+	 * row's columns, valid until the next call of next or end; changes
+	 * is how many rows the statement wrote (or returned); end lets the
+	 * statement go.  fail records and logs an error the driver did not
+	 * meet itself, and is STORE_ERROR.  sql is the dialect's SQL by
+	 * statement (NULL: a statement it has not).
 	 */
 	enum store_rc (*query)(struct store *, struct store_rows *, enum stmt,
 	    const struct store_val *, int, const char *);
@@ -124,30 +128,50 @@ struct store_ops {
 	const char *(*col_text)(const struct store_rows *, int);
 	int64_t (*changes)(const struct store_rows *);
 	void (*end)(struct store_rows *);
-	/* Records and logs an error the driver did not meet: STORE_ERROR. */
 	enum store_rc (*fail)(struct store *, const char *, const char *);
-	/* The dialect's SQL by statement: NULL, a statement it has not. */
 	const char *const *sql;
+
 	/*
-	 * server_clock: times stored and compared are the server's, and
-	 * a lease is read as the time it has left.  sql_throwable: the
-	 * SQL makes a failure's serialized-throwable itself.  purge_batch:
-	 * the rows a purge's statement deletes at most (0: all at once).
+	 * Transactions, the connection and its news, as store.h says of
+	 * the functions of the same names.
+	 */
+	enum store_rc (*begin)(struct store *);
+	enum store_rc (*read_begin)(struct store *);
+	enum store_rc (*commit)(struct store *);
+	void (*rollback)(struct store *);
+	enum store_rc (*data_version)(struct store *, int64_t *);
+	const char *(*error)(const struct store *);
+	void (*close)(struct store *);
+	int (*schema_version)(void);
+
+	/*
+	 * How the dialect differs where store.c writes the operation once.
+	 * server_clock: times stored and compared are the server's, and a
+	 * lease is read as the time it has left.  sql_throwable: the SQL
+	 * makes a failure's serialized-throwable itself.  purge_batch: the
+	 * rows a purge's statement deletes at most (0: all at once).
 	 */
 	int server_clock, sql_throwable;
 	int64_t purge_batch;
+	/*
+	 * The one operation each dialect does its own way: SQLite's SQL
+	 * formats each job's trace, PostgreSQL's driver formats them in C.
+	 */
+	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
+	    const char *, const char *, int64_t, int64_t *);
 
 	/*
 	 * Capabilities: NULL where the driver has no such thing, and
 	 * store.c says what the store has (store_can) or answers that
 	 * there is nothing to do.  Each means what store.h says of the
-	 * function of the same name, but for:
-	 *
-	 * lock_round: rounds of runners on several hosts run at once; the
-	 * jobs of a round's range (after, upto] are locked to its end, and
-	 * listed for the round's statements in the last argument.
+	 * function of the same name, but for lock_round (rounds of runners
+	 * on several hosts run at once: the jobs of a round's range
+	 * (after, upto] are locked to its end, and listed for the round's
+	 * statements in the last argument) and record_batch (several
+	 * triggers in one statement, sorted so that batches lock rows in
+	 * one order).
 	 */
-	/* A database server's: batches in flight, reads together, a watch. */
+	/* A database server's: batches, reads together, a descriptor. */
 	enum store_rc (
 	    *lock_round)(struct store *, int64_t, int64_t, const char **);
 	enum store_rc (*record_batch)(struct store *,
@@ -158,25 +182,13 @@ struct store_ops {
 	enum store_rc (*read_statuses)(struct store *,
 	    struct status_read *const *, size_t, int64_t, int64_t);
 	int (*watch_fd)(struct store *);
-	/* A file's: its WAL, and the file replaced under it. */
+	/* A file's: its WAL, its directory watched, the file replaced. */
 	enum store_rc (*wal_checkpoint)(struct store *, int *);
 	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
 	void (*on_commit)(struct store *, void (*)(void *, int), void *);
 	void (*housekeeping)(struct store *);
 	int (*replaced)(struct store *, int64_t);
 	int (*moved)(struct store *);
-
-	/* Operations not written in store.c yet. */
-	int (*schema_version)(void);
-	void (*close)(struct store *);
-	const char *(*error)(const struct store *);
-	enum store_rc (*begin)(struct store *);
-	enum store_rc (*read_begin)(struct store *);
-	enum store_rc (*commit)(struct store *);
-	void (*rollback)(struct store *);
-	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
-	    const char *, const char *, int64_t, int64_t *);
-	enum store_rc (*data_version)(struct store *, int64_t *);
 };
 
 struct store {

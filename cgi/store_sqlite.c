@@ -187,7 +187,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * Set-based completion of a round's easy triggers: those of jobs
 	 * that are not RUNNING (or not registered) fail; those of RUNNING
 	 * jobs without a command get the job's next ids in arrival order.
-	 * A failure's serialized-throwable is made by store_fn_throwable.
+	 * A failure's serialized-throwable is made by lite_fn_throwable.
 	 */
 	[STMT_FAIL_UNKNOWN] =
 	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
@@ -390,7 +390,7 @@ lite_schema_version(void)
  * busy_ms have passed since this lock wait began.
  */
 static int
-store_busy_handler(void *arg, int count)
+lite_busy_handler(void *arg, int count)
 {
 	struct lite *s = arg;
 	struct timespec now, ts;
@@ -420,7 +420,7 @@ store_busy_handler(void *arg, int count)
  * already there.
  */
 static void
-store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+lite_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct buf b = { 0 };
 	const char *class, *trace;
@@ -447,7 +447,7 @@ store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* Logs an error of what s was doing, and keeps its text for store_error. */
 static void
-store_log_error(struct lite *s, const char *what)
+lite_log_error(struct lite *s, const char *what)
 {
 	snprintf(s->error, sizeof(s->error), "%s: %s", what,
 	    sqlite3_errmsg(s->db));
@@ -463,7 +463,7 @@ lite_error(const struct store *base)
 
 /* Maps an SQLite result code to the caller's view of it. */
 static enum store_rc
-store_rc_from(struct lite *s, int rc, const char *what)
+lite_rc_from(struct lite *s, int rc, const char *what)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -481,7 +481,7 @@ store_rc_from(struct lite *s, int rc, const char *what)
 		case SQLITE_CONSTRAINT_PRIMARYKEY:
 			return STORE_EXISTS;
 		default:
-			store_log_error(s, what);
+			lite_log_error(s, what);
 			return STORE_ERROR;
 		}
 	case SQLITE_CANTOPEN:
@@ -491,10 +491,10 @@ store_rc_from(struct lite *s, int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_FULL:
 	case SQLITE_PERM:
-		store_log_error(s, what);
+		lite_log_error(s, what);
 		return STORE_UNAVAILABLE;
 	default:
-		store_log_error(s, what);
+		lite_log_error(s, what);
 		return STORE_ERROR;
 	}
 }
@@ -553,7 +553,7 @@ stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
 
 	rc = sqlite3_step(st);
 	stmt_done(st);
-	return store_rc_from(s, rc, what);
+	return lite_rc_from(s, rc, what);
 }
 
 /* The driver's query: prepared and bound, to be stepped by lite_next. */
@@ -591,7 +591,7 @@ lite_next(struct store_rows *r)
 	if ((rc = sqlite3_step(r->h)) == SQLITE_ROW)
 		return 1;
 	r->row = -1;
-	r->rc = store_rc_from((struct lite *)r->s, rc, r->what);
+	r->rc = lite_rc_from((struct lite *)r->s, rc, r->what);
 	return 0;
 }
 
@@ -632,27 +632,27 @@ lite_end(struct store_rows *r)
 }
 
 static enum store_rc
-store_exec(struct lite *s, const char *sql, const char *what)
+lite_exec(struct lite *s, const char *sql, const char *what)
 {
 	int rc;
 
 	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return store_rc_from(s, rc, what);
+	return lite_rc_from(s, rc, what);
 }
 
 static enum store_rc
-store_pragma_int(struct lite *s, const char *sql, int64_t *v)
+lite_pragma_int(struct lite *s, const char *sql, int64_t *v)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*v = 0;
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		return store_rc_from(s, rc, sql);
+		return lite_rc_from(s, rc, sql);
 	rc = sqlite3_step(st);
 	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return store_rc_from(s, rc, sql);
+	return lite_rc_from(s, rc, sql);
 }
 
 /*
@@ -660,17 +660,17 @@ store_pragma_int(struct lite *s, const char *sql, int64_t *v)
  * or one that is not ours: it must be left exactly as it was.
  */
 static enum store_rc
-store_check_ours(struct lite *s, char *err, size_t errlen)
+lite_check_ours(struct lite *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
 	int64_t version, appid, objects;
 	int target = lite_schema_version();
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
 		 &objects)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
@@ -698,16 +698,16 @@ store_check_ours(struct lite *s, char *err, size_t errlen)
  * database that is not ours, is refused and left untouched.
  */
 static enum store_rc
-store_migrate(struct lite *s, char *err, size_t errlen)
+lite_migrate(struct lite *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
 	int64_t version, appid, tables;
 	int target = lite_schema_version(), i;
 	char sql[128];
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
@@ -722,17 +722,17 @@ store_migrate(struct lite *s, char *err, size_t errlen)
 	if (version == target && appid == STORE_APPLICATION_ID)
 		return STORE_OK;
 
-	if ((rc = store_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
+	if ((rc = lite_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
 		snprintf(err, errlen, "%s: cannot lock for migration: %s",
 		    s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
 	/* Read again under the lock: another process may have migrated. */
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
 		 &tables)) != STORE_OK)
 		goto fail;
 	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
@@ -765,8 +765,8 @@ store_migrate(struct lite *s, char *err, size_t errlen)
 	    "PRAGMA application_id = %d; "
 	    "PRAGMA user_version = %d",
 	    STORE_APPLICATION_ID, target);
-	if ((rc = store_exec(s, sql, "migrate")) != STORE_OK ||
-	    (rc = store_exec(s, "COMMIT", "migrate")) != STORE_OK)
+	if ((rc = lite_exec(s, sql, "migrate")) != STORE_OK ||
+	    (rc = lite_exec(s, "COMMIT", "migrate")) != STORE_OK)
 		goto fail;
 	return STORE_OK;
 fail:
@@ -810,35 +810,35 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 0);
-	sqlite3_busy_handler(s->db, store_busy_handler, s);
+	sqlite3_busy_handler(s->db, lite_busy_handler, s);
 	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
 	 * lacks it, must read every one of them. */
 	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
 		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-		store_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
+		lite_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
 		rc = STORE_ERROR;
 		goto fail;
 	}
-	if ((rc = store_check_ours(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_check_ours(s, err, errlen)) != STORE_OK)
 		goto fail;
 
 	/* journal_mode is persistent: set it only when it is not WAL yet. */
 	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
 	mode = sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_stricmp(column_text(st, 0), "wal") == 0;
 	if (sqlite3_finalize(st) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
 	if (!mode &&
-	    (rc = store_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
+	    (rc = lite_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
 		STORE_OK) {
 		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
 		    sqlite3_errmsg(s->db));
@@ -846,16 +846,16 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
 	    o->sync_normal ? "NORMAL" : "FULL");
-	if ((rc = store_exec(s, sql, "synchronous")) != STORE_OK) {
+	if ((rc = lite_exec(s, sql, "synchronous")) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
 		goto fail;
 	}
 	if (o->cache_kib > 0) {
 		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
 		    (long long)o->cache_kib);
-		store_exec(s, sql, "cache_size");
+		lite_exec(s, sql, "cache_size");
 	}
-	if ((rc = store_migrate(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_migrate(s, err, errlen)) != STORE_OK)
 		goto fail;
 	*out = &s->base;
 	return STORE_OK;
@@ -881,7 +881,7 @@ lite_close(struct store *base)
 }
 
 static enum store_rc
-store_simple(struct lite *s, enum stmt id, const char *what)
+lite_simple(struct lite *s, enum stmt id, const char *what)
 {
 	sqlite3_stmt *st;
 
@@ -894,14 +894,14 @@ static enum store_rc
 lite_begin(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
-	return store_simple(s, STMT_BEGIN, "begin");
+	return lite_simple(s, STMT_BEGIN, "begin");
 }
 
 static enum store_rc
 lite_read_begin(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
-	return store_simple(s, STMT_BEGIN_READ, "begin read");
+	return lite_simple(s, STMT_BEGIN_READ, "begin read");
 }
 
 static enum store_rc
@@ -910,7 +910,7 @@ lite_commit(struct store *base)
 	struct lite *s = (struct lite *)base;
 	enum store_rc rc;
 
-	if ((rc = store_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
+	if ((rc = lite_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
 		store_rollback(&s->base);
 	return rc;
 }
@@ -920,7 +920,7 @@ lite_rollback(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
 	if (!sqlite3_get_autocommit(s->db))
-		store_simple(s, STMT_ROLLBACK, "rollback");
+		lite_simple(s, STMT_ROLLBACK, "rollback");
 }
 
 /*
@@ -965,7 +965,7 @@ lite_wal_checkpoint(struct store *base, int *busy)
 	if (rc == SQLITE_ROW)
 		*busy = sqlite3_column_int(st, 0);
 	stmt_done(st);
-	return store_rc_from(s, rc, "wal checkpoint");
+	return lite_rc_from(s, rc, "wal checkpoint");
 }
 
 /*
@@ -985,7 +985,7 @@ lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
 	/* Another checkpoint is under way: nothing to say. */
 	if (rc == SQLITE_BUSY)
 		return STORE_BUSY;
-	return store_rc_from(s, rc, "passive wal checkpoint");
+	return lite_rc_from(s, rc, "passive wal checkpoint");
 }
 
 /*
@@ -995,7 +995,7 @@ lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
  * leaves that to a thread of its own, off the path of every POST.
  */
 static int
-store_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+lite_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
 {
 	struct lite *s = p;
 
@@ -1011,7 +1011,7 @@ lite_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
 	struct lite *s = (struct lite *)base;
 	s->on_commit = fn;
 	s->on_commit_arg = arg;
-	sqlite3_wal_hook(s->db, store_wal_hook, s);
+	sqlite3_wal_hook(s->db, lite_wal_hook, s);
 }
 
 /*
@@ -1085,7 +1085,7 @@ lite_data_version(struct store *base, int64_t *version)
 	if (rc == SQLITE_ROW)
 		*version = sqlite3_column_int64(st, 0);
 	stmt_done(st);
-	return store_rc_from(s, rc, "data_version");
+	return lite_rc_from(s, rc, "data_version");
 }
 
 /*
