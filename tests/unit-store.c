@@ -1435,6 +1435,35 @@ test_any_triggers(struct store *s)
 	tap_is_int(e.n[STORE_ITEM_TRIGGER], 4, "any: export: four triggers");
 }
 
+/*
+ * What one driver has and the other has not: a file's WAL, a server's
+ * batches in flight and reads together.  Without a WAL its operations
+ * have nothing to do.
+ */
+static void
+test_any_capabilities(struct store *s)
+{
+	int file = strcmp(store_kind(s), "sqlite") == 0;
+	int busy = -1, frames = -1, copied = -1;
+
+	tap_is_int(store_can(s, STORE_CAN_WAL), file, "any: %s: a WAL: %d",
+	    store_kind(s), file);
+	tap_is_int(store_can(s, STORE_CAN_PIPELINE), !file,
+	    "any: %s: batches in flight: %d", store_kind(s), !file);
+	tap_is_int(store_can(s, STORE_CAN_READ_TOGETHER), !file,
+	    "any: %s: reads together: %d", store_kind(s), !file);
+	tap_is_int(store_wal_checkpoint(s, &busy), STORE_OK,
+	    "any: wal checkpoint: OK");
+	tap_is_int(busy, 0, "any: wal checkpoint: not busy");
+	tap_is_int(store_wal_checkpoint_passive(s, &frames, &copied), STORE_OK,
+	    "any: passive wal checkpoint: OK");
+	tap_ok(frames == copied && (file || frames == 0),
+	    "any: passive wal checkpoint: every frame copied (%d of %d)",
+	    copied, frames);
+	tap_is_int(store_replaced(s, 0), 0, "any: the database is its own");
+	tap_is_int(store_moved(s), 0, "any: the database has not moved");
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
@@ -1449,6 +1478,7 @@ test_any_driver(const char *db)
 	test_checkpoint_ids(s);
 	test_jobs(s);
 	test_any_triggers(s);
+	test_any_capabilities(s);
 	store_close(s);
 }
 
