@@ -860,7 +860,6 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 {
 	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
 	struct store *src, *dst;
-	struct stat sb;
 	char shown[512];
 	int ret;
 
@@ -882,7 +881,7 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	}
 	/* Opening a file that is not there would create an empty source. */
-	if (!store_is_uri(from) && stat(from, &sb) == -1) {
+	if (!store_exists(from)) {
 		store_redact(from, shown, sizeof(shown));
 		ctl_err("%s: %s", shown, strerror(errno));
 		return CTL_EXIT_FAIL;

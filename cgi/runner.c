@@ -281,7 +281,7 @@ claim_lease(int64_t now, int64_t timeout_s)
  * the claim is still c's.
  */
 static enum store_rc
-claim_expire(struct pass *p, const struct stale *c, const char *why,
+claim_expire(struct pass *p, const struct claim *c, const char *why,
     int64_t now)
 {
 	struct outcome o;
@@ -332,7 +332,7 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
  * Returns 1 when the runner forgot what it kept of row's claim.
  */
 static int
-claim_heard(struct pass *p, int64_t row, const struct stale *listed,
+claim_heard(struct pass *p, int64_t row, const struct claim *listed,
     int64_t now)
 {
 	struct runner *rn = p->runner;
@@ -383,7 +383,7 @@ claim_heard(struct pass *p, int64_t row, const struct stale *listed,
 }
 
 static int
-stale_collect(const struct stale *c, void *arg)
+stale_collect(const struct claim *c, void *arg)
 {
 	struct pass *p = arg;
 	char why[256];
@@ -1071,7 +1071,7 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 		stats->purged += purged;
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
-	    (rc = store_runner_pass(s, clock_ms(CLOCK_REALTIME),
+	    (rc = store_record_pass(s, clock_ms(CLOCK_REALTIME),
 		 stats->completed + stats->failed - before,
 		 action_now_ms() - start, RUNNER_RECORD_IDLE_MS)) != STORE_OK) {
 		log_warn("recording the pass: %s", store_rc_name(rc));
