@@ -1,6 +1,6 @@
 /*
- * The API's handlers: pure logic over a parsed request and the store.  They
- * know nothing of FastCGI, sockets or the environment; the mains fill in a
+ * The API: pure logic over a parsed request and the store.  It knows
+ * nothing of FastCGI, sockets or the environment; the mains fill in a
  * struct request and write out the struct response.
  */
 #ifndef API_H
@@ -31,47 +31,36 @@ struct request {
 	const char *if_none_match; /* HTTP_IF_NONE_MATCH, or NULL */
 	body_reader read_body;
 	void *ctx;
+	/*
+	 * Where a POST waits for the committer (commit.h), filled in by its
+	 * handler, which then leaves the answer to post->reply; NULL: every
+	 * request is answered at once.
+	 */
+	struct post *post;
 };
 
 struct json_tokener;
 struct readers;
 
 /*
- * One per process (or per thread): settings, the store, scratch space.
- * With readers set, the store is borrowed from that pool for the length
- * of one request; without, it is the api's own.
+ * What a process (or each of its threads) answers with, for as long as
+ * it runs: settings, its connection, scratch space, and the services it
+ * shares with the others.  With readers set, each request borrows a
+ * connection from that pool instead (struct exchange); without, it uses
+ * the api's own.
  */
 struct api {
 	const struct settings *settings;
-	struct store *store; /* NULL until opened, or after a fault */
+	struct store *store; /* own: NULL until opened, or after a fault */
 	struct readers *readers; /* shared read connections, or NULL */
-	int borrowed; /* store is the pool's, until the request ends */
-	struct committer *committer; /* shared group commit, with reply */
+	struct committer *committer; /* shared group commit, or NULL */
 	struct buf body; /* request body scratch */
 	struct json_tokener *parser; /* kept between requests */
-	/*
-	 * With a committer, a POST is answered by reply, called in the
-	 * committer thread once its transaction is over, with the response
-	 * api_handle was given; api_handle returns 1 at once.
-	 */
-	void (*reply)(struct api *, const struct response *);
-	struct commit_req pending; /* the POST being committed: pending_rec */
-	struct trigger_rec pending_rec;
-	struct response *answer; /* api_handle's, until reply */
 };
 
 void api_init(struct api *, const struct settings *);
 void api_free(struct api *);
 int api_handle(struct api *, const struct request *, struct response *,
     int64_t now_ms);
-
-/* For the handlers of other files (stats.c). */
-struct segment;
-struct store *api_store(struct api *, struct response *);
-void api_store_failed(struct api *, enum store_rc, struct response *);
-int api_path_id(const struct segment *, const char *name, struct id *,
-    struct response *);
-void api_path_param_error(const struct segment *, const char *name,
-    struct response *);
 
 #endif /* API_H */

@@ -41,6 +41,7 @@
 #include "log.h"
 #include "readers.h"
 #include "settings.h"
+#include "trigger.h"
 
 #define DEFAULT_THREADS 16 /* as many POSTs as may share one commit */
 #define MAX_THREADS 256
@@ -72,7 +73,7 @@ struct worker {
 	int sock;
 	FCGX_Request fr; /* the request being answered */
 	struct buf head; /* its answer's headers: the worker's or reply's */
-	sem_t replied; /* posted once a deferred answer is sent */
+	struct post post; /* its POST in flight, replied to by worker_reply */
 	atomic_int at; /* enum worker_at */
 	int joined; /* by workers_join, at the end */
 };
@@ -97,8 +98,9 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: checkpoint-api.fcgi [-dV] [-n requests] "
-	    "[-t threads] [-s path | -s 127.0.0.1:port]\n");
+	    "usage: checkpoint-api.fcgi [-dV] [-l stderr | syslog | file] "
+	    "[-n requests]\n"
+	    "       [-t threads] [-s path | -s 127.0.0.1:port]\n");
 	exit(2);
 }
 
@@ -322,12 +324,12 @@ send_answer(FCGX_Request *fr, const struct response *r,
  * in worker_main for the web server's next move.
  */
 static void
-worker_reply(struct api *a, const struct response *r)
+worker_reply(struct post *p)
 {
-	struct worker *w = (struct worker *)(void *)((char *)a -
-	    offsetof(struct worker, api));
+	struct worker *w = p->replier;
 
-	if (send_answer(&w->fr, r, a->settings, &w->head) == -1)
+	trigger_answer(p);
+	if (send_answer(&w->fr, p->answer, w->api.settings, &w->head) == -1)
 		log_warn("POST: the client went away before the answer");
 	FCGX_FClose(w->fr.err);
 	FCGX_FClose(w->fr.out);
@@ -339,7 +341,7 @@ worker_reply(struct api *a, const struct response *r)
 	if (!w->fr.keepConnection)
 		shutdown(w->fr.ipcFd, SHUT_WR);
 	request_done();
-	sem_post(&w->replied);
+	sem_post(&p->replied);
 }
 
 /*
@@ -497,11 +499,12 @@ worker_main(void *arg)
 		request_from_env(w->fr.envp, &req);
 		req.read_body = fcgi_read;
 		req.ctx = w->fr.in;
+		req.post = &w->post;
 		if (api_handle(&w->api, &req, &r, clock_ms(CLOCK_REALTIME))) {
 			worker_at(w, AT_WAIT);
 			ready = conn_wait(w->fr.ipcFd);
 			worker_at(w, AT_REPLY);
-			while (sem_wait(&w->replied) == -1)
+			while (sem_wait(&w->post.replied) == -1)
 				; /* EINTR: WAKE_SIGNAL */
 			worker_at(w, AT_CLOSE);
 			worker_finish(w, ready);
@@ -551,7 +554,7 @@ workers_join(int n)
 				w->joined = 1;
 				api_free(&w->api);
 				buf_free(&w->head);
-				sem_destroy(&w->replied);
+				sem_destroy(&w->post.replied);
 			} else
 				left++;
 		}
@@ -647,13 +650,14 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		api_init(&workers[i].api, st);
 		workers[i].api.readers = rd;
 		workers[i].api.committer = c;
-		workers[i].api.reply = worker_reply;
 		workers[i].sock = sock;
-		sem_init(&workers[i].replied, 0, 0);
+		workers[i].post.reply = worker_reply;
+		workers[i].post.replier = &workers[i];
+		sem_init(&workers[i].post.replied, 0, 0);
 		if (pthread_create(&workers[i].thread, NULL, worker_main,
 			&workers[i]) != 0) {
 			log_error("cannot start thread %d", i);
-			sem_destroy(&workers[i].replied);
+			sem_destroy(&workers[i].post.replied);
 			break;
 		}
 		started++;
@@ -705,7 +709,7 @@ main(int argc, char *argv[])
 	sigset_t set, oldset;
 	enum log_level lvl = LOG_LVL_INFO;
 	char err[256];
-	const char *sockpath = NULL;
+	const char *sockpath = NULL, *logdest = NULL;
 	int64_t n;
 	int ch, sock = 0, nthreads = DEFAULT_THREADS;
 
@@ -716,10 +720,13 @@ main(int argc, char *argv[])
 	 */
 	if (getenv("GATEWAY_INTERFACE") != NULL)
 		argc = 1;
-	while ((ch = getopt(argc, argv, "dn:s:t:V")) != -1) {
+	while ((ch = getopt(argc, argv, "dl:n:s:t:V")) != -1) {
 		switch (ch) {
 		case 'd':
 			lvl = LOG_LVL_DEBUG;
+			break;
+		case 'l':
+			logdest = optarg;
 			break;
 		case 'n':
 			if (settings_parse_int(optarg, 1, 1000000000, &n) == -1)
@@ -744,7 +751,11 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	log_init("checkpoint-api.fcgi", 0, lvl);
+	if (log_init_dest("checkpoint-api.fcgi", logdest, lvl, err,
+		sizeof(err)) == -1) {
+		fprintf(stderr, "checkpoint-api.fcgi: %s\n", err);
+		usage();
+	}
 	store_init();
 	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 

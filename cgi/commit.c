@@ -4,28 +4,28 @@
  * transaction that holds its trigger has committed.  See commit.h.
  *
  * The way of a POST.  It is the one request that crosses threads (a GET is
- * answered by its worker, straight through api.c), and it crosses
- * three files through two callbacks:
+ * answered by its worker, straight through its handler), and it crosses
+ * them as one named hand-off, a struct post (commit.h), which the worker
+ * owns:
  *
  * In the worker (api_main.c, worker_main):
- *  1. api_handle calls api_trigger (api.c), which reads and checks
- *     the body and the ids, fills api.pending_rec, and calls commit_submit
- *     (here): the request is queued, and the committer woken if it idles.
- *     api_handle returns 1 at once, with no answer written.
+ *  1. api_handle calls trigger_post (trigger.c), which reads and checks
+ *     the body and the ids, fills the request's post with the trigger,
+ *     and calls commit_submit (here): the post is queued, and the
+ *     committer woken if it idles.  api_handle returns 1 at once, with
+ *     no answer written.
  *  2. The worker waits in poll (conn_wait) for the web server's next move
- *     on the connection, then for its semaphore (replied), and finishes
- *     the request.
+ *     on the connection, then for the post's semaphore (replied), and
+ *     finishes the request.
  * In the committer (commit_main):
  *  3. It takes everything queued, COMMIT_MAX_BATCH at most, and records
  *     it all in one BEGIN IMMEDIATE ... COMMIT (commit_batch,
  *     store_record_triggers) on its own connection.
- *  4. For each request it calls commit_req.answer, which is api_answer
- *     (api.c): the 202, or the error, is made and handed to api.reply,
- *     which is worker_reply (api_main.c): that writes the answer to the
- *     web server, ends the FastCGI request and posts the semaphore.
- *     Each callback finds its struct from the member it is given
- *     (offsetof: the commit_req is api.pending, the api is worker.api).
- * Plain CGI has no committer: api_trigger records the trigger itself.
+ *  4. For each post it sets how the transaction ended and calls its
+ *     reply, worker_reply (api_main.c): that has trigger_answer make the
+ *     202, or the error, writes it to the web server, ends the FastCGI
+ *     request and posts the semaphore.
+ * Plain CGI has no committer: trigger_post records the trigger itself.
  * The benchmark's durable floor links tests/floor-commit.c in place of
  * this file, behind the same commit.h.
  *
@@ -38,9 +38,10 @@
  *
  * Requests queued during one commit go in the next, which starts at once
  * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
- * committer never sleeps between two commits while there is work.  With a disk that syncs in half a millisecond, every
- * request that arrives during one sync shares the next one.  The lock
- * guards only the queue; answers happen outside it.
+ * committer never sleeps between two commits while there is work.  With
+ * a disk that syncs in half a millisecond, every request that arrives
+ * during one sync shares the next one.  The lock guards only the queue
+ * and the WAL copier's flags; replies happen outside it.
  *
  * On a database server (store_remote) a commit costs a round trip and
  * the server's flush whatever it holds, and while one batch commits its
@@ -52,10 +53,9 @@
  * and send their next POSTs.  Sixteen clients went from 17,750 POSTs a
  * second, 16 a commit, to 22,800, 8 a commit (scripts/bench.d/results.md).
  *
- * A third thread, the WAL copier, copies the WAL into the database when
- * it has grown, with a connection of its own, so that the committer (and
- * every POST waiting for it) never does that work itself.  "Checkpoint"
- * in this file means SQLite's WAL checkpoint, not a job's.
+ * A third thread, the WAL copier (walcopy.c), copies SQLite's WAL into
+ * the database when it has grown, so that the committer (and every POST
+ * waiting for it) never does that work itself.
  */
 #include <config.h>
 
@@ -67,12 +67,9 @@
 
 #include "commit.h"
 #include "log.h"
+#include "walcopy.h"
 
 #define COMMIT_MAX_BATCH 256
-#define COMMIT_WAL_FRAMES 1000 /* SQLite's own automatic checkpoint's */
-#define COMMIT_WAL_PASSES 4 /* passes of one background checkpoint */
-#define COMMIT_WAL_LEFT 64 /* new frames small enough to catch up on */
-#define COMMIT_CATCH_UPS 8 /* tries to start the WAL over, in a row */
 #define COMMIT_GATHER_MAX_US 2000 /* the longest commit_wait_queued waits */
 
 struct committer {
@@ -81,42 +78,19 @@ struct committer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work; /* the committer sleeps here when idle */
-	struct commit_req *head, *tail; /* queued, in arrival order */
+	struct post *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
 	int remote; /* store_remote: commit_main_remote */
 	size_t queued; /* requests in the queue */
 	size_t awaited; /* the committer waits for this many; 0: it does not */
-	/* The WAL copier: its thread and connection, and when to run. */
-	struct store *wal_store;
-	pthread_t wal_thread;
-	pthread_cond_t wal_work;
-	int wal_ready; /* its connection is open */
-	int wal_wanted; /* the WAL has grown enough since the last one */
-	int wal_next; /* frames before the next; 0: COMMIT_WAL_FRAMES */
-	int wal_caught_up; /* it copied all it saw: the committer finishes */
-	/* The committer thread's own: did its catch-up restart the WAL? */
-	int restart_check;
-	int catch_ups; /* in a row that did not */
+	struct walcopy *wal; /* the WAL copier, under the same lock */
 };
 
 static void *commit_main(void *);
-static void *commit_wal_main(void *);
-
-/* Tells both threads to stop, and waits for t. */
-static void
-commit_stop(struct committer *c, pthread_t t)
-{
-	pthread_mutex_lock(&c->lock);
-	c->stop = 1;
-	pthread_cond_signal(&c->work);
-	pthread_cond_signal(&c->wal_work);
-	pthread_mutex_unlock(&c->lock);
-	pthread_join(t, NULL);
-}
 
 /*
- * Starts the committer and WAL copier threads.  The caller has blocked
+ * Starts the WAL copier and committer threads.  The caller has blocked
  * the signals it handles, so that the threads inherit the mask.
  */
 struct committer *
@@ -135,16 +109,15 @@ commit_new(const struct settings *st)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->work, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&c->wal_work, NULL);
-	if (pthread_create(&c->thread, NULL, commit_main, c) != 0)
+	/* Before the committer's first commit, which wakes it. */
+	if ((c->wal = walcopy_new(st, &c->lock)) == NULL)
 		goto fail;
-	if (pthread_create(&c->wal_thread, NULL, commit_wal_main, c) != 0) {
-		commit_stop(c, c->thread);
+	if (pthread_create(&c->thread, NULL, commit_main, c) != 0) {
+		walcopy_free(c->wal);
 		goto fail;
 	}
 	return c;
 fail:
-	pthread_cond_destroy(&c->wal_work);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -152,7 +125,7 @@ fail:
 }
 
 /*
- * Stops the committer once the queue is empty, and the WAL copier.  The
+ * Stops the committer once the queue is empty, then the WAL copier.  The
  * caller guarantees that no worker is in commit_submit any more.
  */
 void
@@ -160,152 +133,21 @@ commit_free(struct committer *c)
 {
 	if (c == NULL)
 		return;
-	commit_stop(c, c->thread);
-	pthread_join(c->wal_thread, NULL);
+	pthread_mutex_lock(&c->lock);
+	c->stop = 1;
+	pthread_cond_signal(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	walcopy_free(c->wal);
 	store_close(c->store);
-	store_close(c->wal_store);
-	pthread_cond_destroy(&c->wal_work);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
-/* Opens a connection of the committer's with the process's settings. */
-static enum store_rc
-commit_open(struct committer *c, struct store **s, int64_t cache_kib)
-{
-	struct store_opts o;
-	enum store_rc rc;
-	char err[512];
-
-	settings_store_opts(c->settings, cache_kib, &o);
-	if ((rc = store_open(&o, s, err, sizeof(err))) != STORE_OK) {
-		log_error("open store: %s", err);
-		*s = NULL;
-	}
-	return rc;
-}
-
-/*
- * After each commit, in the committer thread (store_on_commit): wakes the
- * WAL copier once the WAL holds COMMIT_WAL_FRAMES more frames than it
- * could copy last time.  SQLite would otherwise checkpoint right here,
- * and every POST waiting for this thread would wait for that too (a
- * checkpoint syncs the WAL and the database: milliseconds).
- */
-static void
-commit_wal_grew(void *arg, int frames)
-{
-	struct committer *c = arg;
-	int again = 0;
-
-	/*
-	 * The commit after a catch-up starts the WAL over, unless a reader
-	 * still held a snapshot in it: then catch up again before the next
-	 * batch, a few times at most.
-	 */
-	if (c->restart_check) {
-		c->restart_check = 0;
-		again = frames > COMMIT_WAL_LEFT &&
-		    ++c->catch_ups <= COMMIT_CATCH_UPS;
-		if (!again)
-			c->catch_ups = 0;
-	}
-	pthread_mutex_lock(&c->lock);
-	if (again)
-		c->wal_caught_up = 1;
-	/* The first commit too: the WAL copier opens its connection then. */
-	else if (!c->wal_wanted &&
-	    (!c->wal_ready ||
-		frames >=
-		    (c->wal_next > 0 ? c->wal_next : COMMIT_WAL_FRAMES))) {
-		c->wal_wanted = 1;
-		pthread_cond_signal(&c->wal_work);
-	}
-	pthread_mutex_unlock(&c->lock);
-}
-
-/*
- * In the committer thread, after the WAL copier copied every frame it
- * saw: copies the few frames committed since, so that the next transaction
- * finds the WAL wholly in the database and starts it over (SQLite restarts
- * the WAL only then).  A short pause (the frames of a few transactions,
- * and a sync) instead of the whole checkpoint.
- */
-static void
-commit_catch_up(struct committer *c)
-{
-	int frames, copied;
-
-	if (c->store != NULL &&
-	    store_wal_checkpoint_passive(c->store, &frames, &copied) ==
-		STORE_OK) {
-		log_debug("WAL checkpoint caught up: %d of %d WAL frames",
-		    copied, frames);
-		c->restart_check = copied == frames;
-	}
-}
-
-/*
- * The WAL copier: copies the WAL into the database beside the commits
- * (PASSIVE waits for no one), so that the committer's next transaction
- * starts the WAL over and overwrites it; overwriting a file is a cheaper
- * sync than growing it.  Where readers kept it from copying everything,
- * it tries again COMMIT_WAL_FRAMES frames later rather than at once.
- */
-static void *
-commit_wal_main(void *arg)
-{
-	struct committer *c = arg;
-	enum store_rc rc;
-	int frames, copied, seen, pass;
-
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		while (!c->wal_wanted && !c->stop)
-			pthread_cond_wait(&c->wal_work, &c->lock);
-		if (c->stop)
-			break;
-		pthread_mutex_unlock(&c->lock);
-
-		rc = STORE_OK;
-		if (c->wal_store == NULL)
-			rc = commit_open(c, &c->wal_store, 64);
-		/*
-		 * Again while the last pass found many new frames (committed
-		 * during the one before), so that what is left for the
-		 * committer to catch up is small.
-		 */
-		frames = copied = 0;
-		for (pass = 0; rc == STORE_OK && pass < COMMIT_WAL_PASSES;
-		     pass++) {
-			seen = frames;
-			rc = store_wal_checkpoint_passive(c->wal_store, &frames,
-			    &copied);
-			log_debug("WAL checkpoint: %d of %d WAL frames copied",
-			    copied, frames);
-			if (copied < frames || frames - seen <= COMMIT_WAL_LEFT)
-				break;
-		}
-		if (rc != STORE_OK && rc != STORE_BUSY) {
-			store_close(c->wal_store);
-			c->wal_store = NULL;
-		}
-
-		pthread_mutex_lock(&c->lock);
-		c->wal_ready = c->wal_store != NULL;
-		c->wal_wanted = 0;
-		c->wal_next = copied < frames ? frames + COMMIT_WAL_FRAMES : 0;
-		c->wal_caught_up = frames > 0 && copied == frames;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return NULL;
-}
-
 /* One transaction for the batch, without the lock. */
 static enum store_rc
-commit_batch(struct committer *c, struct commit_req **batch, size_t n,
-    int *created)
+commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
 {
 	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
 	enum store_rc rc = STORE_OK;
@@ -313,10 +155,10 @@ commit_batch(struct committer *c, struct commit_req **batch, size_t n,
 
 	memset(created, 0, n * sizeof(*created));
 	if (c->store == NULL &&
-	    (rc = commit_open(c, &c->store, 512)) == STORE_OK)
-		store_on_commit(c->store, commit_wal_grew, c);
+	    (rc = settings_open_store(c->settings, 512, &c->store)) == STORE_OK)
+		store_on_commit(c->store, walcopy_grew, c->wal);
 	for (i = 0; i < n; i++)
-		recs[i] = batch[i]->rec;
+		recs[i] = &batch[i]->rec;
 	/* Kept open: see store_replaced. */
 	if (rc == STORE_OK && store_replaced(c->store, 0))
 		return STORE_UNAVAILABLE;
@@ -339,16 +181,18 @@ commit_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Answers the n requests of a batch with its outcome. */
+/* Replies to the n posts of a batch with its outcome. */
 static void
-commit_answer(struct commit_req **req, size_t n, enum store_rc rc,
-    const int *created)
+commit_reply(struct post **post, size_t n, enum store_rc rc, const int *created)
 {
 	size_t i;
 
-	/* Nothing of a commit_req is touched after its answer. */
-	for (i = 0; i < n; i++)
-		req[i]->answer(req[i], rc, rc == STORE_OK ? created[i] : 0);
+	/* Nothing of a post is touched after its reply. */
+	for (i = 0; i < n; i++) {
+		post[i]->rc = rc;
+		post[i]->created = rc == STORE_OK ? created[i] : 0;
+		post[i]->reply(post[i]);
+	}
 }
 
 /*
@@ -371,9 +215,9 @@ commit_idle(struct committer *c)
  * at most) into batch[]; how many.
  */
 static size_t
-commit_take(struct committer *c, struct commit_req **batch, size_t max)
+commit_take(struct committer *c, struct post **batch, size_t max)
 {
-	struct commit_req *w;
+	struct post *w;
 	size_t n;
 
 	for (n = 0, w = c->head; w != NULL && n < max && n < COMMIT_MAX_BATCH;
@@ -408,7 +252,7 @@ commit_wait_queued(struct committer *c, size_t target, int64_t until)
 
 /* A batch sent to a database server, not yet answered. */
 struct sent {
-	struct commit_req *req[COMMIT_MAX_BATCH];
+	struct post *post[COMMIT_MAX_BATCH];
 	size_t n;
 	int64_t at; /* when it was sent (us) */
 };
@@ -460,19 +304,20 @@ commit_main_remote(struct committer *c)
 			 * short to hide the larger one's travel.
 			 */
 			b = &q[(head + out) % STORE_IN_FLIGHT];
-			b->n = commit_take(c, b->req, target);
+			b->n = commit_take(c, b->post, target);
 			pthread_mutex_unlock(&c->lock);
 
 			rc = STORE_OK;
 			if (c->store == NULL)
-				rc = commit_open(c, &c->store, 512);
+				rc = settings_open_store(c->settings, 512,
+				    &c->store);
 			for (i = 0; i < b->n; i++)
-				recs[i] = b->req[i]->rec;
+				recs[i] = &b->post[i]->rec;
 			if (rc == STORE_OK)
 				rc = store_record_send(c->store, recs, b->n);
 			b->at = commit_us();
 			if (rc != STORE_OK) {
-				commit_answer(b->req, b->n, rc, created);
+				commit_reply(b->post, b->n, rc, created);
 				/* Reopen next time, once nothing is out. */
 				if (out == 0 && rc != STORE_BUSY) {
 					store_close(c->store);
@@ -490,7 +335,7 @@ commit_main_remote(struct committer *c)
 		b = &q[head];
 		rc = store_record_recv(c->store, created);
 		now = commit_us();
-		commit_answer(b->req, b->n, rc, created);
+		commit_reply(b->post, b->n, rc, created);
 		head = (head + 1) % STORE_IN_FLIGHT;
 		out--;
 		if (rc != STORE_OK && rc != STORE_BUSY && out == 0) {
@@ -514,7 +359,7 @@ static void *
 commit_main(void *arg)
 {
 	struct committer *c = arg;
-	struct commit_req *batch[COMMIT_MAX_BATCH];
+	struct post *batch[COMMIT_MAX_BATCH];
 	int created[COMMIT_MAX_BATCH];
 	enum store_rc rc;
 	size_t n;
@@ -541,14 +386,13 @@ commit_main(void *arg)
 			pthread_mutex_lock(&c->lock);
 		}
 		n = commit_take(c, batch, COMMIT_MAX_BATCH);
-		catch_up = c->wal_caught_up;
-		c->wal_caught_up = 0;
+		catch_up = walcopy_caught_up(c->wal);
 		pthread_mutex_unlock(&c->lock);
 
 		if (catch_up)
-			commit_catch_up(c);
+			walcopy_catch_up(c->wal, c->store);
 		rc = commit_batch(c, batch, n, created);
-		commit_answer(batch, n, rc, created);
+		commit_reply(batch, n, rc, created);
 
 		pthread_mutex_lock(&c->lock);
 	}
@@ -556,18 +400,18 @@ commit_main(void *arg)
 	return NULL;
 }
 
-/* Queues req for the next transaction; its answer comes from the committer. */
+/* Queues p for the next transaction; the committer calls its reply. */
 void
-commit_submit(struct committer *c, struct commit_req *req)
+commit_submit(struct committer *c, struct post *p)
 {
-	req->next = NULL;
+	p->next = NULL;
 	pthread_mutex_lock(&c->lock);
-	/* req leaves the queue (taken by the committer) before its answer. */
+	/* p leaves the queue (taken by the committer) before its reply. */
 	if (c->tail != NULL)
-		c->tail->next = req;
+		c->tail->next = p;
 	else
-		c->head = req;
-	c->tail = req;
+		c->head = p;
+	c->tail = p;
 	c->queued++;
 	if (c->idle || (c->awaited > 0 && c->queued == c->awaited)) {
 		c->idle = 0; /* one wake-up is enough */

@@ -22,6 +22,7 @@
 
 #include "checkpoint.h"
 #include "clock.h"
+#include "ctl_setup.h"
 #include "ids.h"
 #include "log.h"
 #include "settings.h"
@@ -48,6 +49,10 @@ enum ctl_opt {
 	CTL_OPT_LIMIT,
 	CTL_OPT_FROM,
 	CTL_OPT_TO,
+	CTL_OPT_USER,
+	CTL_OPT_GROUP,
+	CTL_OPT_WEB_USER,
+	CTL_OPT_RUN_DIR,
 	CTL_OPT__MAX
 };
 
@@ -62,6 +67,10 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_LIMIT] = "limit",
 	[CTL_OPT_FROM] = "from",
 	[CTL_OPT_TO] = "to",
+	[CTL_OPT_USER] = "user",
+	[CTL_OPT_GROUP] = "group",
+	[CTL_OPT_WEB_USER] = "web-user",
+	[CTL_OPT_RUN_DIR] = "run-dir",
 };
 
 #define CTL_BIT(o) (1u << (o))
@@ -111,7 +120,6 @@ struct ctl_table {
 	int oom;
 };
 
-static void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void ctl_table_addf(struct ctl_table *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -123,9 +131,23 @@ static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
 static int ctl_purge(struct ctl *, const struct ctl_args *);
 static int ctl_migrate(struct ctl *, const struct ctl_args *);
+static int ctl_setup_cmd(struct ctl *, const struct ctl_args *);
+static int ctl_doctor_cmd(struct ctl *, const struct ctl_args *);
+
+#define CTL_DEPLOY_OPTS \
+	(CTL_BIT(CTL_OPT_USER) | CTL_BIT(CTL_OPT_GROUP) | \
+	    CTL_BIT(CTL_OPT_WEB_USER) | CTL_BIT(CTL_OPT_RUN_DIR))
 
 static const struct ctl_cmd ctl_cmds[] = {
-	{ "init", "", 0, 0, ctl_init },
+	{ "setup",
+	    "[--user USER] [--group GROUP] [--web-user USER]\n"
+	    "\t    [--run-dir DIR]",
+	    0, CTL_DEPLOY_OPTS, ctl_setup_cmd },
+	{ "init", "[--group GROUP]", 0, CTL_BIT(CTL_OPT_GROUP), ctl_init },
+	{ "doctor",
+	    "[--user USER] [--group GROUP] [--web-user USER]\n"
+	    "\t    [--run-dir DIR]",
+	    0, CTL_DEPLOY_OPTS, ctl_doctor_cmd },
 	{ "job add",
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
 	    "\t    [--command CMD] [--timeout SECONDS]",
@@ -145,7 +167,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 
 #define CTL_NCMDS (sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
 
-static void
+/* One line on stderr, the program's name first (ctl_setup.h). */
+void
 ctl_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -554,7 +577,13 @@ ctl_table_init(struct ctl_table *t, const char *const *header, size_t ncols)
 static int
 ctl_init(struct ctl *c, const struct ctl_args *a)
 {
-	if (ctl_open(c) == NULL)
+	long gid = -1;
+
+	/* Refused before anything is made: see ctl_share_check. */
+	if (!store_is_uri(c->st.db_path) &&
+	    ctl_share_check(c->st.db_path, a->opt[CTL_OPT_GROUP], &gid) == -1)
+		return CTL_EXIT_FAIL;
+	if (ctl_open(c) == NULL || ctl_share_apply(c->st.db_path, gid) == -1)
 		return CTL_EXIT_FAIL;
 	printf("%s: schema version %d\n", c->st.db_shown,
 	    store_schema_version(c->store));
@@ -831,7 +860,6 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 {
 	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
 	struct store *src, *dst;
-	struct stat sb;
 	char shown[512];
 	int ret;
 
@@ -853,7 +881,7 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	}
 	/* Opening a file that is not there would create an empty source. */
-	if (!store_is_uri(from) && stat(from, &sb) == -1) {
+	if (!store_exists(from)) {
 		store_redact(from, shown, sizeof(shown));
 		ctl_err("%s: %s", shown, strerror(errno));
 		return CTL_EXIT_FAIL;
@@ -884,6 +912,44 @@ ctl_purge(struct ctl *c, const struct ctl_args *a)
 	if (rc == STORE_OK)
 		printf("purged %lld\n", (long long)n);
 	return ctl_store_done(c, rc, "purge");
+}
+
+static int
+ctl_setup_cmd(struct ctl *c, const struct ctl_args *a)
+{
+	return ctl_setup(c->st.db_path,
+	    a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
+					   CTL_SETUP_USER,
+	    a->opt[CTL_OPT_GROUP] != NULL ? a->opt[CTL_OPT_GROUP] :
+					    CTL_SETUP_GROUP,
+	    a->opt[CTL_OPT_WEB_USER],
+	    a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
+					      RUN_DIR);
+}
+
+/* A database file that is not there is said, never created. */
+static int
+ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
+{
+	struct store_opts o;
+	struct stat sb;
+	char err[512];
+
+	*err = '\0';
+	if (!store_is_uri(c->st.db_path) && stat(c->st.db_path, &sb) == -1)
+		snprintf(err, sizeof(err), "%s%s", strerror(errno),
+		    errno == ENOENT ? ": checkpointctl init" : "");
+	else {
+		settings_store_opts(&c->st, 0, &o);
+		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)
+			c->store = NULL;
+	}
+	return ctl_doctor(c->st.db_path, c->st.db_shown, c->store, err,
+	    a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
+					   CTL_SETUP_USER,
+	    a->opt[CTL_OPT_GROUP], a->opt[CTL_OPT_WEB_USER],
+	    a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
+					      RUN_DIR);
 }
 
 int

@@ -59,6 +59,11 @@ static const struct {
 	[ERR_UNAVAILABLE] = { HTTP_503,
 	    "Service temporarily unavailable: the checkpoint database cannot "
 	    "be opened or read. Please retry." },
+	[ERR_READONLY] = { HTTP_503,
+	    "Service unavailable: the checkpoint database is not writable "
+	    "by this service (file permissions, a read-only file system or "
+	    "a read-only server). Retrying will not help until the operator "
+	    "fixes it." },
 	[ERR_INTERNAL] = { HTTP_500, "Internal server error." },
 };
 

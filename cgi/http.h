@@ -59,6 +59,11 @@ enum api_error {
 	/* The store cannot be opened or read: missing, no permission, not a
 	 * database, an I/O error (the log has the path and SQLite's error). */
 	ERR_UNAVAILABLE,
+	/* The store refuses this service's writes: a file or directory its
+	 * user may not write, a read-only file system, a read-only
+	 * PostgreSQL transaction.  Retrying cannot help until the operator
+	 * acts (the log has the path, the user and the cause). */
+	ERR_READONLY,
 	/* Anything else: logged in full, answered without detail. */
 	ERR_INTERNAL,
 	ERR__MAX

@@ -3,6 +3,10 @@
  */
 #include <config.h>
 
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +39,68 @@ log_init(const char *prog, int use_syslog, enum log_level max)
 	log_max = max;
 	if (use_syslog)
 		openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+/*
+ * Whether what is written to stderr is lost: it is closed, or it is
+ * /dev/null, where spawn-fcgi and most daemon launchers leave it.
+ */
+static int
+log_stderr_discarded(void)
+{
+	struct stat err, null;
+
+	if (fstat(STDERR_FILENO, &err) == -1)
+		return 1;
+	if (stat("/dev/null", &null) == -1)
+		return 0;
+	return S_ISCHR(err.st_mode) && err.st_rdev == null.st_rdev;
+}
+
+int
+log_init_dest(const char *prog, const char *dest, enum log_level max, char *err,
+    size_t errlen)
+{
+	int fd;
+
+	if (dest == NULL) {
+		log_init(prog,
+		    log_stderr_discarded() && access("/dev/log", F_OK) == 0,
+		    max);
+		return 0;
+	}
+	if (strcmp(dest, "stderr") == 0) {
+		log_init(prog, 0, max);
+		return 0;
+	}
+	if (strcmp(dest, "syslog") == 0) {
+		log_init(prog, 1, max);
+		return 0;
+	}
+	if (*dest != '/') {
+		snprintf(err, errlen,
+		    "log destination %s: not stderr, syslog or an absolute "
+		    "file path",
+		    dest);
+		return -1;
+	}
+	/* Group-readable, like the database: the operator's group reads it. */
+	if ((fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		 0640)) == -1) {
+		snprintf(err, errlen, "log file %s: %s", dest, strerror(errno));
+		return -1;
+	}
+	if (fd != STDERR_FILENO) {
+		if (dup2(fd, STDERR_FILENO) == -1) {
+			snprintf(err, errlen, "log file %s: %s", dest,
+			    strerror(errno));
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	log_init(prog, 0, max);
+	return 0;
 }
 
 int

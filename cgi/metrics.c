@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "metrics.h"
 
 /*
@@ -266,4 +267,23 @@ metrics_write(struct store *s, int filter, int64_t now_ms, struct buf *out)
 	for (g = 0; g < FG__MAX; g++)
 		buf_free(&r.family[g]);
 	return rc;
+}
+
+/* GET /metrics, the handler. */
+void
+metrics_get(struct exchange *x)
+{
+	struct store *s;
+	enum store_rc rc;
+
+	if ((s = exchange_store(x)) == NULL)
+		return;
+	rc = metrics_write(s, x->api->settings->metrics_filter, x->now_ms,
+	    &x->res->body);
+	if (rc != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	x->res->status = HTTP_200;
+	x->res->content_type = METRICS_CONTENT_TYPE;
 }

@@ -16,6 +16,9 @@
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
+struct exchange;
+
+void metrics_get(struct exchange *);
 int metrics_label_value(struct buf *, const char *, int filter);
 enum store_rc metrics_write(struct store *, int filter, int64_t now_ms,
     struct buf *out);

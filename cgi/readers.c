@@ -29,7 +29,7 @@ struct readers {
 	pthread_mutex_t lock;
 	pthread_cond_t given;
 	int together; /* status reads go together (store_remote) */
-	struct readers_req *head, *tail; /* status reads waiting */
+	struct grouped_read *head, *tail; /* status reads waiting */
 	size_t nfree;
 	struct store *free[]; /* nfree slots at the front */
 };
@@ -100,15 +100,15 @@ readers_give(struct readers *rd, struct store *s)
  * Queues req (its read filled in) and waits until another thread has
  * read it (0), or until a connection is free: then the caller leads,
  * *s is the slot to read on (NULL: open one), and the reads to make are
- * in r[], req's first; their number is returned.  A leader reads them
+ * in b, req's first; their number is returned.  A leader reads them
  * with store_read_statuses, sets each rc, then calls readers_answered
  * and gives the slot back.
  */
 size_t
-readers_join(struct readers *rd, struct readers_req *req, struct store **s,
-    struct status_read **r)
+readers_join(struct readers *rd, struct grouped_read *req, struct store **s,
+    struct read_batch *b)
 {
-	struct readers_req *q, **at;
+	struct grouped_read *q, **at;
 	size_t n = 0;
 
 	req->done = req->taken = 0;
@@ -126,7 +126,8 @@ readers_join(struct readers *rd, struct readers_req *req, struct store **s,
 	if (!req->done) {
 		*s = rd->free[--rd->nfree];
 		/* req first, then the others from the head of the queue. */
-		r[n++] = &req->read;
+		b->group[n] = req;
+		b->read[n++] = &req->read;
 		for (at = &rd->head; (q = *at) != NULL;) {
 			if (q != req && n == READERS_BATCH) {
 				at = &q->next;
@@ -134,8 +135,10 @@ readers_join(struct readers *rd, struct readers_req *req, struct store **s,
 			}
 			*at = q->next;
 			q->taken = 1;
-			if (q != req)
-				r[n++] = &q->read;
+			if (q != req) {
+				b->group[n] = q;
+				b->read[n++] = &q->read;
+			}
 		}
 		rd->tail = NULL;
 		for (q = rd->head; q != NULL; q = q->next)
@@ -144,22 +147,23 @@ readers_join(struct readers *rd, struct readers_req *req, struct store **s,
 	pthread_mutex_unlock(&rd->lock);
 	/* Nothing signals it now: a follower's leader did, under the lock. */
 	pthread_cond_destroy(&req->answered);
+	b->n = n;
 	return n;
 }
 
 /*
- * The leader's reads r[1..n) are answered (their rc set): their threads
- * go on.  Each is the read of a readers_req, its first member.
+ * The reads of the leader's batch are answered (their rc set): the
+ * threads of all but the leader's own, the first, go on.
  */
 void
-readers_answered(struct readers *rd, struct status_read *const *r, size_t n)
+readers_answered(struct readers *rd, const struct read_batch *b)
 {
-	struct readers_req *q;
+	struct grouped_read *q;
 	size_t i;
 
 	pthread_mutex_lock(&rd->lock);
-	for (i = 1; i < n; i++) {
-		q = (struct readers_req *)(void *)r[i];
+	for (i = 1; i < b->n; i++) {
+		q = b->group[i];
 		q->done = 1;
 		pthread_cond_signal(&q->answered);
 	}

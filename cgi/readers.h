@@ -17,13 +17,23 @@
 
 struct readers;
 
-/* A status read waiting in the pool's queue: readers_join's. */
-struct readers_req {
-	struct status_read read; /* first: readers_answered finds req by it */
+/* A status read waiting in the pool's queue to be read with others. */
+struct grouped_read {
+	struct status_read read;
 	pthread_cond_t answered;
 	int taken; /* out of the queue, in a leader's batch */
 	int done; /* its leader read it: read.rc is set */
-	struct readers_req *next;
+	struct grouped_read *next;
+};
+
+/*
+ * The reads a leader makes in one statement: the leader's own first.
+ * read[i] is group[i]'s read, as store_read_statuses takes them.
+ */
+struct read_batch {
+	size_t n;
+	struct grouped_read *group[READERS_BATCH];
+	struct status_read *read[READERS_BATCH];
 };
 
 struct readers *readers_new(size_t, int together);
@@ -31,8 +41,8 @@ void readers_free(struct readers *);
 int readers_together(const struct readers *);
 struct store *readers_take(struct readers *);
 void readers_give(struct readers *, struct store *);
-size_t readers_join(struct readers *, struct readers_req *, struct store **,
-    struct status_read **);
-void readers_answered(struct readers *, struct status_read *const *, size_t);
+size_t readers_join(struct readers *, struct grouped_read *, struct store **,
+    struct read_batch *);
+void readers_answered(struct readers *, const struct read_batch *);
 
 #endif /* READERS_H */

@@ -8,7 +8,12 @@
 
 #include <string.h>
 
+#include "jobs.h"
+#include "metrics.h"
 #include "route.h"
+#include "stats.h"
+#include "trigger.h"
+#include "ui.h"
 
 #define ROUTE_MAXSEG 6
 
@@ -19,6 +24,7 @@
  */
 static const struct {
 	enum route_id id;
+	route_handler *handler;
 	const char *method;
 	const char *allow; /* every method of this path */
 	int no_v1; /* not Flink's REST API: one path for an auth rule */
@@ -26,22 +32,24 @@ static const struct {
 	/* Literal segments; NULL marks a parameter. */
 	const char *seg[ROUTE_MAXSEG];
 } routes[] = {
-	{ ROUTE_TRIGGER, "POST", "GET, POST", 0, 3,
+	{ ROUTE_TRIGGER, trigger_post, "POST", "GET, POST", 0, 3,
 	    { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_STATS, "GET", "GET, POST", 0, 3,
+	{ ROUTE_STATS, stats_get, "GET", "GET, POST", 0, 3,
 	    { "jobs", NULL, "checkpoints" } },
-	{ ROUTE_CONFIG, "GET", "GET", 0, 4,
+	{ ROUTE_CONFIG, jobs_get_config, "GET", "GET", 0, 4,
 	    { "jobs", NULL, "checkpoints", "config" } },
-	{ ROUTE_STATUS, "GET", "GET", 0, 4,
+	{ ROUTE_STATUS, trigger_get, "GET", "GET", 0, 4,
 	    { "jobs", NULL, "checkpoints", NULL } },
-	{ ROUTE_DETAILS, "GET", "GET", 0, 5,
+	{ ROUTE_DETAILS, stats_get, "GET", "GET", 0, 5,
 	    { "jobs", NULL, "checkpoints", "details", NULL } },
-	{ ROUTE_TRIGGERS, "GET", "GET", 0, 3, { "jobs", NULL, "triggers" } },
-	{ ROUTE_JOBS, "GET", "GET", 0, 1, { "jobs" } },
-	{ ROUTE_OVERVIEW, "GET", "GET", 0, 2, { "jobs", "overview" } },
-	{ ROUTE_METRICS, "GET", "GET", 1, 1, { "metrics" } },
-	{ ROUTE_UI, "GET", "GET", 0, 1, { "ui" } },
-	{ ROUTE_UI, "GET", "GET", 0, 2, { "ui", NULL } },
+	{ ROUTE_TRIGGERS, jobs_get_triggers, "GET", "GET", 0, 3,
+	    { "jobs", NULL, "triggers" } },
+	{ ROUTE_JOBS, jobs_get, "GET", "GET", 0, 1, { "jobs" } },
+	{ ROUTE_OVERVIEW, jobs_get, "GET", "GET", 0, 2,
+	    { "jobs", "overview" } },
+	{ ROUTE_METRICS, metrics_get, "GET", "GET", 1, 1, { "metrics" } },
+	{ ROUTE_UI, ui_get, "GET", "GET", 0, 1, { "ui" } },
+	{ ROUTE_UI, ui_get, "GET", "GET", 0, 2, { "ui", NULL } },
 };
 
 /*
@@ -113,6 +121,7 @@ route_match(const char *method, const char *path, struct route *r)
 		if (r->id != ROUTE_NONE && !ok)
 			continue;
 		r->id = routes[i].id;
+		r->handler = routes[i].handler;
 		r->allow = routes[i].allow;
 		r->method_ok = ok;
 		if (r->id == ROUTE_UI && n == 2)

@@ -1,6 +1,7 @@
 /*
  * Routing on PATH_INFO, which the web server has already percent-decoded
- * (never decode it again).  checkpoint-api(7), "ROUTING".
+ * (never decode it again).  checkpoint-api(7), "ROUTING".  A route names
+ * the handler that answers it: the one dispatch is api_handle's call.
  */
 #ifndef ROUTE_H
 #define ROUTE_H
@@ -27,8 +28,17 @@ struct segment {
 	size_t len;
 };
 
+struct exchange;
+
+/*
+ * Answers the request of an exchange (exchange.h) in its response, or
+ * sets its deferred for an answer that comes later.
+ */
+typedef void route_handler(struct exchange *);
+
 struct route {
 	enum route_id id;
+	route_handler *handler; /* NULL for ROUTE_NONE */
 	int method_ok; /* the route takes this method */
 	const char *allow; /* the methods its path takes */
 	struct segment jobid; /* raw, not yet validated */

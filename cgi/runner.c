@@ -77,15 +77,12 @@ struct unrecorded {
 	int64_t lease_ms;
 };
 
-static struct unrecorded backlog[RUNNER_MAX_ACTIVE];
-static size_t nbacklog;
-
 /*
  * A claim of a round whose commit failed: the commit may have been made
  * all the same (the connection was lost, or the server failed over, after
  * COMMIT was sent; PostgreSQL cancelled the wait for a synchronous standby
  * after committing on the primary).  Kept, with its command, until the
- * store says: the claim is there, this runner's (claim_own, then
+ * store says: the claim is there, this runner's (claim_heard, then
  * pass_start_due renews it and runs its command), or the trigger was
  * claimed again (pass_round), or the claim's lease ran out with no such
  * claim seen.
@@ -96,10 +93,20 @@ struct in_doubt {
 	int due; /* seen made, by this pass: to be run */
 };
 
-static struct in_doubt doubt[RUNNER_MAX_ACTIVE];
-static size_t ndoubt;
+/*
+ * What a runner owes the store from one pass to the next: the claims it
+ * made that the store has not settled as far as it knows.  runner_free
+ * is the one place they are forgotten wholesale.
+ */
+struct runner {
+	struct unrecorded unrecorded[RUNNER_MAX_ACTIVE];
+	size_t nunrecorded;
+	struct in_doubt in_doubt[RUNNER_MAX_ACTIVE];
+	size_t nin_doubt;
+};
 
 struct pass {
+	struct runner *runner;
 	struct store *store;
 	const struct runner_opts *o;
 	struct runner_stats *stats;
@@ -169,35 +176,74 @@ owner_alive(const char *owner)
 	return proc_start_time(pid) == start ? 1 : 0;
 }
 
-/* Whether the result of row's action is kept, waiting to be recorded. */
-static int
-backlog_has(int64_t row)
+struct runner *
+runner_new(void)
 {
-	size_t i;
-
-	for (i = 0; i < nbacklog; i++)
-		if (backlog[i].row == row)
-			return 1;
-	return 0;
+	return calloc(1, sizeof(struct runner));
 }
 
-static struct in_doubt *
-doubt_find(int64_t row)
+/* Forgets u, its result unrecorded; the last one takes its place. */
+static void
+unrecorded_drop(struct runner *rn, struct unrecorded *u)
+{
+	free(u->location);
+	free(u->trace);
+	*u = rn->unrecorded[--rn->nunrecorded];
+}
+
+/* Forgets d, its command not run; the last one takes its place. */
+static void
+in_doubt_drop(struct runner *rn, struct in_doubt *d)
+{
+	free(d->command);
+	*d = rn->in_doubt[--rn->nin_doubt];
+}
+
+/* Forgets everything the runner owes the store, and the runner. */
+void
+runner_free(struct runner *rn)
+{
+	if (rn == NULL)
+		return;
+	while (rn->nunrecorded > 0)
+		unrecorded_drop(rn, &rn->unrecorded[rn->nunrecorded - 1]);
+	while (rn->nin_doubt > 0)
+		in_doubt_drop(rn, &rn->in_doubt[rn->nin_doubt - 1]);
+	free(rn);
+}
+
+/*
+ * What this runner still owes the store: results to record, and claims
+ * in doubt to settle.  Either has the next pass come soon.
+ */
+size_t
+runner_unsettled(const struct runner *rn)
+{
+	return rn->nunrecorded + rn->nin_doubt;
+}
+
+/* The result of row's action kept, waiting to be recorded, or NULL. */
+static struct unrecorded *
+unrecorded_find(struct runner *rn, int64_t row)
 {
 	size_t i;
 
-	for (i = 0; i < ndoubt; i++)
-		if (doubt[i].claim.row == row)
-			return &doubt[i];
+	for (i = 0; i < rn->nunrecorded; i++)
+		if (rn->unrecorded[i].row == row)
+			return &rn->unrecorded[i];
 	return NULL;
 }
 
-/* Forgets d; the last one takes its place. */
-static void
-doubt_drop(struct in_doubt *d)
+/* Row's claim kept in doubt, or NULL. */
+static struct in_doubt *
+in_doubt_find(struct runner *rn, int64_t row)
 {
-	free(d->command);
-	*d = doubt[--ndoubt];
+	size_t i;
+
+	for (i = 0; i < rn->nin_doubt; i++)
+		if (rn->in_doubt[i].claim.row == row)
+			return &rn->in_doubt[i];
+	return NULL;
 }
 
 /*
@@ -205,19 +251,21 @@ doubt_drop(struct in_doubt *d)
  * 0 if there is no room left: its command is the caller's to free.
  */
 static int
-doubt_keep(const struct running *r, char *command)
+in_doubt_keep(struct runner *rn, const struct running *r, char *command)
 {
-	if (ndoubt == RUNNER_MAX_ACTIVE) {
+	struct in_doubt *d;
+
+	if (rn->nin_doubt == RUNNER_MAX_ACTIVE) {
 		log_error("trigger %s job %s: checkpoint %lld: its claim may "
 			  "have been committed, and there is no room to keep "
 			  "it: if it was, it will be resolved as expired",
 		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
 		return 0;
 	}
-	memset(&doubt[ndoubt], 0, sizeof(doubt[ndoubt]));
-	doubt[ndoubt].claim = *r;
-	doubt[ndoubt].command = command;
-	ndoubt++;
+	d = &rn->in_doubt[rn->nin_doubt++];
+	memset(d, 0, sizeof(*d));
+	d->claim = *r;
+	d->command = command;
 	return 1;
 }
 
@@ -233,7 +281,7 @@ claim_lease(int64_t now, int64_t timeout_s)
  * the claim is still c's.
  */
 static enum store_rc
-claim_expire(struct pass *p, const struct stale *c, const char *why,
+claim_expire(struct pass *p, const struct claim *c, const char *why,
     int64_t now)
 {
 	struct outcome o;
@@ -253,67 +301,89 @@ claim_expire(struct pass *p, const struct stale *c, const char *why,
 }
 
 /*
- * A claim of this very runner, found at the start of a pass, when none of
- * its actions runs.  Waiting out its lease would hold the job for the
- * job's timeout and 30 s, and then fail it as if this runner had died:
- * whatever it is, this runner knows at once.
+ * What the store says of a claim this runner made, and what the runner
+ * does about it.  The store lists the claim under this runner's name
+ * (listed, found at the start of a pass, when none of its actions runs),
+ * or a scan that committed did not list row's claim (listed NULL).
  *
- * A result kept in the backlog: pass_backlog records it.  A claim whose
- * round's commit failed (kept in doubt[]) was made after all: its action
- * is run now (pass_start_due), with the checkpoint id the claim took.
- * Releasing the claim instead would leave that id used by nobody (the
- * job's counter went up with the claim, and ids are never handed out
- * twice) and the next one given to the same trigger: ids would no longer
- * be dense.  Run now, the command runs once, under the id the trigger
- * keeps, as if the commit had been answered; only if too little of the
- * lease is left for the action to end and be recorded in it (its
- * timeout, the watchdog's kill, the recording) is the claim failed, at
- * once.  That lease is the one the claim was taken with, or what is left
- * of it in the store if less: renewals that failed (claim_renew) may
- * have lengthened it in the store, and must not keep a claim that cannot
- * be made durable waiting for ever.  Any other claim of ours is one this
- * runner lost track of (its action ended and its result could not be
- * kept, or a claim in doubt found no room): failed at once as well, its
- * id used, its command not run (again).
+ * Listed, a claim whose result is kept unrecorded is left to
+ * pass_unrecorded, which records it.  A claim whose round's commit failed
+ * (kept in doubt) was made after all: its action is run now
+ * (pass_start_due), with the checkpoint id the claim took.  Waiting out
+ * its lease would hold the job for the job's timeout and 30 s, and then
+ * fail it as if this runner had died; releasing the claim instead would
+ * leave that id used by nobody (the job's counter went up with the claim,
+ * and ids are never handed out twice) and the next one given to the same
+ * trigger: ids would no longer be dense.  Run now, the command runs once,
+ * under the id the trigger keeps, as if the commit had been answered;
+ * only if too little of the lease is left for the action to end and be
+ * recorded in it (its timeout, the watchdog's kill, the recording) is the
+ * claim failed, at once.  That lease is the one the claim was taken with,
+ * or what is left of it in the store if less: renewals that failed
+ * (claim_renew) may have lengthened it in the store, and must not keep a
+ * claim that cannot be made durable waiting for ever.  Any other claim
+ * listed as ours is one this runner lost track of (its action ended and
+ * its result could not be kept, or a claim in doubt found no room):
+ * failed at once as well, its id used, its command not run (again).
+ *
+ * Not listed, a claim kept in doubt past its lease was never made (or was
+ * resolved by another runner): forgotten.
+ *
+ * Returns 1 when the runner forgot what it kept of row's claim.
  */
-static void
-claim_own(struct pass *p, const struct stale *c, int64_t now)
+static int
+claim_heard(struct pass *p, int64_t row, const struct claim *listed,
+    int64_t now)
 {
-	struct in_doubt *d;
+	struct runner *rn = p->runner;
+	struct in_doubt *d = in_doubt_find(rn, row);
 	char why[256];
 	int64_t lease;
 
-	if (backlog_has(c->row))
-		return;
-	if ((d = doubt_find(c->row)) != NULL &&
-	    d->claim.checkpoint_id == c->checkpoint_id) {
-		lease = c->lease_ms < d->claim.lease_ms ? c->lease_ms :
-							  d->claim.lease_ms;
+	if (unrecorded_find(rn, row) != NULL)
+		return 0;
+	if (listed == NULL) {
+		if (d == NULL || d->due || d->claim.lease_ms > now)
+			return 0;
+		log_info("trigger %s job %s: checkpoint %lld: its claim was "
+			 "not committed",
+		    d->claim.trigger.s, d->claim.job.s,
+		    (long long)d->claim.checkpoint_id);
+		in_doubt_drop(rn, d);
+		return 1;
+	}
+	if (d != NULL && d->claim.checkpoint_id == listed->checkpoint_id) {
+		lease = listed->lease_ms < d->claim.lease_ms ?
+		    listed->lease_ms :
+		    d->claim.lease_ms;
 		if (lease - now >=
 		    d->claim.timeout_s * 1000 + RUNNER_DOUBT_MARGIN_MS) {
 			d->due = 1;
-			return;
+			return 0;
 		}
 		snprintf(why, sizeof(why),
 		    "the runner %s that claimed it learned of the claim too "
 		    "late to run its action",
-		    c->owner);
+		    listed->owner);
 	} else {
 		d = NULL;
 		snprintf(why, sizeof(why),
 		    "the runner %s that claimed it lost track of its action",
-		    c->owner);
+		    listed->owner);
 	}
-	if (claim_expire(p, c, why, now) != STORE_OK)
-		return;
+	if (claim_expire(p, listed, why, now) != STORE_OK)
+		return 0;
 	log_warn("trigger %s job %s: checkpoint %lld: resolved as expired: %s",
-	    c->trigger.s, c->job.s, (long long)c->checkpoint_id, why);
-	if (d != NULL)
-		doubt_drop(d);
+	    listed->trigger.s, listed->job.s, (long long)listed->checkpoint_id,
+	    why);
+	if (d == NULL)
+		return 0;
+	in_doubt_drop(rn, d);
+	return 1;
 }
 
 static int
-stale_collect(const struct stale *c, void *arg)
+stale_collect(const struct claim *c, void *arg)
 {
 	struct pass *p = arg;
 	char why[256];
@@ -324,7 +394,7 @@ stale_collect(const struct stale *c, void *arg)
 	 * an owner fits in c->owner.
 	 */
 	if (strcmp(c->owner, p->o->owner) == 0) {
-		claim_own(p, c, now);
+		claim_heard(p, c->row, c, now);
 		return 0;
 	}
 	/* Gone from this host, or past its lease wherever it runs. */
@@ -343,34 +413,28 @@ stale_collect(const struct stale *c, void *arg)
 }
 
 /*
- * Claims kept in doubt and not seen by a pass within their lease were
- * never made (or were resolved by another runner): forgotten.  Those seen
- * (due) start only if the pass's transaction committed.
+ * After the scan of every claim (stale_collect): the claims kept in doubt
+ * that it did not list (claim_heard).  Those it listed (due) start only
+ * if its transaction committed.
  */
 static void
-doubt_settle(int seen_ok)
+pass_unlisted(struct pass *p, int scanned)
 {
+	struct runner *rn = p->runner;
 	size_t i;
 	int64_t now = clock_ms(CLOCK_REALTIME);
 
-	for (i = 0; i < ndoubt;) {
-		if (!seen_ok)
-			doubt[i++].due = 0;
-		else if (!doubt[i].due && doubt[i].claim.lease_ms <= now) {
-			log_info(
-			    "trigger %s job %s: checkpoint %lld: its claim "
-			    "was not committed",
-			    doubt[i].claim.trigger.s, doubt[i].claim.job.s,
-			    (long long)doubt[i].claim.checkpoint_id);
-			doubt_drop(&doubt[i]);
-		} else
+	for (i = 0; i < rn->nin_doubt;) {
+		if (!scanned)
+			rn->in_doubt[i++].due = 0;
+		else if (!claim_heard(p, rn->in_doubt[i].claim.row, NULL, now))
 			i++;
 	}
 }
 
 /*
  * Resolves the claims of runners that died or overran their lease, and
- * this runner's own that it does not know of (claim_own).
+ * this runner's own that it does not know of (claim_heard).
  */
 static enum store_rc
 pass_resolve_stale(struct pass *p)
@@ -381,12 +445,12 @@ pass_resolve_stale(struct pass *p)
 		return rc;
 	if ((rc = store_claimed(p->store, stale_collect, p)) != STORE_OK) {
 		store_rollback(p->store);
-		doubt_settle(0);
+		pass_unlisted(p, 0);
 		return rc;
 	}
 	if ((rc = store_commit(p->store)) == STORE_OK)
 		p->stats->transactions++;
-	doubt_settle(rc == STORE_OK);
+	pass_unlisted(p, rc == STORE_OK);
 	return rc;
 }
 
@@ -565,11 +629,12 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 		/*
 		 * Nothing was claimed, unless the commit failed otherwise:
 		 * then the claims may have been made all the same, and are
-		 * kept in doubt until a pass asks the store (claim_own).
+		 * kept in doubt until a pass asks the store (claim_heard).
 		 */
 		p->nrun -= nclaims;
 		for (i = 0; i < nclaims; i++)
-			if (!doubtful || !doubt_keep(&claims[i], commands[i]))
+			if (!doubtful ||
+			    !in_doubt_keep(p->runner, &claims[i], commands[i]))
 				free(commands[i]);
 		return rc;
 	}
@@ -580,8 +645,8 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	*more = inrange == p->o->batch;
 	for (i = 0; i < nclaims; i++) {
 		/* Claimed again: an earlier claim in doubt was never made. */
-		if ((d = doubt_find(claims[i].row)) != NULL)
-			doubt_drop(d);
+		if ((d = in_doubt_find(p->runner, claims[i].row)) != NULL)
+			in_doubt_drop(p->runner, d);
 		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
 		free(commands[i]);
 	}
@@ -623,7 +688,7 @@ claim_renew(struct pass *p, struct in_doubt *d)
 			 "longer this runner's; its action is not run",
 		    d->claim.trigger.s, d->claim.job.s,
 		    (long long)d->claim.checkpoint_id);
-		doubt_drop(d);
+		in_doubt_drop(p->runner, d);
 	} else
 		log_warn("trigger %s job %s: checkpoint %lld: its claim was "
 			 "found, but not renewed (%s): its action waits for "
@@ -635,7 +700,7 @@ claim_renew(struct pass *p, struct in_doubt *d)
 
 /*
  * Runs the actions of this runner's claims in doubt that the store showed
- * were made (claim_own), under the checkpoint ids they took, as their
+ * were made (claim_heard), under the checkpoint ids they took, as their
  * rounds would have had their commits been answered, each once its
  * renewal committed (claim_renew).  Those over the parallel limit wait
  * for the next pass; on *quit none starts, and they are left to their
@@ -644,12 +709,13 @@ claim_renew(struct pass *p, struct in_doubt *d)
 static void
 pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 {
+	struct runner *rn = p->runner;
 	struct in_doubt *d;
 	size_t i;
 	enum store_rc rc;
 
-	for (i = 0; i < ndoubt;) {
-		d = &doubt[i];
+	for (i = 0; i < rn->nin_doubt;) {
+		d = &rn->in_doubt[i];
 		if (!d->due || *quit || p->nrun + 1 > p->o->parallel ||
 		    pass_job_running(p, &d->claim.job)) {
 			d->due = 0;
@@ -657,7 +723,7 @@ pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 			continue;
 		}
 		if ((rc = claim_renew(p, d)) != STORE_OK) {
-			/* Dropped: doubt[i] is another one now. */
+			/* Dropped: in_doubt[i] is another one now. */
 			if (rc != STORE_NOTFOUND) {
 				d->due = 0;
 				i++;
@@ -671,7 +737,7 @@ pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 		    (long long)d->claim.checkpoint_id);
 		p->run[p->nrun] = d->claim;
 		pass_start(p, &p->run[p->nrun++], d->command);
-		doubt_drop(d);
+		in_doubt_drop(rn, d);
 	}
 }
 
@@ -708,7 +774,10 @@ stored_result_cb(const struct ckpt *c, void *arg)
  * recorded again after a commit that failed without saying whether it was
  * made (the connection lost in COMMIT, or a wait for a synchronous
  * standby cancelled, when the server commits on the primary alone) finds
- * its claim gone because that commit was made.
+ * its claim gone because that commit was made.  The store is asked of
+ * the checkpoint here, not of the claim as in claim_heard: once a result
+ * is recorded the claim is gone, and only the checkpoint tells whose
+ * result settled it.
  */
 static int
 result_stored(struct pass *p, const struct id *job, const struct outcome *o)
@@ -758,11 +827,16 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 	return rc;
 }
 
-/* Keeps r's outcome o in u (its strings copied). */
-static void
-backlog_keep(struct unrecorded *u, const struct running *r,
+/* Keeps r's outcome o, unrecorded (its strings copied); 0: no room. */
+static int
+unrecorded_keep(struct runner *rn, const struct running *r,
     const struct outcome *o)
 {
+	struct unrecorded *u;
+
+	if (rn->nunrecorded == RUNNER_MAX_ACTIVE)
+		return 0;
+	u = &rn->unrecorded[rn->nunrecorded++];
 	memset(u, 0, sizeof(*u));
 	u->row = r->row;
 	u->job = r->job;
@@ -776,6 +850,7 @@ backlog_keep(struct unrecorded *u, const struct running *r,
 	    (u->trace = strdup(o->failure_trace)) == NULL)
 		/* Without its trace a failure cannot be stored: expired. */
 		u->lease_ms = 0;
+	return 1;
 }
 
 /* Records the end of an action, if the claim is still ours. */
@@ -834,14 +909,12 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_trace = buf_str(&trace);
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
-	if ((rc == STORE_UNAVAILABLE || rc == STORE_BUSY) &&
-	    nbacklog < RUNNER_MAX_ACTIVE) {
-		backlog_keep(&backlog[nbacklog], r, &o);
-		nbacklog++;
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		rc == STORE_BUSY) &&
+	    unrecorded_keep(p->runner, r, &o))
 		log_warn("trigger %s job %s: checkpoint %lld: its result is "
 			 "kept, to be recorded once the database answers",
 		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
-	}
 	buf_free(&trace);
 	action_free(r->action);
 	r->action = NULL;
@@ -853,15 +926,16 @@ pass_finish(struct pass *p, struct running *r)
  * as expired.
  */
 static void
-pass_backlog(struct pass *p)
+pass_unrecorded(struct pass *p)
 {
+	struct runner *rn = p->runner;
 	struct unrecorded *u;
 	struct outcome o;
 	enum store_rc rc;
 	size_t i;
 
-	for (i = 0; i < nbacklog;) {
-		u = &backlog[i];
+	for (i = 0; i < rn->nunrecorded;) {
+		u = &rn->unrecorded[i];
 		memset(&o, 0, sizeof(o));
 		o.checkpoint_id = u->checkpoint_id;
 		o.type = u->type;
@@ -879,36 +953,12 @@ pass_backlog(struct pass *p)
 			rc = STORE_NOTFOUND;
 		} else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
-		if (rc == STORE_UNAVAILABLE || rc == STORE_BUSY) {
+		if (rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+		    rc == STORE_BUSY)
 			i++;
-			continue;
-		}
-		free(u->location);
-		free(u->trace);
-		*u = backlog[--nbacklog];
+		else
+			unrecorded_drop(rn, u);
 	}
-}
-
-/*
- * What this runner still owes the store: results to record, and claims
- * in doubt to settle.  Either has the next pass come soon.
- */
-size_t
-runner_backlog(void)
-{
-	return nbacklog + ndoubt;
-}
-
-void
-runner_backlog_drop(void)
-{
-	while (nbacklog > 0) {
-		nbacklog--;
-		free(backlog[nbacklog].location);
-		free(backlog[nbacklog].trace);
-	}
-	while (ndoubt > 0)
-		doubt_drop(&doubt[ndoubt - 1]);
 }
 
 /* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
@@ -952,7 +1002,7 @@ pass_wait(struct pass *p)
  * -1 if the store failed (logged; the pass stopped where it was).
  */
 int
-runner_pass(struct store *s, const struct runner_opts *o,
+runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
     struct runner_stats *stats, volatile sig_atomic_t *quit)
 {
 	struct pass p;
@@ -963,13 +1013,14 @@ runner_pass(struct store *s, const struct runner_opts *o,
 	int more = 1, rescan, busy = 0;
 
 	memset(&p, 0, sizeof(p));
+	p.runner = rn;
 	p.store = s;
 	p.o = o;
 	p.stats = stats;
 	if ((p.pend = calloc(o->batch, sizeof(*p.pend))) == NULL)
 		return -1;
 	store_data_version(s, &seen);
-	pass_backlog(&p);
+	pass_unrecorded(&p);
 	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
 		log_error("resolving stale claims: %s", store_rc_name(rc));
 	else
@@ -1020,7 +1071,7 @@ runner_pass(struct store *s, const struct runner_opts *o,
 		stats->purged += purged;
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
-	    (rc = store_runner_pass(s, clock_ms(CLOCK_REALTIME),
+	    (rc = store_record_pass(s, clock_ms(CLOCK_REALTIME),
 		 stats->completed + stats->failed - before,
 		 action_now_ms() - start, RUNNER_RECORD_IDLE_MS)) != STORE_OK) {
 		log_warn("recording the pass: %s", store_rc_name(rc));

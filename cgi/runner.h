@@ -40,15 +40,21 @@ struct runner_stats {
 #define FAIL_DECLINED "Checkpoint was declined."
 #define FAIL_EXPIRED "Checkpoint expired before completing."
 
-int runner_owner(char *buf, size_t len);
-int runner_pass(struct store *, const struct runner_opts *,
-    struct runner_stats *, volatile sig_atomic_t *quit);
 /*
- * Results of actions that ended while the database could not be reached,
- * and claims whose commit failed, to be settled: each pass records the
- * results first, while their leases last, then looks for those claims.
+ * A runner, across its passes: what it owes the store.  Results of
+ * actions that ended while the database could not be reached, and claims
+ * whose commit failed, are kept to be settled: each pass records the
+ * results first, while their leases last, then asks the store of those
+ * claims.  The program holds one for its life; runner_free forgets
+ * whatever is still owed.
  */
-size_t runner_backlog(void);
-void runner_backlog_drop(void);
+struct runner;
+
+int runner_owner(char *buf, size_t len);
+struct runner *runner_new(void);
+void runner_free(struct runner *);
+int runner_pass(struct runner *, struct store *, const struct runner_opts *,
+    struct runner_stats *, volatile sig_atomic_t *quit);
+size_t runner_unsettled(const struct runner *);
 
 #endif /* RUNNER_H */

@@ -8,14 +8,11 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,9 +29,9 @@
 #define WATCH_IDLE_PASS_MS 5000 /* a pass even without news: leases */
 #define WATCH_HOT_STEP_MS 2 /* after a wake-up, look again this often */
 #define WATCH_HOT_STEPS 50 /* for this many steps */
-#define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 
 static volatile sig_atomic_t quit;
+static struct runner *runner; /* what the passes owe the store */
 
 static void
 on_signal(int sig)
@@ -65,56 +62,15 @@ print_stats(const struct runner_stats *st)
 	fflush(stdout);
 }
 
-/* Truncates the WAL once it has grown; readers may keep it from that. */
-static void
-wal_housekeeping(struct store *s, const char *db)
-{
-	char wal[PATH_MAX];
-	struct stat sb;
-	int busy;
-
-	if (store_is_uri(db) ||
-	    snprintf(wal, sizeof(wal), "%s-wal", db) >= (int)sizeof(wal) ||
-	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
-		return;
-	if (store_wal_checkpoint(s, &busy) == STORE_OK && !busy)
-		log_info("%s: WAL truncated from %lld bytes", db,
-		    (long long)sb.st_size);
-}
-
 /*
- * An inotify watch on the database's directory: every commit of another
- * process writes the -wal file there.  -1 if inotify is not to be had;
- * the watcher then polls.
+ * Sleeps until the store's descriptor is readable (it reads it itself,
+ * in store_data_version), a signal, or timeout_ms.  Returns 1 if it
+ * was.  Without one it polls.
  */
 static int
-watch_open(const char *db)
-{
-	char dir[PATH_MAX];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", db);
-	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
-		return -1;
-	if (inotify_add_watch(fd, dirname(dir),
-		IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Sleeps until the descriptor is readable, a signal, or timeout_ms.
- * Returns 1 if it was (an inotify watch is drained; a store's descriptor
- * is the store's to read).  Without either it polls.
- */
-static int
-watch_wait(int fd, int inotify, int timeout_ms)
+watch_wait(int fd, int timeout_ms)
 {
 	struct pollfd pfd;
-	char buf[4096];
-	int changed = 0;
 
 	if (fd == -1) {
 		poll(NULL, 0, timeout_ms < 20 ? timeout_ms : 20);
@@ -122,39 +78,7 @@ watch_wait(int fd, int inotify, int timeout_ms)
 	}
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, timeout_ms) > 0) {
-		changed = 1;
-		while (inotify && read(fd, buf, sizeof(buf)) > 0)
-			;
-	}
-	return changed;
-}
-
-/*
- * What wakes the watch: the store's own descriptor (PostgreSQL's
- * notifications), or else an inotify watch of the file's directory, whose
- * descriptor is ours to close (*inotify).
- */
-static int
-watch_fd(struct store *s, const char *db, int *inotify)
-{
-	int fd;
-
-	if ((fd = store_watch_fd(s)) != -1) {
-		*inotify = 0;
-		return fd;
-	}
-	*inotify = 1;
-	return watch_open(db);
-}
-
-/* The database file's identity, to notice it being replaced. */
-static ino_t
-db_inode(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == -1 ? 0 : sb.st_ino;
+	return poll(&pfd, 1, timeout_ms) > 0;
 }
 
 static int
@@ -291,23 +215,23 @@ run_once(struct store *s, const struct settings *st,
 	int rc = EXIT_OK;
 
 	memset(&stats, 0, sizeof(stats));
-	if (runner_pass(s, ro, &stats, &quit) == -1)
+	if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 		rc = EXIT_PASS;
-	while (runner_backlog() > 0 && !quit) {
+	while (runner_unsettled(runner) > 0 && !quit) {
 		log_warn("%zu results not recorded or claims in doubt yet; "
 			 "trying again",
-		    runner_backlog());
+		    runner_unsettled(runner));
 		pause_ms(1000);
 		store_close(s);
 		if (open_store(st, &s, 64 * 1024) == -1)
 			continue;
-		if (runner_pass(s, ro, &stats, &quit) == -1)
+		if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 			rc = EXIT_PASS;
-		else if (runner_backlog() == 0)
+		else if (runner_unsettled(runner) == 0)
 			rc = EXIT_OK;
 	}
 	if (s != NULL)
-		wal_housekeeping(s, st->db_path);
+		store_housekeeping(s);
 	if (want_stats)
 		print_stats(&stats);
 	store_close(s);
@@ -315,14 +239,14 @@ run_once(struct store *s, const struct settings *st,
 }
 
 /*
- * Sleeps until another process commits, or a while passes.  A write to
- * the WAL wakes us before its commit is visible (the fsync and the index
- * update follow), so after a wake-up data_version is looked at again
- * every few milliseconds for a short while before sleeping long.
+ * Sleeps until another process commits, or a while passes.  The watch
+ * may wake us before the commit is visible (a writer's sync may follow
+ * the write the watch saw), so after a wake-up the data version
+ * is looked at again every few milliseconds for a short while before
+ * sleeping long.
  */
 static void
-watch_sleep(struct store *s, const char *db, int wfd, int inotify, int64_t seen,
-    ino_t inode)
+watch_sleep(struct store *s, int wfd, int64_t seen)
 {
 	int64_t version, last_pass;
 	int hot = 0;
@@ -335,14 +259,13 @@ watch_sleep(struct store *s, const char *db, int wfd, int inotify, int64_t seen,
 	if (store_data_version(s, &version) != STORE_OK || version != seen)
 		return;
 	for (last_pass = 0; !quit && last_pass < WATCH_IDLE_PASS_MS;) {
-		if (watch_wait(wfd, inotify,
-			hot > 0 ? WATCH_HOT_STEP_MS : 1000))
+		if (watch_wait(wfd, hot > 0 ? WATCH_HOT_STEP_MS : 1000))
 			hot = WATCH_HOT_STEPS;
 		else if (hot > 0)
 			hot--;
 		last_pass += hot > 0 ? WATCH_HOT_STEP_MS : 1000;
 		if (store_data_version(s, &version) != STORE_OK ||
-		    version != seen || db_inode(db) != inode)
+		    version != seen || store_moved(s))
 			break;
 	}
 }
@@ -354,39 +277,33 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 {
 	struct runner_stats stats;
 	int64_t seen;
-	ino_t inode;
-	int wfd, inotify;
+	int wfd;
 
 	log_info("watching %s", st->db_shown);
-	wfd = watch_fd(s, st->db_path, &inotify);
+	wfd = store_watch_fd(s);
 	seen = 0;
-	inode = db_inode(st->db_path);
 	while (!quit) {
 		/*
 		 * A database that fails, or a file replaced under the same
 		 * name (restored from a backup, say), is opened again.
 		 */
-		if (db_inode(st->db_path) != inode ||
+		if (store_moved(s) ||
 		    store_data_version(s, &seen) != STORE_OK) {
 			log_warn("%s: changed or failing; opening it again",
 			    st->db_shown);
-			if (wfd != -1 && inotify)
-				close(wfd);
-			wfd = -1;
 			store_close(s);
 			s = NULL;
 			while (!quit && open_store(st, &s, 64 * 1024) == -1)
 				pause_ms(1000);
 			if (s == NULL)
 				break;
-			inode = db_inode(st->db_path);
-			wfd = watch_fd(s, st->db_path, &inotify);
+			wfd = store_watch_fd(s);
 			continue;
 		}
 		memset(&stats, 0, sizeof(stats));
-		if (runner_pass(s, ro, &stats, &quit) == -1)
+		if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 			log_warn("pass did not finish; trying again");
-		wal_housekeeping(s, st->db_path);
+		store_housekeeping(s);
 		if (want_stats &&
 		    (stats.completed || stats.failed || stats.stale ||
 			stats.purged))
@@ -395,13 +312,11 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		 * Results to record, claims in doubt: look again soon, not
 		 * on news.
 		 */
-		if (runner_backlog() > 0)
+		if (runner_unsettled(runner) > 0)
 			pause_ms(1000);
 		else
-			watch_sleep(s, st->db_path, wfd, inotify, seen, inode);
+			watch_sleep(s, wfd, seen);
 	}
-	if (wfd != -1 && inotify)
-		close(wfd);
 	store_close(s);
 	log_info("stopped");
 	return EXIT_OK;
@@ -419,7 +334,9 @@ main(int argc, char *argv[])
 	int ret = EXIT_USAGE;
 
 	parse_options(argc, argv, &ro, &cl);
-	log_init("checkpoint-runner", cl.use_syslog, cl.lvl);
+	/* Without --syslog, syslog still where stderr is lost (log.h). */
+	(void)log_init_dest("checkpoint-runner",
+	    cl.use_syslog ? "syslog" : NULL, cl.lvl, err, sizeof(err));
 	store_init();
 	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
@@ -431,6 +348,10 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	ro.owner = owner;
+	if ((runner = runner_new()) == NULL) {
+		log_error("out of memory");
+		goto out;
+	}
 
 	umask(007);
 	memset(&sa, 0, sizeof(sa));
@@ -454,7 +375,7 @@ main(int argc, char *argv[])
 	else
 		ret = run_once(s, &st, &ro, cl.want_stats);
 out:
-	runner_backlog_drop();
+	runner_free(runner);
 	free(cl.db);
 	return ret;
 }

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "settings.h"
-#include "store.h"
 
 /*
  * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.
@@ -113,6 +113,26 @@ settings_store_opts(const struct settings *st, int64_t cache_kib,
 	o->sync_normal = st->sync_normal;
 	o->busy_ms = st->busy_ms;
 	o->cache_kib = cache_kib;
+}
+
+/*
+ * Opens a connection with the settings' options; on failure *s is NULL
+ * and the log says why (the path and the error).
+ */
+enum store_rc
+settings_open_store(const struct settings *st, int64_t cache_kib,
+    struct store **s)
+{
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
+
+	settings_store_opts(st, cache_kib, &o);
+	if ((rc = store_open(&o, s, err, sizeof(err))) != STORE_OK) {
+		log_error("open store: %s", err);
+		*s = NULL;
+	}
+	return rc;
 }
 
 static int

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 #ifndef DEFAULT_DB
 #define DEFAULT_DB "/var/lib/checkpoint-api/checkpoints.db"
 #endif
@@ -40,8 +42,9 @@ int settings_parse_duration(const char *s, int64_t *ms);
 int settings_parse_size(const char *s, int64_t min, int64_t max, int64_t *out);
 int settings_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 
-struct store_opts;
 void settings_store_opts(const struct settings *, int64_t cache_kib,
     struct store_opts *);
+enum store_rc settings_open_store(const struct settings *, int64_t cache_kib,
+    struct store **);
 
 #endif /* SETTINGS_H */

@@ -1,8 +1,8 @@
 /*
- * Flink's read-only checkpoint and job answers over the store: see
- * stats.h.  Bodies are written by hand, as Flink's Jackson writes them:
- * compact, keys in creator order, nulls written, doubles as Java's
- * Double.toString, NaN as the string "NaN".
+ * Flink's checkpoint statistics over the store: see stats.h.  Bodies are
+ * written by hand, as Flink's Jackson writes them: compact, keys in
+ * creator order, nulls written, doubles as Java's Double.toString, NaN as
+ * the string "NaN".
  *
  * What the store does not know is Flink's value for "none": sizes and
  * subtask counts are 0, tasks {}, every checkpoint a plain CHECKPOINT,
@@ -16,13 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exchange.h"
 #include "stats.h"
 
 /* Flink's sentinel for a checkpoint with no external location. */
 #define STATS_NO_PATH "<checkpoint-not-externally-addressable>"
-
-/* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
-#define STATS_NO_INTERVAL "9223372036854775807"
 
 /* The five quantiles of StatsSummaryDto, in key order. */
 static const struct {
@@ -391,7 +389,7 @@ stats_counts(struct store *s, const struct id *job, const struct ckpt_counts *c,
 
 /* The body of GET /jobs/:jobid/checkpoints, c read already. */
 static enum store_rc
-stats_body(struct api *a, struct store *s, const struct id *job,
+stats_body(const struct api *a, struct store *s, const struct id *job,
     const struct ckpt_counts *c, struct buf *b)
 {
 	struct history h = { b, 0, 0 };
@@ -412,9 +410,11 @@ stats_body(struct api *a, struct store *s, const struct id *job,
 }
 
 /* GET /jobs/:jobid/checkpoints and .../details/:checkpointid. */
-static void
-stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
+void
+stats_get(struct exchange *x)
 {
+	const struct route *rt = x->route;
+	struct response *r = x->res;
 	struct ckpt_counts c;
 	struct history h = { &r->body, 0, 0 };
 	struct store *s;
@@ -424,19 +424,19 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 	enum api_error err = ERR_INTERNAL;
 	char num[24];
 
-	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1)
+	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1)
 		return;
 	if (rt->id == ROUTE_DETAILS &&
 	    stats_parse_long(rt->checkpointid.p, rt->checkpointid.len, &id) ==
 		-1) {
-		api_path_param_error(&rt->checkpointid, "checkpointid", r);
+		exchange_path_error(x, &rt->checkpointid, "checkpointid");
 		return;
 	}
-	if ((s = api_store(a, r)) == NULL)
+	if ((s = exchange_store(x)) == NULL)
 		return;
 	/* One snapshot: counts, latest and history agree. */
 	if ((rc = store_read_begin(s)) != STORE_OK) {
-		api_store_failed(a, rc, r);
+		exchange_store_failed(x, rc);
 		return;
 	}
 	buf_reset(&r->body);
@@ -450,7 +450,7 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 		if (rc == STORE_NOTFOUND)
 			err = ERR_NO_CHECKPOINT;
 	} else if (rc == STORE_OK)
-		rc = stats_body(a, s, &job, &c, &r->body);
+		rc = stats_body(x->api, s, &job, &c, &r->body);
 	if (h.err)
 		rc = STORE_ERROR;
 	store_rollback(s);
@@ -460,251 +460,5 @@ stats_checkpoints(struct api *a, const struct route *rt, struct response *r)
 		snprintf(num, sizeof(num), "%lld", (long long)id);
 		http_error(r, err, err == ERR_NO_JOB ? job.s : num);
 	} else
-		api_store_failed(a, rc, r);
-}
-
-/*
- * GET /jobs/:jobid/checkpoints/config: what the job's registration says
- * (no periodic checkpoints, its action's timeout, one at a time), and
- * Flink 1.20's defaults where it says nothing (checkpoint-api(7)).
- */
-static void
-stats_config(struct api *a, const struct route *rt, struct response *r)
-{
-	struct ckpt_counts c;
-	struct store *s;
-	struct id job;
-	enum store_rc rc;
-
-	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
-	    (s = api_store(a, r)) == NULL)
-		return;
-	if ((rc = store_ckpt_counts(s, &job, &c)) == STORE_NOTFOUND) {
-		http_error(r, ERR_NO_JOB, job.s);
-		return;
-	}
-	if (rc != STORE_OK) {
-		api_store_failed(a, rc, r);
-		return;
-	}
-	buf_reset(&r->body);
-	if (buf_printf(&r->body,
-		"{\"mode\":\"exactly_once\",\"interval\":" STATS_NO_INTERVAL
-		",\"timeout\":%lld,\"min_pause\":0,\"max_concurrent\":1,"
-		"\"externalization\":{\"enabled\":false,"
-		"\"delete_on_cancellation\":true},"
-		"\"state_backend\":\"HashMapStateBackend\","
-		"\"checkpoint_storage\":\"JobManagerCheckpointStorage\","
-		"\"unaligned_checkpoints\":false,"
-		"\"tolerable_failed_checkpoints\":0,"
-		"\"aligned_checkpoint_timeout\":0,"
-		"\"checkpoints_after_tasks_finish\":true,"
-		"\"state_changelog_enabled\":false,"
-		"\"changelog_periodic_materialization_interval\":600000,"
-		"\"changelog_storage\":\"memory\"}",
-		(long long)c.timeout_s * 1000) == -1) {
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	r->status = HTTP_200;
-}
-
-/* A string or JSON null. */
-static int
-stats_opt_string(struct buf *b, const char *v)
-{
-	if (v == NULL)
-		return buf_adds(b, "null");
-	return buf_add_json_string(b, v, strlen(v));
-}
-
-/* A time in ms, or JSON null for 0 (not yet). */
-static int
-stats_opt_ms(struct buf *b, int64_t v)
-{
-	if (v == 0)
-		return buf_adds(b, "null");
-	return buf_printf(b, "%lld", (long long)v);
-}
-
-/* One entry of GET /jobs/:jobid/triggers. */
-static int
-stats_trigger(const struct trigger_row *t, void *arg)
-{
-	struct history *h = arg;
-	struct buf *b = h->b;
-
-	if ((h->n++ > 0 && buf_add(b, ",", 1) == -1) ||
-	    buf_printf(b, "{\"trigger_id\":\"%s\",\"status\":", t->trigger.s) ==
-		-1 ||
-	    stats_opt_string(b, t->status) == -1 ||
-	    buf_adds(b, ",\"requested_type\":") == -1 ||
-	    stats_opt_string(b, t->requested_type) == -1 ||
-	    buf_adds(b, ",\"checkpoint_id\":") == -1 ||
-	    stats_opt_ms(b, t->checkpoint_id) == -1 ||
-	    buf_printf(b, ",\"created_ms\":%lld,\"claimed_ms\":",
-		(long long)t->created_ms) == -1 ||
-	    stats_opt_ms(b, t->claimed_ms) == -1 ||
-	    buf_adds(b, ",\"completed_ms\":") == -1 ||
-	    stats_opt_ms(b, t->completed_ms) == -1 ||
-	    buf_adds(b, ",\"location\":") == -1 ||
-	    stats_opt_string(b, t->location) == -1 ||
-	    buf_adds(b, ",\"failure_class\":") == -1 ||
-	    stats_opt_string(b, t->failure_class) == -1 ||
-	    buf_adds(b, ",\"failure_trace\":") == -1 ||
-	    stats_opt_string(b, t->failure_trace) == -1 ||
-	    buf_add(b, "}", 1) == -1) {
-		h->err = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * GET /jobs/:jobid/triggers, beyond Flink (checkpoint-api(7)): what
- * waits for the runner, which Flink's counts never show (they count
- * claimed triggers only), and each failure's whole trace.
- */
-static void
-stats_triggers(struct api *a, const struct route *rt, struct response *r)
-{
-	struct history h = { &r->body, 0, 0 };
-	struct store *s;
-	struct id job;
-	enum store_rc rc;
-	int64_t n = 0, oldest = 0;
-
-	if (api_path_id(&rt->jobid, "jobid", &job, r) == -1 ||
-	    (s = api_store(a, r)) == NULL)
-		return;
-	/* One snapshot: the count agrees with the list. */
-	if ((rc = store_read_begin(s)) != STORE_OK) {
-		api_store_failed(a, rc, r);
-		return;
-	}
-	buf_reset(&r->body);
-	if ((rc = store_job_known(s, &job)) == STORE_OK &&
-	    (rc = store_trigger_waiting(s, &job, &n, &oldest)) == STORE_OK) {
-		if (buf_printf(&r->body,
-			"{\"in_progress\":%lld,"
-			"\"oldest_in_progress_ms\":",
-			(long long)n) == -1 ||
-		    stats_opt_ms(&r->body, n > 0 ? oldest : 0) == -1 ||
-		    buf_adds(&r->body, ",\"triggers\":[") == -1)
-			rc = STORE_ERROR;
-		else
-			rc = store_trigger_recent(s, &job, STATS_TRIGGERS,
-			    stats_trigger, &h);
-		if (rc == STORE_OK && (h.err || buf_adds(&r->body, "]}") == -1))
-			rc = STORE_ERROR;
-	}
-	store_rollback(s);
-	if (rc == STORE_OK)
-		r->status = HTTP_200;
-	else if (rc == STORE_NOTFOUND)
-		http_error(r, ERR_NO_JOB, job.s);
-	else
-		api_store_failed(a, rc, r);
-}
-
-/* GET /jobs or /jobs/overview: every registered job, by id. */
-struct jobs {
-	struct buf *b;
-	int overview;
-	int n;
-	int64_t now_ms;
-	int err;
-};
-
-static int
-stats_job(const struct job *j, void *arg)
-{
-	struct jobs *l = arg;
-	int64_t end = -1;
-
-	if (l->n++ > 0 && buf_add(l->b, ",", 1) == -1)
-		goto fail;
-	if (!l->overview) {
-		if (buf_printf(l->b, "{\"id\":\"%s\",\"status\":\"%s\"}",
-			j->id.s, job_state_name(j->state)) == -1)
-			goto fail;
-		return 0;
-	}
-	/* Globally terminal states only: SUSPENDED has no end (Flink). */
-	if (j->state == JOB_FINISHED || j->state == JOB_CANCELED ||
-	    j->state == JOB_FAILED)
-		end = j->updated_ms;
-	if (buf_printf(l->b, "{\"jid\":\"%s\",\"name\":", j->id.s) == -1 ||
-	    buf_add_json_string(l->b, j->name, strlen(j->name)) == -1 ||
-	    buf_printf(l->b,
-		",\"start-time\":%lld,\"end-time\":%lld,\"duration\":%lld,"
-		"\"state\":\"%s\",\"last-modification\":%lld,"
-		/*
-		 * No tasks, and so none short of running: the operator
-		 * keeps a RUNNING job RUNNING while total equals
-		 * running + finished.  Java's HashMap order.
-		 */
-		"\"tasks\":{\"running\":0,\"canceling\":0,\"canceled\":0,"
-		"\"total\":0,\"created\":0,\"scheduled\":0,"
-		"\"deploying\":0,\"reconciling\":0,\"finished\":0,"
-		"\"initializing\":0,\"failed\":0}}",
-		(long long)j->created_ms, (long long)end,
-		(long long)((end >= 0 ? end : l->now_ms) - j->created_ms),
-		job_state_name(j->state), (long long)j->updated_ms) == -1)
-		goto fail;
-	return 0;
-fail:
-	l->err = 1;
-	return 1;
-}
-
-static void
-stats_jobs(struct api *a, const struct route *rt, struct response *r,
-    int64_t now_ms)
-{
-	struct jobs l = { &r->body, rt->id == ROUTE_OVERVIEW, 0, now_ms, 0 };
-	struct store *s;
-	enum store_rc rc;
-
-	if ((s = api_store(a, r)) == NULL)
-		return;
-	buf_reset(&r->body);
-	if (buf_adds(&r->body, "{\"jobs\":[") == -1) {
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	if ((rc = store_job_overview(s, stats_job, &l)) != STORE_OK) {
-		api_store_failed(a, rc, r);
-		return;
-	}
-	if (l.err || buf_adds(&r->body, "]}") == -1) {
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	r->status = HTTP_200;
-}
-
-void
-stats_handle(struct api *a, const struct route *rt, struct response *r,
-    int64_t now_ms)
-{
-	switch (rt->id) {
-	case ROUTE_STATS:
-	case ROUTE_DETAILS:
-		stats_checkpoints(a, rt, r);
-		break;
-	case ROUTE_CONFIG:
-		stats_config(a, rt, r);
-		break;
-	case ROUTE_TRIGGERS:
-		stats_triggers(a, rt, r);
-		break;
-	case ROUTE_JOBS:
-	case ROUTE_OVERVIEW:
-		stats_jobs(a, rt, r, now_ms);
-		break;
-	default:
-		http_error(r, ERR_INTERNAL);
-		break;
-	}
+		exchange_store_failed(x, rc);
 }

@@ -1,8 +1,7 @@
 /*
- * The read-only answers Flink's clients poll besides the trigger pair:
- * checkpoint statistics, one checkpoint's details, the checkpoint config,
- * and the job lists (checkpoint-api(7)).  Handlers over the store, like
- * those of api.c, which dispatches to stats_handle.
+ * The checkpoint statistics Flink's clients poll beside the trigger pair:
+ * GET /jobs/:jobid/checkpoints and one checkpoint's details
+ * (checkpoint-api(7)).
  */
 #ifndef STATS_H
 #define STATS_H
@@ -10,15 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api.h"
 #include "buf.h"
-#include "route.h"
 
-#define STATS_TRIGGERS 100 /* GET /jobs/:jobid/triggers: the newest */
 #define STATS_WINDOW 10000 /* Flink's quantile window (HISTOGRAM_WINDOW_SIZE) */
 
-void stats_handle(struct api *, const struct route *, struct response *,
-    int64_t now_ms);
+struct exchange;
+
+void stats_get(struct exchange *);
 
 /* Exposed for tests/unit-stats.c. */
 double stats_quantile(const int64_t *sorted, size_t n, double q);

@@ -1,17 +1,26 @@
 /*
- * The seam's front: store_open picks a store by the value of CHECKPOINT_DB
- * (a libpq URI: PostgreSQL, store_pg.c; anything else: a SQLite file,
- * store_sqlite.c), and every other operation goes to the store that the
- * handle came from.  Nothing above store.h knows which one it talks to.
+ * The store's logic, once: store_open picks a driver by the value of
+ * CHECKPOINT_DB (a libpq URI: PostgreSQL, store_pg.c; anything else: a
+ * SQLite file, store_sqlite.c), and each operation below is written
+ * against the driver's few entries (store_impl.h): a statement by name,
+ * its values, its rows and their columns, and transactions.  What only
+ * one driver has (PostgreSQL's batches in flight, SQLite's WAL) is a
+ * capability, asked for by store_can or answered here as nothing to do
+ * where a driver has none.  Nothing above store.h knows which driver it
+ * talks to.
  */
 #include <config.h>
+
+#include <sys/stat.h>
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "store_impl.h"
+#include "throwable.h"
 
 void
 store_init(void)
@@ -33,6 +42,14 @@ int
 store_remote(const char *db)
 {
 	return store_is_uri(db);
+}
+
+int
+store_exists(const char *db)
+{
+	struct stat sb;
+
+	return store_is_uri(db) || stat(db, &sb) == 0;
 }
 
 /* "scheme://" of some other kind: a mistake, not a file name. */
@@ -164,6 +181,8 @@ store_rc_name(enum store_rc rc)
 		return "database is locked";
 	case STORE_UNAVAILABLE:
 		return "database unavailable";
+	case STORE_READONLY:
+		return "database not writable";
 	case STORE_NEWER:
 		return "database is from a newer version";
 	default:
@@ -183,12 +202,1077 @@ store_pending_free(struct pending *p, size_t n)
 }
 
 int
-store_watch_fd(struct store *s)
+store_can(const struct store *s, enum store_can what)
 {
-	return s->ops->watch_fd(s);
+	switch (what) {
+	case STORE_CAN_PIPELINE:
+		return s->ops->record_send != NULL;
+	case STORE_CAN_READ_TOGETHER:
+		return s->ops->read_statuses != NULL;
+	case STORE_CAN_WAL:
+		return s->ops->wal_checkpoint != NULL;
+	default:
+		return 0;
+	}
 }
 
-/* --- Every other operation, to the store the handle came from. --- */
+int
+store_watch_fd(struct store *s)
+{
+	return s->ops->watch_fd != NULL ? s->ops->watch_fd(s) : -1;
+}
+
+/* --- The driver's entries, as the operations below use them. --- */
+
+#define NVAL(v) ((int)(sizeof(v) / sizeof((v)[0])))
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
+
+static enum store_rc
+query(struct store *s, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	return s->ops->query(s, r, id, v, n, what);
+}
+
+static int
+next(struct store_rows *r)
+{
+	return r->s->ops->next(r);
+}
+
+static int64_t
+col_int(const struct store_rows *r, int i)
+{
+	return r->s->ops->col_int(r, i);
+}
+
+static const char *
+col_text(const struct store_rows *r, int i)
+{
+	return r->s->ops->col_text(r, i);
+}
+
+static void
+col_id(const struct store_rows *r, int i, struct id *out)
+{
+	const char *v = col_text(r, i);
+
+	if (v == NULL || id_parse_str(v, out) == -1)
+		memset(out, 0, sizeof(*out));
+}
+
+/* Lets the statement go: the first error met reading it, if any. */
+static enum store_rc
+end(struct store_rows *r)
+{
+	r->s->ops->end(r);
+	return r->rc;
+}
+
+/*
+ * Runs a statement through, its rows unread; *changes (if not NULL) is
+ * how many rows it wrote.
+ */
+static enum store_rc
+run(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, int64_t *changes)
+{
+	struct store_rows r;
+
+	if (query(s, &r, id, v, n, what) == STORE_OK) {
+		while (next(&r))
+			;
+		if (changes != NULL)
+			*changes = r.s->ops->changes(&r);
+	}
+	return end(&r);
+}
+
+/* A statement that writes one row: STORE_NOTFOUND if it wrote none. */
+static enum store_rc
+run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what)
+{
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	if ((rc = run(s, id, v, n, what, &changed)) != STORE_OK)
+		return rc;
+	return changed > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* --- The API's two operations --- */
+
+/*
+ * A new trigger, or a fresh start for one whose result has expired; a
+ * driver that records batches in one statement takes it as a batch of
+ * one.
+ */
+enum store_rc
+store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
+{
+	struct store_val v[] = { VAL_TEXT(t->job.s), VAL_TEXT(t->trigger.s),
+		VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
+		VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
+		VAL_INT(t->store_ms) };
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	if (s->ops->record_batch != NULL)
+		return s->ops->record_batch(s, &t, 1, created);
+	*created = 0;
+	rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger", &changed);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return rc;
+}
+
+/*
+ * Records n triggers in one transaction: all are committed, or none is
+ * and the result says why.  created[i] tells which were new.
+ */
+enum store_rc
+store_record_triggers(struct store *s, const struct trigger_rec *const *t,
+    size_t n, int *created)
+{
+	enum store_rc rc;
+	size_t i;
+
+	if (s->ops->record_batch != NULL)
+		return s->ops->record_batch(s, t, n, created);
+	if (n == 1)
+		return store_record_trigger(s, t[0], &created[0]);
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < n; i++)
+		if ((rc = store_record_trigger(s, t[i], &created[i])) !=
+		    STORE_OK) {
+			store_rollback(s);
+			return rc;
+		}
+	return store_commit(s);
+}
+
+/*
+ * The status answer, rendered by the trigger_status view so that the API
+ * and the operator's SQL shell can never disagree.
+ */
+enum store_rc
+store_read_status(struct store *s, const struct id *job,
+    const struct id *trigger, int64_t now_ms, int64_t store_ms,
+    struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s),
+		VAL_INT(now_ms), VAL_INT(store_ms) };
+	struct store_rows r;
+	const char *answer;
+	int found = 0;
+
+	if (query(s, &r, STMT_STATUS, v, NVAL(v), "read status") == STORE_OK &&
+	    (found = next(&r)) && (answer = col_text(&r, 0)) != NULL &&
+	    buf_adds(json, answer) != 0)
+		r.rc = STORE_ERROR;
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+/* Retention: in batches where the driver keeps a purge's transactions short. */
+enum store_rc
+store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
+{
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	enum store_rc rc;
+	int64_t n;
+
+	*purged = 0;
+	do {
+		n = 0;
+		if ((rc = run(s, STMT_PURGE, v, NVAL(v), "purge", &n)) !=
+		    STORE_OK)
+			return rc;
+		*purged += n;
+	} while (s->ops->purge_batch > 0 && n >= s->ops->purge_batch);
+	return STORE_OK;
+}
+
+/*
+ * Completes a pending trigger.  owner is the claim it must carry (NULL: an
+ * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
+ * any more (another runner resolved it); nothing changed.  A failure's
+ * serialized-throwable is made here unless the dialect's SQL makes it;
+ * a dialect's statement may answer how many it completed as its row.
+ */
+enum store_rc
+store_complete(struct store *s, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *class = o->failure_class, *trace = NULL;
+	struct store_rows r;
+	int64_t done = 0;
+
+	if (class != NULL) {
+		trace = o->failure_trace != NULL ? o->failure_trace : "";
+		if (!s->ops->sql_throwable &&
+		    throwable_base64(&th, class, strlen(class), trace,
+			strlen(trace)) == -1) {
+			buf_free(&th);
+			return STORE_ERROR;
+		}
+	}
+	{
+		struct store_val v[] = { VAL_INT(row),
+			VAL_INT_OR_NULL(o->checkpoint_id,
+			    o->checkpoint_id <= 0),
+			VAL_TEXT(o->checkpoint_id > 0 ?
+				ckpt_type_name(o->type) :
+				NULL),
+			VAL_TEXT(class == NULL ? o->location : NULL),
+			VAL_TEXT(class), VAL_TEXT(trace), VAL_INT(now_ms),
+			VAL_TEXT(owner),
+			VAL_TEXT(class != NULL && th.len > 0 ? buf_str(&th) :
+							       NULL) };
+
+		if (query(s, &r, STMT_COMPLETE, v, NVAL(v),
+			"complete trigger") == STORE_OK)
+			done = next(&r) ? col_int(&r, 0) :
+					  r.s->ops->changes(&r);
+	}
+	buf_free(&th);
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return done > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Every claimed, still pending trigger, for the caller to judge.  A
+ * driver on the server's clock reads a lease as the time it has left,
+ * handed over on the caller's clock (CLOCK_REALTIME): the runner's
+ * "lease_ms > now" then means "not over by the server's clock", however
+ * far the two clocks are apart.
+ */
+enum store_rc
+store_claimed(struct store *s, store_claim_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct claim c;
+	const char *owner;
+	int64_t now = 0;
+
+	if (query(s, &r, STMT_CLAIMED, NULL, 0, "read claims") != STORE_OK)
+		return end(&r);
+	if (s->ops->server_clock)
+		now = clock_ms(CLOCK_REALTIME);
+	while (next(&r)) {
+		memset(&c, 0, sizeof(c));
+		c.row = col_int(&r, 0);
+		col_id(&r, 1, &c.job);
+		col_id(&r, 2, &c.trigger);
+		owner = col_text(&r, 3);
+		snprintf(c.owner, sizeof(c.owner), "%s",
+		    owner != NULL ? owner : "");
+		c.lease_ms = col_int(&r, 4) + now;
+		c.checkpoint_id = col_int(&r, 5);
+		c.type = CKPT_FULL;
+		ckpt_type_parse(col_text(&r, 6), &c.type);
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+/* --- Jobs --- */
+
+enum store_rc
+store_job_known(struct store *s, const struct id *job)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_JOB_KNOWN, v, NVAL(v), "look up job") == STORE_OK)
+		found = next(&r);
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_job_add(struct store *s, const struct job *j, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(j->id.s),
+		VAL_TEXT(j->name != NULL ? j->name : ""),
+		VAL_TEXT(job_state_name(j->state)),
+		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+	enum store_rc rc;
+
+	/* A job is added, or the result says why not. */
+	rc = run_one(s, STMT_JOB_ADD, v, NVAL(v), "add job");
+	return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
+}
+
+enum store_rc
+store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(j->id.s), VAL_INT(fields),
+		VAL_TEXT(j->name != NULL ? j->name : ""),
+		VAL_TEXT(job_state_name(j->state)),
+		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+
+	return run_one(s, STMT_JOB_SET, v, NVAL(v), "set job");
+}
+
+enum store_rc
+store_job_rm(struct store *s, const struct id *job)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return run_one(s, STMT_JOB_RM, v, NVAL(v), "remove job");
+}
+
+/*
+ * Jobs (job_id, name, state first) to cb: the listing's columns
+ * follow, or the overview's.
+ */
+static enum store_rc
+jobs(struct store *s, enum stmt id, store_job_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct job j;
+
+	if (query(s, &r, id, NULL, 0, "list jobs") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&j, 0, sizeof(j));
+		col_id(&r, 0, &j.id);
+		j.name = col_text(&r, 1);
+		job_state_parse(col_text(&r, 2), &j.state);
+		if (id == STMT_JOB_OVERVIEW) {
+			j.created_ms = col_int(&r, 3);
+			j.updated_ms = col_int(&r, 4);
+		} else {
+			ckpt_type_parse(col_text(&r, 3), &j.type);
+			j.command = col_text(&r, 4);
+			j.timeout_s = col_int(&r, 5);
+			j.last_checkpoint_id = col_int(&r, 6);
+			j.pending = col_int(&r, 7);
+		}
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_job_list(struct store *s, store_job_cb cb, void *arg)
+{
+	return jobs(s, STMT_JOB_LIST, cb, arg);
+}
+
+enum store_rc
+store_job_overview(struct store *s, store_job_cb cb, void *arg)
+{
+	return jobs(s, STMT_JOB_OVERVIEW, cb, arg);
+}
+
+/* --- Checkpoints --- */
+
+enum store_rc
+store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (query(s, &r, STMT_CKPT_COUNTS, v, NVAL(v), "checkpoint counts") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		c->timeout_s = col_int(&r, 0);
+		c->completed = col_int(&r, 1);
+		c->failed = col_int(&r, 2);
+		c->duration_min = col_int(&r, 3);
+		c->duration_max = col_int(&r, 4);
+		c->duration_sum = col_int(&r, 5);
+		c->in_progress = col_int(&r, 6);
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+static enum ckpt_status
+ckpt_status(const char *status)
+{
+	if (status != NULL && strcmp(status, "COMPLETED") == 0)
+		return CKPT_COMPLETED;
+	if (status != NULL && strcmp(status, "FAILED") == 0)
+		return CKPT_FAILED;
+	return CKPT_IN_PROGRESS;
+}
+
+/*
+ * Rows of the checkpoints view to cb: STORE_NOTFOUND if there were none
+ * and notfound says so.
+ */
+static enum store_rc
+ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
+    store_ckpt_cb cb, void *arg, int notfound)
+{
+	struct store_rows r;
+	struct ckpt c;
+	int64_t rows = 0;
+
+	if (query(s, &r, id, v, n, "read checkpoints") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&c, 0, sizeof(c));
+		c.id = col_int(&r, 0);
+		c.status = ckpt_status(col_text(&r, 1));
+		c.trigger_ms = col_int(&r, 2);
+		c.end_ms = col_int(&r, 3);
+		c.duration_ms = col_int(&r, 4);
+		c.location = col_text(&r, 5);
+		c.failure_class = col_text(&r, 6);
+		c.failure_trace = col_text(&r, 7);
+		rows++;
+		if (cb(&c, arg) != 0)
+			break;
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return notfound && rows == 0 ? STORE_NOTFOUND : STORE_OK;
+}
+
+enum store_rc
+store_ckpt_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return ckpt_rows(s, STMT_CKPT_LATEST, v, NVAL(v), cb, arg, 0);
+}
+
+enum store_rc
+store_ckpt_history(struct store *s, const struct id *job, int64_t limit,
+    store_ckpt_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT(limit) };
+
+	return ckpt_rows(s, STMT_CKPT_HISTORY, v, NVAL(v), cb, arg, 0);
+}
+
+enum store_rc
+store_ckpt_get(struct store *s, const struct id *job, int64_t id,
+    store_ckpt_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT(id) };
+
+	return ckpt_rows(s, STMT_CKPT_GET, v, NVAL(v), cb, arg, 1);
+}
+
+enum store_rc
+store_ckpt_durations(struct store *s, const struct id *job, size_t max,
+    int64_t *durations, size_t *n)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_INT((int64_t)max) };
+	struct store_rows r;
+
+	*n = 0;
+	if (query(s, &r, STMT_CKPT_DURATIONS, v, NVAL(v), "read durations") ==
+	    STORE_OK)
+		while (*n < max && next(&r))
+			durations[(*n)++] = col_int(&r, 0);
+	return end(&r);
+}
+
+/* --- Triggers, as listed --- */
+
+static enum store_rc
+trigger_rows(struct store *s, enum stmt id, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job != NULL ? job->s : NULL),
+		VAL_INT(limit) };
+	struct store_rows r;
+	struct trigger_row t;
+
+	if (query(s, &r, id, v, NVAL(v), "list triggers") != STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&t, 0, sizeof(t));
+		col_id(&r, 0, &t.job);
+		col_id(&r, 1, &t.trigger);
+		t.status = col_text(&r, 2);
+		t.requested_type = col_text(&r, 3);
+		t.type = col_text(&r, 4);
+		t.checkpoint_id = col_int(&r, 5);
+		t.location = col_text(&r, 6);
+		t.failure_class = col_text(&r, 7);
+		t.failure_trace = col_text(&r, 8);
+		t.claimed_by = col_text(&r, 9);
+		t.remote_user = col_text(&r, 10);
+		t.remote_addr = col_text(&r, 11);
+		t.created_ms = col_int(&r, 12);
+		t.completed_ms = col_int(&r, 13);
+		t.claimed_ms = col_int(&r, 14);
+		if (cb(&t, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_trigger_list(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return trigger_rows(s,
+	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
+	    cb, arg);
+}
+
+enum store_rc
+store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
+    store_trigger_cb cb, void *arg)
+{
+	return trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
+}
+
+enum store_rc
+store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
+    int64_t *oldest_ms, int64_t *pass_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+
+	*n = 0;
+	*oldest_ms = 0;
+	*pass_ms = 0;
+	if (query(s, &r, STMT_TRIGGER_WAITING, v, NVAL(v),
+		"count waiting triggers") == STORE_OK &&
+	    next(&r)) {
+		*n = col_int(&r, 0);
+		*oldest_ms = col_int(&r, 1);
+		*pass_ms = col_int(&r, 2);
+	}
+	return end(&r);
+}
+
+/* --- Metrics --- */
+
+/* The service's row of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+metrics_service(struct store *s, struct service_metrics *m)
+{
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_METRICS_SERVICE, NULL, 0, "read metrics") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		m->queued = col_int(&r, 0);
+		m->oldest_queued_ms = col_int(&r, 1);
+		m->claimed = col_int(&r, 2);
+		m->completed = col_int(&r, 3);
+		m->declined = col_int(&r, 4);
+		m->expired = col_int(&r, 5);
+		m->job_not_found = col_int(&r, 6);
+		m->pass_ms = col_int(&r, 7);
+		m->pass_advanced = col_int(&r, 8);
+		m->pass_duration_ms = col_int(&r, 9);
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	/* The row the schema made is gone. */
+	return found ?
+	    STORE_OK :
+	    s->ops->fail(s, "read metrics", "no service_metrics row");
+}
+
+/* The jobs' rows of GET /metrics; the caller holds the transaction. */
+static enum store_rc
+metrics_jobs(struct store *s, store_metrics_cb cb, void *arg)
+{
+	struct store_rows r;
+	struct job_metrics j;
+
+	if (query(s, &r, STMT_METRICS_JOBS, NULL, 0, "read job metrics") !=
+	    STORE_OK)
+		return end(&r);
+	while (next(&r)) {
+		memset(&j, 0, sizeof(j));
+		col_id(&r, 0, &j.job);
+		j.name = col_text(&r, 1);
+		j.completed = col_int(&r, 2);
+		j.failed = col_int(&r, 3);
+		j.in_progress = col_int(&r, 4);
+		j.last_id = col_int(&r, 5);
+		j.last_duration_ms = col_int(&r, 6);
+		if (cb(&j, arg) != 0)
+			break;
+	}
+	return end(&r);
+}
+
+enum store_rc
+store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
+    void *arg)
+{
+	enum store_rc rc;
+
+	memset(m, 0, sizeof(*m));
+	if ((rc = store_read_begin(s)) != STORE_OK)
+		return rc;
+	if ((rc = metrics_service(s, m)) == STORE_OK &&
+	    (rc = metrics_jobs(s, cb, arg)) == STORE_OK)
+		return store_commit(s);
+	store_rollback(s);
+	return rc;
+}
+
+enum store_rc
+store_record_pass(struct store *s, int64_t now_ms, int64_t n,
+    int64_t duration_ms, int64_t every_ms)
+{
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(n),
+		VAL_INT(duration_ms), VAL_INT(every_ms) };
+
+	return run(s, STMT_RUNNER_PASS, v, NVAL(v), "record the runner's pass",
+	    NULL);
+}
+
+/* --- A store copied whole --- */
+
+/* One row of an export statement into item, by its kind. */
+static void
+export_item(const struct store_rows *r, struct store_item *item)
+{
+	struct job *j = &item->u.job;
+	struct ckpt_stats *c = &item->u.stats;
+	struct service_metrics *m = &item->u.service;
+	struct trigger_dump *d = &item->u.trigger;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		col_id(r, 0, &j->id);
+		j->name = col_text(r, 1);
+		job_state_parse(col_text(r, 2), &j->state);
+		ckpt_type_parse(col_text(r, 3), &j->type);
+		j->command = col_text(r, 4);
+		j->timeout_s = col_int(r, 5);
+		j->created_ms = col_int(r, 6);
+		j->updated_ms = col_int(r, 7);
+		break;
+	case STORE_ITEM_COUNTER:
+		col_id(r, 0, &item->u.counter.job);
+		item->u.counter.last_id = col_int(r, 1);
+		break;
+	case STORE_ITEM_STATS:
+		col_id(r, 0, &c->job);
+		c->completed = col_int(r, 1);
+		c->failed = col_int(r, 2);
+		c->expired = col_int(r, 3);
+		c->duration_min = col_int(r, 4);
+		c->duration_max = col_int(r, 5);
+		c->duration_sum = col_int(r, 6);
+		c->last_completed.status = CKPT_COMPLETED;
+		c->last_completed.id = col_int(r, 7);
+		c->last_completed.trigger_ms = col_int(r, 8);
+		c->last_completed.end_ms = col_int(r, 9);
+		c->last_completed.location = col_text(r, 10);
+		c->last_failed.status = CKPT_FAILED;
+		c->last_failed.id = col_int(r, 11);
+		c->last_failed.trigger_ms = col_int(r, 12);
+		c->last_failed.end_ms = col_int(r, 13);
+		c->last_failed.failure_class = col_text(r, 14);
+		c->last_failed.failure_trace = col_text(r, 15);
+		break;
+	case STORE_ITEM_SERVICE:
+		m->job_not_found = col_int(r, 0);
+		m->pass_ms = col_int(r, 1);
+		m->pass_advanced = col_int(r, 2);
+		m->pass_duration_ms = col_int(r, 3);
+		break;
+	case STORE_ITEM_TRIGGER:
+		d->row = col_int(r, 0);
+		col_id(r, 1, &d->t.job);
+		col_id(r, 2, &d->t.trigger);
+		d->t.status = col_text(r, 3);
+		d->t.requested_type = col_text(r, 4);
+		d->t.type = col_text(r, 5);
+		d->t.checkpoint_id = col_int(r, 6);
+		d->t.location = col_text(r, 7);
+		d->t.failure_class = col_text(r, 8);
+		d->t.failure_trace = col_text(r, 9);
+		d->failure_throwable = col_text(r, 10);
+		d->t.claimed_by = col_text(r, 11);
+		d->t.remote_user = col_text(r, 12);
+		d->t.remote_addr = col_text(r, 13);
+		d->t.created_ms = col_int(r, 14);
+		d->t.completed_ms = col_int(r, 15);
+		d->t.claimed_ms = col_int(r, 16);
+		d->lease_ms = col_int(r, 17);
+		break;
+	}
+}
+
+/*
+ * Every item from one snapshot: jobs, counters, statistics, the
+ * service's counts, then the triggers a purge would keep, in row order.
+ */
+enum store_rc
+store_export(struct store *s, int64_t now_ms, int64_t store_ms,
+    store_item_cb cb, void *arg)
+{
+	static const struct {
+		enum stmt id;
+		enum store_item_kind kind;
+	} parts[] = {
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
+	};
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	struct store_rows r;
+	struct store_item item;
+	enum store_rc rc;
+	size_t k;
+	int stop = 0;
+
+	if ((rc = store_read_begin(s)) != STORE_OK)
+		return rc;
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
+		if (query(s, &r, parts[k].id, v,
+			parts[k].id == STMT_EXPORT_TRIGGERS ? NVAL(v) : 0,
+			"export") == STORE_OK)
+			while (!stop && next(&r)) {
+				memset(&item, 0, sizeof(item));
+				item.kind = parts[k].kind;
+				export_item(&r, &item);
+				stop = cb(&item, arg) != 0;
+			}
+		if ((rc = end(&r)) != STORE_OK)
+			break;
+	}
+	/* Nothing was written: the read ends either way. */
+	store_rollback(s);
+	return rc;
+}
+
+/*
+ * The import's one transaction, the tables locked against other writers
+ * first where the dialect needs it; STORE_EXISTS: the database holds
+ * something already.
+ */
+enum store_rc
+store_import_begin(struct store *s)
+{
+	struct store_rows r;
+	enum store_rc rc;
+	int used = 0;
+
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	if (s->ops->sql[STMT_IMPORT_LOCK] != NULL)
+		rc = run(s, STMT_IMPORT_LOCK, NULL, 0, "lock for import", NULL);
+	if (rc == STORE_OK) {
+		if (query(s, &r, STMT_IMPORT_EMPTY, NULL, 0, "import") ==
+			STORE_OK &&
+		    next(&r))
+			used = col_int(&r, 0) != 0;
+		if ((rc = end(&r)) == STORE_OK && used)
+			rc = STORE_EXISTS;
+	}
+	if (rc != STORE_OK)
+		store_rollback(s);
+	return rc;
+}
+
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
+
+enum store_rc
+store_import(struct store *s, const struct store_item *item)
+{
+	const struct job *j = &item->u.job;
+	const struct ckpt_stats *c = &item->u.stats;
+	const struct service_metrics *m = &item->u.service;
+	const struct trigger_dump *d = &item->u.trigger;
+	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
+	int unclaimed = d->t.claimed_by == NULL;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB: {
+		struct store_val v[] = { VAL_TEXT(j->id.s),
+			VAL_TEXT(j->name != NULL ? j->name : ""),
+			VAL_TEXT(job_state_name(j->state)),
+			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
+			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
+			VAL_INT(j->updated_ms) };
+		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_COUNTER: {
+		struct store_val v[] = { VAL_TEXT(item->u.counter.job.s),
+			VAL_INT(item->u.counter.last_id) };
+		return run(s, STMT_IMPORT_COUNTER, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_STATS: {
+		struct store_val v[] = { VAL_TEXT(c->job.s),
+			VAL_INT(c->completed), VAL_INT(c->failed),
+			VAL_INT(c->expired),
+			VAL_INT_OR_NULL(c->duration_min, c->duration_min < 0),
+			VAL_INT_OR_NULL(c->duration_max, c->duration_max < 0),
+			VAL_INT(c->duration_sum),
+			VAL_INT_OR_NULL(lc->id, lc->id == 0),
+			VAL_INT_OR_NULL(lc->trigger_ms, lc->id == 0),
+			VAL_INT_OR_NULL(lc->end_ms, lc->id == 0),
+			VAL_TEXT(lc->location),
+			VAL_INT_OR_NULL(lf->id, lf->id == 0),
+			VAL_INT_OR_NULL(lf->trigger_ms, lf->id == 0),
+			VAL_INT_OR_NULL(lf->end_ms, lf->id == 0),
+			VAL_TEXT(lf->failure_class),
+			VAL_TEXT(lf->failure_trace) };
+		return run(s, STMT_IMPORT_STATS, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_SERVICE: {
+		struct store_val v[] = { VAL_INT(m->job_not_found),
+			VAL_INT(m->pass_ms), VAL_INT(m->pass_advanced),
+			VAL_INT(m->pass_duration_ms) };
+		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
+	}
+	case STORE_ITEM_TRIGGER:
+	default: {
+		struct store_val v[] = { VAL_INT(d->row), VAL_TEXT(d->t.job.s),
+			VAL_TEXT(d->t.trigger.s), VAL_TEXT(d->t.status),
+			VAL_TEXT(d->t.requested_type), VAL_TEXT(d->t.type),
+			VAL_INT_OR_NULL(d->t.checkpoint_id,
+			    d->t.checkpoint_id == 0),
+			VAL_TEXT(d->t.location), VAL_TEXT(d->t.failure_class),
+			VAL_TEXT(d->t.failure_trace),
+			VAL_TEXT(d->failure_throwable),
+			VAL_TEXT(d->t.claimed_by), VAL_TEXT(d->t.remote_user),
+			VAL_TEXT(d->t.remote_addr), VAL_INT(d->t.created_ms),
+			VAL_INT_OR_NULL(d->t.completed_ms,
+			    strcmp(d->t.status, "IN_PROGRESS") == 0),
+			VAL_INT_OR_NULL(d->t.claimed_ms, unclaimed),
+			VAL_INT_OR_NULL(d->lease_ms, unclaimed) };
+		return run(s, STMT_IMPORT_TRIGGER, v, NVAL(v), "import", NULL);
+	}
+	}
+}
+
+/*
+ * The commit, after moving the ids' sequence past the ids copied where
+ * the dialect keeps one (SQLite's next rowid follows the largest).
+ */
+enum store_rc
+store_import_commit(struct store *s)
+{
+	enum store_rc rc;
+
+	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL &&
+	    (rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL)) !=
+		STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
+/* --- The runner's round --- */
+
+/*
+ * Where runners' rounds run at once on several hosts, the jobs of the
+ * round's range, locked to its end: *jobs lists them for the round's
+ * statements (NULL: no locks, every job).
+ */
+static enum store_rc
+lock_round(struct store *s, int64_t after, int64_t upto, const char **jobs)
+{
+	*jobs = NULL;
+	if (s->ops->lock_round == NULL)
+		return STORE_OK;
+	return s->ops->lock_round(s, after, upto, jobs);
+}
+
+/*
+ * The next round's range: *upto is the last of the next max pending
+ * unclaimed triggers after after_row, *count how many there are (0:
+ * none).  A driver whose rounds run beside other hosts' then locks the
+ * range's jobs (lock_round).
+ */
+enum store_rc
+store_pending_bound(struct store *s, int64_t after_row, size_t max,
+    int64_t *upto, size_t *count)
+{
+	struct store_val v[] = { VAL_INT(after_row), VAL_INT((int64_t)max) };
+	struct store_rows r;
+	const char *jobs;
+
+	*upto = after_row;
+	*count = 0;
+	/* max(id) of no rows is NULL: no range. */
+	if (query(s, &r, STMT_PENDING_BOUND, v, NVAL(v), "pending range") ==
+		STORE_OK &&
+	    next(&r) && col_text(&r, 0) != NULL) {
+		*upto = col_int(&r, 0);
+		*count = (size_t)col_int(&r, 1);
+	}
+	if (end(&r) != STORE_OK || *count == 0)
+		return r.rc;
+	return lock_round(s, after_row, *upto, &jobs);
+}
+
+/*
+ * In (after, upto]: completes every pending trigger of a RUNNING job
+ * without a command (of the jobs the round locked, where rounds lock),
+ * handing out each job's next ids in arrival order and moving its
+ * counter past them, in the dialect's second statement if it has one;
+ * *n is how many.  The caller holds the transaction.
+ */
+enum store_rc
+store_complete_plain(struct store *s, int64_t after, int64_t upto,
+    int64_t now_ms, int64_t *n)
+{
+	struct store_rows r;
+	const char *jobs = NULL;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((rc = lock_round(s, after, upto, &jobs)) != STORE_OK)
+		return rc;
+	{
+		struct store_val v[] = { VAL_INT(after), VAL_INT(upto),
+			VAL_INT(now_ms), VAL_TEXT(jobs) };
+
+		if (query(s, &r, STMT_COMPLETE_PLAIN, v, NVAL(v),
+			"complete plain triggers") == STORE_OK)
+			*n = next(&r) ? col_int(&r, 0) : r.s->ops->changes(&r);
+		if (end(&r) != STORE_OK || *n == 0 ||
+		    s->ops->sql[STMT_COUNTERS_SYNC] == NULL)
+			return r.rc;
+		return run(s, STMT_COUNTERS_SYNC, v, 2, "move counters", NULL);
+	}
+}
+
+/*
+ * Up to max pending, unclaimed triggers in (after_row, upto_row] (of
+ * the jobs the round locked, where rounds lock), in arrival order.  The
+ * caller holds a transaction (store_begin) and frees with
+ * store_pending_free.
+ */
+enum store_rc
+store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
+    struct pending *p, size_t *n)
+{
+	struct store_rows r;
+	struct pending *e;
+	const char *jobs = NULL, *cmd;
+	enum store_rc rc;
+
+	*n = 0;
+	if ((rc = lock_round(s, after_row, upto_row, &jobs)) != STORE_OK)
+		return rc;
+	{
+		struct store_val v[] = { VAL_INT(after_row),
+			VAL_INT((int64_t)max), VAL_INT(upto_row),
+			VAL_TEXT(jobs) };
+
+		if (query(s, &r, STMT_PENDING, v, NVAL(v),
+			"read pending triggers") != STORE_OK)
+			return end(&r);
+	}
+	while (*n < max && next(&r)) {
+		e = &p[*n];
+		memset(e, 0, sizeof(*e));
+		e->row = col_int(&r, 0);
+		col_id(&r, 1, &e->job);
+		col_id(&r, 2, &e->trigger);
+		ckpt_type_parse(col_text(&r, 3), &e->requested);
+		e->job_known = col_int(&r, 4) != 0;
+		if (e->job_known) {
+			job_state_parse(col_text(&r, 5), &e->job_state);
+			ckpt_type_parse(col_text(&r, 6), &e->job_type);
+			if ((cmd = col_text(&r, 7)) != NULL &&
+			    (e->command = strdup(cmd)) == NULL) {
+				r.rc = s->ops->fail(s, "read pending triggers",
+				    "out of memory");
+				break;
+			}
+			e->timeout_s = col_int(&r, 8);
+		}
+		e->job_busy = col_int(&r, 9) != 0;
+		(*n)++;
+	}
+	if (end(&r) != STORE_OK) {
+		store_pending_free(p, *n);
+		*n = 0;
+	}
+	return r.rc;
+}
+
+/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
+enum store_rc
+store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	if (query(s, &r, STMT_NEXT_ID, v, NVAL(v), "next checkpoint id") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		*id = col_int(&r, 0);
+		while (next(&r))
+			;
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK :
+		       s->ops->fail(s, "next checkpoint id", "no id returned");
+}
+
+/*
+ * A claim's lease is given both as when it ends on the caller's clock
+ * (lease_ms) and as its length (lease_ms - now_ms), for a dialect that
+ * ends it by the server's clock.
+ */
+enum store_rc
+store_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
+    int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(checkpoint_id), VAL_TEXT(ckpt_type_name(type)),
+		VAL_INT(now_ms), VAL_INT(lease_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_CLAIM, v, NVAL(v), "claim trigger");
+}
+
+enum store_rc
+store_claim_renew(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(lease_ms), VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_CLAIM_RENEW, v, NVAL(v), "renew claim");
+}
+
+/* --- To the driver: its transactions, its news, its capabilities --- */
 
 void
 store_close(struct store *s)
@@ -201,19 +1285,6 @@ const char *
 store_error(const struct store *s)
 {
 	return s->ops->error(s);
-}
-
-enum store_rc
-store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
-{
-	return s->ops->record_trigger(s, t, created);
-}
-
-enum store_rc
-store_record_triggers(struct store *s, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	return s->ops->record_triggers(s, t, n, created);
 }
 
 enum store_rc
@@ -232,14 +1303,6 @@ store_record_recv(struct store *s, int *created)
 	return s->ops->record_recv(s, created);
 }
 
-enum store_rc
-store_read_status(struct store *s, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	return s->ops->read_status(s, job, trigger, now_ms, store_ms, json);
-}
-
 /* A store without a statement for several reads reads them one by one. */
 enum store_rc
 store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
@@ -251,111 +1314,13 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	if (s->ops->read_statuses != NULL)
 		return s->ops->read_statuses(s, r, n, now_ms, store_ms);
 	for (i = 0; i < n; i++) {
-		rc = s->ops->read_status(s, r[i]->job, r[i]->trigger, now_ms,
+		rc = store_read_status(s, r[i]->job, r[i]->trigger, now_ms,
 		    store_ms, r[i]->json);
 		if (rc != STORE_OK && rc != STORE_NOTFOUND)
 			return rc;
 		r[i]->rc = rc;
 	}
 	return STORE_OK;
-}
-
-enum store_rc
-store_job_known(struct store *s, const struct id *job)
-{
-	return s->ops->job_known(s, job);
-}
-
-enum store_rc
-store_job_add(struct store *s, const struct job *job, int64_t now_ms)
-{
-	return s->ops->job_add(s, job, now_ms);
-}
-
-enum store_rc
-store_job_set(struct store *s, const struct job *job, int fields,
-    int64_t now_ms)
-{
-	return s->ops->job_set(s, job, fields, now_ms);
-}
-
-enum store_rc
-store_job_rm(struct store *s, const struct id *id)
-{
-	return s->ops->job_rm(s, id);
-}
-
-enum store_rc
-store_job_list(struct store *s, store_job_cb cb, void *arg)
-{
-	return s->ops->job_list(s, cb, arg);
-}
-
-enum store_rc
-store_job_overview(struct store *s, store_job_cb cb, void *arg)
-{
-	return s->ops->job_overview(s, cb, arg);
-}
-
-enum store_rc
-store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
-{
-	return s->ops->ckpt_counts(s, job, c);
-}
-
-enum store_rc
-store_ckpt_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	return s->ops->ckpt_latest(s, job, cb, arg);
-}
-
-enum store_rc
-store_ckpt_history(struct store *s, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	return s->ops->ckpt_history(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_ckpt_get(struct store *s, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	return s->ops->ckpt_get(s, job, id, cb, arg);
-}
-
-enum store_rc
-store_ckpt_durations(struct store *s, const struct id *job, size_t max,
-    int64_t *durations, size_t *n)
-{
-	return s->ops->ckpt_durations(s, job, max, durations, n);
-}
-
-enum store_rc
-store_trigger_list(struct store *s, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return s->ops->trigger_list(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_trigger_recent(struct store *s, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return s->ops->trigger_recent(s, job, limit, cb, arg);
-}
-
-enum store_rc
-store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	return s->ops->trigger_waiting(s, job, n, oldest_ms);
-}
-
-enum store_rc
-store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
-{
-	return s->ops->purge(s, now_ms, store_ms, purged);
 }
 
 enum store_rc
@@ -383,13 +1348,6 @@ store_rollback(struct store *s)
 }
 
 enum store_rc
-store_pending_bound(struct store *s, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	return s->ops->pending_bound(s, after_row, max, upto, count);
-}
-
-enum store_rc
 store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
@@ -397,58 +1355,13 @@ store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
 	    now_ms, n);
 }
 
-enum store_rc
-store_complete_plain(struct store *s, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	return s->ops->complete_plain(s, after, upto, now_ms, n);
-}
-
-enum store_rc
-store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
-    struct pending *pending, size_t *n)
-{
-	return s->ops->pending(s, after_row, upto_row, max, pending, n);
-}
-
-enum store_rc
-store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
-{
-	return s->ops->next_checkpoint_id(s, job, id);
-}
-
-enum store_rc
-store_complete(struct store *s, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	return s->ops->complete(s, row, owner, o, now_ms);
-}
-
-enum store_rc
-store_claim(struct store *s, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	return s->ops->claim(s, row, owner, checkpoint_id, type, now_ms,
-	    lease_ms);
-}
-
-enum store_rc
-store_claim_renew(struct store *s, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	return s->ops->claim_renew(s, row, owner, now_ms, lease_ms);
-}
-
-enum store_rc
-store_claimed(struct store *s, store_stale_cb cb, void *arg)
-{
-	return s->ops->claimed(s, cb, arg);
-}
-
+/* Without a WAL of the store's own (a server keeps its own), none to do. */
 enum store_rc
 store_wal_checkpoint(struct store *s, int *busy)
 {
+	*busy = 0;
+	if (s->ops->wal_checkpoint == NULL)
+		return STORE_OK;
 	return s->ops->wal_checkpoint(s, busy);
 }
 
@@ -458,59 +1371,40 @@ store_data_version(struct store *s, int64_t *version)
 	return s->ops->data_version(s, version);
 }
 
+/* A database server is never replaced under an open connection. */
 int
 store_replaced(struct store *s, int64_t max_age_ms)
 {
-	return s->ops->replaced(s, max_age_ms);
+	return s->ops->replaced != NULL && s->ops->replaced(s, max_age_ms);
+}
+
+int
+store_moved(struct store *s)
+{
+	return s->ops->moved != NULL && s->ops->moved(s);
+}
+
+void
+store_housekeeping(struct store *s)
+{
+	if (s->ops->housekeeping != NULL)
+		s->ops->housekeeping(s);
 }
 
 enum store_rc
 store_wal_checkpoint_passive(struct store *s, int *frames, int *copied)
 {
+	*frames = 0;
+	*copied = 0;
+	if (s->ops->wal_checkpoint_passive == NULL)
+		return STORE_OK;
 	return s->ops->wal_checkpoint_passive(s, frames, copied);
 }
 
+/* Without a WAL, no commit is reported: the WAL copier idles. */
 void
 store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 {
-	s->ops->on_commit(s, fn, arg);
-}
-
-enum store_rc
-store_runner_pass(struct store *s, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	return s->ops->runner_pass(s, now_ms, n, duration_ms, every_ms);
-}
-
-enum store_rc
-store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	return s->ops->metrics(s, m, cb, arg);
-}
-
-enum store_rc
-store_export(struct store *s, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	return s->ops->export(s, now_ms, store_ms, cb, arg);
-}
-
-enum store_rc
-store_import_begin(struct store *s)
-{
-	return s->ops->import_begin(s);
-}
-
-enum store_rc
-store_import(struct store *s, const struct store_item *item)
-{
-	return s->ops->import(s, item);
-}
-
-enum store_rc
-store_import_commit(struct store *s)
-{
-	return s->ops->import_commit(s);
+	if (s->ops->on_commit != NULL)
+		s->ops->on_commit(s, fn, arg);
 }

@@ -28,6 +28,7 @@ enum store_rc {
 	STORE_EXISTS, /* the row is there already */
 	STORE_BUSY, /* locked past the busy timeout; retry */
 	STORE_UNAVAILABLE, /* cannot open, not a database, I/O error */
+	STORE_READONLY, /* reads work, writes are refused; retry is vain */
 	STORE_NEWER, /* made by a newer version: refused */
 	STORE_ERROR /* anything else; logged where it happened */
 };
@@ -51,6 +52,25 @@ int store_is_uri(const char *db);
  * process, where neither pays.
  */
 int store_remote(const char *db);
+/*
+ * What a store has beside every store's operations (store_can):
+ * batches in flight (store_record_send), status reads in one statement
+ * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
+ * the rest).  Without them the
+ * operations answer that there is nothing to do.
+ */
+enum store_can {
+	STORE_CAN_PIPELINE,
+	STORE_CAN_READ_TOGETHER,
+	STORE_CAN_WAL,
+};
+int store_can(const struct store *, enum store_can);
+/*
+ * Whether db is there to be opened without being made: a server's
+ * database always (the server will say), a file if it exists (else 0,
+ * errno says why).
+ */
+int store_exists(const char *db);
 /* db as it may be shown: a URI's password as "***". */
 void store_redact(const char *db, char *out, size_t len);
 /*
@@ -238,9 +258,13 @@ enum store_rc store_trigger_list(struct store *, const struct id *job,
  */
 enum store_rc store_trigger_recent(struct store *, const struct id *job,
     int64_t limit, store_trigger_cb, void *);
-/* The job's IN_PROGRESS triggers and the oldest's created_ms (0: none). */
+/*
+ * The job's IN_PROGRESS triggers and the oldest's created_ms (0: none),
+ * and when a runner last recorded a pass (0: never), which tells a queue
+ * no runner takes from one waiting for the next pass.
+ */
 enum store_rc store_trigger_waiting(struct store *, const struct id *job,
-    int64_t *n, int64_t *oldest_ms);
+    int64_t *n, int64_t *oldest_ms, int64_t *pass_ms);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
 
@@ -269,8 +293,8 @@ struct outcome {
 	const char *failure_trace;
 };
 
-/* A claimed trigger found on start of a pass, with its claim's owner. */
-struct stale {
+/* A claimed, still pending trigger and its claim: store_claimed's rows. */
+struct claim {
 	int64_t row;
 	struct id job;
 	struct id trigger;
@@ -280,7 +304,7 @@ struct stale {
 	enum ckpt_type type;
 };
 
-typedef int (*store_stale_cb)(const struct stale *, void *);
+typedef int (*store_claim_cb)(const struct claim *, void *);
 
 enum store_rc store_begin(struct store *);
 /* One snapshot for several reads; store_rollback ends it. */
@@ -313,20 +337,28 @@ enum store_rc store_claim(struct store *, int64_t row, const char *owner,
  */
 enum store_rc store_claim_renew(struct store *, int64_t row, const char *owner,
     int64_t now_ms, int64_t lease_ms);
-enum store_rc store_claimed(struct store *, store_stale_cb, void *);
+enum store_rc store_claimed(struct store *, store_claim_cb, void *);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
 /* Grows when another connection committed something a runner may want. */
 enum store_rc store_data_version(struct store *, int64_t *version);
 /*
  * A descriptor that becomes readable when store_data_version may have
- * grown (PostgreSQL's notifications), or -1: watch the database's file.
+ * grown (PostgreSQL's notifications, an inotify watch of a SQLite file's
+ * directory), the store's to read and close; -1: none, poll.
  */
 int store_watch_fd(struct store *);
 int store_replaced(struct store *, int64_t max_age_ms);
+/*
+ * Whether the store's file was replaced or removed since it was opened,
+ * asked now and logged nowhere: a store opened again sees the new one.
+ */
+int store_moved(struct store *);
+/* After a runner's pass: what the store's files need (a grown WAL). */
+void store_housekeeping(struct store *);
 enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);
 void store_on_commit(struct store *, void (*)(void *, int frames), void *);
-enum store_rc store_runner_pass(struct store *, int64_t now_ms, int64_t n,
+enum store_rc store_record_pass(struct store *, int64_t now_ms, int64_t n,
     int64_t duration_ms, int64_t every_ms);
 
 /*

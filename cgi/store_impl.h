@@ -1,93 +1,194 @@
 /*
- * Behind the seam: what a store (store_sqlite.c, store_pg.c) gives
+ * Behind the seam: what a driver (store_sqlite.c, store_pg.c) gives
  * store.c, which picks one by the value of CHECKPOINT_DB and hands its
- * callers a struct store whose first member is the table below.  Each
- * operation means what store.h says of the function of the same name.
- * Nothing but store.c and the stores includes this file.
+ * callers a struct store whose first member is the table below.
+ *
+ * The driver runs statements: each is named by enum stmt, and each
+ * driver keeps its dialect's SQL for it in one table indexed by that
+ * enum (NULL: the dialect has no such statement).  store.c writes every
+ * operation once against the driver's entries (query, next, col_*,
+ * changes, end, and the transactions); what only one driver has is a
+ * capability, NULL in the other.  Nothing but store.c and the drivers
+ * includes this file.
  */
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
 
 #include "store.h"
 
+/* Every statement of either dialect. */
+enum stmt {
+	STMT_BEGIN,
+	STMT_BEGIN_READ,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RECORD,
+	STMT_STATUS,
+	STMT_STATUSES,
+	STMT_JOB_KNOWN,
+	STMT_JOB_ADD,
+	STMT_JOB_SET,
+	STMT_JOB_RM,
+	STMT_JOB_LIST,
+	STMT_JOB_OVERVIEW,
+	STMT_CKPT_COUNTS,
+	STMT_CKPT_LATEST,
+	STMT_CKPT_HISTORY,
+	STMT_CKPT_GET,
+	STMT_CKPT_DURATIONS,
+	STMT_TRIGGER_LIST,
+	STMT_TRIGGER_LIST_JOB,
+	STMT_TRIGGER_RECENT,
+	STMT_TRIGGER_WAITING,
+	STMT_PURGE,
+	STMT_PENDING,
+	STMT_PENDING_BOUND,
+	STMT_LOCK_JOBS,
+	STMT_UNKNOWN_JOBS,
+	STMT_FAIL_UNKNOWN,
+	STMT_COMPLETE_PLAIN,
+	STMT_COUNTERS_SYNC,
+	STMT_NEXT_ID,
+	STMT_COMPLETE,
+	STMT_CLAIM,
+	STMT_CLAIM_RENEW,
+	STMT_CLAIMED,
+	STMT_DATA_VERSION,
+	STMT_WAL_CHECKPOINT,
+	STMT_METRICS_SERVICE,
+	STMT_METRICS_JOBS,
+	STMT_RUNNER_PASS,
+	STMT_EXPORT_JOBS,
+	STMT_EXPORT_COUNTERS,
+	STMT_EXPORT_STATS,
+	STMT_EXPORT_SERVICE,
+	STMT_EXPORT_TRIGGERS,
+	STMT_IMPORT_LOCK,
+	STMT_IMPORT_EMPTY,
+	STMT_IMPORT_JOB,
+	STMT_IMPORT_COUNTER,
+	STMT_IMPORT_STATS,
+	STMT_IMPORT_SERVICE,
+	STMT_IMPORT_TRIGGER,
+	STMT_IMPORT_SEQUENCE,
+	STMT__MAX
+};
+
+/*
+ * A statement's parameter: an integer, or text (NULL text: SQL NULL).
+ * Both dialects get the same list, in the same order; a dialect's SQL
+ * may leave one unused (PostgreSQL's times come from the server clock,
+ * not from the caller's now_ms).
+ */
+struct store_val {
+	int is_int;
+	int64_t i;
+	const char *s;
+};
+#define VAL_TEXT(v) \
+	{ \
+		0, 0, (v) \
+	}
+#define VAL_INT(v) \
+	{ \
+		1, (v), NULL \
+	}
+
+/*
+ * The rows of one statement being read, between the driver's query and
+ * end: h is the driver's handle (a prepared statement being stepped, a
+ * result), row the one the columns read.  rc is the first error.
+ */
+struct store_rows {
+	struct store *s;
+	void *h;
+	int row;
+	const char *what;
+	enum store_rc rc;
+};
+
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
-	int (*schema_version)(void);
-	void (*close)(struct store *);
-	const char *(*error)(const struct store *);
-	enum store_rc (
-	    *record_trigger)(struct store *, const struct trigger_rec *, int *);
-	enum store_rc (*record_triggers)(struct store *,
-	    const struct trigger_rec *const *, size_t, int *);
-	/* NULL: the store has no pipeline (store_record_send). */
-	enum store_rc (*record_send)(struct store *,
-	    const struct trigger_rec *const *, size_t);
-	enum store_rc (*record_recv)(struct store *, int *);
-	enum store_rc (*read_status)(struct store *, const struct id *,
-	    const struct id *, int64_t, int64_t, struct buf *);
-	/* NULL: store.c reads them one by one with read_status. */
-	enum store_rc (*read_statuses)(struct store *,
-	    struct status_read *const *, size_t, int64_t, int64_t);
-	enum store_rc (*job_known)(struct store *, const struct id *);
-	enum store_rc (*job_add)(struct store *, const struct job *, int64_t);
-	enum store_rc (
-	    *job_set)(struct store *, const struct job *, int, int64_t);
-	enum store_rc (*job_rm)(struct store *, const struct id *);
-	enum store_rc (*job_list)(struct store *, store_job_cb, void *);
-	enum store_rc (*job_overview)(struct store *, store_job_cb, void *);
-	enum store_rc (*ckpt_counts)(struct store *, const struct id *,
-	    struct ckpt_counts *);
-	enum store_rc (*ckpt_latest)(struct store *, const struct id *,
-	    store_ckpt_cb, void *);
-	enum store_rc (*ckpt_history)(struct store *, const struct id *,
-	    int64_t, store_ckpt_cb, void *);
-	enum store_rc (*ckpt_get)(struct store *, const struct id *, int64_t,
-	    store_ckpt_cb, void *);
-	enum store_rc (*ckpt_durations)(struct store *, const struct id *,
-	    size_t, int64_t *, size_t *);
-	enum store_rc (*trigger_list)(struct store *, const struct id *,
-	    int64_t, store_trigger_cb, void *);
-	enum store_rc (*trigger_recent)(struct store *, const struct id *,
-	    int64_t, store_trigger_cb, void *);
-	enum store_rc (*trigger_waiting)(struct store *, const struct id *,
-	    int64_t *, int64_t *);
-	enum store_rc (*purge)(struct store *, int64_t, int64_t, int64_t *);
+
+	/*
+	 * Statements.  query runs statement id with n values (or gets it
+	 * ready to step), its error in the result; next moves to the next
+	 * row (0: none left, or an error, in rows->rc); col_int (0 for
+	 * NULL, a boolean as 1 or 0) and col_text (NULL for NULL) read the
+	 * row's columns, valid until the next call of next or end; changes
+	 * is how many rows the statement wrote (or returned); end lets the
+	 * statement go.  fail records and logs an error the driver did not
+	 * meet itself, and is STORE_ERROR.  sql is the dialect's SQL by
+	 * statement (NULL: a statement it has not).
+	 */
+	enum store_rc (*query)(struct store *, struct store_rows *, enum stmt,
+	    const struct store_val *, int, const char *);
+	int (*next)(struct store_rows *);
+	int64_t (*col_int)(const struct store_rows *, int);
+	const char *(*col_text)(const struct store_rows *, int);
+	int64_t (*changes)(const struct store_rows *);
+	void (*end)(struct store_rows *);
+	enum store_rc (*fail)(struct store *, const char *, const char *);
+	const char *const *sql;
+
+	/*
+	 * Transactions, the connection and its news, as store.h says of
+	 * the functions of the same names.
+	 */
 	enum store_rc (*begin)(struct store *);
 	enum store_rc (*read_begin)(struct store *);
 	enum store_rc (*commit)(struct store *);
 	void (*rollback)(struct store *);
-	enum store_rc (*pending_bound)(struct store *, int64_t, size_t,
-	    int64_t *, size_t *);
+	enum store_rc (*data_version)(struct store *, int64_t *);
+	const char *(*error)(const struct store *);
+	void (*close)(struct store *);
+	int (*schema_version)(void);
+
+	/*
+	 * How the dialect differs where store.c writes the operation once.
+	 * server_clock: times stored and compared are the server's, and a
+	 * lease is read as the time it has left.  sql_throwable: the SQL
+	 * makes a failure's serialized-throwable itself.  purge_batch: the
+	 * rows a purge's statement deletes at most (0: all at once).
+	 */
+	int server_clock, sql_throwable;
+	int64_t purge_batch;
+	/*
+	 * The one operation each dialect does its own way: SQLite's SQL
+	 * formats each job's trace, PostgreSQL's driver formats them in C.
+	 */
 	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
 	    const char *, const char *, int64_t, int64_t *);
-	enum store_rc (*complete_plain)(struct store *, int64_t, int64_t,
-	    int64_t, int64_t *);
-	enum store_rc (*pending)(struct store *, int64_t, int64_t, size_t,
-	    struct pending *, size_t *);
+
+	/*
+	 * Capabilities: NULL where the driver has no such thing, and
+	 * store.c says what the store has (store_can) or answers that
+	 * there is nothing to do.  Each means what store.h says of the
+	 * function of the same name, but for lock_round (rounds of runners
+	 * on several hosts run at once: the jobs of a round's range
+	 * (after, upto] are locked to its end, and listed for the round's
+	 * statements in the last argument) and record_batch (several
+	 * triggers in one statement, sorted so that batches lock rows in
+	 * one order).
+	 */
+	/* A database server's: batches, reads together, a descriptor. */
 	enum store_rc (
-	    *next_checkpoint_id)(struct store *, const struct id *, int64_t *);
-	enum store_rc (*complete)(struct store *, int64_t, const char *,
-	    const struct outcome *, int64_t);
-	enum store_rc (*claim)(struct store *, int64_t, const char *, int64_t,
-	    enum ckpt_type, int64_t, int64_t);
-	enum store_rc (*claim_renew)(struct store *, int64_t, const char *,
-	    int64_t, int64_t);
-	enum store_rc (*claimed)(struct store *, store_stale_cb, void *);
+	    *lock_round)(struct store *, int64_t, int64_t, const char **);
+	enum store_rc (*record_batch)(struct store *,
+	    const struct trigger_rec *const *, size_t, int *);
+	enum store_rc (*record_send)(struct store *,
+	    const struct trigger_rec *const *, size_t);
+	enum store_rc (*record_recv)(struct store *, int *);
+	enum store_rc (*read_statuses)(struct store *,
+	    struct status_read *const *, size_t, int64_t, int64_t);
+	int (*watch_fd)(struct store *);
+	/* A file's: its WAL, its directory watched, the file replaced. */
 	enum store_rc (*wal_checkpoint)(struct store *, int *);
-	enum store_rc (*data_version)(struct store *, int64_t *);
-	int (*replaced)(struct store *, int64_t);
 	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
 	void (*on_commit)(struct store *, void (*)(void *, int), void *);
-	int (*watch_fd)(struct store *);
-	enum store_rc (
-	    *runner_pass)(struct store *, int64_t, int64_t, int64_t, int64_t);
-	enum store_rc (*metrics)(struct store *, struct service_metrics *,
-	    store_metrics_cb, void *);
-	enum store_rc (
-	    *export)(struct store *, int64_t, int64_t, store_item_cb, void *);
-	enum store_rc (*import_begin)(struct store *);
-	enum store_rc (*import)(struct store *, const struct store_item *);
-	enum store_rc (*import_commit)(struct store *);
+	void (*housekeeping)(struct store *);
+	int (*replaced)(struct store *, int64_t);
+	int (*moved)(struct store *);
 };
 
 struct store {

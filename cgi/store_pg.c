@@ -58,62 +58,10 @@ static const struct store_ops pg_ops;
 /* The server's clock in ms, the same all through one statement. */
 #define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 /* Rows a purge deletes per statement, so that no transaction grows long. */
-#define PG_PURGE_BATCH "10000"
+#define PG_PURGE_BATCH 10000
+#define PG_QUOTE(x) #x
+#define PG_QUOTED(x) PG_QUOTE(x)
 #define PG_MAX_PARAMS 18
-
-enum stmt {
-	STMT_BEGIN,
-	STMT_BEGIN_READ,
-	STMT_COMMIT,
-	STMT_ROLLBACK,
-	STMT_RECORD,
-	STMT_STATUS,
-	STMT_STATUSES,
-	STMT_JOB_KNOWN,
-	STMT_JOB_ADD,
-	STMT_JOB_SET,
-	STMT_JOB_RM,
-	STMT_JOB_LIST,
-	STMT_JOB_OVERVIEW,
-	STMT_CKPT_COUNTS,
-	STMT_CKPT_LATEST,
-	STMT_CKPT_HISTORY,
-	STMT_CKPT_GET,
-	STMT_CKPT_DURATIONS,
-	STMT_TRIGGER_LIST,
-	STMT_TRIGGER_LIST_JOB,
-	STMT_TRIGGER_RECENT,
-	STMT_TRIGGER_WAITING,
-	STMT_PURGE,
-	STMT_PENDING,
-	STMT_PENDING_BOUND,
-	STMT_LOCK_JOBS,
-	STMT_UNKNOWN_JOBS,
-	STMT_FAIL_UNKNOWN,
-	STMT_COMPLETE_PLAIN,
-	STMT_NEXT_ID,
-	STMT_COMPLETE,
-	STMT_CLAIM,
-	STMT_CLAIM_RENEW,
-	STMT_CLAIMED,
-	STMT_METRICS_SERVICE,
-	STMT_METRICS_JOBS,
-	STMT_RUNNER_PASS,
-	STMT_EXPORT_JOBS,
-	STMT_EXPORT_COUNTERS,
-	STMT_EXPORT_STATS,
-	STMT_EXPORT_SERVICE,
-	STMT_EXPORT_TRIGGERS,
-	STMT_IMPORT_LOCK,
-	STMT_IMPORT_EMPTY,
-	STMT_IMPORT_JOB,
-	STMT_IMPORT_COUNTER,
-	STMT_IMPORT_STATS,
-	STMT_IMPORT_SERVICE,
-	STMT_IMPORT_TRIGGER,
-	STMT_IMPORT_SEQUENCE,
-	STMT__MAX
-};
 
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN",
@@ -155,8 +103,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " RETURNING t.job_id, t.trigger_id",
 	[STMT_STATUS] = "SELECT response FROM trigger_status"
 			" WHERE job_id = $1 AND trigger_id = $2"
-			" AND (status = 'IN_PROGRESS' OR $3::bigint = 0"
-			" OR completed_ms > " NOW_MS " - $3::bigint)",
+			" AND (status = 'IN_PROGRESS' OR $4::bigint = 0"
+			" OR completed_ms > " NOW_MS " - $4::bigint)",
 	/*
 	 * The GETs of several threads in one statement (readers.c): $1 jobs
 	 * and $2 triggerIds as arrays; each answer found comes with its
@@ -234,12 +182,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers ORDER BY id DESC LIMIT $1",
+	    " FROM triggers ORDER BY id DESC LIMIT $2",
 	[STMT_TRIGGER_LIST_JOB] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
 	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE job_id = $2 ORDER BY id DESC LIMIT $1",
+	    " FROM triggers WHERE job_id = $1 ORDER BY id DESC LIMIT $2",
 	/* Each half an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
@@ -247,20 +195,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
 	    " FROM triggers WHERE id IN"
 	    " (SELECT id FROM (SELECT id FROM triggers"
-	    " WHERE job_id = $2 AND checkpoint_id IS NOT NULL"
-	    " ORDER BY checkpoint_id DESC LIMIT $1) AS c"
+	    " WHERE job_id = $1 AND checkpoint_id IS NOT NULL"
+	    " ORDER BY checkpoint_id DESC LIMIT $2) AS c"
 	    " UNION SELECT id FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = $2)"
-	    " ORDER BY id DESC LIMIT $1",
+	    " WHERE status = 'IN_PROGRESS' AND job_id = $1)"
+	    " ORDER BY id DESC LIMIT $2",
 	[STMT_TRIGGER_WAITING] =
-	    "SELECT count(*), coalesce(min(created_ms), 0) FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = $1",
+	    "SELECT count(*), coalesce(min(created_ms), 0),"
+	    " coalesce((SELECT pass_ms FROM service_metrics WHERE id = 1), 0)"
+	    " FROM triggers WHERE status = 'IN_PROGRESS' AND job_id = $1",
 	/* In batches: a purge of millions never holds one long transaction. */
 	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
 		       " triggers WHERE status = 'COMPLETED'"
-		       " AND $1::bigint > 0"
-		       " AND completed_ms <= " NOW_MS " - $1::bigint"
-		       " LIMIT " PG_PURGE_BATCH ")",
+		       " AND $2::bigint > 0"
+		       " AND completed_ms <= " NOW_MS " - $2::bigint"
+		       " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
 	/*
 	 * The round's queue in arrival order, of the jobs the round locked
 	 * ($4) only: a trigger that committed late, with an id inside the
@@ -315,7 +264,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
 	/*
-	 * The easy triggers of the round's locked jobs ($3) get the jobs'
+	 * The easy triggers of the round's locked jobs ($4) get the jobs'
 	 * next ids in arrival order, and the counters move past them, in
 	 * one statement.
 	 */
@@ -329,7 +278,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
 	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
 	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
-	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($3::text[])),"
+	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($4::text[])),"
 	    " u AS (UPDATE triggers SET status = 'COMPLETED',"
 	    " checkpoint_id = r.cid, checkpoint_type = r.typ,"
 	    " completed_ms = " NOW_MS " FROM r WHERE triggers.id = r.id"
@@ -353,21 +302,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " checkpoint_id = coalesce($2::bigint, checkpoint_id),"
 	    " checkpoint_type = coalesce($3, checkpoint_type),"
 	    " location = $4, failure_class = $5, failure_trace = $6,"
-	    " failure_throwable = $7, completed_ms = " NOW_MS
+	    " failure_throwable = $9, completed_ms = " NOW_MS
 	    " WHERE id = $1 AND status = 'IN_PROGRESS'"
 	    " AND claimed_by IS NOT DISTINCT FROM $8::text RETURNING 1),"
 	    " n AS (SELECT pg_notify('" PG_CHANNEL "', '') FROM u"
 	    "  WHERE $8::text IS NOT NULL LIMIT 1)"
 	    " SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM n)",
-	/* $5: the lease's length; it ends by the server's clock. */
+	/* $7: the lease's length; it ends by the server's clock. */
 	[STMT_CLAIM] =
 	    "UPDATE triggers SET claimed_by = $2, claimed_ms = " NOW_MS ","
-	    " lease_ms = " NOW_MS " + $5::bigint, checkpoint_id = $3,"
+	    " lease_ms = " NOW_MS " + $7::bigint, checkpoint_id = $3,"
 	    " checkpoint_type = $4"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
-	/* $3: the lease's new length, from now by the server's clock. */
+	/* $4: the lease's new length, from now by the server's clock. */
 	[STMT_CLAIM_RENEW] =
-	    "UPDATE triggers SET lease_ms = " NOW_MS " + $3::bigint"
+	    "UPDATE triggers SET lease_ms = " NOW_MS " + $4::bigint"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2",
 	/* The lease as time left by the server's clock (pg_claimed). */
 	[STMT_CLAIMED] =
@@ -404,13 +353,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY j.job_id",
 	/*
 	 * A pass that advanced nothing is recorded only once the last record
-	 * is $3 ms old.  It never notifies: watching runners would wake each
+	 * is $4 ms old.  It never notifies: watching runners would wake each
 	 * other for ever.
 	 */
 	[STMT_RUNNER_PASS] = "UPDATE service_metrics SET pass_ms = " NOW_MS ","
-			     " pass_advanced = $1, pass_duration_ms = $2"
-			     " WHERE id = 1 AND ($1::bigint > 0"
-			     " OR pass_ms <= " NOW_MS " - $3::bigint)",
+			     " pass_advanced = $2, pass_duration_ms = $3"
+			     " WHERE id = 1 AND ($2::bigint > 0"
+			     " OR pass_ms <= " NOW_MS " - $4::bigint)",
 	/*
 	 * A store copied whole (store_export, store_import): every column,
 	 * in the order the items' fields are read and bound, as
@@ -440,8 +389,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " failure_class, failure_trace, failure_throwable, claimed_by,"
 	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
 	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' OR $1::bigint = 0"
-	    " OR completed_ms > " NOW_MS " - $1::bigint ORDER BY id",
+	    " WHERE status = 'IN_PROGRESS' OR $2::bigint = 0"
+	    " OR completed_ms > " NOW_MS " - $2::bigint ORDER BY id",
 	/* Nothing else writes while the copy is checked and made. */
 	[STMT_IMPORT_LOCK] =
 	    "LOCK TABLE jobs, triggers, checkpoint_counters, checkpoint_stats,"
@@ -510,6 +459,9 @@ struct pg {
 	struct store base; /* first: the handle store.c hands out */
 	PGconn *conn;
 	unsigned char prepared[STMT__MAX];
+	/* The parameters a statement's SQL leaves unused, once looked at. */
+	uint32_t unused[STMT__MAX];
+	unsigned char scanned[STMT__MAX];
 	int dead; /* the connection is lost: fail fast until closed */
 	int listening; /* LISTEN done on this connection */
 	int notify_sent; /* a NOTIFY's answer is still to be read */
@@ -650,14 +602,24 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	}
 	/*
 	 * The connection or the server is going (class 08, admin or crash
-	 * shutdown, cannot connect now, too many connections), or this is
-	 * no longer the primary (read-only transaction, after a failover):
-	 * another connection, perhaps to another host, may do.
+	 * shutdown, cannot connect now, too many connections): another
+	 * connection, perhaps to another host, may do.
 	 */
 	if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
 	    strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
-	    strcmp(state, "53300") == 0 || strcmp(state, "25006") == 0)
+	    strcmp(state, "53300") == 0)
 		return pg_lost(s, what, PQresultErrorMessage(res));
+	/*
+	 * A read-only transaction: this is no longer the primary (after a
+	 * failover), or the server was set read-only.  Writes are refused
+	 * until someone acts, which the answer says; the connection is
+	 * dropped all the same, so that the next one may find the new
+	 * primary.
+	 */
+	if (strcmp(state, "25006") == 0) {
+		pg_lost(s, what, PQresultErrorMessage(res));
+		return STORE_READONLY;
+	}
 	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
 	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
 		pg_set_error(s, what, PQresultErrorMessage(res), 0);
@@ -812,6 +774,18 @@ pg_notify_send(struct pg *s)
 	s->notify_sent = 1;
 }
 
+/*
+ * A statement's parameters, as text (NULL: SQL NULL).  typed: the
+ * statement is prepared with type, so that its SQL may leave a
+ * parameter unused (0: the server infers the type from the SQL).
+ */
+struct params {
+	const char *v[PG_MAX_PARAMS];
+	char num[PG_MAX_PARAMS][24];
+	Oid type[PG_MAX_PARAMS];
+	int n, typed;
+};
+
 /* A prepared statement's name on the server: s and its number. */
 static const char *
 stmt_name(enum stmt id, char *name, size_t len)
@@ -822,7 +796,7 @@ stmt_name(enum stmt id, char *name, size_t len)
 
 /* Makes sure statement id is prepared on the connection. */
 static enum store_rc
-pg_prepare(struct pg *s, enum stmt id)
+pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 {
 	PGresult *res;
 	enum store_rc rc, failed = STORE_OK;
@@ -830,8 +804,14 @@ pg_prepare(struct pg *s, enum stmt id)
 
 	if (s->prepared[id])
 		return STORE_OK;
+	if (stmt_sql[id] == NULL) {
+		pg_set_error(s, "prepare", "no PostgreSQL form", 0);
+		return STORE_ERROR;
+	}
 	stmt_name(id, name, sizeof(name));
-	if (!PQsendPrepare(s->conn, name, stmt_sql[id], 0, NULL))
+	if (!PQsendPrepare(s->conn, name, stmt_sql[id],
+		p != NULL && p->typed ? p->n : 0,
+		p != NULL && p->typed ? p->type : NULL))
 		return pg_rc_from(s, NULL, "prepare");
 	while ((res = pg_next(s, "prepare", &rc)) != NULL) {
 		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
@@ -846,13 +826,6 @@ pg_prepare(struct pg *s, enum stmt id)
 		s->prepared[id] = 1;
 	return rc != STORE_OK ? rc : failed;
 }
-
-/* A statement's parameters, as text (NULL: SQL NULL). */
-struct params {
-	const char *v[PG_MAX_PARAMS];
-	char num[PG_MAX_PARAMS][24];
-	int n;
-};
 
 static void
 p_text(struct params *p, const char *v)
@@ -965,7 +938,7 @@ pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
 	if (out != NULL)
 		*out = NULL;
 	if ((rc = pg_ready(s)) != STORE_OK ||
-	    (rc = pg_prepare(s, id)) != STORE_OK)
+	    (rc = pg_prepare(s, id, p)) != STORE_OK)
 		return rc;
 	s->sync_cancelled = 0;
 	if (!PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
@@ -1012,47 +985,115 @@ pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
 	return rc;
 }
 
-/* A statement that changes one row: STORE_NOTFOUND if it changed none. */
-static enum store_rc
-pg_exec_one(struct pg *s, enum stmt id, const struct params *p,
-    const char *what)
-{
-	enum store_rc rc;
-	int64_t n;
-
-	if ((rc = pg_exec_changes(s, id, p, what, &n)) != STORE_OK)
-		return rc;
-	return n > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
 static const char *
 col_text(const PGresult *res, int row, int col)
 {
 	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
 }
 
+/* An integer column, or a boolean one as 1 or 0 (as SQLite has them). */
 static int64_t
 col_int(const PGresult *res, int row, int col)
 {
-	return PQgetisnull(res, row, col) ?
-	    0 :
-	    strtoll(PQgetvalue(res, row, col), NULL, 10);
+	const char *v;
+
+	if (PQgetisnull(res, row, col))
+		return 0;
+	v = PQgetvalue(res, row, col);
+	return v[0] == 't' ? 1 : strtoll(v, NULL, 10);
+}
+
+/* Whether sql names parameter $k. */
+static int
+pg_param_used(const char *sql, int k)
+{
+	const char *p;
+	char *end;
+
+	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
+		if (strtol(p + 1, &end, 10) == k && end != p + 1)
+			return 1;
+	return 0;
+}
+
+/*
+ * The driver's query, run at once: its rows are read from the result.
+ * A parameter the SQL leaves unused is given its type when the
+ * statement is prepared; the server could not infer it.
+ */
+static enum store_rc
+pg_query(struct store *base, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	int i;
+
+	r->s = base;
+	r->h = NULL;
+	r->row = -1;
+	r->what = what;
+	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+		for (i = 0; i < PG_MAX_PARAMS; i++)
+			if (!pg_param_used(stmt_sql[id], i + 1))
+				s->unused[id] |= 1u << i;
+		s->scanned[id] = 1;
+	}
+	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
+		if (v[i].is_int)
+			p_int(&p, v[i].i);
+		else
+			p_text(&p, v[i].s);
+		if (s->unused[id] & (1u << i)) {
+			p.type[i] = v[i].is_int ? 20 /* int8 */ : 25 /* text */;
+			p.typed = 1;
+		}
+	}
+	if ((r->rc = pg_exec(s, id, &p, what, &res)) == STORE_OK)
+		r->h = res;
+	return r->rc;
 }
 
 static int
-col_bool(const PGresult *res, int row, int col)
+pg_next_row(struct store_rows *r)
 {
-	return !PQgetisnull(res, row, col) &&
-	    PQgetvalue(res, row, col)[0] == 't';
+	if (r->h == NULL || r->row + 1 >= PQntuples(r->h))
+		return 0;
+	r->row++;
+	return 1;
+}
+
+static int64_t
+pg_col_int(const struct store_rows *r, int i)
+{
+	return col_int(r->h, r->row, i);
+}
+
+static const char *
+pg_col_text(const struct store_rows *r, int i)
+{
+	return col_text(r->h, r->row, i);
+}
+
+static enum store_rc
+pg_fail(struct store *base, const char *what, const char *why)
+{
+	pg_set_error((struct pg *)base, what, why, 0);
+	return STORE_ERROR;
+}
+
+static int64_t
+pg_changes(const struct store_rows *r)
+{
+	return r->h != NULL ? strtoll(PQcmdTuples(r->h), NULL, 10) : 0;
 }
 
 static void
-col_id(const PGresult *res, int row, int col, struct id *out)
+pg_end(struct store_rows *r)
 {
-	const char *v = col_text(res, row, col);
-
-	if (v == NULL || id_parse_str(v, out) == -1)
-		memset(out, 0, sizeof(*out));
+	PQclear(r->h);
+	r->h = NULL;
 }
 
 /* One integer of a query run as it is, outside the statement table. */
@@ -1694,7 +1735,8 @@ pg_pipe_send_notify(struct pg *s)
 static enum store_rc
 pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 {
-	const char *what = e->notify ? "notify" : "record triggers";
+	const int notify = e->notify;
+	const char *what = notify ? "notify" : "record triggers";
 	PGresult *res, *last = NULL;
 	enum store_rc rc = STORE_OK, failed = STORE_OK;
 	ExecStatusType st;
@@ -1728,9 +1770,9 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 		rc = failed;
 	if (rc == STORE_OK && last == NULL)
 		rc = pg_lost(s, what, "no result from the server");
-	if (rc == STORE_OK && s->sync_cancelled && !e->notify)
+	if (rc == STORE_OK && s->sync_cancelled && !notify)
 		rc = pg_sync_cancelled(s, what);
-	if (rc == STORE_OK && !e->notify)
+	if (rc == STORE_OK && !notify)
 		pg_batch_created(last, e->r, e->n, created);
 	PQclear(last);
 	return rc;
@@ -1804,7 +1846,7 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
 		/* Its connection tested, and made again if need be. */
 		if ((rc = pg_pipe_end(s)) != STORE_OK ||
 		    (rc = pg_ready(s)) != STORE_OK ||
-		    (rc = pg_prepare(s, STMT_RECORD)) != STORE_OK)
+		    (rc = pg_prepare(s, STMT_RECORD, NULL)) != STORE_OK)
 			return rc;
 		if (!PQenterPipelineMode(s->conn))
 			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
@@ -1870,39 +1912,6 @@ pg_record_recv(struct store *base, int *created)
 	return rc;
 }
 
-/* Plain CGI's POST: a batch of one. */
-static enum store_rc
-pg_record_trigger(struct store *base, const struct trigger_rec *t, int *created)
-{
-	return pg_record_triggers(base, &t, 1, created);
-}
-
-/* The status answer, rendered by the trigger_status view. */
-static enum store_rc
-pg_read_status(struct store *base, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	(void)now_ms;
-	p_text(&p, job->s);
-	p_text(&p, trigger->s);
-	p_int(&p, store_ms);
-	if ((rc = pg_exec(s, STMT_STATUS, &p, "read status", &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0)
-		rc = STORE_NOTFOUND;
-	else if (buf_add(json, PQgetvalue(res, 0, 0),
-		     (size_t)PQgetlength(res, 0, 0)) != 0)
-		rc = STORE_ERROR;
-	PQclear(res);
-	return rc;
-}
-
 /* The status answers of several GETs, in one statement. */
 static enum store_rc
 pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
@@ -1946,350 +1955,6 @@ pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
 	buf_free(&jobs);
 	buf_free(&triggers);
 	return rc;
-}
-
-/* A statement whose rows are counted: STORE_NOTFOUND when none. */
-static enum store_rc
-pg_exec_found(struct pg *s, enum stmt id, const struct params *p,
-    const char *what)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, id, p, what, &res)) != STORE_OK)
-		return rc;
-	rc = PQntuples(res) > 0 ? STORE_OK : STORE_NOTFOUND;
-	PQclear(res);
-	return rc;
-}
-
-static enum store_rc
-pg_job_known(struct store *base, const struct id *job)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_text(&p, job->s);
-	return pg_exec_found(s, STMT_JOB_KNOWN, &p, "look up job");
-}
-
-static enum store_rc
-pg_job_add(struct store *base, const struct job *j, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-
-	(void)now_ms;
-	p_text(&p, j->id.s);
-	p_text(&p, j->name != NULL ? j->name : "");
-	p_text(&p, job_state_name(j->state));
-	p_text(&p, ckpt_type_name(j->type));
-	p_text(&p, j->command);
-	p_int(&p, j->timeout_s);
-	rc = pg_exec_found(s, STMT_JOB_ADD, &p, "add job");
-	return rc == STORE_NOTFOUND ? STORE_ERROR : rc;
-}
-
-static enum store_rc
-pg_job_set(struct store *base, const struct job *j, int fields, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	(void)now_ms;
-	p_text(&p, j->id.s);
-	p_int(&p, fields);
-	p_text(&p, j->name != NULL ? j->name : "");
-	p_text(&p, job_state_name(j->state));
-	p_text(&p, ckpt_type_name(j->type));
-	p_text(&p, j->command);
-	p_int(&p, j->timeout_s);
-	return pg_exec_found(s, STMT_JOB_SET, &p, "set job");
-}
-
-static enum store_rc
-pg_job_rm(struct store *base, const struct id *job)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	p_text(&p, job->s);
-	if ((rc = pg_exec_changes(s, STMT_JOB_RM, &p, "remove job", &n)) !=
-	    STORE_OK)
-		return rc;
-	return n > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/* Jobs (job_id, name, state first) to cb: the listing's or overview's. */
-static enum store_rc
-pg_jobs(struct pg *s, enum stmt id, store_job_cb cb, void *arg)
-{
-	PGresult *res;
-	struct job j;
-	enum store_rc rc;
-	int i;
-
-	if ((rc = pg_exec(s, id, NULL, "list jobs", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&j, 0, sizeof(j));
-		col_id(res, i, 0, &j.id);
-		j.name = col_text(res, i, 1);
-		job_state_parse(col_text(res, i, 2), &j.state);
-		if (id == STMT_JOB_OVERVIEW) {
-			j.created_ms = col_int(res, i, 3);
-			j.updated_ms = col_int(res, i, 4);
-		} else {
-			ckpt_type_parse(col_text(res, i, 3), &j.type);
-			j.command = col_text(res, i, 4);
-			j.timeout_s = col_int(res, i, 5);
-			j.last_checkpoint_id = col_int(res, i, 6);
-			j.pending = col_int(res, i, 7);
-		}
-		if (cb(&j, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_job_list(struct store *base, store_job_cb cb, void *arg)
-{
-	return pg_jobs((struct pg *)base, STMT_JOB_LIST, cb, arg);
-}
-
-static enum store_rc
-pg_job_overview(struct store *base, store_job_cb cb, void *arg)
-{
-	return pg_jobs((struct pg *)base, STMT_JOB_OVERVIEW, cb, arg);
-}
-
-static enum store_rc
-pg_ckpt_counts(struct store *base, const struct id *job, struct ckpt_counts *c)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	memset(c, 0, sizeof(*c));
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_CKPT_COUNTS, &p, "checkpoint counts",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0)
-		rc = STORE_NOTFOUND;
-	else {
-		c->timeout_s = col_int(res, 0, 0);
-		c->completed = col_int(res, 0, 1);
-		c->failed = col_int(res, 0, 2);
-		c->duration_min = col_int(res, 0, 3);
-		c->duration_max = col_int(res, 0, 4);
-		c->duration_sum = col_int(res, 0, 5);
-		c->in_progress = col_int(res, 0, 6);
-	}
-	PQclear(res);
-	return rc;
-}
-
-/* Rows of the checkpoints view to cb; *n is how many there were. */
-static enum store_rc
-pg_ckpt_rows(struct pg *s, enum stmt id, const struct params *p,
-    store_ckpt_cb cb, void *arg, int64_t *n)
-{
-	PGresult *res;
-	struct ckpt c;
-	const char *status;
-	enum store_rc rc;
-	int i;
-
-	*n = 0;
-	if ((rc = pg_exec(s, id, p, "read checkpoints", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&c, 0, sizeof(c));
-		c.id = col_int(res, i, 0);
-		status = PQgetvalue(res, i, 1);
-		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
-		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
-							      CKPT_IN_PROGRESS;
-		c.trigger_ms = col_int(res, i, 2);
-		c.end_ms = col_int(res, i, 3);
-		c.duration_ms = col_int(res, i, 4);
-		c.location = col_text(res, i, 5);
-		c.failure_class = col_text(res, i, 6);
-		c.failure_trace = col_text(res, i, 7);
-		(*n)++;
-		if (cb(&c, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	struct params p = { .n = 0 };
-	int64_t n;
-
-	p_text(&p, job->s);
-	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_LATEST, &p, cb, arg,
-	    &n);
-}
-
-static enum store_rc
-pg_ckpt_history(struct store *base, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	int64_t n;
-
-	p_text(&p, job->s);
-	p_int(&p, limit);
-	return pg_ckpt_rows((struct pg *)base, STMT_CKPT_HISTORY, &p, cb, arg,
-	    &n);
-}
-
-static enum store_rc
-pg_ckpt_get(struct store *base, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	p_text(&p, job->s);
-	p_int(&p, id);
-	rc = pg_ckpt_rows((struct pg *)base, STMT_CKPT_GET, &p, cb, arg, &n);
-	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
-}
-
-static enum store_rc
-pg_ckpt_durations(struct store *base, const struct id *job, size_t max,
-    int64_t *d, size_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-	int i;
-
-	*n = 0;
-	p_text(&p, job->s);
-	p_int(&p, (int64_t)max);
-	if ((rc = pg_exec(s, STMT_CKPT_DURATIONS, &p, "read durations",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res) && *n < max; i++)
-		d[(*n)++] = col_int(res, i, 0);
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_trigger_rows(struct pg *s, enum stmt which, const struct id *job,
-    int64_t limit, store_trigger_cb cb, void *arg)
-{
-	struct params p = { .n = 0 };
-	PGresult *res;
-	struct trigger_row t;
-	enum store_rc rc;
-	int i;
-
-	p_int(&p, limit);
-	if (job != NULL)
-		p_text(&p, job->s);
-	if ((rc = pg_exec(s, which, &p, "list triggers", &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&t, 0, sizeof(t));
-		col_id(res, i, 0, &t.job);
-		col_id(res, i, 1, &t.trigger);
-		t.status = col_text(res, i, 2);
-		t.requested_type = col_text(res, i, 3);
-		t.type = col_text(res, i, 4);
-		t.checkpoint_id = col_int(res, i, 5);
-		t.location = col_text(res, i, 6);
-		t.failure_class = col_text(res, i, 7);
-		t.failure_trace = col_text(res, i, 8);
-		t.claimed_by = col_text(res, i, 9);
-		t.remote_user = col_text(res, i, 10);
-		t.remote_addr = col_text(res, i, 11);
-		t.created_ms = col_int(res, i, 12);
-		t.completed_ms = col_int(res, i, 13);
-		t.claimed_ms = col_int(res, i, 14);
-		if (cb(&t, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_trigger_list(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return pg_trigger_rows((struct pg *)base,
-	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
-	    cb, arg);
-}
-
-static enum store_rc
-pg_trigger_recent(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	return pg_trigger_rows((struct pg *)base, STMT_TRIGGER_RECENT, job,
-	    limit, cb, arg);
-}
-
-static enum store_rc
-pg_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	*n = 0;
-	*oldest_ms = 0;
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_TRIGGER_WAITING, &p, "count waiting triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0) {
-		*n = col_int(res, 0, 0);
-		*oldest_ms = col_int(res, 0, 1);
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-/* Retention by the server's clock, a batch per statement. */
-static enum store_rc
-pg_purge(struct store *base, int64_t now_ms, int64_t store_ms, int64_t *purged)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum store_rc rc;
-	int64_t n;
-
-	(void)now_ms;
-	*purged = 0;
-	p_int(&p, store_ms);
-	do {
-		if ((rc = pg_exec_changes(s, STMT_PURGE, &p, "purge", &n)) !=
-		    STORE_OK)
-			return rc;
-		*purged += n;
-	} while (n >= atoi(PG_PURGE_BATCH));
-	return STORE_OK;
 }
 
 static enum store_rc
@@ -2356,16 +2021,20 @@ pg_commit(struct store *base)
 
 /*
  * Locks the jobs of the round's pending triggers in (after, upto] (see
- * STMT_LOCK_JOBS) and keeps their ids for the round's statements.
+ * STMT_LOCK_JOBS) and keeps their ids for the round's statements, a
+ * text[] literal in *jobs.
  */
 static enum store_rc
-pg_lock_round(struct pg *s, int64_t after, int64_t upto)
+pg_lock_round(struct store *base, int64_t after, int64_t upto,
+    const char **jobs)
 {
+	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
 	PGresult *res;
 	enum store_rc rc;
 	int i;
 
+	*jobs = buf_str(&s->jobs);
 	if (s->locked && s->locked_after == after && s->locked_upto == upto)
 		return STORE_OK;
 	p_int(&p, after);
@@ -2387,37 +2056,8 @@ pg_lock_round(struct pg *s, int64_t after, int64_t upto)
 	s->locked = 1;
 	s->locked_after = after;
 	s->locked_upto = upto;
+	*jobs = buf_str(&s->jobs);
 	return STORE_OK;
-}
-
-/*
- * The next round's range (*upto, *count), then its jobs locked: it
- * starts every round, after store_begin.
- */
-static enum store_rc
-pg_pending_bound(struct store *base, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	*upto = after_row;
-	*count = 0;
-	p_int(&p, after_row);
-	p_int(&p, (int64_t)max);
-	if ((rc = pg_exec(s, STMT_PENDING_BOUND, &p, "pending range", &res)) !=
-	    STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0)) {
-		*upto = col_int(res, 0, 0);
-		*count = (size_t)col_int(res, 0, 1);
-	}
-	PQclear(res);
-	if (*count == 0)
-		return STORE_OK;
-	return pg_lock_round(s, after_row, *upto);
 }
 
 /* trace_fmt with its %s as job (and %% as %), as SQL printf made it. */
@@ -2506,269 +2146,6 @@ pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
 }
 
 /*
- * In (after, upto]: completes every pending trigger of a RUNNING job
- * without a command, of the jobs the round locked, with each job's next
- * ids in arrival order; *n is how many.  The caller holds the
- * transaction.
- */
-static enum store_rc
-pg_complete_plain(struct store *base, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	(void)now_ms;
-	*n = 0;
-	if ((rc = pg_lock_round(s, after, upto)) != STORE_OK)
-		return rc;
-	p_int(&p, after);
-	p_int(&p, upto);
-	p_text(&p, buf_str(&s->jobs));
-	if ((rc = pg_exec(s, STMT_COMPLETE_PLAIN, &p, "complete plain triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0)
-		*n = col_int(res, 0, 0);
-	PQclear(res);
-	return STORE_OK;
-}
-
-/*
- * Up to max pending, unclaimed triggers in (after_row, upto_row] of the
- * round's locked jobs, in arrival order.  The caller holds a transaction
- * (store_begin) and frees with store_pending_free.
- */
-static enum store_rc
-pg_pending(struct store *base, int64_t after_row, int64_t upto_row, size_t max,
-    struct pending *pend, size_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-	const char *cmd;
-	int i;
-
-	*n = 0;
-	if ((rc = pg_lock_round(s, after_row, upto_row)) != STORE_OK)
-		return rc;
-	p_int(&p, after_row);
-	p_int(&p, (int64_t)max);
-	p_int(&p, upto_row);
-	p_text(&p, buf_str(&s->jobs));
-	if ((rc = pg_exec(s, STMT_PENDING, &p, "read pending triggers",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res) && *n < max; i++) {
-		struct pending *e = &pend[*n];
-		memset(e, 0, sizeof(*e));
-		e->row = col_int(res, i, 0);
-		col_id(res, i, 1, &e->job);
-		col_id(res, i, 2, &e->trigger);
-		ckpt_type_parse(col_text(res, i, 3), &e->requested);
-		e->job_known = col_bool(res, i, 4);
-		if (e->job_known) {
-			job_state_parse(col_text(res, i, 5), &e->job_state);
-			ckpt_type_parse(col_text(res, i, 6), &e->job_type);
-			if ((cmd = col_text(res, i, 7)) != NULL &&
-			    (e->command = strdup(cmd)) == NULL) {
-				rc = STORE_ERROR;
-				break;
-			}
-			e->timeout_s = col_int(res, i, 8);
-		}
-		e->job_busy = col_bool(res, i, 9);
-		(*n)++;
-	}
-	PQclear(res);
-	if (rc != STORE_OK) {
-		store_pending_free(pend, *n);
-		*n = 0;
-	}
-	return rc;
-}
-
-/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
-static enum store_rc
-pg_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc;
-
-	p_text(&p, job->s);
-	if ((rc = pg_exec(s, STMT_NEXT_ID, &p, "next checkpoint id", &res)) !=
-	    STORE_OK)
-		return rc;
-	if (PQntuples(res) > 0)
-		*id = col_int(res, 0, 0);
-	else
-		rc = STORE_ERROR;
-	PQclear(res);
-	return rc;
-}
-
-/*
- * Completes a pending trigger.  owner is the claim it must carry (NULL: an
- * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
- * any more (another runner resolved it); nothing changed.
- */
-static enum store_rc
-pg_complete(struct store *base, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct buf th = { 0 };
-	PGresult *res;
-	enum store_rc rc;
-	const char *trace = NULL;
-
-	(void)now_ms;
-	if (o->failure_class != NULL) {
-		trace = o->failure_trace != NULL ? o->failure_trace : "";
-		if (throwable_base64(&th, o->failure_class,
-			strlen(o->failure_class), trace, strlen(trace)) == -1) {
-			buf_free(&th);
-			return STORE_ERROR;
-		}
-	}
-	p_int(&p, row);
-	if (o->checkpoint_id > 0) {
-		p_int(&p, o->checkpoint_id);
-		p_text(&p, ckpt_type_name(o->type));
-	} else {
-		p_text(&p, NULL);
-		p_text(&p, NULL);
-	}
-	p_text(&p, o->failure_class == NULL ? o->location : NULL);
-	p_text(&p, o->failure_class);
-	p_text(&p, trace);
-	p_text(&p, o->failure_class != NULL ? buf_str(&th) : NULL);
-	p_text(&p, owner);
-	rc = pg_exec(s, STMT_COMPLETE, &p, "complete trigger", &res);
-	buf_free(&th);
-	if (rc != STORE_OK)
-		return rc;
-	rc = PQntuples(res) > 0 && col_int(res, 0, 0) > 0 ? STORE_OK :
-							    STORE_NOTFOUND;
-	PQclear(res);
-	return rc;
-}
-
-/*
- * The caller's lease_ms is on its own clock (its now_ms plus the lease's
- * length): the lease stored is the server's clock plus that length.
- */
-static enum store_rc
-pg_claim(struct store *base, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_int(&p, row);
-	p_text(&p, owner);
-	p_int(&p, checkpoint_id);
-	p_text(&p, ckpt_type_name(type));
-	p_int(&p, lease_ms - now_ms);
-	return pg_exec_one(s, STMT_CLAIM, &p, "claim trigger");
-}
-
-/* The lease's length is taken from the caller's clock, as pg_claim's. */
-static enum store_rc
-pg_claim_renew(struct store *base, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	p_int(&p, row);
-	p_text(&p, owner);
-	p_int(&p, lease_ms - now_ms);
-	return pg_exec_one(s, STMT_CLAIM_RENEW, &p, "renew claim");
-}
-
-/*
- * Every claimed, still pending trigger, for the caller to judge.  Its
- * lease is handed over on the caller's clock (CLOCK_REALTIME): the time
- * it has left by the server's clock, plus the caller's now.  So the
- * runner's "lease_ms > now" means "the lease is not over by the server's
- * clock", however far the two clocks are apart.
- */
-static enum store_rc
-pg_claimed(struct store *base, store_stale_cb cb, void *arg)
-{
-	struct pg *s = (struct pg *)base;
-	PGresult *res;
-	struct stale c;
-	enum store_rc rc;
-	int64_t now;
-	int i;
-
-	if ((rc = pg_exec(s, STMT_CLAIMED, NULL, "read claims", &res)) !=
-	    STORE_OK)
-		return rc;
-	now = clock_ms(CLOCK_REALTIME);
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&c, 0, sizeof(c));
-		c.row = col_int(res, i, 0);
-		col_id(res, i, 1, &c.job);
-		col_id(res, i, 2, &c.trigger);
-		snprintf(c.owner, sizeof(c.owner), "%s", PQgetvalue(res, i, 3));
-		c.lease_ms = col_int(res, i, 4) + now;
-		c.checkpoint_id = col_int(res, i, 5);
-		c.type = CKPT_FULL;
-		ckpt_type_parse(col_text(res, i, 6), &c.type);
-		if (cb(&c, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-/* No WAL of ours to look after: the server checkpoints its own. */
-static enum store_rc
-pg_wal_checkpoint(struct store *base, int *busy)
-{
-	(void)base;
-	*busy = 0;
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
-{
-	(void)base;
-	*frames = 0;
-	*copied = 0;
-	return STORE_OK;
-}
-
-/* Nothing to report after a commit: the committer's WAL copier idles. */
-static void
-pg_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
-{
-	(void)base;
-	(void)fn;
-	(void)arg;
-}
-
-/* A database server is never "replaced" under an open connection. */
-static int
-pg_replaced(struct store *base, int64_t max_age_ms)
-{
-	(void)base;
-	(void)max_age_ms;
-	return 0;
-}
-
-/*
  * Grows with each notification on this connection (after store_watch_fd
  * listened).  A broken connection is STORE_UNAVAILABLE, so that a
  * watching runner opens another.
@@ -2813,404 +2190,31 @@ pg_watch_fd(struct store *base)
 	return PQsocket(s->conn);
 }
 
-static enum store_rc
-pg_metrics_service(struct pg *s, struct service_metrics *m)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, STMT_METRICS_SERVICE, NULL, "read metrics",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0) {
-		/* The row 0001 made is gone. */
-		pg_set_error(s, "read metrics", "no service_metrics row", 0);
-		rc = STORE_ERROR;
-	} else {
-		m->queued = col_int(res, 0, 0);
-		m->oldest_queued_ms = col_int(res, 0, 1);
-		m->claimed = col_int(res, 0, 2);
-		m->completed = col_int(res, 0, 3);
-		m->declined = col_int(res, 0, 4);
-		m->expired = col_int(res, 0, 5);
-		m->job_not_found = col_int(res, 0, 6);
-		m->pass_ms = col_int(res, 0, 7);
-		m->pass_advanced = col_int(res, 0, 8);
-		m->pass_duration_ms = col_int(res, 0, 9);
-	}
-	PQclear(res);
-	return rc;
-}
-
-static enum store_rc
-pg_metrics_jobs(struct pg *s, store_metrics_cb cb, void *arg)
-{
-	PGresult *res;
-	struct job_metrics j;
-	enum store_rc rc;
-	int i;
-
-	if ((rc = pg_exec(s, STMT_METRICS_JOBS, NULL, "read job metrics",
-		 &res)) != STORE_OK)
-		return rc;
-	for (i = 0; i < PQntuples(res); i++) {
-		memset(&j, 0, sizeof(j));
-		col_id(res, i, 0, &j.job);
-		j.name = col_text(res, i, 1);
-		j.completed = col_int(res, i, 2);
-		j.failed = col_int(res, i, 3);
-		j.in_progress = col_int(res, i, 4);
-		j.last_id = col_int(res, i, 5);
-		j.last_duration_ms = col_int(res, i, 6);
-		if (cb(&j, arg) != 0)
-			break;
-	}
-	PQclear(res);
-	return STORE_OK;
-}
-
-/* Everything GET /metrics shows, from one snapshot. */
-static enum store_rc
-pg_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	struct pg *s = (struct pg *)base;
-	enum store_rc rc;
-
-	memset(m, 0, sizeof(*m));
-	if ((rc = pg_read_begin(base)) != STORE_OK)
-		return rc;
-	if ((rc = pg_metrics_service(s, m)) == STORE_OK &&
-	    (rc = pg_metrics_jobs(s, cb, arg)) == STORE_OK)
-		return pg_commit(base);
-	pg_rollback(base);
-	return rc;
-}
-
-static enum store_rc
-pg_runner_pass(struct store *base, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-
-	(void)now_ms;
-	p_int(&p, n);
-	p_int(&p, duration_ms);
-	p_int(&p, every_ms);
-	return pg_exec(s, STMT_RUNNER_PASS, &p, "record the runner's pass",
-	    NULL);
-}
-
-/* An integer parameter, or NULL for a value the schema never stores. */
-static void
-p_int_or_null(struct params *p, int64_t v, int null)
-{
-	if (null)
-		p_text(p, NULL);
-	else
-		p_int(p, v);
-}
-
-/* Row i of an export statement's result into item, by its kind. */
-static void
-pg_export_item(const PGresult *res, int i, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		col_id(res, i, 0, &j->id);
-		j->name = col_text(res, i, 1);
-		job_state_parse(col_text(res, i, 2), &j->state);
-		ckpt_type_parse(col_text(res, i, 3), &j->type);
-		j->command = col_text(res, i, 4);
-		j->timeout_s = col_int(res, i, 5);
-		j->created_ms = col_int(res, i, 6);
-		j->updated_ms = col_int(res, i, 7);
-		break;
-	case STORE_ITEM_COUNTER:
-		col_id(res, i, 0, &item->u.counter.job);
-		item->u.counter.last_id = col_int(res, i, 1);
-		break;
-	case STORE_ITEM_STATS:
-		col_id(res, i, 0, &c->job);
-		c->completed = col_int(res, i, 1);
-		c->failed = col_int(res, i, 2);
-		c->expired = col_int(res, i, 3);
-		c->duration_min = col_int(res, i, 4);
-		c->duration_max = col_int(res, i, 5);
-		c->duration_sum = col_int(res, i, 6);
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_completed.id = col_int(res, i, 7);
-		c->last_completed.trigger_ms = col_int(res, i, 8);
-		c->last_completed.end_ms = col_int(res, i, 9);
-		c->last_completed.location = col_text(res, i, 10);
-		c->last_failed.status = CKPT_FAILED;
-		c->last_failed.id = col_int(res, i, 11);
-		c->last_failed.trigger_ms = col_int(res, i, 12);
-		c->last_failed.end_ms = col_int(res, i, 13);
-		c->last_failed.failure_class = col_text(res, i, 14);
-		c->last_failed.failure_trace = col_text(res, i, 15);
-		break;
-	case STORE_ITEM_SERVICE:
-		m->job_not_found = col_int(res, i, 0);
-		m->pass_ms = col_int(res, i, 1);
-		m->pass_advanced = col_int(res, i, 2);
-		m->pass_duration_ms = col_int(res, i, 3);
-		break;
-	case STORE_ITEM_TRIGGER:
-		d->row = col_int(res, i, 0);
-		col_id(res, i, 1, &d->t.job);
-		col_id(res, i, 2, &d->t.trigger);
-		d->t.status = col_text(res, i, 3);
-		d->t.requested_type = col_text(res, i, 4);
-		d->t.type = col_text(res, i, 5);
-		d->t.checkpoint_id = col_int(res, i, 6);
-		d->t.location = col_text(res, i, 7);
-		d->t.failure_class = col_text(res, i, 8);
-		d->t.failure_trace = col_text(res, i, 9);
-		d->failure_throwable = col_text(res, i, 10);
-		d->t.claimed_by = col_text(res, i, 11);
-		d->t.remote_user = col_text(res, i, 12);
-		d->t.remote_addr = col_text(res, i, 13);
-		d->t.created_ms = col_int(res, i, 14);
-		d->t.completed_ms = col_int(res, i, 15);
-		d->t.claimed_ms = col_int(res, i, 16);
-		d->lease_ms = col_int(res, i, 17);
-		break;
-	}
-}
-
-/*
- * Every item from one snapshot (a REPEATABLE READ, READ ONLY transaction):
- * jobs, counters, statistics, the service's counts, then the triggers a
- * purge would keep, in row order.
- */
-static enum store_rc
-pg_export(struct store *base, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	static const struct {
-		enum stmt id;
-		enum store_item_kind kind;
-	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-	};
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct store_item item;
-	PGresult *res;
-	enum store_rc rc;
-	size_t k;
-	int i, stop = 0;
-
-	(void)now_ms; /* the server's clock judges retention */
-	if ((rc = pg_read_begin(base)) != STORE_OK)
-		return rc;
-	p_int(&p, store_ms);
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
-		if ((rc = pg_exec(s, parts[k].id,
-			 parts[k].id == STMT_EXPORT_TRIGGERS ? &p : NULL,
-			 "export", &res)) != STORE_OK)
-			break;
-		for (i = 0; i < PQntuples(res) && !stop; i++) {
-			memset(&item, 0, sizeof(item));
-			item.kind = parts[k].kind;
-			pg_export_item(res, i, &item);
-			stop = cb(&item, arg) != 0;
-		}
-		PQclear(res);
-	}
-	/* Nothing was written: the read ends either way. */
-	pg_rollback(base);
-	return rc;
-}
-
-/*
- * The import's one transaction, the tables locked against other writers
- * first; STORE_EXISTS: the database holds something already.
- */
-static enum store_rc
-pg_import_begin(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-	PGresult *res;
-	enum store_rc rc;
-
-	if ((rc = pg_begin(base)) != STORE_OK)
-		return rc;
-	if ((rc = pg_exec(s, STMT_IMPORT_LOCK, NULL, "lock for import",
-		 NULL)) == STORE_OK &&
-	    (rc = pg_exec(s, STMT_IMPORT_EMPTY, NULL, "import", &res)) ==
-		STORE_OK) {
-		if (PQntuples(res) > 0 && col_bool(res, 0, 0))
-			rc = STORE_EXISTS;
-		PQclear(res);
-	}
-	if (rc != STORE_OK)
-		pg_rollback(base);
-	return rc;
-}
-
-/* One item's parameters, in its statement's order; the statement. */
-static enum stmt
-pg_import_params(const struct store_item *item, struct params *p)
-{
-	const struct job *j = &item->u.job;
-	const struct ckpt_stats *c = &item->u.stats;
-	const struct service_metrics *m = &item->u.service;
-	const struct trigger_dump *d = &item->u.trigger;
-	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	int unclaimed;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		p_text(p, j->id.s);
-		p_text(p, j->name != NULL ? j->name : "");
-		p_text(p, job_state_name(j->state));
-		p_text(p, ckpt_type_name(j->type));
-		p_text(p, j->command);
-		p_int(p, j->timeout_s);
-		p_int(p, j->created_ms);
-		p_int(p, j->updated_ms);
-		return STMT_IMPORT_JOB;
-	case STORE_ITEM_COUNTER:
-		p_text(p, item->u.counter.job.s);
-		p_int(p, item->u.counter.last_id);
-		return STMT_IMPORT_COUNTER;
-	case STORE_ITEM_STATS:
-		p_text(p, c->job.s);
-		p_int(p, c->completed);
-		p_int(p, c->failed);
-		p_int(p, c->expired);
-		p_int_or_null(p, c->duration_min, c->duration_min < 0);
-		p_int_or_null(p, c->duration_max, c->duration_max < 0);
-		p_int(p, c->duration_sum);
-		p_int_or_null(p, lc->id, lc->id == 0);
-		p_int_or_null(p, lc->trigger_ms, lc->id == 0);
-		p_int_or_null(p, lc->end_ms, lc->id == 0);
-		p_text(p, lc->location);
-		p_int_or_null(p, lf->id, lf->id == 0);
-		p_int_or_null(p, lf->trigger_ms, lf->id == 0);
-		p_int_or_null(p, lf->end_ms, lf->id == 0);
-		p_text(p, lf->failure_class);
-		p_text(p, lf->failure_trace);
-		return STMT_IMPORT_STATS;
-	case STORE_ITEM_SERVICE:
-		p_int(p, m->job_not_found);
-		p_int(p, m->pass_ms);
-		p_int(p, m->pass_advanced);
-		p_int(p, m->pass_duration_ms);
-		return STMT_IMPORT_SERVICE;
-	case STORE_ITEM_TRIGGER:
-	default:
-		unclaimed = d->t.claimed_by == NULL;
-		p_int(p, d->row);
-		p_text(p, d->t.job.s);
-		p_text(p, d->t.trigger.s);
-		p_text(p, d->t.status);
-		p_text(p, d->t.requested_type);
-		p_text(p, d->t.type);
-		p_int_or_null(p, d->t.checkpoint_id, d->t.checkpoint_id == 0);
-		p_text(p, d->t.location);
-		p_text(p, d->t.failure_class);
-		p_text(p, d->t.failure_trace);
-		p_text(p, d->failure_throwable);
-		p_text(p, d->t.claimed_by);
-		p_text(p, d->t.remote_user);
-		p_text(p, d->t.remote_addr);
-		p_int(p, d->t.created_ms);
-		p_int_or_null(p, d->t.completed_ms,
-		    strcmp(d->t.status, "IN_PROGRESS") == 0);
-		p_int_or_null(p, d->t.claimed_ms, unclaimed);
-		p_int_or_null(p, d->lease_ms, unclaimed);
-		return STMT_IMPORT_TRIGGER;
-	}
-}
-
-static enum store_rc
-pg_import(struct store *base, const struct store_item *item)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	enum stmt id;
-
-	id = pg_import_params(item, &p);
-	return pg_exec(s, id, &p, "import", NULL);
-}
-
-/* The identity sequence past the ids copied, then the commit. */
-static enum store_rc
-pg_import_commit(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-	enum store_rc rc;
-
-	if ((rc = pg_exec(s, STMT_IMPORT_SEQUENCE, NULL, "import", NULL)) !=
-	    STORE_OK) {
-		pg_rollback(base);
-		return rc;
-	}
-	return pg_commit(base);
-}
-
 static const struct store_ops pg_ops = {
 	.name = "postgresql",
+	.query = pg_query,
+	.next = pg_next_row,
+	.col_int = pg_col_int,
+	.col_text = pg_col_text,
+	.changes = pg_changes,
+	.end = pg_end,
+	.fail = pg_fail,
+	.sql = stmt_sql,
+	.server_clock = 1,
+	.purge_batch = PG_PURGE_BATCH,
+	.record_batch = pg_record_triggers,
+	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
-	.record_trigger = pg_record_trigger,
-	.record_triggers = pg_record_triggers,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
-	.read_status = pg_read_status,
 	.read_statuses = pg_read_statuses,
-	.job_known = pg_job_known,
-	.job_add = pg_job_add,
-	.job_set = pg_job_set,
-	.job_rm = pg_job_rm,
-	.job_list = pg_job_list,
-	.job_overview = pg_job_overview,
-	.ckpt_counts = pg_ckpt_counts,
-	.ckpt_latest = pg_ckpt_latest,
-	.ckpt_history = pg_ckpt_history,
-	.ckpt_get = pg_ckpt_get,
-	.ckpt_durations = pg_ckpt_durations,
-	.trigger_list = pg_trigger_list,
-	.trigger_recent = pg_trigger_recent,
-	.trigger_waiting = pg_trigger_waiting,
-	.purge = pg_purge,
 	.begin = pg_begin,
 	.read_begin = pg_read_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.pending_bound = pg_pending_bound,
 	.fail_unknown_jobs = pg_fail_unknown_jobs,
-	.complete_plain = pg_complete_plain,
-	.pending = pg_pending,
-	.next_checkpoint_id = pg_next_checkpoint_id,
-	.complete = pg_complete,
-	.claim = pg_claim,
-	.claim_renew = pg_claim_renew,
-	.claimed = pg_claimed,
-	.wal_checkpoint = pg_wal_checkpoint,
 	.data_version = pg_data_version,
-	.replaced = pg_replaced,
-	.wal_checkpoint_passive = pg_wal_checkpoint_passive,
-	.on_commit = pg_on_commit,
 	.watch_fd = pg_watch_fd,
-	.runner_pass = pg_runner_pass,
-	.metrics = pg_metrics,
-	.export = pg_export,
-	.import_begin = pg_import_begin,
-	.import = pg_import,
-	.import_commit = pg_import_commit,
 };

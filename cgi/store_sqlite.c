@@ -10,15 +10,22 @@
  */
 #include <config.h>
 
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "clock.h"
+#include "db_access.h"
 #include "log.h"
 #include "schema.h"
 #include "store_impl.h"
@@ -26,60 +33,10 @@
 
 static const struct store_ops lite_ops;
 
+/* A WAL this large is truncated after a runner's pass (store_housekeeping). */
+#define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
-
-enum stmt {
-	STMT_BEGIN,
-	STMT_BEGIN_READ,
-	STMT_COMMIT,
-	STMT_ROLLBACK,
-	STMT_RECORD,
-	STMT_STATUS,
-	STMT_JOB_KNOWN,
-	STMT_JOB_ADD,
-	STMT_JOB_SET,
-	STMT_JOB_RM,
-	STMT_JOB_LIST,
-	STMT_JOB_OVERVIEW,
-	STMT_CKPT_COUNTS,
-	STMT_CKPT_LATEST,
-	STMT_CKPT_HISTORY,
-	STMT_CKPT_GET,
-	STMT_CKPT_DURATIONS,
-	STMT_TRIGGER_LIST,
-	STMT_TRIGGER_LIST_JOB,
-	STMT_TRIGGER_RECENT,
-	STMT_TRIGGER_WAITING,
-	STMT_PURGE,
-	STMT_PENDING,
-	STMT_PENDING_BOUND,
-	STMT_FAIL_UNKNOWN,
-	STMT_COMPLETE_PLAIN,
-	STMT_COUNTERS_SYNC,
-	STMT_NEXT_ID,
-	STMT_COMPLETE,
-	STMT_CLAIM,
-	STMT_CLAIM_RENEW,
-	STMT_CLAIMED,
-	STMT_DATA_VERSION,
-	STMT_WAL_CHECKPOINT,
-	STMT_METRICS_SERVICE,
-	STMT_METRICS_JOBS,
-	STMT_RUNNER_PASS,
-	STMT_EXPORT_JOBS,
-	STMT_EXPORT_COUNTERS,
-	STMT_EXPORT_STATS,
-	STMT_EXPORT_SERVICE,
-	STMT_EXPORT_TRIGGERS,
-	STMT_IMPORT_EMPTY,
-	STMT_IMPORT_JOB,
-	STMT_IMPORT_COUNTER,
-	STMT_IMPORT_STATS,
-	STMT_IMPORT_SERVICE,
-	STMT_IMPORT_TRIGGER,
-	STMT__MAX
-};
 
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -204,7 +161,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * job's history.
 	 */
 	[STMT_TRIGGER_WAITING] =
-	    "SELECT count(*), min(created_ms) FROM triggers"
+	    "SELECT count(*), min(created_ms),"
+	    " (SELECT pass_ms FROM service_metrics WHERE id = 1) FROM triggers"
 	    " INDEXED BY triggers_pending"
 	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
 	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
@@ -232,7 +190,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * Set-based completion of a round's easy triggers: those of jobs
 	 * that are not RUNNING (or not registered) fail; those of RUNNING
 	 * jobs without a command get the job's next ids in arrival order.
-	 * A failure's serialized-throwable is made by store_fn_throwable.
+	 * A failure's serialized-throwable is made by lite_fn_throwable.
 	 */
 	[STMT_FAIL_UNKNOWN] =
 	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
@@ -405,6 +363,7 @@ struct lite {
 	char error[512]; /* the last error, as logged: store_error */
 	int replaced; /* store_replaced said so, and logged it */
 	int64_t replaced_checked_ms; /* when store_replaced last looked */
+	int watch; /* store_watch_fd's inotify descriptor, or -1 */
 };
 
 /*
@@ -434,7 +393,7 @@ lite_schema_version(void)
  * busy_ms have passed since this lock wait began.
  */
 static int
-store_busy_handler(void *arg, int count)
+lite_busy_handler(void *arg, int count)
 {
 	struct lite *s = arg;
 	struct timespec now, ts;
@@ -464,7 +423,7 @@ store_busy_handler(void *arg, int count)
  * already there.
  */
 static void
-store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+lite_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct buf b = { 0 };
 	const char *class, *trace;
@@ -491,7 +450,7 @@ store_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* Logs an error of what s was doing, and keeps its text for store_error. */
 static void
-store_log_error(struct lite *s, const char *what)
+lite_log_error(struct lite *s, const char *what)
 {
 	snprintf(s->error, sizeof(s->error), "%s: %s", what,
 	    sqlite3_errmsg(s->db));
@@ -505,9 +464,64 @@ lite_error(const struct store *base)
 	return s->error;
 }
 
+/* Whether SQLite's rc is an open or a write refused, not a bad file. */
+static int
+lite_refusal(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY ||
+	    rc == SQLITE_PERM;
+}
+
+/*
+ * Appends to err why path cannot be opened or written (db_access.h), and
+ * says which: a write refused is STORE_READONLY, which retrying cannot
+ * mend; anything else stays rc.
+ */
+static enum store_rc
+lite_explain(const char *path, enum store_rc rc, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 256];
+	size_t n;
+
+	switch (db_access_check(path, why, sizeof(why))) {
+	case DB_ACCESS_UNWRITABLE:
+		rc = STORE_READONLY;
+		break;
+	case DB_ACCESS_UNREADABLE:
+		break;
+	default:
+		return rc;
+	}
+	if ((n = strlen(err)) < errlen)
+		snprintf(err + n, errlen - n, " (%s)", why);
+	return rc;
+}
+
+/*
+ * An open or a write refused (SQLite's CANTOPEN, READONLY, PERM): logged
+ * with the path, the user and the cause, so that the operator knows what
+ * to change.  SQLite opens a file it may not write read-only, so a
+ * READONLY is a write refused even where the file's modes do not say why
+ * (a file replaced under it).
+ */
+static enum store_rc
+lite_refused(struct lite *s, int rc, const char *what)
+{
+	enum store_rc out;
+
+	snprintf(s->error, sizeof(s->error), "%s: %s", what,
+	    sqlite3_errmsg(s->db));
+	out = lite_explain(s->path,
+	    (rc & 0xff) == SQLITE_READONLY ? STORE_READONLY : STORE_UNAVAILABLE,
+	    s->error, sizeof(s->error));
+	log_error("%s: %s", s->path, s->error);
+	return out;
+}
+
 /* Maps an SQLite result code to the caller's view of it. */
 static enum store_rc
-store_rc_from(struct lite *s, int rc, const char *what)
+lite_rc_from(struct lite *s, int rc, const char *what)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -525,20 +539,21 @@ store_rc_from(struct lite *s, int rc, const char *what)
 		case SQLITE_CONSTRAINT_PRIMARYKEY:
 			return STORE_EXISTS;
 		default:
-			store_log_error(s, what);
+			lite_log_error(s, what);
 			return STORE_ERROR;
 		}
 	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		return lite_refused(s, rc, what);
 	case SQLITE_NOTADB:
 	case SQLITE_IOERR:
 	case SQLITE_CORRUPT:
-	case SQLITE_READONLY:
 	case SQLITE_FULL:
-	case SQLITE_PERM:
-		store_log_error(s, what);
+		lite_log_error(s, what);
 		return STORE_UNAVAILABLE;
 	default:
-		store_log_error(s, what);
+		lite_log_error(s, what);
 		return STORE_ERROR;
 	}
 }
@@ -551,6 +566,11 @@ stmt_get(struct lite *s, enum stmt id)
 
 	if (s->stmt[id] != NULL)
 		return s->stmt[id];
+	if (stmt_sql[id] == NULL) {
+		log_error("%s: statement %d has no SQLite form", s->path,
+		    (int)id);
+		return NULL;
+	}
 	rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
 	    SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
 	if (rc != SQLITE_OK) {
@@ -584,13 +604,6 @@ column_text(sqlite3_stmt *st, int i)
 	return (const char *)sqlite3_column_text(st, i);
 }
 
-static void
-column_id(sqlite3_stmt *st, int i, struct id *out)
-{
-	if (id_parse_str(column_text(st, i), out) == -1)
-		memset(out, 0, sizeof(*out));
-}
-
 /* Runs a statement that returns no rows to its end. */
 static enum store_rc
 stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
@@ -599,31 +612,106 @@ stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
 
 	rc = sqlite3_step(st);
 	stmt_done(st);
-	return store_rc_from(s, rc, what);
+	return lite_rc_from(s, rc, what);
+}
+
+/* The driver's query: prepared and bound, to be stepped by lite_next. */
+static enum store_rc
+lite_query(struct store *base, struct store_rows *r, enum stmt id,
+    const struct store_val *v, int n, const char *what)
+{
+	struct lite *s = (struct lite *)base;
+	sqlite3_stmt *st;
+	int i;
+
+	r->s = base;
+	r->what = what;
+	r->row = 0;
+	r->rc = STORE_OK;
+	if ((r->h = st = stmt_get(s, id)) == NULL)
+		return r->rc = STORE_ERROR;
+	/* A parameter the statement does not use is left out (SQLITE_RANGE). */
+	for (i = 0; i < n; i++)
+		if (v[i].is_int)
+			sqlite3_bind_int64(st, i + 1, v[i].i);
+		else
+			bind_text(st, i + 1, v[i].s);
+	return STORE_OK;
+}
+
+static int
+lite_next(struct store_rows *r)
+{
+	int rc;
+
+	/* Stepped again after its end, a statement would start over. */
+	if (r->rc != STORE_OK || r->row == -1)
+		return 0;
+	if ((rc = sqlite3_step(r->h)) == SQLITE_ROW)
+		return 1;
+	r->row = -1;
+	r->rc = lite_rc_from((struct lite *)r->s, rc, r->what);
+	return 0;
+}
+
+static int64_t
+lite_col_int(const struct store_rows *r, int i)
+{
+	return sqlite3_column_int64(r->h, i);
+}
+
+static const char *
+lite_col_text(const struct store_rows *r, int i)
+{
+	return column_text(r->h, i);
 }
 
 static enum store_rc
-store_exec(struct lite *s, const char *sql, const char *what)
+lite_fail(struct store *base, const char *what, const char *why)
+{
+	struct lite *s = (struct lite *)base;
+
+	snprintf(s->error, sizeof(s->error), "%s: %s", what, why);
+	log_error("%s: %s", s->path, s->error);
+	return STORE_ERROR;
+}
+
+static int64_t
+lite_changes(const struct store_rows *r)
+{
+	return sqlite3_changes(((struct lite *)r->s)->db);
+}
+
+static void
+lite_end(struct store_rows *r)
+{
+	if (r->h != NULL)
+		stmt_done(r->h);
+	r->h = NULL;
+}
+
+static enum store_rc
+lite_exec(struct lite *s, const char *sql, const char *what)
 {
 	int rc;
 
 	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return store_rc_from(s, rc, what);
+	return lite_rc_from(s, rc, what);
 }
 
 static enum store_rc
-store_pragma_int(struct lite *s, const char *sql, int64_t *v)
+lite_pragma_int(struct lite *s, const char *sql, int64_t *v)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*v = 0;
 	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		return store_rc_from(s, rc, sql);
+		return lite_rc_from(s, rc, sql);
 	rc = sqlite3_step(st);
 	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return store_rc_from(s, rc, sql);
+	return lite_rc_from(s, rc, sql);
 }
 
 /*
@@ -631,17 +719,17 @@ store_pragma_int(struct lite *s, const char *sql, int64_t *v)
  * or one that is not ours: it must be left exactly as it was.
  */
 static enum store_rc
-store_check_ours(struct lite *s, char *err, size_t errlen)
+lite_check_ours(struct lite *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
 	int64_t version, appid, objects;
 	int target = lite_schema_version();
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
 		 &objects)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
@@ -669,16 +757,16 @@ store_check_ours(struct lite *s, char *err, size_t errlen)
  * database that is not ours, is refused and left untouched.
  */
 static enum store_rc
-store_migrate(struct lite *s, char *err, size_t errlen)
+lite_migrate(struct lite *s, char *err, size_t errlen)
 {
 	enum store_rc rc;
 	int64_t version, appid, tables;
 	int target = lite_schema_version(), i;
 	char sql[128];
 
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
@@ -693,17 +781,17 @@ store_migrate(struct lite *s, char *err, size_t errlen)
 	if (version == target && appid == STORE_APPLICATION_ID)
 		return STORE_OK;
 
-	if ((rc = store_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
+	if ((rc = lite_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
 		snprintf(err, errlen, "%s: cannot lock for migration: %s",
 		    s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
 	/* Read again under the lock: another process may have migrated. */
-	if ((rc = store_pragma_int(s, "PRAGMA user_version", &version)) !=
+	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "PRAGMA application_id", &appid)) !=
+	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
 		STORE_OK ||
-	    (rc = store_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
+	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
 		 &tables)) != STORE_OK)
 		goto fail;
 	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
@@ -736,8 +824,8 @@ store_migrate(struct lite *s, char *err, size_t errlen)
 	    "PRAGMA application_id = %d; "
 	    "PRAGMA user_version = %d",
 	    STORE_APPLICATION_ID, target);
-	if ((rc = store_exec(s, sql, "migrate")) != STORE_OK ||
-	    (rc = store_exec(s, "COMMIT", "migrate")) != STORE_OK)
+	if ((rc = lite_exec(s, sql, "migrate")) != STORE_OK ||
+	    (rc = lite_exec(s, "COMMIT", "migrate")) != STORE_OK)
 		goto fail;
 	return STORE_OK;
 fail:
@@ -768,6 +856,7 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		return STORE_ERROR;
 	}
 	s->base.ops = &lite_ops;
+	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
 	if (sqlite3_open_v2(o->path, &s->db,
@@ -780,35 +869,35 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 0);
-	sqlite3_busy_handler(s->db, store_busy_handler, s);
+	sqlite3_busy_handler(s->db, lite_busy_handler, s);
 	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
 	 * lacks it, must read every one of them. */
 	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
 		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-		store_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
+		lite_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
 		rc = STORE_ERROR;
 		goto fail;
 	}
-	if ((rc = store_check_ours(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_check_ours(s, err, errlen)) != STORE_OK)
 		goto fail;
 
 	/* journal_mode is persistent: set it only when it is not WAL yet. */
 	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
 	mode = sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_stricmp(column_text(st, 0), "wal") == 0;
 	if (sqlite3_finalize(st) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = store_rc_from(s, sqlite3_errcode(s->db), "open");
+		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
 	if (!mode &&
-	    (rc = store_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
+	    (rc = lite_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
 		STORE_OK) {
 		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
 		    sqlite3_errmsg(s->db));
@@ -816,20 +905,23 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
 	    o->sync_normal ? "NORMAL" : "FULL");
-	if ((rc = store_exec(s, sql, "synchronous")) != STORE_OK) {
+	if ((rc = lite_exec(s, sql, "synchronous")) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
 		goto fail;
 	}
 	if (o->cache_kib > 0) {
 		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
 		    (long long)o->cache_kib);
-		store_exec(s, sql, "cache_size");
+		lite_exec(s, sql, "cache_size");
 	}
-	if ((rc = store_migrate(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_migrate(s, err, errlen)) != STORE_OK)
 		goto fail;
 	*out = &s->base;
 	return STORE_OK;
 fail:
+	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY) &&
+	    (s->db == NULL || lite_refusal(sqlite3_errcode(s->db))))
+		rc = lite_explain(o->path, rc, err, errlen);
 	store_close(&s->base);
 	return rc;
 }
@@ -845,446 +937,13 @@ lite_close(struct store *base)
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_close(s->db);
+	if (s->watch != -1)
+		close(s->watch);
 	free(s);
 }
 
 static enum store_rc
-lite_record_trigger(struct store *base, const struct trigger_rec *t,
-    int *created)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*created = 0;
-	if ((st = stmt_get(s, STMT_RECORD)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, t->job.s);
-	bind_text(st, 2, t->trigger.s);
-	bind_text(st, 3, ckpt_type_name(t->type));
-	sqlite3_bind_int64(st, 4, t->now_ms);
-	bind_text(st, 5, t->remote_user);
-	bind_text(st, 6, t->remote_addr);
-	sqlite3_bind_int64(st, 7, t->store_ms);
-	rc = stmt_run(s, st, "record trigger");
-	if (rc == STORE_OK)
-		*created = sqlite3_changes(s->db) > 0;
-	return rc;
-}
-
-/*
- * Records n triggers in one transaction: all are committed, or none is
- * and the result says why.  created[i] tells which were new.
- */
-static enum store_rc
-lite_record_triggers(struct store *base, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-	size_t i;
-
-	if (n == 1)
-		return store_record_trigger(&s->base, t[0], &created[0]);
-	if ((rc = store_begin(&s->base)) != STORE_OK)
-		return rc;
-	for (i = 0; i < n; i++)
-		if ((rc = store_record_trigger(&s->base, t[i], &created[i])) !=
-		    STORE_OK) {
-			store_rollback(&s->base);
-			return rc;
-		}
-	return store_commit(&s->base);
-}
-
-/*
- * The status answer, rendered by the trigger_status view so that the API
- * and the operator's sqlite3 shell can never disagree.
- */
-static enum store_rc
-lite_read_status(struct store *base, const struct id *job,
-    const struct id *trigger, int64_t now_ms, int64_t store_ms,
-    struct buf *json)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-	enum store_rc ret;
-
-	if ((st = stmt_get(s, STMT_STATUS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	bind_text(st, 2, trigger->s);
-	sqlite3_bind_int64(st, 3, now_ms);
-	sqlite3_bind_int64(st, 4, store_ms);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		ret = buf_add(json, sqlite3_column_text(st, 0),
-			  (size_t)sqlite3_column_bytes(st, 0)) == 0 ?
-		    STORE_OK :
-		    STORE_ERROR;
-	} else if (rc == SQLITE_DONE)
-		ret = STORE_NOTFOUND;
-	else
-		ret = store_rc_from(s, rc, "read status");
-	stmt_done(st);
-	return ret;
-}
-
-static enum store_rc
-lite_job_known(struct store *base, const struct id *job)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_JOB_KNOWN)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	stmt_done(st);
-	if (rc == SQLITE_DONE)
-		return STORE_NOTFOUND;
-	return store_rc_from(s, rc, "look up job");
-}
-
-static enum store_rc
-lite_job_add(struct store *base, const struct job *j, int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = stmt_get(s, STMT_JOB_ADD)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, j->id.s);
-	bind_text(st, 2, j->name != NULL ? j->name : "");
-	bind_text(st, 3, job_state_name(j->state));
-	bind_text(st, 4, ckpt_type_name(j->type));
-	bind_text(st, 5, j->command);
-	sqlite3_bind_int64(st, 6, j->timeout_s);
-	sqlite3_bind_int64(st, 7, now_ms);
-	return stmt_run(s, st, "add job");
-}
-
-static enum store_rc
-lite_job_set(struct store *base, const struct job *j, int fields,
-    int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_JOB_SET)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, j->id.s);
-	sqlite3_bind_int(st, 2, fields);
-	bind_text(st, 3, j->name != NULL ? j->name : "");
-	bind_text(st, 4, job_state_name(j->state));
-	bind_text(st, 5, ckpt_type_name(j->type));
-	bind_text(st, 6, j->command);
-	sqlite3_bind_int64(st, 7, j->timeout_s);
-	sqlite3_bind_int64(st, 8, now_ms);
-	if ((rc = stmt_run(s, st, "set job")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_job_rm(struct store *base, const struct id *job)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_JOB_RM)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	if ((rc = stmt_run(s, st, "remove job")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/*
- * Steps a statement of jobs (job_id, name, state first) to its end,
- * calling cb with each: the listing's columns follow, or the overview's.
- */
-static enum store_rc
-store_jobs(struct lite *s, enum stmt id, store_job_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct job j;
-	int rc;
-
-	if ((st = stmt_get(s, id)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&j, 0, sizeof(j));
-		column_id(st, 0, &j.id);
-		j.name = column_text(st, 1);
-		job_state_parse(column_text(st, 2), &j.state);
-		if (id == STMT_JOB_OVERVIEW) {
-			j.created_ms = sqlite3_column_int64(st, 3);
-			j.updated_ms = sqlite3_column_int64(st, 4);
-		} else {
-			ckpt_type_parse(column_text(st, 3), &j.type);
-			j.command = column_text(st, 4);
-			j.timeout_s = sqlite3_column_int64(st, 5);
-			j.last_checkpoint_id = sqlite3_column_int64(st, 6);
-			j.pending = sqlite3_column_int64(st, 7);
-		}
-		if (cb(&j, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "list jobs");
-}
-
-static enum store_rc
-lite_job_list(struct store *base, store_job_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_jobs(s, STMT_JOB_LIST, cb, arg);
-}
-
-static enum store_rc
-lite_job_overview(struct store *base, store_job_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_jobs(s, STMT_JOB_OVERVIEW, cb, arg);
-}
-
-static enum store_rc
-lite_ckpt_counts(struct store *base, const struct id *job,
-    struct ckpt_counts *c)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	if ((st = stmt_get(s, STMT_CKPT_COUNTS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		c->timeout_s = sqlite3_column_int64(st, 0);
-		c->completed = sqlite3_column_int64(st, 1);
-		c->failed = sqlite3_column_int64(st, 2);
-		c->duration_min = sqlite3_column_int64(st, 3);
-		c->duration_max = sqlite3_column_int64(st, 4);
-		c->duration_sum = sqlite3_column_int64(st, 5);
-		c->in_progress = sqlite3_column_int64(st, 6);
-	}
-	stmt_done(st);
-	if (rc == SQLITE_DONE)
-		return STORE_NOTFOUND;
-	return store_rc_from(s, rc, "checkpoint counts");
-}
-
-/*
- * Steps st over rows of the checkpoints view, calling cb with each; *n
- * is how many there were.
- */
-static enum store_rc
-store_ckpt_rows(struct lite *s, sqlite3_stmt *st, store_ckpt_cb cb, void *arg,
-    int64_t *n)
-{
-	struct ckpt c;
-	const char *status;
-	int rc;
-
-	*n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&c, 0, sizeof(c));
-		c.id = sqlite3_column_int64(st, 0);
-		status = column_text(st, 1);
-		c.status = strcmp(status, "COMPLETED") == 0 ? CKPT_COMPLETED :
-		    strcmp(status, "FAILED") == 0	    ? CKPT_FAILED :
-							      CKPT_IN_PROGRESS;
-		c.trigger_ms = sqlite3_column_int64(st, 2);
-		c.end_ms = sqlite3_column_int64(st, 3);
-		c.duration_ms = sqlite3_column_int64(st, 4);
-		c.location = column_text(st, 5);
-		c.failure_class = column_text(st, 6);
-		c.failure_trace = column_text(st, 7);
-		(*n)++;
-		if (cb(&c, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read checkpoints");
-}
-
-static enum store_rc
-lite_ckpt_latest(struct store *base, const struct id *job, store_ckpt_cb cb,
-    void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_LATEST)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	return store_ckpt_rows(s, st, cb, arg, &n);
-}
-
-static enum store_rc
-lite_ckpt_history(struct store *base, const struct id *job, int64_t limit,
-    store_ckpt_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_HISTORY)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, limit);
-	return store_ckpt_rows(s, st, cb, arg, &n);
-}
-
-static enum store_rc
-lite_ckpt_get(struct store *base, const struct id *job, int64_t id,
-    store_ckpt_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-	int64_t n;
-
-	if ((st = stmt_get(s, STMT_CKPT_GET)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, id);
-	rc = store_ckpt_rows(s, st, cb, arg, &n);
-	return rc == STORE_OK && n == 0 ? STORE_NOTFOUND : rc;
-}
-
-static enum store_rc
-lite_ckpt_durations(struct store *base, const struct id *job, size_t max,
-    int64_t *d, size_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_CKPT_DURATIONS)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		d[(*n)++] = sqlite3_column_int64(st, 0);
-	if (*n == max)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	return store_rc_from(s, rc, "read durations");
-}
-
-static enum store_rc
-store_trigger_rows(struct lite *s, enum stmt which, const struct id *job,
-    int64_t limit, store_trigger_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct trigger_row t;
-	int rc;
-
-	if ((st = stmt_get(s, which)) == NULL)
-		return STORE_ERROR;
-	if (job != NULL)
-		bind_text(st, 1, job->s);
-	sqlite3_bind_int64(st, 2, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&t, 0, sizeof(t));
-		column_id(st, 0, &t.job);
-		column_id(st, 1, &t.trigger);
-		t.status = column_text(st, 2);
-		t.requested_type = column_text(st, 3);
-		t.type = column_text(st, 4);
-		t.checkpoint_id = sqlite3_column_int64(st, 5);
-		t.location = column_text(st, 6);
-		t.failure_class = column_text(st, 7);
-		t.failure_trace = column_text(st, 8);
-		t.claimed_by = column_text(st, 9);
-		t.remote_user = column_text(st, 10);
-		t.remote_addr = column_text(st, 11);
-		t.created_ms = sqlite3_column_int64(st, 12);
-		t.completed_ms = sqlite3_column_int64(st, 13);
-		t.claimed_ms = sqlite3_column_int64(st, 14);
-		if (cb(&t, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "list triggers");
-}
-
-static enum store_rc
-lite_trigger_list(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_trigger_rows(s,
-	    job != NULL ? STMT_TRIGGER_LIST_JOB : STMT_TRIGGER_LIST, job, limit,
-	    cb, arg);
-}
-
-static enum store_rc
-lite_trigger_recent(struct store *base, const struct id *job, int64_t limit,
-    store_trigger_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	return store_trigger_rows(s, STMT_TRIGGER_RECENT, job, limit, cb, arg);
-}
-
-static enum store_rc
-lite_trigger_waiting(struct store *base, const struct id *job, int64_t *n,
-    int64_t *oldest_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	*n = 0;
-	*oldest_ms = 0;
-	if ((st = stmt_get(s, STMT_TRIGGER_WAITING)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*n = sqlite3_column_int64(st, 0);
-		*oldest_ms = sqlite3_column_int64(st, 1);
-		rc = SQLITE_DONE;
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "count waiting triggers");
-}
-
-static enum store_rc
-lite_purge(struct store *base, int64_t now_ms, int64_t store_ms,
-    int64_t *purged)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*purged = 0;
-	if ((st = stmt_get(s, STMT_PURGE)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, now_ms);
-	sqlite3_bind_int64(st, 2, store_ms);
-	if ((rc = stmt_run(s, st, "purge")) == STORE_OK)
-		*purged = sqlite3_changes(s->db);
-	return rc;
-}
-
-static enum store_rc
-store_simple(struct lite *s, enum stmt id, const char *what)
+lite_simple(struct lite *s, enum stmt id, const char *what)
 {
 	sqlite3_stmt *st;
 
@@ -1297,14 +956,14 @@ static enum store_rc
 lite_begin(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
-	return store_simple(s, STMT_BEGIN, "begin");
+	return lite_simple(s, STMT_BEGIN, "begin");
 }
 
 static enum store_rc
 lite_read_begin(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
-	return store_simple(s, STMT_BEGIN_READ, "begin read");
+	return lite_simple(s, STMT_BEGIN_READ, "begin read");
 }
 
 static enum store_rc
@@ -1313,7 +972,7 @@ lite_commit(struct store *base)
 	struct lite *s = (struct lite *)base;
 	enum store_rc rc;
 
-	if ((rc = store_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
+	if ((rc = lite_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
 		store_rollback(&s->base);
 	return rc;
 }
@@ -1323,87 +982,7 @@ lite_rollback(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
 	if (!sqlite3_get_autocommit(s->db))
-		store_simple(s, STMT_ROLLBACK, "rollback");
-}
-
-/*
- * Up to max pending, unclaimed triggers in (after_row, upto_row], in
- * arrival order.
- * The caller holds a transaction (store_begin) and frees with
- * store_pending_free.
- */
-static enum store_rc
-lite_pending(struct store *base, int64_t after_row, int64_t upto_row,
-    size_t max, struct pending *p, size_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	const char *cmd;
-	int rc = SQLITE_DONE;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_PENDING)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after_row);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	sqlite3_bind_int64(st, 3, upto_row);
-	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct pending *e = &p[*n];
-		memset(e, 0, sizeof(*e));
-		e->row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &e->job);
-		column_id(st, 2, &e->trigger);
-		ckpt_type_parse(column_text(st, 3), &e->requested);
-		e->job_known = sqlite3_column_int(st, 4);
-		if (e->job_known) {
-			job_state_parse(column_text(st, 5), &e->job_state);
-			ckpt_type_parse(column_text(st, 6), &e->job_type);
-			if ((cmd = column_text(st, 7)) != NULL &&
-			    (e->command = strdup(cmd)) == NULL) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			e->timeout_s = sqlite3_column_int64(st, 8);
-		}
-		e->job_busy = sqlite3_column_int(st, 9);
-		(*n)++;
-	}
-	if (*n == max)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	if (rc != SQLITE_DONE) {
-		store_pending_free(p, *n);
-		*n = 0;
-		return store_rc_from(s, rc, "read pending triggers");
-	}
-	return STORE_OK;
-}
-
-/*
- * The next round's range: *upto is the last of the next max pending
- * unclaimed triggers after after_row, *count how many there are (0: none).
- */
-static enum store_rc
-lite_pending_bound(struct store *base, int64_t after_row, size_t max,
-    int64_t *upto, size_t *count)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	*upto = after_row;
-	*count = 0;
-	if ((st = stmt_get(s, STMT_PENDING_BOUND)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after_row);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*upto = sqlite3_column_int64(st, 0);
-		*count = (size_t)sqlite3_column_int64(st, 1);
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "pending range");
+		lite_simple(s, STMT_ROLLBACK, "rollback");
 }
 
 /*
@@ -1433,162 +1012,6 @@ lite_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
 	return rc;
 }
 
-/*
- * In (after, upto]: completes every pending trigger of a RUNNING job
- * without a command, handing out each job's next ids in arrival order and
- * moving its counter past them; *n is how many.  The caller holds the
- * transaction.
- */
-static enum store_rc
-lite_complete_plain(struct store *base, int64_t after, int64_t upto,
-    int64_t now_ms, int64_t *n)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	*n = 0;
-	if ((st = stmt_get(s, STMT_COMPLETE_PLAIN)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_int64(st, 2, upto);
-	sqlite3_bind_int64(st, 3, now_ms);
-	if ((rc = stmt_run(s, st, "complete plain triggers")) != STORE_OK)
-		return rc;
-	*n = sqlite3_changes(s->db);
-	if (*n == 0)
-		return STORE_OK;
-	if ((st = stmt_get(s, STMT_COUNTERS_SYNC)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_int64(st, 2, upto);
-	return stmt_run(s, st, "move counters");
-}
-
-/* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
-static enum store_rc
-lite_next_checkpoint_id(struct store *base, const struct id *job, int64_t *id)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_NEXT_ID)) == NULL)
-		return STORE_ERROR;
-	bind_text(st, 1, job->s);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "next checkpoint id");
-}
-
-/*
- * Completes a pending trigger.  owner is the claim it must carry (NULL: an
- * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
- * any more (another runner resolved it); nothing changed.
- */
-static enum store_rc
-lite_complete(struct store *base, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_COMPLETE)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	if (o->checkpoint_id > 0) {
-		sqlite3_bind_int64(st, 2, o->checkpoint_id);
-		bind_text(st, 3, ckpt_type_name(o->type));
-	}
-	bind_text(st, 4, o->failure_class == NULL ? o->location : NULL);
-	bind_text(st, 5, o->failure_class);
-	bind_text(st, 6,
-	    o->failure_class != NULL ?
-		(o->failure_trace != NULL ? o->failure_trace : "") :
-		NULL);
-	sqlite3_bind_int64(st, 7, now_ms);
-	bind_text(st, 8, owner);
-	if ((rc = stmt_run(s, st, "complete trigger")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_claim(struct store *base, int64_t row, const char *owner,
-    int64_t checkpoint_id, enum ckpt_type type, int64_t now_ms,
-    int64_t lease_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	if ((st = stmt_get(s, STMT_CLAIM)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	bind_text(st, 2, owner);
-	sqlite3_bind_int64(st, 3, checkpoint_id);
-	bind_text(st, 4, ckpt_type_name(type));
-	sqlite3_bind_int64(st, 5, now_ms);
-	sqlite3_bind_int64(st, 6, lease_ms);
-	if ((rc = stmt_run(s, st, "claim trigger")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-static enum store_rc
-lite_claim_renew(struct store *base, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-
-	(void)now_ms;
-	if ((st = stmt_get(s, STMT_CLAIM_RENEW)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, row);
-	bind_text(st, 2, owner);
-	sqlite3_bind_int64(st, 3, lease_ms);
-	if ((rc = stmt_run(s, st, "renew claim")) != STORE_OK)
-		return rc;
-	return sqlite3_changes(s->db) > 0 ? STORE_OK : STORE_NOTFOUND;
-}
-
-/* Every claimed, still pending trigger, for the caller to judge. */
-static enum store_rc
-lite_claimed(struct store *base, store_stale_cb cb, void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	struct stale c;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_CLAIMED)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&c, 0, sizeof(c));
-		c.row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &c.job);
-		column_id(st, 2, &c.trigger);
-		snprintf(c.owner, sizeof(c.owner), "%s", column_text(st, 3));
-		c.lease_ms = sqlite3_column_int64(st, 4);
-		c.checkpoint_id = sqlite3_column_int64(st, 5);
-		c.type = CKPT_FULL;
-		ckpt_type_parse(column_text(st, 6), &c.type);
-		if (cb(&c, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read claims");
-}
-
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
 static enum store_rc
 lite_wal_checkpoint(struct store *base, int *busy)
@@ -1604,7 +1027,7 @@ lite_wal_checkpoint(struct store *base, int *busy)
 	if (rc == SQLITE_ROW)
 		*busy = sqlite3_column_int(st, 0);
 	stmt_done(st);
-	return store_rc_from(s, rc, "wal checkpoint");
+	return lite_rc_from(s, rc, "wal checkpoint");
 }
 
 /*
@@ -1624,7 +1047,7 @@ lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
 	/* Another checkpoint is under way: nothing to say. */
 	if (rc == SQLITE_BUSY)
 		return STORE_BUSY;
-	return store_rc_from(s, rc, "passive wal checkpoint");
+	return lite_rc_from(s, rc, "passive wal checkpoint");
 }
 
 /*
@@ -1634,7 +1057,7 @@ lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
  * leaves that to a thread of its own, off the path of every POST.
  */
 static int
-store_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+lite_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
 {
 	struct lite *s = p;
 
@@ -1650,7 +1073,23 @@ lite_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
 	struct lite *s = (struct lite *)base;
 	s->on_commit = fn;
 	s->on_commit_arg = arg;
-	sqlite3_wal_hook(s->db, store_wal_hook, s);
+	sqlite3_wal_hook(s->db, lite_wal_hook, s);
+}
+
+/*
+ * Whether the file at the store's path is no longer the one it has open
+ * (see lite_replaced), asked afresh and said nowhere: a watching runner
+ * then opens the new one.
+ */
+static int
+lite_moved(struct store *base)
+{
+	struct lite *s = (struct lite *)base;
+	int moved = 0;
+
+	return sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
+		   &moved) == SQLITE_OK &&
+	    moved;
 }
 
 /*
@@ -1671,7 +1110,6 @@ lite_replaced(struct store *base, int64_t max_age_ms)
 {
 	struct lite *s = (struct lite *)base;
 	int64_t now;
-	int moved = 0;
 
 	if (s->replaced)
 		return 1;
@@ -1681,9 +1119,7 @@ lite_replaced(struct store *base, int64_t max_age_ms)
 			return 0;
 		s->replaced_checked_ms = now;
 	}
-	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
-		&moved) != SQLITE_OK ||
-	    !moved)
+	if (!lite_moved(base))
 		return 0;
 	log_error("%s: the database file was replaced or removed while open; "
 		  "restart to use the new one (restore a backup with sqlite3 "
@@ -1699,440 +1135,89 @@ lite_data_version(struct store *base, int64_t *version)
 {
 	struct lite *s = (struct lite *)base;
 	sqlite3_stmt *st;
+	char buf[4096];
 	int rc;
 
+	/* What the watch reported is in data_version already. */
+	while (s->watch != -1 && read(s->watch, buf, sizeof(buf)) > 0)
+		;
 	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
 		return STORE_ERROR;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*version = sqlite3_column_int64(st, 0);
 	stmt_done(st);
-	return store_rc_from(s, rc, "data_version");
-}
-
-/* The service's row of GET /metrics; the caller holds the transaction. */
-static enum store_rc
-store_metrics_service(struct lite *s, struct service_metrics *m)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_METRICS_SERVICE)) == NULL)
-		return STORE_ERROR;
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		m->queued = sqlite3_column_int64(st, 0);
-		m->oldest_queued_ms = sqlite3_column_int64(st, 1);
-		m->claimed = sqlite3_column_int64(st, 2);
-		m->completed = sqlite3_column_int64(st, 3);
-		m->declined = sqlite3_column_int64(st, 4);
-		m->expired = sqlite3_column_int64(st, 5);
-		m->job_not_found = sqlite3_column_int64(st, 6);
-		m->pass_ms = sqlite3_column_int64(st, 7);
-		m->pass_advanced = sqlite3_column_int64(st, 8);
-		m->pass_duration_ms = sqlite3_column_int64(st, 9);
-		rc = SQLITE_DONE;
-	} else if (rc == SQLITE_DONE)
-		rc = SQLITE_CORRUPT; /* the row 0005 made is gone */
-	stmt_done(st);
-	return store_rc_from(s, rc, "read metrics");
-}
-
-/* The jobs' rows of GET /metrics; the caller holds the transaction. */
-static enum store_rc
-store_metrics_jobs(struct lite *s, store_metrics_cb cb, void *arg)
-{
-	sqlite3_stmt *st;
-	struct job_metrics j;
-	int rc;
-
-	if ((st = stmt_get(s, STMT_METRICS_JOBS)) == NULL)
-		return STORE_ERROR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&j, 0, sizeof(j));
-		column_id(st, 0, &j.job);
-		j.name = column_text(st, 1);
-		j.completed = sqlite3_column_int64(st, 2);
-		j.failed = sqlite3_column_int64(st, 3);
-		j.in_progress = sqlite3_column_int64(st, 4);
-		j.last_id = sqlite3_column_int64(st, 5);
-		j.last_duration_ms = sqlite3_column_int64(st, 6);
-		if (cb(&j, arg) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	stmt_done(st);
-	return store_rc_from(s, rc, "read job metrics");
+	return lite_rc_from(s, rc, "data_version");
 }
 
 /*
- * Everything GET /metrics shows, from one snapshot: the service's figures
- * in *m, then cb once per registered job in job id order.
+ * An inotify watch on the database's directory, made on the first call
+ * and closed with the store: every commit of another process writes the
+ * -wal file there.  -1 if inotify is not to be had; the watcher then
+ * polls.  lite_data_version reads what the watch reported.
  */
-static enum store_rc
-lite_metrics(struct store *base, struct service_metrics *m, store_metrics_cb cb,
-    void *arg)
-{
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-
-	memset(m, 0, sizeof(*m));
-	if ((rc = store_read_begin(&s->base)) != STORE_OK)
-		return rc;
-	if ((rc = store_metrics_service(s, m)) == STORE_OK &&
-	    (rc = store_metrics_jobs(s, cb, arg)) == STORE_OK)
-		return store_commit(&s->base);
-	store_rollback(&s->base);
-	return rc;
-}
-
-/*
- * Records a runner's pass that ended at now_ms, having advanced (completed
- * or failed) n triggers in duration_ms; one that advanced none only if the
- * last record is every_ms old (see STMT_RUNNER_PASS).
- */
-static enum store_rc
-lite_runner_pass(struct store *base, int64_t now_ms, int64_t n,
-    int64_t duration_ms, int64_t every_ms)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = stmt_get(s, STMT_RUNNER_PASS)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, now_ms);
-	sqlite3_bind_int64(st, 2, n);
-	sqlite3_bind_int64(st, 3, duration_ms);
-	sqlite3_bind_int64(st, 4, every_ms);
-	return stmt_run(s, st, "record the runner's pass");
-}
-
-/* The file itself is watched (inotify), not a descriptor of ours. */
 static int
 lite_watch_fd(struct store *base)
 {
-	(void)base;
-	return -1;
+	struct lite *s = (struct lite *)base;
+	char dir[sizeof(s->path)];
+	int fd;
+
+	if (s->watch != -1)
+		return s->watch;
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return -1;
+	if (inotify_add_watch(fd, dirname(dir),
+		IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) == -1) {
+		close(fd);
+		return -1;
+	}
+	return s->watch = fd;
 }
 
-/* An id column, or NULL for a value the schema never stores (0, -1). */
+/* Truncates the WAL once it has grown; readers may keep it from that. */
 static void
-bind_or_null(sqlite3_stmt *st, int i, int64_t v, int null)
-{
-	if (null)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-/* One row of an export statement into item, by its kind. */
-static void
-lite_export_item(sqlite3_stmt *st, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		column_id(st, 0, &j->id);
-		j->name = column_text(st, 1);
-		job_state_parse(column_text(st, 2), &j->state);
-		ckpt_type_parse(column_text(st, 3), &j->type);
-		j->command = column_text(st, 4);
-		j->timeout_s = sqlite3_column_int64(st, 5);
-		j->created_ms = sqlite3_column_int64(st, 6);
-		j->updated_ms = sqlite3_column_int64(st, 7);
-		break;
-	case STORE_ITEM_COUNTER:
-		column_id(st, 0, &item->u.counter.job);
-		item->u.counter.last_id = sqlite3_column_int64(st, 1);
-		break;
-	case STORE_ITEM_STATS:
-		column_id(st, 0, &c->job);
-		c->completed = sqlite3_column_int64(st, 1);
-		c->failed = sqlite3_column_int64(st, 2);
-		c->expired = sqlite3_column_int64(st, 3);
-		c->duration_min = sqlite3_column_int64(st, 4);
-		c->duration_max = sqlite3_column_int64(st, 5);
-		c->duration_sum = sqlite3_column_int64(st, 6);
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_completed.id = sqlite3_column_int64(st, 7);
-		c->last_completed.trigger_ms = sqlite3_column_int64(st, 8);
-		c->last_completed.end_ms = sqlite3_column_int64(st, 9);
-		c->last_completed.location = column_text(st, 10);
-		c->last_failed.status = CKPT_FAILED;
-		c->last_failed.id = sqlite3_column_int64(st, 11);
-		c->last_failed.trigger_ms = sqlite3_column_int64(st, 12);
-		c->last_failed.end_ms = sqlite3_column_int64(st, 13);
-		c->last_failed.failure_class = column_text(st, 14);
-		c->last_failed.failure_trace = column_text(st, 15);
-		break;
-	case STORE_ITEM_SERVICE:
-		m->job_not_found = sqlite3_column_int64(st, 0);
-		m->pass_ms = sqlite3_column_int64(st, 1);
-		m->pass_advanced = sqlite3_column_int64(st, 2);
-		m->pass_duration_ms = sqlite3_column_int64(st, 3);
-		break;
-	case STORE_ITEM_TRIGGER:
-		d->row = sqlite3_column_int64(st, 0);
-		column_id(st, 1, &d->t.job);
-		column_id(st, 2, &d->t.trigger);
-		d->t.status = column_text(st, 3);
-		d->t.requested_type = column_text(st, 4);
-		d->t.type = column_text(st, 5);
-		d->t.checkpoint_id = sqlite3_column_int64(st, 6);
-		d->t.location = column_text(st, 7);
-		d->t.failure_class = column_text(st, 8);
-		d->t.failure_trace = column_text(st, 9);
-		d->failure_throwable = column_text(st, 10);
-		d->t.claimed_by = column_text(st, 11);
-		d->t.remote_user = column_text(st, 12);
-		d->t.remote_addr = column_text(st, 13);
-		d->t.created_ms = sqlite3_column_int64(st, 14);
-		d->t.completed_ms = sqlite3_column_int64(st, 15);
-		d->t.claimed_ms = sqlite3_column_int64(st, 16);
-		d->lease_ms = sqlite3_column_int64(st, 17);
-		break;
-	}
-}
-
-/* Steps one export statement to its end, cb with each row; *stop: cb did. */
-static enum store_rc
-lite_export_rows(struct lite *s, enum stmt id, enum store_item_kind kind,
-    store_item_cb cb, void *arg, int *stop)
-{
-	sqlite3_stmt *st = s->stmt[id];
-	struct store_item item;
-	int rc;
-
-	while (!*stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&item, 0, sizeof(item));
-		item.kind = kind;
-		lite_export_item(st, &item);
-		*stop = cb(&item, arg) != 0;
-	}
-	if (*stop)
-		rc = SQLITE_DONE;
-	stmt_done(st);
-	return store_rc_from(s, rc, "export");
-}
-
-static enum store_rc
-lite_export(struct store *base, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
-{
-	static const struct {
-		enum stmt id;
-		enum store_item_kind kind;
-	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-	};
-	struct lite *s = (struct lite *)base;
-	enum store_rc rc;
-	size_t i;
-	int stop = 0;
-
-	if ((rc = store_read_begin(base)) != STORE_OK)
-		return rc;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]) && !stop; i++) {
-		if (stmt_get(s, parts[i].id) == NULL) {
-			rc = STORE_ERROR;
-			break;
-		}
-		if (parts[i].id == STMT_EXPORT_TRIGGERS) {
-			sqlite3_bind_int64(s->stmt[parts[i].id], 1, now_ms);
-			sqlite3_bind_int64(s->stmt[parts[i].id], 2, store_ms);
-		}
-		if ((rc = lite_export_rows(s, parts[i].id, parts[i].kind, cb,
-			 arg, &stop)) != STORE_OK)
-			break;
-	}
-	/* Nothing was written: the read ends either way. */
-	store_rollback(base);
-	return rc;
-}
-
-static enum store_rc
-lite_import_begin(struct store *base)
+lite_housekeeping(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
-	int r, used = 0;
+	char wal[sizeof(s->path) + 4];
+	struct stat sb;
+	int busy;
 
-	if ((rc = store_begin(base)) != STORE_OK)
-		return rc;
-	if ((st = stmt_get(s, STMT_IMPORT_EMPTY)) == NULL) {
-		store_rollback(base);
-		return STORE_ERROR;
-	}
-	if ((r = sqlite3_step(st)) == SQLITE_ROW)
-		used = sqlite3_column_int(st, 0);
-	stmt_done(st);
-	if ((rc = store_rc_from(s, r, "import")) == STORE_OK && used)
-		rc = STORE_EXISTS;
-	if (rc != STORE_OK)
-		store_rollback(base);
-	return rc;
-}
-
-/* Binds item's fields to its import statement, which it returns. */
-static sqlite3_stmt *
-lite_import_bind(struct lite *s, const struct store_item *item)
-{
-	static const enum stmt by_kind[] = {
-		[STORE_ITEM_JOB] = STMT_IMPORT_JOB,
-		[STORE_ITEM_COUNTER] = STMT_IMPORT_COUNTER,
-		[STORE_ITEM_STATS] = STMT_IMPORT_STATS,
-		[STORE_ITEM_SERVICE] = STMT_IMPORT_SERVICE,
-		[STORE_ITEM_TRIGGER] = STMT_IMPORT_TRIGGER,
-	};
-	const struct job *j = &item->u.job;
-	const struct ckpt_stats *c = &item->u.stats;
-	const struct service_metrics *m = &item->u.service;
-	const struct trigger_dump *d = &item->u.trigger;
-	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	sqlite3_stmt *st;
-	int unclaimed;
-
-	if ((st = stmt_get(s, by_kind[item->kind])) == NULL)
-		return NULL;
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		bind_text(st, 1, j->id.s);
-		bind_text(st, 2, j->name != NULL ? j->name : "");
-		bind_text(st, 3, job_state_name(j->state));
-		bind_text(st, 4, ckpt_type_name(j->type));
-		bind_text(st, 5, j->command);
-		sqlite3_bind_int64(st, 6, j->timeout_s);
-		sqlite3_bind_int64(st, 7, j->created_ms);
-		sqlite3_bind_int64(st, 8, j->updated_ms);
-		break;
-	case STORE_ITEM_COUNTER:
-		bind_text(st, 1, item->u.counter.job.s);
-		sqlite3_bind_int64(st, 2, item->u.counter.last_id);
-		break;
-	case STORE_ITEM_STATS:
-		bind_text(st, 1, c->job.s);
-		sqlite3_bind_int64(st, 2, c->completed);
-		sqlite3_bind_int64(st, 3, c->failed);
-		sqlite3_bind_int64(st, 4, c->expired);
-		bind_or_null(st, 5, c->duration_min, c->duration_min < 0);
-		bind_or_null(st, 6, c->duration_max, c->duration_max < 0);
-		sqlite3_bind_int64(st, 7, c->duration_sum);
-		bind_or_null(st, 8, lc->id, lc->id == 0);
-		bind_or_null(st, 9, lc->trigger_ms, lc->id == 0);
-		bind_or_null(st, 10, lc->end_ms, lc->id == 0);
-		bind_text(st, 11, lc->location);
-		bind_or_null(st, 12, lf->id, lf->id == 0);
-		bind_or_null(st, 13, lf->trigger_ms, lf->id == 0);
-		bind_or_null(st, 14, lf->end_ms, lf->id == 0);
-		bind_text(st, 15, lf->failure_class);
-		bind_text(st, 16, lf->failure_trace);
-		break;
-	case STORE_ITEM_SERVICE:
-		sqlite3_bind_int64(st, 1, m->job_not_found);
-		sqlite3_bind_int64(st, 2, m->pass_ms);
-		sqlite3_bind_int64(st, 3, m->pass_advanced);
-		sqlite3_bind_int64(st, 4, m->pass_duration_ms);
-		break;
-	case STORE_ITEM_TRIGGER:
-		unclaimed = d->t.claimed_by == NULL;
-		sqlite3_bind_int64(st, 1, d->row);
-		bind_text(st, 2, d->t.job.s);
-		bind_text(st, 3, d->t.trigger.s);
-		bind_text(st, 4, d->t.status);
-		bind_text(st, 5, d->t.requested_type);
-		bind_text(st, 6, d->t.type);
-		bind_or_null(st, 7, d->t.checkpoint_id,
-		    d->t.checkpoint_id == 0);
-		bind_text(st, 8, d->t.location);
-		bind_text(st, 9, d->t.failure_class);
-		bind_text(st, 10, d->t.failure_trace);
-		bind_text(st, 11, d->failure_throwable);
-		bind_text(st, 12, d->t.claimed_by);
-		bind_text(st, 13, d->t.remote_user);
-		bind_text(st, 14, d->t.remote_addr);
-		sqlite3_bind_int64(st, 15, d->t.created_ms);
-		bind_or_null(st, 16, d->t.completed_ms,
-		    strcmp(d->t.status, "IN_PROGRESS") == 0);
-		bind_or_null(st, 17, d->t.claimed_ms, unclaimed);
-		bind_or_null(st, 18, d->lease_ms, unclaimed);
-		break;
-	}
-	return st;
-}
-
-static enum store_rc
-lite_import(struct store *base, const struct store_item *item)
-{
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-
-	if ((st = lite_import_bind(s, item)) == NULL)
-		return STORE_ERROR;
-	return stmt_run(s, st, "import");
-}
-
-/* A trigger's id is its rowid: the next one follows the largest already. */
-static enum store_rc
-lite_import_commit(struct store *base)
-{
-	return store_commit(base);
+	if (snprintf(wal, sizeof(wal), "%s-wal", s->path) >= (int)sizeof(wal) ||
+	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
+		return;
+	if (lite_wal_checkpoint(base, &busy) == STORE_OK && !busy)
+		log_info("%s: WAL truncated from %lld bytes", s->path,
+		    (long long)sb.st_size);
 }
 
 static const struct store_ops lite_ops = {
 	.name = "sqlite",
+	.query = lite_query,
+	.next = lite_next,
+	.col_int = lite_col_int,
+	.col_text = lite_col_text,
+	.changes = lite_changes,
+	.end = lite_end,
+	.fail = lite_fail,
+	.sql = stmt_sql,
+	.sql_throwable = 1,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
 	.error = lite_error,
-	.record_trigger = lite_record_trigger,
-	.record_triggers = lite_record_triggers,
-	.read_status = lite_read_status,
-	.job_known = lite_job_known,
-	.job_add = lite_job_add,
-	.job_set = lite_job_set,
-	.job_rm = lite_job_rm,
-	.job_list = lite_job_list,
-	.job_overview = lite_job_overview,
-	.ckpt_counts = lite_ckpt_counts,
-	.ckpt_latest = lite_ckpt_latest,
-	.ckpt_history = lite_ckpt_history,
-	.ckpt_get = lite_ckpt_get,
-	.ckpt_durations = lite_ckpt_durations,
-	.trigger_list = lite_trigger_list,
-	.trigger_recent = lite_trigger_recent,
-	.trigger_waiting = lite_trigger_waiting,
-	.purge = lite_purge,
 	.begin = lite_begin,
 	.read_begin = lite_read_begin,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
-	.pending_bound = lite_pending_bound,
 	.fail_unknown_jobs = lite_fail_unknown_jobs,
-	.complete_plain = lite_complete_plain,
-	.pending = lite_pending,
-	.next_checkpoint_id = lite_next_checkpoint_id,
-	.complete = lite_complete,
-	.claim = lite_claim,
-	.claim_renew = lite_claim_renew,
-	.claimed = lite_claimed,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
 	.wal_checkpoint_passive = lite_wal_checkpoint_passive,
 	.on_commit = lite_on_commit,
 	.watch_fd = lite_watch_fd,
-	.runner_pass = lite_runner_pass,
-	.metrics = lite_metrics,
-	.export = lite_export,
-	.import_begin = lite_import_begin,
-	.import = lite_import,
-	.import_commit = lite_import_commit,
+	.moved = lite_moved,
+	.housekeeping = lite_housekeeping,
 };

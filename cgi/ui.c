@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "exchange.h"
 #include "ui.h"
 
 #define UI_MAX_ASSETS 16
@@ -136,6 +137,12 @@ ui_serve(const struct request *req, const struct route *rt, struct response *r)
 	}
 	r->etag = a->etag;
 	r->content_type = a->type;
+}
+
+void
+ui_get(struct exchange *x)
+{
+	ui_serve(x->req, x->route, x->res);
 }
 
 /*

@@ -15,8 +15,11 @@
 /* Generated (cgi/ui_assets.c): file name, then text, ...; NULL-terminated. */
 extern const char *const ui_sources[];
 
-/* Answers GET /ui, /ui/ and /ui/ASSET in r. */
+struct exchange;
+
+/* Answers GET /ui, /ui/ and /ui/ASSET in r; ui_get is its handler. */
 void ui_serve(const struct request *, const struct route *, struct response *);
+void ui_get(struct exchange *);
 
 /*
  * 1 if a request with this Origin header (NULL: none was sent) may change

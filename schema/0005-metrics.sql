@@ -8,7 +8,7 @@
 -- The service as a whole, one row: triggers failed because their job was
 -- not found (not registered, or not RUNNING; any job id a client sends, so
 -- counted here and never per job), and the last pass a runner recorded
--- (store_runner_pass).
+-- (store_record_pass).
 CREATE TABLE service_metrics (
 	id              INTEGER PRIMARY KEY CHECK (id = 1),
 	job_not_found   INTEGER NOT NULL DEFAULT 0 CHECK (job_not_found >= 0),

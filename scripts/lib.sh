@@ -4,7 +4,8 @@
 # What building, running and testing need on Debian 12.
 PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev libpq-dev"
 PACKAGES_RUN="lighttpd sqlite3 curl"
-PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount default-jdk-headless maven prometheus postgresql openssl iproute2"
+# python3-venv: the virtual environment of t3910's fuzzer (Python runs only that).
+PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount default-jdk-headless maven prometheus postgresql openssl iproute2 python3-venv"
 # What scripts/bench adds: wrk, and for its PostgreSQL stage the server
 # and pgbench (both in postgresql-15).
 PACKAGES_BENCH="wrk postgresql-15"

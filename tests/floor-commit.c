@@ -4,7 +4,7 @@
  * tests/fcgi-floor, the app itself down to its POST's one duty beyond the
  * ceiling: the trigger is on disk before the 202.  Each batch of queued
  * triggers is one pwrite(2) of a line per trigger and one fdatasync(2),
- * answered by the same callbacks as the app's; the file (the database's
+ * each replied to as the app replies; the file (the database's
  * path with "-floor" added) is overwritten in a circle of FLOOR_SIZE
  * bytes, as SQLite overwrites its WAL, so that a sync never grows it.
  * scripts/bench loads it beside the app: what the app loses against it is
@@ -31,7 +31,7 @@ struct committer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work;
-	struct commit_req *head; /* queued, newest first */
+	struct post *head; /* queued, newest first */
 	int stop;
 	int fd;
 	off_t off;
@@ -40,16 +40,16 @@ struct committer {
 
 /* Writes the batch's lines and syncs them: STORE_OK once they are on disk. */
 static enum store_rc
-floor_write(struct committer *c, struct commit_req *batch)
+floor_write(struct committer *c, struct post *batch)
 {
-	struct commit_req *w;
+	struct post *w;
 	size_t len = 0;
 	int n;
 
 	for (w = batch; w != NULL; w = w->next) {
 		n = snprintf(c->buf + len, FLOOR_LINE, "%s %s %d %lld\n",
-		    w->rec->job.s, w->rec->trigger.s, (int)w->rec->type,
-		    (long long)w->rec->now_ms);
+		    w->rec.job.s, w->rec.trigger.s, (int)w->rec.type,
+		    (long long)w->rec.now_ms);
 		if (n < 0 || n >= FLOOR_LINE)
 			return STORE_ERROR;
 		len += (size_t)n;
@@ -71,7 +71,7 @@ static void *
 floor_main(void *arg)
 {
 	struct committer *c = arg;
-	struct commit_req *batch, *next;
+	struct post *batch, *next;
 	enum store_rc rc;
 
 	pthread_mutex_lock(&c->lock);
@@ -86,7 +86,9 @@ floor_main(void *arg)
 		rc = floor_write(c, batch);
 		for (; batch != NULL; batch = next) {
 			next = batch->next;
-			batch->answer(batch, rc, rc == STORE_OK);
+			batch->rc = rc;
+			batch->created = rc == STORE_OK;
+			batch->reply(batch);
 		}
 		pthread_mutex_lock(&c->lock);
 	}
@@ -131,14 +133,14 @@ commit_new(const struct settings *st)
 	return c;
 }
 
-/* Queues req; unlike the app's committer, a batch goes newest first. */
+/* Queues p; unlike the app's committer, a batch goes newest first. */
 void
-commit_submit(struct committer *c, struct commit_req *req)
+commit_submit(struct committer *c, struct post *p)
 {
 	pthread_mutex_lock(&c->lock);
-	if ((req->next = c->head) == NULL)
+	if ((p->next = c->head) == NULL)
 		pthread_cond_signal(&c->work);
-	c->head = req;
+	c->head = p;
 	pthread_mutex_unlock(&c->lock);
 }
 

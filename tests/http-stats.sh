@@ -179,15 +179,19 @@ T4='{"trigger_id":"'${JS%????}0004'","status":"IN_PROGRESS","requested_type":"FU
 T3='{"trigger_id":"'${JS%????}0003'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":3,"created_ms":1700000099000,"claimed_ms":null,"completed_ms":1700000099035,"location":null,"failure_class":null,"failure_trace":null}'
 T2='{"trigger_id":"'${JS%????}0002'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":2,"created_ms":1700000059000,"claimed_ms":1700000060000,"completed_ms":1700000060080,"location":"file:/ckpt/'$JS'/chk-2","failure_class":null,"failure_trace":null}'
 T1='{"trigger_id":"'${JS%????}0001'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":1,"created_ms":1699999999000,"claimed_ms":1700000000000,"completed_ms":1700000600001,"location":null,"failure_class":"'$CKX'","failure_trace":"'$CKX': Checkpoint expired before completing.\n\tat checkpoint action (killed after its timeout of 600 s)\n"}'
-TRIGGERS='{"in_progress":2,"oldest_in_progress_ms":1700000119000,"triggers":['$T6,$T4,$T3,$T2,$T1']}'
+TRIGGERS='{"in_progress":2,"oldest_in_progress_ms":1700000119000,"runner_last_pass_ms":null,"triggers":['$T6,$T4,$T3,$T2,$T1']}'
 http GET /jobs/$JS/triggers
-check "triggers: waiting count, oldest, newest first, traces" 200 "$TRIGGERS"
+check "triggers: waiting count, oldest, no runner pass yet, newest first, traces" \
+    200 "$TRIGGERS"
 http GET "/v1/jobs/$(echo $JS | tr a-f A-F)/triggers/?x=1"
 check "triggers under /v1, uppercase jobid, trailing slash, query" 200 \
     "$TRIGGERS"
+# A runner's pass, as the runner records it: every job's answer gives it.
+sql "UPDATE service_metrics SET pass_ms = 1700000150000 WHERE id = 1"
 http GET /jobs/$JN/triggers
-check "triggers of a job that has none" 200 \
-    '{"in_progress":0,"oldest_in_progress_ms":null,"triggers":[]}'
+check "triggers of a job that has none, with the runner's last pass" 200 \
+    '{"in_progress":0,"oldest_in_progress_ms":null,"runner_last_pass_ms":1700000150000,"triggers":[]}'
+sql "UPDATE service_metrics SET pass_ms = 0 WHERE id = 1"
 http GET /jobs/$JB/triggers
 check "triggers of an unknown job: the statistics' 404" 404 "$(no_job $JB)"
 http GET /jobs/xyz/triggers
@@ -203,7 +207,7 @@ _n=$(printf '%s' "$BODY" | grep -o '"trigger_id"' | wc -l)
 ok "$([ "$_n" -eq 100 ] && echo 0 || echo 1)" \
     "triggers: at most the newest 100 listed (got $_n)"
 check_like "triggers: all 102 waiting counted, the oldest still trigger 4" \
-    200 '^\{"in_progress":102,"oldest_in_progress_ms":1700000119000,"triggers":\[\{"trigger_id":"'${JS%????}'0106",'
+    200 '^\{"in_progress":102,"oldest_in_progress_ms":1700000119000,"runner_last_pass_ms":null,"triggers":\[\{"trigger_id":"'${JS%????}'0106",'
 
 # === CHECKPOINT_HISTORY =========================================================
 export CHECKPOINT_HISTORY=2

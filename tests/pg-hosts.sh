@@ -255,14 +255,17 @@ failover_promote() {
 	T_END=$(now_ms)
 }
 
-# The app's two 503s (checkpoint-api(7), "ERRORS").
+# The app's three 503s (checkpoint-api(7), "ERRORS"): a demoted primary
+# is a read-only server until the app's next connection finds the new one.
 SVC_LOCKED='{"errors":["Service temporarily unavailable: the checkpoint database is locked. Please retry."]}'
 SVC_CANNOT='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+SVC_READONLY='{"errors":["Service unavailable: the checkpoint database is not writable by this service (file permissions, a read-only file system or a read-only server). Retrying will not help until the operator fixes it."]}'
 
 # odd_answers: each line of $T/answers that is neither a 202 with its
 # trigger's id, a 200 of a read with a status, nor one of the app's 503s.
 odd_answers() {
-	awk -v locked="$SVC_LOCKED" -v cannot="$SVC_CANNOT" '{
+	awk -v locked="$SVC_LOCKED" -v cannot="$SVC_CANNOT" \
+	    -v readonly="$SVC_READONLY" '{
 		b = $0
 		for (i = 0; i < 7; i++)
 			b = substr(b, index(b, " ") + 1)
@@ -271,7 +274,7 @@ odd_answers() {
 	$2 == "POST" && $3 == 202 && b == "{\"request-id\":\"" $5 "\"}" { next }
 	$2 == "GET" && $3 == 200 && (b == "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}" ||
 	    index(b, "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{") == 1) { next }
-	$3 == 503 && (b == locked || b == cannot) { next }
+	$3 == 503 && (b == locked || b == cannot || b == readonly) { next }
 	{ print }' "$T/answers"
 }
 

@@ -71,6 +71,9 @@ is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
 is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
 before=$(md5 "$DB")
 succeeds "$DB: schema version $V" "init again succeeds" init
+is "$(sed -n 's/^.*checkpoints\.db: schema version //p' \
+    "$top_srcdir/cgi/checkpointctl.8")" "$V" \
+    "init: checkpointctl(8)'s example prints what init prints"
 is "$(md5 "$DB")" "$before" "init again leaves the file byte for byte"
 
 sqlite3 "$T/newer.db" 'PRAGMA user_version = 99'
@@ -203,11 +206,94 @@ refused 1 "$T/text.db: file is not a database" \
     --db "$T/text.db" job list
 is "$(md5 "$T/text.db")" "$before" "text file: unchanged"
 
-refused 1 "$T/missing/dir/x.db: unable to open database file" \
-    "--db in a missing directory fails cleanly" \
+refused 1 "$T/missing/dir/x.db: unable to open database file (directory $T/missing/dir does not exist)" \
+    "--db in a missing directory fails cleanly, naming the directory" \
     --db "$T/missing/dir/x.db" init
 test ! -e "$T/missing"
 ok $? "--db in a missing directory: nothing created"
+
+# Refused by permissions: the message names the user, the path, its owner
+# and mode.  As root, checkpointctl runs as nobody; otherwise the modes
+# leave out the owner's w.
+mkdir "$T/locked"
+"$CTL" --db "$T/locked/ro.db" init > /dev/null || bail "checkpointctl init"
+if [ "$(id -u)" -eq 0 ]; then
+	as_other() { setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups -- "$@"; }
+	WHO=nobody
+	chmod o+x "$T"
+	chmod 0755 "$T/locked"
+	chmod 0644 "$T/locked/ro.db"
+else
+	as_other() { "$@"; }
+	WHO=$(id -un)
+	chmod 0555 "$T/locked"
+	chmod 0444 "$T/locked/ro.db"
+fi
+OWNER="$(stat -c %U:%G "$T/locked")"
+as_other "$CTL" --db "$T/locked/new.db" init > "$T/out" 2> "$T/err"
+is "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "1||checkpointctl: $T/locked/new.db: unable to open database file (permission denied: user $WHO may not create files in directory $T/locked (owner $OWNER, mode 0$(stat -c %a "$T/locked")))" \
+    "init in a directory its user may not write: the user, the directory, its owner and mode"
+as_other "$CTL" --db "$T/locked/ro.db" job add "$J3" > "$T/out" 2> "$T/err"
+like "$?|$(cat "$T/out")|$(cat "$T/err")" \
+    "^1\|\|checkpointctl: $T/locked/ro.db: .*attempt to write a readonly database.*user $WHO may not write $T/locked/ro.db \(owner $OWNER, mode 0$(stat -c %a "$T/locked/ro.db")\)" \
+    "a write to a database its user may not write: says so, with the user, owner and mode"
+chmod 0755 "$T/locked"
+
+# init --group, or a setgid directory's group: the database is that
+# group's, mode 0660; refused, nothing made, where the group could not
+# write the directory (SQLite's -wal and -shm) or is root.
+if [ "$(id -u)" -eq 0 ]; then SHARED=nogroup; else SHARED=$(id -gn); fi
+mkdir "$T/shared"
+chgrp "$SHARED" "$T/shared"
+chmod 0750 "$T/shared"
+refused 1 "$T/shared/c.db: directory $T/shared is not writable by group $SHARED (SQLite makes -wal and -shm there): chgrp $SHARED $T/shared && chmod 2770 $T/shared, or run checkpointctl setup" \
+    "init --group: a directory the group may not write is refused, with the fix" \
+    --db "$T/shared/c.db" init --group "$SHARED"
+test ! -e "$T/shared/c.db"
+ok $? "  and nothing was made"
+chmod 2770 "$T/shared"
+succeeds "$T/shared/c.db: schema version $V" "init in a setgid directory of the group" \
+    --db "$T/shared/c.db" init
+is "$(stat -c '%a %G' "$T/shared/c.db")" "660 $SHARED" \
+    "  the database is the group's, mode 0660"
+# doctor: one line a finding, exit 1 while anything is wrong; a database
+# that is not there is said, not made.
+if [ "$(id -u)" -eq 0 ]; then DOCTOR_USER=nobody; else DOCTOR_USER=$(id -un); fi
+run --db "$T/shared/none.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep '^wrong:')" \
+    "1|wrong: database $T/shared/none.db cannot be opened: No such file or directory: checkpointctl init" \
+    "doctor: a missing database is wrong, with the fix"
+test ! -e "$T/shared/none.db"
+ok $? "doctor: and it made none"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep -c '^wrong:')|$(printf '%s\n' "$OUT" | grep '^wrong: no runner')" \
+    "1|2|wrong: no runner pass was ever recorded: start the runner (checkpoint-runner(8): cron, a systemd timer or --watch)" \
+    "doctor: no job and no runner pass yet: two lines wrong, exit 1"
+"$CTL" --db "$T/shared/c.db" job add "$J3" > /dev/null &&
+    "$RUNNER" --db "$T/shared/c.db" 2> /dev/null || bail "job add, runner pass"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC|$(printf '%s\n' "$OUT" | grep -v '^ok: ')" "0|" \
+    "doctor: a job and a runner pass: every line ok, exit 0"
+like "$OUT" "ok: runner user $DOCTOR_USER may write $T/shared/c.db and its directory" \
+    "  it says who may write the database"
+like "$OUT" "ok: the runner's last pass was [0-9]+ s ago" "  and the runner's last pass"
+
+refused 1 "--group no-such-group-here: no such group (checkpointctl setup --group no-such-group-here makes it)" \
+    "init --group of a group that does not exist" \
+    --db "$T/shared/d.db" init --group no-such-group-here
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$T/rootgroup"
+	chmod 2770 "$T/rootgroup"
+	refused 1 "$T/rootgroup/c.db: group root would share the database with no service; run checkpointctl setup first, or init --group with the group the runner and the web server share" \
+	    "init as root in a setgid directory of group root: refused" \
+	    --db "$T/rootgroup/c.db" init
+	test ! -e "$T/rootgroup/c.db"
+	ok $? "  and nothing was made"
+else
+	skip "init in a directory of group root" "not root"
+	skip "  and nothing was made" "not root"
+fi
 
 refused 2 "--db: empty path" "--db '' is refused" --db '' init
 
@@ -250,9 +336,9 @@ run -h
 is "$RC|$(printf '%s\n' "$OUT" | head -n 1)|$ERR" \
     "0|usage: checkpointctl [--db PATH] command [argument ...]|" \
     "-h: usage on stdout, exit 0"
-is "$(printf '%s\n' "$OUT" | grep -E '^	(init|job|triggers|purge)' |
+is "$(printf '%s\n' "$OUT" | grep -E '^	(setup|init|doctor|job|triggers|purge)' |
     cut -d ' ' -f 1-2 | tr '\t\n' '  ')" \
-    " init  job add  job set  job rm  job list  triggers [--job  purge " \
+    " setup [--user  init [--group  doctor [--user  job add  job set  job rm  job list  triggers [--job  purge " \
     "-h: usage names every command"
 usage=$OUT
 succeeds "$usage" "help: the same usage on stdout" help

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The database unavailable (checkpoint-api(7), "ERRORS": 503): its directory
-# missing, no permission, a file that is not a database, and locked past the
-# busy timeout.  Every request that needs what is missing answers 503 with a
+# missing, no permission, a file that is not a database, one the app may
+# read but not write, and locked past the busy timeout.  Every request that needs what is missing answers 503 with a
 # JSON error that names the cause and never a path; the process logs the path
 # and SQLite's error; and once the database is back, the same process answers
 # again, without a restart.  The app runs as RUN_USER (nobody when the tests
@@ -22,6 +22,7 @@ J=0123456789abcdef0123456789abcdef
 TA=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 CANNOT_OPEN='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+NOT_WRITABLE='{"errors":["Service unavailable: the checkpoint database is not writable by this service (file permissions, a read-only file system or a read-only server). Retrying will not help until the operator fixes it."]}'
 LOCKED='{"errors":["Service temporarily unavailable: the checkpoint database is locked. Please retry."]}'
 LOG=$T/app.log
 : > "$LOG"
@@ -114,6 +115,110 @@ else
 	chmod 700 "$T/private"
 fi
 back "no permission"
+
+# === readable but not writable =================================================
+# What checkpointctl init leaves when run by another user: the app's user
+# may read the database (its group's r, or the owner's r alone when not
+# root) but not write it.  GETs are answered; a POST is the 503 that says
+# so, and the log names the path, the user and the owner and mode.
+share_dir "$T/readonly"
+"$CTL" --db "$T/readonly/checkpoints.db" init > /dev/null || bail "checkpointctl init"
+if [ "$(id -u)" -eq 0 ]; then
+	chown "root:$RUN_GROUP" "$T/readonly/checkpoints.db"
+	chmod 0640 "$T/readonly/checkpoints.db"
+else
+	chmod 0440 "$T/readonly/checkpoints.db"
+fi
+begin "$T/readonly/checkpoints.db"
+is "$(post)" "503 $NOT_WRITABLE" "not writable: POST is 503, the database is not writable"
+case $(cat "$T/answer") in
+*"$T"*|*.db*) rc=1 ;;
+*) rc=0 ;;
+esac
+ok $rc "not writable: the answer does not show the path"
+is "$(read_path /jobs)" '200 {"jobs":[]}' "not writable: GET /jobs still answers"
+logged "not writable" "user $RUN_USER may not write $T/readonly/checkpoints.db (owner $(id -un):"
+logged "not writable" "mode 0$(stat -c %a "$T/readonly/checkpoints.db"))"
+logged "not writable" "attempt to write a readonly database"
+is "$(post)" "503 $NOT_WRITABLE" "not writable: POST again: the same 503"
+chmod 0660 "$T/readonly/checkpoints.db"
+# SQLite made -wal and -shm with the database's mode: when the app's user
+# owns a database it may not write (not root), they are read-only too, and
+# the log says so.
+if [ "$(id -u)" -ne 0 ]; then
+	MARK=$(($(wc -l < "$LOG") + 1))
+	is "$(post)" "503 $NOT_WRITABLE" "not writable: its -shm still read-only: the same 503"
+	logged "not writable" "may not write $T/readonly/checkpoints.db-"
+	chmod 0660 "$T/readonly/checkpoints.db-wal" "$T/readonly/checkpoints.db-shm"
+else
+	skip "not writable: its -shm still read-only: the same 503" \
+	    "as root, the app's user owns -wal and -shm"
+	skip "not writable: the log names the read-only -wal or -shm" \
+	    "as root, the app's user owns -wal and -shm"
+fi
+back "not writable"
+
+# === the cause logged where the operator sees it ================================
+# Started as spawn-fcgi starts it, standard error on /dev/null: with -l FILE
+# the line is in FILE; without -l, in syslog when /dev/log exists.  The
+# syslog case needs root (a private /dev holding the test's own /dev/log
+# socket, so that no system syslog daemon is needed or touched).
+chmod 0440 "$T/readonly/checkpoints.db"
+stop_pid "$APP"
+APP=
+FILE_LOG=$T/file-log/app.log
+share_dir "$T/file-log"
+start_app as_run_user -l "$FILE_LOG" 2>/dev/null
+is "$(post)" "503 $NOT_WRITABLE" "-l FILE: POST is the 503 of a database not writable"
+grep -F "checkpoint-api.fcgi[$APP]: error: $T/readonly/checkpoints.db" "$FILE_LOG" |
+    grep -qF "user $RUN_USER may not write"
+ok $? "-l FILE: the file has the line with the path and the user"
+stop_pid "$APP"
+APP=
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "syslog when standard error is /dev/null" "needs root for a private /dev/log"
+elif ! command -v python3 >/dev/null 2>&1 || ! unshare -m true 2>/dev/null; then
+	skip "syslog when standard error is /dev/null" "needs python3 and unshare -m"
+else
+	mkdir -p "$T/dev.orig"
+	rm -f "$T/syslog.sock" "$T/syslog.out"
+	# A syslog daemon of one socket: each datagram, a line of the file.
+	spawn python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666)
+with open(sys.argv[2], "ab", buffering=0) as out:
+    while True:
+        out.write(s.recv(65536) + b"\n")' "$T/syslog.sock" "$T/syslog.out"
+	SYSLOGD=$LAST_PID
+	wait_until 100 '[ -S "$T/syslog.sock" ]' || bail "the test's syslog socket"
+	rm -f "$SOCK"
+	spawn unshare -m sh -c 'set -e
+mount --make-rprivate / 2>/dev/null || true
+mount --bind /dev "$1/dev.orig"
+mount -t tmpfs tmpfs /dev
+for n in null zero random urandom; do
+	touch "/dev/$n"
+	mount --bind "$1/dev.orig/$n" "/dev/$n"
+done
+touch /dev/log
+mount --bind "$1/syslog.sock" /dev/log
+umount -l "$1/dev.orig"
+exec setpriv --reuid="$2" --regid="$3" --clear-groups -- "$4" -s "$5"' \
+	    sh "$T" "$RUN_USER" "$RUN_GROUP" "$API" "$SOCK" 2>/dev/null
+	APP=$LAST_PID
+	wait_until 100 '[ -n "$(fcgi_raw GET /jobs 2>/dev/null)" ]' ||
+	    bail "the app in its own /dev did not answer"
+	is "$(post)" "503 $NOT_WRITABLE" "syslog: POST is the 503 of a database not writable"
+	wait_until 50 'grep -q "may not write" "$T/syslog.out" 2>/dev/null'
+	grep -F "checkpoint-api.fcgi[$APP]: $T/readonly/checkpoints.db" "$T/syslog.out" |
+	    grep -F "user $RUN_USER may not write" | grep -q '^<27>'
+	ok $? "syslog: standard error on /dev/null, the line went to /dev/log (daemon.err)"
+	stop_pid "$APP"
+	APP=
+	stop_pid "$SYSLOGD"
+fi
+chmod 0660 "$T/readonly/checkpoints.db"
 
 # === a file that is not a database ==============================================
 share_dir "$T/junk"

@@ -12,19 +12,27 @@
 # while no runner runs (the waiting count, the oldest's age, said
 # plainly), the history's table and chart, 503 and an
 # unreachable service said plainly, phone width, a cross-site form POST
-# refused, the /api prefix.  Without Chromium or tests/browser/node_modules
+# refused, the /api prefix.  Then a fleet of 12 jobs of its own
+# (tests/ui-fleet.sh) on a server of its own: each job's health marked and
+# the worst first, the summary and the runner's last pass at the top, a
+# failing streak, a stale job, a queue with no runner and the same under a
+# recent cron pass, a 502 page from a proxy as a banner with the buttons
+# disabled, a Python traceback's last line as the cause, the queue's wait
+# apart from the run, the chart's time axis and read-out, at 1280x900 and
+# 390 px.  Without Chromium or tests/browser/node_modules
 # (scripts/test installs both) those checks are skipped, each saying so.
-# The screenshots are kept in test-results/ (ui.png, ui-history.png,
-# ui-phone.png).
+# The screenshots are kept in test-results/ (ui*.png).  Each state is
+# judged by the positions and text of its elements, never by pixels.
 # shellcheck disable=SC2016
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ui-fleet.sh"
 
 for c in lighttpd sqlite3 curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
-BROWSER_CHECKS=20 # tests/browser/ui.mjs's CHECKS
+BROWSER_CHECKS=33 # tests/browser/ui.mjs's CHECKS
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 NODE_DIR=$top_srcdir/tests/browser
 OUT=$top_builddir/test-results
@@ -98,6 +106,11 @@ mkdir -p "$JUNK" && echo "not a database" > "$JUNK/checkpoints.db" &&
 CHECKPOINT_DB=$JUNK/checkpoints.db MOUNT= INSTANCE=-junk
 start_lighttpd
 JUNK_BASE=$BASE
+FLEET_DB=$T/fleet.db
+"$CTL" --db "$FLEET_DB" init >/dev/null || bail "the fleet's database"
+CHECKPOINT_DB=$FLEET_DB MOUNT= INSTANCE=-fleet
+start_lighttpd
+FLEET_BASE=$BASE
 CHECKPOINT_DB=$DB MOUNT= INSTANCE=
 
 # --- The page and its assets (curl) -------------------------------------------
@@ -209,13 +222,16 @@ if [ -n "$why" ]; then
 		i=$((i + 1))
 	done
 else
-	rm -f "$OUT/ui.png" "$OUT/ui-phone.png" "$OUT/ui-history.png"
+	rm -f "$OUT"/ui*.png
 	browser_before=$(triggers)
+	# Just before the browser: the fleet's times are relative to now.
+	fleet_fixture "$FLEET_DB"
 	UI_BASE=$ROOT UI_PREFIX_BASE=$PREFIXED UI_OUT=$T \
 	    UI_JUNK_BASE=$JUNK_BASE UI_JUNK_DIR=$JUNK \
 	    UI_OK_JOB=$OK_JOB UI_FAIL_JOB=$FAIL_JOB UI_BIG_JOB=$BIG_JOB \
 	    UI_SLOW_JOB=$SLOW_JOB UI_QUEUE_JOB=$QUEUE_JOB UI_RUNNER_PID=$RUNNER_PID \
-	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM \
+	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM UI_DB=$DB UI_RUNNER=$RUNNER \
+	    UI_FLEET_BASE=$FLEET_BASE UI_FLEET_DB=$FLEET_DB \
 	    timeout 300 node "$NODE_DIR/ui.mjs" > "$T/browser.tap" 2>&1
 	rc=$?
 	while IFS= read -r line; do
@@ -239,7 +255,7 @@ else
 	is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$QUEUE_JOB'
 	    AND status = 'IN_PROGRESS' AND claimed_by IS NULL")" 2 \
 	    "the two triggers the page showed waiting were still queued"
-	cp "$T/ui.png" "$T/ui-phone.png" "$T/ui-history.png" "$OUT/" 2>/dev/null
+	cp "$T"/ui*.png "$OUT/" 2>/dev/null
 	ok $(test -s "$OUT/ui.png"; echo $?) "screenshot kept: test-results/ui.png"
 fi
 done_testing

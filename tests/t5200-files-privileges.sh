@@ -2,7 +2,8 @@
 # Files and privileges (README.md, "Security" and "Jobs and checkpoint
 # actions"; checkpoint-runner(8)):
 # - the database and its -wal and -shm, created by each of the three
-#   programs under a umask of 022, give no access to others;
+#   programs under a umask of 022, give no access to others; init in a
+#   setgid directory gives the database to its group, mode 0660;
 # - the FastCGI process, traced with strace behind a real lighttpd while it
 #   answers POSTs and GETs (and a runner runs a job's command), executes
 #   nothing (no execve beyond its own start, no fork: every clone is a
@@ -75,6 +76,16 @@ WANT='c.db:o=0 c.db-wal:o=0 c.db-shm:o=0 exit=0'
 is "$(modes_while "$T/m-ctl" /dev/null "$CTL" --db "$T/m-ctl/c.db" init)" \
     "$WANT" "checkpointctl init: database, -wal and -shm without access for others"
 diag "checkpointctl init made:" "$(cat "$T/m-ctl.ls")"
+
+# In a directory shared with a group (setgid, as checkpointctl setup leaves
+# it), the group writes the database whatever the umask, others still not.
+if [ "$(id -u)" -eq 0 ]; then SHARED=nogroup; else SHARED=$(id -gn); fi
+mkdir "$T/m-group"
+chgrp "$SHARED" "$T/m-group" && chmod 2770 "$T/m-group" || bail "chmod 2770"
+is "$(modes_while "$T/m-group" /dev/null "$CTL" --db "$T/m-group/c.db" init)" \
+    "$WANT" "checkpointctl init in a setgid directory: no access for others"
+is "$(stat -c '%a %G' "$T/m-group/c.db")" "660 $SHARED" \
+    "  the database is the directory's group's, mode 0660, under umask 022"
 
 is "$(modes_while "$T/m-runner" /dev/null "$RUNNER" --db "$T/m-runner/c.db")" \
     "$WANT" "checkpoint-runner: database, -wal and -shm without access for others"

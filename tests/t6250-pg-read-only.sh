@@ -1,7 +1,8 @@
 #!/bin/sh
 # A PostgreSQL server that stops taking writes (a primary demoted after a
 # failover, or default_transaction_read_only set) under the running app
-# and runner: a POST is the contract's 503 and stores nothing, GETs are
+# and runner: a POST is the 503 that says the database is not writable
+# (retrying alone cannot help) and stores nothing, GETs are
 # still answered, and once the server takes writes again the same app
 # behind the same lighttpd answers 202 without a restart; a runner pass
 # fails without completing anything, and the next pass completes the
@@ -17,7 +18,7 @@ done
 J=0123456789abcdef0123456789abcdef
 A=$(printf '%032x' 1)
 B=$(printf '%032x' 2)
-CANNOT_OPEN='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+NOT_WRITABLE='{"errors":["Service unavailable: the checkpoint database is not writable by this service (file permissions, a read-only file system or a read-only server). Retrying will not help until the operator fixes it."]}'
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 
 pg_start
@@ -48,11 +49,11 @@ read_only() {
 is "$(post "$A")" "202 {\"request-id\":\"$A\"}" "POST while the server takes writes: 202"
 
 read_only on
-is "$(post "$B")" "503 $CANNOT_OPEN" "read-only server: POST is the contract's 503"
+is "$(post "$B")" "503 $NOT_WRITABLE" "read-only server: POST is the 503 of a database not writable"
 is "$(pg_sql "SELECT count(*) FROM triggers WHERE trigger_id = '$B'")" 0 \
     "  nothing of it stored"
 is "$(get "$A")" "200 $IN_PROGRESS" "  GET is still answered"
-is "$(post "$B")" "503 $CANNOT_OPEN" "  and POST again: 503, not 500"
+is "$(post "$B")" "503 $NOT_WRITABLE" "  and POST again: the same 503, not 500"
 "$RUNNER" 2>> "$T/runner.log"
 rc=$?
 [ "$rc" -ne 0 ]

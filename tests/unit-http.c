@@ -92,6 +92,11 @@ static const struct {
 	{ __LINE__, ERR_UNAVAILABLE, NULL, NULL, HTTP_503,
 	    "{\"errors\":[\"Service temporarily unavailable: the checkpoint "
 	    "database cannot be opened or read. Please retry.\"]}" },
+	{ __LINE__, ERR_READONLY, NULL, NULL, HTTP_503,
+	    "{\"errors\":[\"Service unavailable: the checkpoint database is "
+	    "not writable by this service (file permissions, a read-only file "
+	    "system or a read-only server). Retrying will not help until the "
+	    "operator fixes it.\"]}" },
 	{ __LINE__, ERR_INTERNAL, NULL, NULL, HTTP_500,
 	    "{\"errors\":[\"Internal server error.\"]}" },
 	/* Out of range is an internal error, not a crash. */

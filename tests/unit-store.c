@@ -6,7 +6,10 @@
  * listings, purging, the runner's claims, the exact JSON of the
  * trigger_status view, and migration 3 giving the failures already stored
  * their serialized-throwable.  Everything lives in one mkdtemp directory,
- * removed at the end.
+ * removed at the end.  The driver tests (test_any_driver), which every
+ * store must pass alike, run last on a fresh SQLite file; with
+ * UNIT_STORE_DB they run alone on that database instead (t6105 gives
+ * them a PostgreSQL one).
  */
 #include <config.h>
 
@@ -18,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "schema.h"
 #include "store.h"
 #include "tap.h"
@@ -750,11 +754,11 @@ test_trigger_list(struct store *s)
 
 struct claim_seen {
 	int n;
-	struct stale c;
+	struct claim c;
 };
 
 static int
-claimed_cb(const struct stale *c, void *arg)
+claimed_cb(const struct claim *c, void *arg)
 {
 	struct claim_seen *w = arg;
 
@@ -1291,6 +1295,193 @@ test_busy(void)
 	store_close(s);
 }
 
+/* --- What every driver answers alike --------------------------------- */
+
+struct export_seen {
+	int n[STORE_ITEM_TRIGGER + 1];
+};
+
+static int
+export_cb(const struct store_item *item, void *arg)
+{
+	struct export_seen *w = arg;
+
+	w->n[item->kind]++;
+	return 0;
+}
+
+/* Whether got is want give or take a second: a lease on another clock. */
+static int
+near(int64_t got, int64_t want)
+{
+	return got > want - 1000 && got < want + 1000;
+}
+
+/*
+ * Triggers, failures, listings, claims and the export on a store of any
+ * driver, from an empty database: SQLite takes its times from the
+ * caller's now, PostgreSQL from the server's clock, so the times here
+ * are the real clock's and a lease is compared give or take a second.
+ */
+static void
+test_any_triggers(struct store *s)
+{
+	struct claim_seen seen;
+	struct trig_seen w;
+	struct export_seen e;
+	struct id j1 = mkid(J1), j2 = mkid(J2);
+	struct job job = { .state = JOB_RUNNING,
+		.type = CKPT_FULL,
+		.timeout_s = 60 };
+	int64_t now = clock_ms(CLOCK_REALTIME), ck = 0, row, n, oldest, pass;
+	int created = -1;
+
+	/* A round's queue holds registered jobs' triggers on every store. */
+	job.id = j1;
+	tap_is_int(store_job_add(s, &job, now), STORE_OK, "any: add J1");
+	job.id = j2;
+	tap_is_int(store_job_add(s, &job, now), STORE_OK, "any: add J2");
+
+	tap_is_int(record(s, J1, TA, CKPT_FULL, now, STORE_MS, &created),
+	    STORE_OK, "any: record");
+	tap_is_int(created, 1, "any: record: created");
+	record(s, J1, TA, CKPT_INCREMENTAL, now, STORE_MS, &created);
+	tap_is_int(created, 0, "any: record again: not created");
+	tap_is_str(status(s, J1, TA, now, STORE_MS), IN_PROGRESS,
+	    "any: status: IN_PROGRESS, exact JSON");
+	tap_is_str(status(s, J1, TB, now, STORE_MS), NOTFOUND,
+	    "any: status: unknown trigger");
+	store_trigger_waiting(s, &j1, &n, &oldest, &pass);
+	tap_is_int(n, 1, "any: one trigger waiting");
+	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, now, &ck), STORE_OK,
+	    "any: complete");
+	tap_is_int(ck, 1, "any: complete: the job's first id");
+	tap_is_str(status(s, J1, TA, now, STORE_MS), COMPLETED(1),
+	    "any: status: COMPLETED, exact JSON");
+	tap_is_int(complete(s, J1, TA, 1, NULL, NULL, now, &ck), STORE_NOTFOUND,
+	    "any: complete twice: not pending");
+
+	/* The same serialized-throwable, made in SQL or in C. */
+	record(s, J1, TB, CKPT_FULL, now, STORE_MS, &created);
+	tap_is_int(complete(s, J1, TB, 1,
+		       "java.util.concurrent.CompletionException", "x", now,
+		       &ck),
+	    STORE_OK, "any: complete as failed");
+	tap_is_str(status(s, J1, TB, now, STORE_MS), FAILED_X,
+	    "any: failure: failureCause, exact JSON");
+	store_trigger_waiting(s, &j1, &n, &oldest, &pass);
+	tap_is_int(n, 0, "any: none waiting");
+
+	memset(&w, 0, sizeof(w));
+	tap_is_int(store_trigger_list(s, &j1, 10, trig_cb, &w), STORE_OK,
+	    "any: trigger list");
+	tap_is_int(w.n, 2, "any: trigger list: two");
+	tap_is_str(w.trig[0], TB, "any: trigger list: newest first");
+	memset(&w, 0, sizeof(w));
+	store_trigger_list(s, NULL, 1, trig_cb, &w);
+	tap_ok(w.n == 1 && strcmp(w.trig[0], TB) == 0,
+	    "any: trigger list of all, limit 1: the newest");
+
+	/* A claim, its lease renewed, completed by its owner only. */
+	record(s, J2, TC, CKPT_INCREMENTAL, now, STORE_MS, &created);
+	store_begin(s);
+	row = pending_row(s, J2, TC);
+	store_next_checkpoint_id(s, &j2, &ck);
+	tap_is_int(store_claim(s, row, "runner-a:1", ck, CKPT_INCREMENTAL, now,
+		       now + 60000),
+	    STORE_OK, "any: claim");
+	tap_is_int(store_commit(s), STORE_OK, "any: claim: committed");
+	tap_is_int(store_claim(s, row, "runner-b:2", ck, CKPT_FULL, now,
+		       now + 60000),
+	    STORE_NOTFOUND, "any: claim a claimed trigger: not found");
+	memset(&seen, 0, sizeof(seen));
+	tap_is_int(store_claimed(s, claimed_cb, &seen), STORE_OK,
+	    "any: claimed");
+	tap_ok(seen.n == 1 && seen.c.row == row &&
+		strcmp(seen.c.owner, "runner-a:1") == 0 &&
+		seen.c.checkpoint_id == ck && seen.c.type == CKPT_INCREMENTAL,
+	    "any: claimed: the claim, its owner, id and type");
+	tap_ok(near(seen.c.lease_ms, now + 60000),
+	    "any: claimed: its lease (%lld ms off)",
+	    (long long)(seen.c.lease_ms - now - 60000));
+	tap_is_int(store_claim_renew(s, row, "runner-b:2", now, now + 120000),
+	    STORE_NOTFOUND, "any: renew another's claim: not found");
+	tap_is_int(store_claim_renew(s, row, "runner-a:1", now, now + 120000),
+	    STORE_OK, "any: renew its own claim");
+	memset(&seen, 0, sizeof(seen));
+	store_claimed(s, claimed_cb, &seen);
+	tap_ok(near(seen.c.lease_ms, now + 120000),
+	    "any: renewed: the new lease");
+	tap_is_int(store_complete(s, row, "runner-b:2",
+		       &(struct outcome){ .location = "s3://b/1" }, now),
+	    STORE_NOTFOUND, "any: complete with the wrong owner: not found");
+	tap_is_int(store_complete(s, row, "runner-a:1",
+		       &(struct outcome){ .location = "s3://b/1" }, now),
+	    STORE_OK, "any: complete with the right owner");
+	tap_is_str(status(s, J2, TC, now, STORE_MS), COMPLETED(1),
+	    "any: the claimed id is kept");
+	memset(&seen, 0, sizeof(seen));
+	store_claimed(s, claimed_cb, &seen);
+	tap_is_int(seen.n, 0, "any: claimed: none left");
+
+	/* test_jobs left J5 and its pending trigger. */
+	memset(&e, 0, sizeof(e));
+	tap_is_int(store_export(s, now, STORE_MS, export_cb, &e), STORE_OK,
+	    "any: export");
+	tap_is_int(e.n[STORE_ITEM_JOB], 3, "any: export: J1, J2 and J5");
+	tap_is_int(e.n[STORE_ITEM_COUNTER], 4,
+	    "any: export: the counters of J1 to J4");
+	tap_is_int(e.n[STORE_ITEM_SERVICE], 1, "any: export: the service row");
+	tap_is_int(e.n[STORE_ITEM_TRIGGER], 4, "any: export: four triggers");
+}
+
+/*
+ * What one driver has and the other has not: a file's WAL, a server's
+ * batches in flight and reads together.  Without a WAL its operations
+ * have nothing to do.
+ */
+static void
+test_any_capabilities(struct store *s)
+{
+	int file = strcmp(store_kind(s), "sqlite") == 0;
+	int busy = -1, frames = -1, copied = -1;
+
+	tap_is_int(store_can(s, STORE_CAN_WAL), file, "any: %s: a WAL: %d",
+	    store_kind(s), file);
+	tap_is_int(store_can(s, STORE_CAN_PIPELINE), !file,
+	    "any: %s: batches in flight: %d", store_kind(s), !file);
+	tap_is_int(store_can(s, STORE_CAN_READ_TOGETHER), !file,
+	    "any: %s: reads together: %d", store_kind(s), !file);
+	tap_is_int(store_wal_checkpoint(s, &busy), STORE_OK,
+	    "any: wal checkpoint: OK");
+	tap_is_int(busy, 0, "any: wal checkpoint: not busy");
+	tap_is_int(store_wal_checkpoint_passive(s, &frames, &copied), STORE_OK,
+	    "any: passive wal checkpoint: OK");
+	tap_ok(frames == copied && (file || frames == 0),
+	    "any: passive wal checkpoint: every frame copied (%d of %d)",
+	    copied, frames);
+	tap_is_int(store_replaced(s, 0), 0, "any: the database is its own");
+	tap_is_int(store_moved(s), 0, "any: the database has not moved");
+}
+
+/* The tests every driver must pass, on an empty database at db. */
+static void
+test_any_driver(const char *db)
+{
+	struct store *s;
+	char err[512];
+
+	if (open_at(db, &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "any: open: %s", err);
+		return;
+	}
+	test_checkpoint_ids(s);
+	test_jobs(s);
+	test_any_triggers(s);
+	test_any_capabilities(s);
+	store_close(s);
+}
+
 static void
 cleanup(void)
 {
@@ -1343,7 +1534,16 @@ main(void)
 {
 	struct store *s;
 	char err[512];
+	const char *db;
 
+	/*
+	 * UNIT_STORE_DB: the driver tests alone, on that (empty) database:
+	 * tests/t6105-pg-unit-store.sh runs them on PostgreSQL.
+	 */
+	if ((db = getenv("UNIT_STORE_DB")) != NULL && *db != '\0') {
+		test_any_driver(db);
+		return tap_done();
+	}
 	snprintf(dir, sizeof(dir), "/tmp/unit-store.XXXXXX");
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
@@ -1366,6 +1566,7 @@ main(void)
 	test_purge();
 	test_ckpt_stats();
 	test_busy();
+	test_any_driver(path_in("any.db"));
 	cleanup();
 	tap_ok(!file_exists(dir), "the temporary directory is removed");
 	return tap_done();

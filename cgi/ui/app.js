@@ -1,14 +1,28 @@
-// The checkpoint page: every job with its last checkpoints, a job's
-// history as a table and a chart, and a trigger button that POSTs as
-// Flink's clients do.  Every URL is relative to the page (../jobs/...), so
-// it works under any prefix (/api/ui/).  No dependency, no build step.
+// The checkpoint page: every job's health first (failing, waiting with no
+// runner, stale, then the rest), a summary of the fleet and the runner at
+// the top, a job's history as a table and a chart, and a trigger button
+// that POSTs as Flink's clients do.  Every URL is relative to the page
+// (../jobs/...), so it works under any prefix (/api/ui/).  No dependency,
+// no build step.
 import { drawChart } from './chart.js';
-import { fmtDuration, timeEl } from './format.js';
+import { ageTick, causeLine, fmtAge, fmtDuration, fmtTime, timeEl } from './format.js';
 
 const REFRESH_MS = 5000;
-const PAGE_ROWS = 50; // jobs shown, and whose statistics are fetched
+const PAGE_ROWS = 50; // jobs shown
 const FETCHES = 6; // statistics requests at once
 const HISTORY_STEP = 100; // history rows added by "Show more"
+// A runner silent this long is taken as not at work: a --watch runner
+// records a pass at least every 15 s, cron's one a minute; a queue alone
+// proves nothing, since under cron a trigger waits up to a minute.
+const RUNNER_GRACE_MS = 150000;
+// A job is stale once its last completed checkpoint is older than this
+// many of its usual gaps between triggers, when its kept history shows
+// them (results are purged after 5 min by default), else than an hour;
+// ?stale=MINUTES sets it for every job.
+const STALE_GAPS = 3, STALE_MIN_MS = 60000, STALE_DEFAULT_MS = 3600000;
+// Beyond the jobs on screen, each job's health is read this often.
+const SWEEP_MS = 30000;
+const staleParam = Number(new URLSearchParams(location.search).get('stale')) * 60000;
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -17,10 +31,13 @@ const state = {
 	waits: new Map(), // jid -> the service's own ../triggers: { data } or { error }
 	rows: new Map(), // jid -> the row's elements, kept between refreshes
 	triggers: new Map(), // jid -> the page's own trigger, followed
+	runner: null, // { passMs }: ../triggers' runner_last_pass_ms, the same for every job
+	down: null, // the error that stopped the last refresh
 	page: 0,
 	historyShown: HISTORY_STEP,
 	historySig: '',
 	lastOk: 0,
+	swept: 0, // when every job's health was last read
 };
 
 class ApiError extends Error {
@@ -31,7 +48,8 @@ class ApiError extends Error {
 }
 
 // fetch, with the API's {"errors":[...]} made an ApiError (status 0:
-// unreachable).
+// unreachable).  Anything that is not the service's JSON (a proxy's HTML
+// 502) is an error too, said as such, never shown as it came.
 async function api(path, opts = {}) {
 	let res;
 	try {
@@ -40,16 +58,18 @@ async function api(path, opts = {}) {
 		throw new ApiError(0, `the service is unreachable (${e.message})`);
 	}
 	const text = await res.text();
-	let body = null;
+	let body;
 	try {
-		body = text ? JSON.parse(text) : null;
+		body = (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
 	} catch {
-		body = null;
+		body = undefined;
 	}
-	if (!res.ok) {
-		const msg = body && Array.isArray(body.errors) ? body.errors[0] : text.slice(0, 200);
-		throw new ApiError(res.status, `${res.status} ${res.statusText}: ${msg}`);
-	}
+	if (!res.ok && Array.isArray(body?.errors))
+		throw new ApiError(res.status, `${res.status} ${res.statusText}: ${body.errors[0]}`);
+	if (!res.ok || body === undefined)
+		throw new ApiError(res.ok ? -1 : res.status, `${res.status} ${res.statusText} from ` +
+			`${res.headers.get('server') || 'the server'}, not the service's JSON ` +
+			`(${(res.headers.get('content-type') || 'no type').split(';')[0]}): the service is not answering`);
 	return body;
 }
 
@@ -65,6 +85,9 @@ function h(tag, { dataset, ...props } = {}, ...kids) {
 	e.append(...kids.filter((k) => k !== null && k !== undefined));
 	return e;
 }
+const line = (cls, ...kids) => h('div', { className: `ln ${cls}` }, ...kids);
+// One line cut with an ellipsis, whole on hover.
+const cut = (cls, text) => h('div', { className: `ln ${cls}`, textContent: text, title: text });
 
 // Replaces a cell's content only when what it shows changed: refreshes
 // never flicker, and focus and selections stay.
@@ -72,16 +95,111 @@ function setCell(td, key, build) {
 	if (td.dataset.key === key)
 		return;
 	td.dataset.key = key;
-	td.replaceChildren(...build());
+	td.replaceChildren(...build().filter((k) => k !== null));
+}
+// What a cell shows, ages left out: render() brings them up to date in
+// place, so an open stack trace stays open.
+const keyOf = (kids) => kids.map((k) => k?.textContent?.replace(/\d+ \w+ ago|just now/g, '') ?? k).join('|');
+
+// The job's checkpoints, newest first: the statistics' history, with what
+// only the service's own ../triggers knows (the time the trigger was
+// posted, so the wait for a runner apart from the run, and the trace).
+function checkpoints(jid) {
+	const byId = new Map();
+	for (const c of state.stats.get(jid)?.data?.history ?? []) {
+		const end = c.status === 'FAILED' ? c.failure_timestamp : c.latest_ack_timestamp;
+		byId.set(c.id, { id: c.id, status: c.status, claim: c.trigger_timestamp, posted: -1,
+			end: end > 0 ? end : -1, dur: c.end_to_end_duration, path: c.external_path,
+			failure: c.failure_message, trace: null });
+	}
+	for (const t of state.waits.get(jid)?.data?.triggers ?? []) {
+		if (t.checkpoint_id === null)
+			continue;
+		// Never claimed yet completed (no action to run): all of it
+		// was waiting.
+		const claim = t.claimed_ms ?? t.completed_ms ?? t.created_ms, failed = t.failure_class !== null;
+		const c = byId.get(t.checkpoint_id) ?? { id: t.checkpoint_id,
+			status: t.status === 'IN_PROGRESS' ? 'IN_PROGRESS' : failed ? 'FAILED' : 'COMPLETED',
+			end: t.completed_ms ?? -1, path: t.location, failure: failed ? t.failure_trace : null };
+		Object.assign(c, { posted: t.created_ms, claim, trace: t.failure_trace,
+			dur: t.completed_ms ? t.completed_ms - claim : -1 });
+		byId.set(c.id, c);
+	}
+	return [...byId.values()].sort((a, b) => b.id - a.id).map((c) => ({ ...c,
+		wait: c.posted > 0 && c.claim > 0 ? c.claim - c.posted : -1 }));
 }
 
-function banner(err) {
-	const b = $('banner');
+const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_GRACE_MS;
+
+// The job's health, worst first: { rank, key, text, why }.
+const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
+	new: 'without a checkpoint', unknown: 'unknown', off: 'not running' };
+function health(job) {
+	const mk = (rank, key, text, why = '', more = why) => ({ rank, key, text, why, more });
+	if (job.state !== 'RUNNING')
+		return mk(5, 'off', job.state.toLowerCase());
+	const s = state.stats.get(job.jid);
+	if (!s?.data)
+		return mk(4, 'unknown', 'unknown', s?.error ?? 'not read yet');
+	const d = s.data, w = state.waits.get(job.jid)?.data;
+	const cps = checkpoints(job.jid), ok = d.latest.completed?.id ?? 0, bad = d.latest.failed?.id ?? 0;
+	// Every id after the last completed one that is not in progress
+	// failed (each attempt takes an id): the streak outlives retention.
+	const streak = bad - ok - cps.filter((c) => c.status === 'IN_PROGRESS' && c.id > ok && c.id < bad).length;
+	if (bad > ok)
+		return mk(0, 'failing', `failing ×${streak}`, `${streak} failed in a row`);
+	const queued = w ? w.in_progress - d.counts.in_progress : 0;
+	if (queued > 0 && runnerAway())
+		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
+	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0).slice(0, 21);
+	const gaps = starts.slice(1).map((t, i) => starts[i] - t).sort((a, b) => a - b);
+	const every = gaps.length >= 2 ? gaps[gaps.length >> 1] : 0;
+	const due = staleParam || (every ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : STALE_DEFAULT_MS);
+	const last = d.latest.completed?.latest_ack_timestamp ?? starts.at(-1);
+	if (last > 0 && Date.now() - last > due)
+		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`, `none completed for ${fmtDuration(Date.now() - last)}, ` +
+			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : every ? ` (usually one every ${fmtDuration(every)})` : ''}`);
+	if (!cps.length)
+		return mk(3, 'new', 'no checkpoint');
+	return mk(3, 'ok', 'healthy');
+}
+const mark = (hl) => h('span', { className: `mark h-${hl.key}`, textContent: hl.text });
+
+function runnerLine() {
+	const r = state.runner;
+	if (!r)
+		return ['Runner: …'];
+	if (!r.passMs)
+		return [h('b', { className: 'bad', textContent: 'Runner: no pass ever recorded' })];
+	return [h('span', { className: runnerAway() ? 'bad' : '', textContent: `Runner: ${runnerAway() ? 'not at work, ' : ''}last pass ` }),
+		timeEl(r.passMs, true)];
+}
+
+// The fleet in one line, the worst first.
+function renderSummary() {
+	const n = {};
+	for (const j of state.jobs) {
+		const k = health(j).key;
+		n[k] = (n[k] ?? 0) + 1;
+	}
+	const bad = ['failing', 'norunner', 'stale'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
+	const rest = ['ok', 'new', 'unknown', 'off'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
+	const sum = $('summary');
+	sum.className = state.down || bad.length ? 'alarm' : 'fine';
+	const text = state.down ? 'Service not answering: what follows was read before' :
+		!state.jobs.length ? 'No job registered' : bad.length ? bad.join(', ') : 'Nothing failing, stale or waiting';
+	setCell(sum, text + rest + keyOf(runnerLine()), () => [h('b', { textContent: text }),
+		rest.length && !state.down ? ` (${rest.join(', ')})` : '', h('span', { className: 'sep' }), ...runnerLine()]);
+}
+
+function banner() {
+	const b = $('banner'), err = state.down;
+	document.body.classList.toggle('down', !!err);
 	if (!err) {
 		b.hidden = true;
 		return;
 	}
-	const since = state.lastOk ? ` Last good answer: ${new Date(state.lastOk).toLocaleTimeString()}.` : '';
+	const since = state.lastOk ? ` What is shown was read ${fmtAge(state.lastOk)} (${fmtTime(state.lastOk)}); the buttons wait for the service.` : '';
 	b.textContent = err.status === 503 ?
 		`The service is unavailable (503): ${err.message.replace(/^503 [^:]*: /, '')} Retrying every ${REFRESH_MS / 1000} s.${since}` :
 		`Cannot read the jobs: ${err.message}. Retrying every ${REFRESH_MS / 1000} s.${since}`;
@@ -99,53 +217,49 @@ function visibleJobs() {
 // Flink's in_progress counts claimed triggers only: what waits for a
 // runner comes from the service's own ../triggers, and a queue that no
 // runner takes is said plainly (a dead runner is no quiet job).
-function inProgress(data, w) {
-	const running = data.counts.in_progress;
-	if (!w?.data) {
-		const why = w?.error ? [h('div', { className: 'muted', textContent: `queue unknown: ${w.error}` })] : [];
-		return [running ? `${running} running` : 'none', ...why];
-	}
+function inProgress(job) {
+	const running = state.stats.get(job.jid)?.data?.counts.in_progress ?? 0, w = state.waits.get(job.jid);
+	if (!w?.data)
+		return [line('', running ? `${running} running` : 'none'), w?.error ? cut('muted', `queue unknown: ${w.error}`) : null];
 	const n = w.data.in_progress;
 	if (n === 0)
-		return ['none'];
-	const first = `${n} waiting, oldest ${fmtDuration(Date.now() - w.data.oldest_in_progress_ms)}`;
-	if (running === 0)
-		return [first, h('div', { className: 'bad', textContent: 'none running: no runner has claimed them' })];
-	return [first, h('div', { className: 'muted', textContent: `${running} running, ${n - running} queued` })];
-}
-
-// The stack trace of the failed checkpoint id, if among the job's newest
-// triggers.
-function traceOf(jid, id) {
-	const t = state.waits.get(jid)?.data?.triggers.find((x) => x.checkpoint_id === id && x.failure_trace);
-	return t ? t.failure_trace : null;
+		return [line('', 'none')];
+	const first = cut('', `${n} waiting ${fmtDuration(Date.now() - w.data.oldest_in_progress_ms)}`);
+	if (n > running && health(job).key === 'norunner')
+		return [first, line('bad', 'no runner at work')];
+	return [first, line('muted', `${running} running, ${n - running} queued`)];
 }
 
 const traceEl = (trace) => (trace ?
 	h('details', {}, h('summary', { textContent: 'Stack trace' }), h('pre', { textContent: trace })) : null);
 
-function lastCompleted(c) {
-	if (!c)
-		return [h('span', { className: 'muted', textContent: 'none yet' })];
-	return [h('div', {}, h('b', { textContent: `#${c.id}` }), ` in ${fmtDuration(c.end_to_end_duration)}`),
-		h('div', {}, timeEl(c.latest_ack_timestamp)),
-		h('div', { className: 'loc', textContent: c.external_path ?? 'no location' })];
+// A wait for the runner under a second is not worth the room.
+const took = (c) => `ran ${fmtDuration(c.dur)}${c.wait >= 1000 ? ` after waiting ${fmtDuration(c.wait)}` : ''}`;
+
+function lastCompleted(d, c) {
+	if (!d)
+		return [line('muted', 'none yet')];
+	const ran = took(c ?? { wait: -1, dur: d.end_to_end_duration });
+	return [h('div', { className: 'ln', title: ran }, h('b', { textContent: `#${d.id} ` }), timeEl(d.latest_ack_timestamp), ` · ${ran}`),
+		cut('loc', d.external_path ?? 'no location')];
 }
 
-function lastFailed(c, trace) {
-	if (!c)
-		return [h('span', { className: 'muted', textContent: 'none' })];
-	return [h('div', {}, h('b', { textContent: `#${c.id}` })), h('div', {}, timeEl(c.failure_timestamp)),
-		h('div', { className: 'bad', textContent: c.failure_message ?? 'no message' }), traceEl(trace)]
-		.filter((k) => k !== null);
+function lastFailed(d, c) {
+	if (!d)
+		return [line('muted', 'none')];
+	const why = c?.trace ?? d.failure_message;
+	return [line('', h('b', { textContent: `#${d.id} ` }), timeEl(d.failure_timestamp)),
+		cut('bad', causeLine(d.failure_message ?? why) || 'no message'), traceEl(c?.trace)];
 }
 
 // The outcome of the page's own trigger, kept in its row.
 function showTrigger(jid) {
 	const row = state.rows.get(jid), t = state.triggers.get(jid);
-	if (!row || !t)
+	if (!row)
 		return;
-	row.button.disabled = t.busy;
+	row.button.disabled = !!state.down || !!t?.busy;
+	if (!t)
+		return;
 	row.out.className = t.cls ?? '';
 	row.out.replaceChildren(t.text, traceEl(t.trace) ?? '');
 }
@@ -172,7 +286,7 @@ async function trigger(jid, type) {
 			try {
 				s = await api(`${jobUrl(jid)}/${encodeURIComponent(rid)}`);
 			} catch (e) {
-				if (e.status !== 0 && e.status !== 503)
+				if (e.status > 0 && e.status !== 503 && e.status !== 502)
 					throw e;
 				set({ text: `Following trigger ${rid.slice(0, 8)}…: ${e.message}` });
 				await sleep(2000);
@@ -183,7 +297,7 @@ async function trigger(jid, type) {
 				if (op.failureCause) {
 					const trace = op.failureCause['stack-trace'] ?? '';
 					set({ busy: false, cls: 'bad', trace,
-						text: `Failed: ${trace.split('\n')[0] || op.failureCause.class || 'unknown cause'}` });
+						text: `Failed: ${causeLine(trace) || op.failureCause.class || 'unknown cause'}` });
 				} else
 					set({ busy: false, cls: 'ok', text: `Checkpoint ${op.checkpointId} completed` });
 				break;
@@ -198,7 +312,7 @@ async function trigger(jid, type) {
 }
 
 function makeRow(job) {
-	const cells = ['Job', 'State', 'Last completed', 'Last failure', 'In progress', 'Trigger']
+	const cells = ['Health', 'Job', 'Last completed', 'Last failure', 'In progress', 'Trigger']
 		.map((label) => h('td', { dataset: { label } }));
 	const select = h('select', { ariaLabel: 'Checkpoint type' },
 		h('option', { value: 'CONFIGURED', textContent: "job's type" }),
@@ -214,6 +328,17 @@ function makeRow(job) {
 	return { tr, cells, controls, button, out };
 }
 
+function rowOf(job) {
+	let row = state.rows.get(job.jid);
+	if (!row) {
+		row = makeRow(job);
+		state.rows.set(job.jid, row);
+	}
+	row.controls.hidden = job.state !== 'RUNNING';
+	showTrigger(job.jid);
+	return row;
+}
+
 function renderList() {
 	const { list, pages, shown } = visibleJobs();
 	$('count').textContent = list.length === state.jobs.length ?
@@ -224,30 +349,29 @@ function renderList() {
 	$('empty').hidden = state.jobs.length > 0;
 	const trs = [];
 	for (const job of shown) {
-		let row = state.rows.get(job.jid);
-		if (!row) {
-			row = makeRow(job);
-			state.rows.set(job.jid, row);
-		}
-		const [cName, cState, cDone, cFail, cProg, cTrig] = row.cells;
+		const row = rowOf(job);
+		const [cHealth, cName, cDone, cFail, cProg, cTrig] = row.cells;
 		if (row.controls.parentNode !== cTrig)
 			cTrig.append(row.controls); // back from the job's view
+		const hl = health(job);
+		row.tr.className = `r-${hl.key}`;
+		setCell(cHealth, hl.text + hl.why, () => [line('', mark(hl)),
+			hl.why ? h('div', { className: 'ln why', textContent: hl.why, title: hl.more }) : null]);
 		setCell(cName, job.name + job.jid, () => [
-			h('a', { href: `#job/${job.jid}`, textContent: job.name || job.jid }),
-			h('div', { className: 'mono muted', textContent: job.jid })]);
-		setCell(cState, job.state, () => [h('span', { className: job.state === 'RUNNING' ? 'ok' : job.state === 'FAILED' ? 'bad' : '', textContent: job.state })]);
-		row.controls.hidden = job.state !== 'RUNNING';
+			line('', h('a', { href: `#job/${job.jid}`, textContent: job.name || job.jid, title: job.name })),
+			cut('mono muted', job.jid)]);
 		const s = state.stats.get(job.jid);
 		if (s?.error) {
 			for (const c of [cDone, cFail, cProg])
-				setCell(c, 'e' + s.error, () => [h('span', { className: 'muted', textContent: s.error })]);
+				setCell(c, 'e' + s.error, () => [cut('muted', s.error)]);
 		} else if (s) {
-			const d = s.data;
-			setCell(cDone, JSON.stringify(d.latest.completed), () => lastCompleted(d.latest.completed));
-			const trace = d.latest.failed ? traceOf(job.jid, d.latest.failed.id) : null;
-			setCell(cFail, JSON.stringify(d.latest.failed) + (trace ? 't' : ''), () => lastFailed(d.latest.failed, trace));
-			const p = inProgress(d, state.waits.get(job.jid));
-			setCell(cProg, p.map((x) => (typeof x === 'string' ? x : x.textContent)).join('|'), () => p);
+			const d = s.data, cps = checkpoints(job.jid), find = (x) => x && cps.find((c) => c.id === x.id);
+			const done = lastCompleted(d.latest.completed, find(d.latest.completed));
+			setCell(cDone, keyOf(done), () => done);
+			const fail = lastFailed(d.latest.failed, find(d.latest.failed));
+			setCell(cFail, keyOf(fail), () => fail);
+			const p = inProgress(job);
+			setCell(cProg, keyOf(p), () => p);
 		}
 		trs.push(row.tr);
 	}
@@ -261,55 +385,50 @@ function renderList() {
 		tbody.lastChild.remove();
 }
 
-function historyRow(c, jid) {
+function historyRow(c) {
 	const cls = c.status === 'COMPLETED' ? 'ok' : c.status === 'FAILED' ? 'bad' : '';
 	const what = c.status === 'FAILED' ?
-		[h('span', { className: 'bad', textContent: c.failure_message ?? 'no message' }), ' at ', timeEl(c.failure_timestamp),
-			traceEl(traceOf(jid, c.id))] :
-		[h('span', { className: 'loc', textContent: c.external_path ?? '' })];
+		[h('div', { className: 'bad', textContent: causeLine(c.failure) || 'no message' }), traceEl(c.trace ?? c.failure)] :
+		[cut('loc', c.path ?? '')];
 	const td = (label, ...kids) => h('td', { dataset: { label } }, ...kids);
 	return h('tr', {}, td('Id', `#${c.id}`), td('Status', h('span', { className: cls, textContent: c.status })),
-		td('Triggered', timeEl(c.trigger_timestamp)), td('Duration', fmtDuration(c.end_to_end_duration)),
+		td('Triggered', timeEl(c.posted > 0 ? c.posted : c.claim, true)),
+		td('Waited', c.wait >= 0 ? fmtDuration(c.wait) : 'n/a'), td('Ran', fmtDuration(c.dur)),
 		td(c.status === 'FAILED' ? 'Failure' : 'Location', ...what));
-}
-
-// The row's own trigger controls (with any outcome shown) move to the
-// job's view while it is open, and back to the row after.
-function jobControls(job) {
-	let row = state.rows.get(job.jid);
-	if (!row) {
-		row = makeRow(job);
-		state.rows.set(job.jid, row);
-	}
-	row.controls.hidden = job.state !== 'RUNNING';
-	if (row.controls.parentNode !== $('job-trigger'))
-		$('job-trigger').replaceChildren(row.controls);
 }
 
 function renderJob(jid) {
 	const job = state.jobs.find((j) => j.jid === jid);
-	if (job)
-		jobControls(job);
-	$('job-h').textContent = job ? `${job.name} (${job.state})` : jid;
-	$('job-sub').textContent = jid;
+	if (job) {
+		const row = rowOf(job);
+		if (row.controls.parentNode !== $('job-trigger'))
+			$('job-trigger').replaceChildren(row.controls);
+		$('job-h').replaceChildren(`${job.name} (${job.state}) `, mark(health(job)));
+	} else
+		$('job-h').textContent = jid;
 	const s = state.stats.get(jid);
 	if (!s || s.error) {
 		$('job-sub').textContent = s ? `${jid}: ${s.error}` : jid;
 		return;
 	}
-	const hist = s.data.history, c = s.data.counts;
-	const wait = inProgress(s.data, state.waits.get(jid)).map((x) => (typeof x === 'string' ? x : x.textContent)).join(': ');
-	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${hist.length} in the history; in progress: ${wait}`;
-	const traces = state.waits.get(jid)?.data?.triggers.filter((t) => t.failure_trace).map((t) => t.checkpoint_id).join() ?? '';
-	const sig = `${hist.length}:${state.historyShown}:${JSON.stringify(hist.slice(0, 3))}:${JSON.stringify(hist.at(-1))}:${traces}`;
+	const cps = checkpoints(jid), c = s.data.counts, e = s.data.summary.end_to_end_duration;
+	const wait = job ? keyOf(inProgress(job)).replace('|', ': ') : '';
+	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${cps.length} in the history; in progress: ${wait}`;
+	$('job-sum').textContent = typeof e.p50 === 'number' ?
+		`Run time of all ${c.completed} completed: median ${fmtDuration(e.p50)}, p99 ${fmtDuration(e.p99)}, max ${fmtDuration(e.max)}` : '';
+	const sig = `${cps.length}:${state.historyShown}:${keyOf(cps.slice(0, 3).map((x) => JSON.stringify(x)))}:${cps.at(-1)?.id}`;
 	if (sig === state.historySig)
 		return;
 	state.historySig = sig;
-	drawChart($('chart'), hist);
-	$('history').tBodies[0].replaceChildren(...hist.slice(0, state.historyShown).map((x) => historyRow(x, jid)));
-	$('more').hidden = hist.length <= state.historyShown;
-	if (hist.length > state.historyShown)
-		$('more').textContent = `Show ${Math.min(HISTORY_STEP, hist.length - state.historyShown)} more of ${hist.length}`;
+	const oldest = cps.at(-1);
+	$('chart-cap').textContent = `Run time of the ${cps.length} newest checkpoints against the time each ended` +
+		(oldest ? ` (since ${fmtTime(oldest.claim)})` : '') + '; failures marked ×. Point at it, or focus it and use the arrow keys.' +
+		(c.completed + c.failed > cps.length ? ' The service keeps no older ones: CHECKPOINT_HISTORY (up to 1000) keeps more.' : '');
+	drawChart($('chart'), $('chart-tip'), cps);
+	$('history').tBodies[0].replaceChildren(...cps.slice(0, state.historyShown).map(historyRow));
+	$('more').hidden = cps.length <= state.historyShown;
+	if (cps.length > state.historyShown)
+		$('more').textContent = `Show ${Math.min(HISTORY_STEP, cps.length - state.historyShown)} more of ${cps.length}`;
 }
 
 const selected = () => (location.hash.startsWith('#job/') ? decodeURIComponent(location.hash.slice(5)) : null);
@@ -318,12 +437,17 @@ function render() {
 	const jid = selected();
 	$('list').hidden = jid !== null;
 	$('job').hidden = jid === null;
+	banner();
+	renderSummary();
 	if (jid)
 		renderJob(jid);
 	else
 		renderList();
+	for (const jid of state.rows.keys())
+		showTrigger(jid);
+	document.querySelectorAll('time[data-ms]').forEach(ageTick);
 	if (state.lastOk)
-		$('updated').textContent = `Updated ${new Date(state.lastOk).toLocaleTimeString()}`;
+		$('updated').textContent = `Updated ${fmtTime(state.lastOk)}`;
 }
 
 async function refreshStats(jids) {
@@ -334,36 +458,64 @@ async function refreshStats(jids) {
 			const [st, tr] = await Promise.allSettled([api(jobUrl(jid)), api(triggersUrl(jid))]);
 			state.stats.set(jid, st.status === 'fulfilled' ? { data: st.value } : { error: st.reason.message });
 			state.waits.set(jid, tr.status === 'fulfilled' ? { data: tr.value } : { error: tr.reason.message });
+			const pass = tr.value?.runner_last_pass_ms;
+			if (pass !== undefined)
+				state.runner = { passMs: pass };
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(FETCHES, jids.length) }, one));
 }
 
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.jid.localeCompare(b.jid);
+function sortJobs() {
+	if ($('sort').value === 'health') {
+		const rank = new Map(state.jobs.map((j) => [j.jid, health(j).rank]));
+		state.jobs.sort((a, b) => rank.get(a.jid) - rank.get(b.jid) || byName(a, b));
+	} else
+		state.jobs.sort(byName);
+}
+
 async function refresh() {
 	try {
 		const o = await api('../jobs/overview');
-		state.jobs = o.jobs.slice().sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.jid.localeCompare(b.jid));
-		const jid = selected();
-		await refreshStats(jid ? [jid] : visibleJobs().shown.map((j) => j.jid));
+		const first = !state.lastOk;
+		state.jobs = o.jobs.slice();
+		if (first)
+			sortJobs();
+		// Every job's health is needed for the order and the summary;
+		// on the first load, what is on screen is read and shown first.
+		const jid = selected(), now = jid ? [jid] : first ? visibleJobs().shown.map((j) => j.jid) : [];
+		await refreshStats(now);
+		if (now.length)
+			render();
+		const shown = new Set(selected() ? now : visibleJobs().shown.map((j) => j.jid));
+		const sweep = Date.now() - state.swept > SWEEP_MS || state.jobs.length <= PAGE_ROWS;
+		await refreshStats(state.jobs.map((j) => j.jid).filter((j) => !now.includes(j) && (sweep || shown.has(j))));
+		if (sweep)
+			state.swept = Date.now();
+		sortJobs();
 		state.lastOk = Date.now();
-		banner(null);
+		state.down = null;
 	} catch (e) {
-		banner(e);
+		state.down = e;
 	}
 	render();
 	setTimeout(refresh, REFRESH_MS);
 }
 
-$('filter').addEventListener('input', () => {
-	state.page = 0;
+// What comes on screen is read at once.
+const redraw = (keep) => {
+	state.page = keep ? state.page : 0;
+	sortJobs();
 	render();
 	refreshStats(visibleJobs().shown.map((j) => j.jid)).then(render);
-});
+};
+$('filter').addEventListener('input', () => redraw());
+$('sort').addEventListener('change', () => redraw());
 for (const [id, d] of [['prev', -1], ['next', 1]])
 	$(id).addEventListener('click', () => {
 		state.page += d;
-		render();
-		refreshStats(visibleJobs().shown.map((j) => j.jid)).then(render);
+		redraw(true);
 	});
 $('more').addEventListener('click', () => {
 	state.historyShown += HISTORY_STEP;
@@ -384,7 +536,5 @@ window.addEventListener('hashchange', () => {
 	const jid = selected();
 	if (jid)
 		refreshStats([jid]).then(render);
-	else
-		refreshStats(visibleJobs().shown.map((j) => j.jid)).then(render);
 });
 refresh();

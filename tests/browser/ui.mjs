@@ -5,8 +5,9 @@
 // is missing).  Settings come from the environment (see the shell test).
 import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 20;
+export const CHECKS = 33;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -17,7 +18,10 @@ const JUNK_BASE = env('UI_JUNK_BASE'), JUNK_DIR = env('UI_JUNK_DIR');
 const OK_JOB = env('UI_OK_JOB'), FAIL_JOB = env('UI_FAIL_JOB'), BIG_JOB = env('UI_BIG_JOB');
 const SLOW_JOB = env('UI_SLOW_JOB'), QUEUE_JOB = env('UI_QUEUE_JOB');
 const RUNNER_PID = Number(env('UI_RUNNER_PID'));
-const OUT = env('UI_OUT'), JOBS = Number(env('UI_JOBS'));
+const OUT = env('UI_OUT'), JOBS = Number(env('UI_JOBS')), DB = env('UI_DB');
+const FLEET_BASE = env('UI_FLEET_BASE'), FLEET_DB = env('UI_FLEET_DB'), RUNNER = env('UI_RUNNER');
+const FLEET = (i) => `00000000000000000000000000f1ee${String(i).padStart(2, '0')}`;
+const sql = (db, q) => execFileSync('sqlite3', [db, q], { encoding: 'utf8' });
 
 let n = 0;
 function check(ok, desc, diag) {
@@ -48,6 +52,177 @@ try {
 	page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
 	page.on('pageerror', (e) => errors.push(e.message));
 	const row = (jid) => page.locator(`tr[data-jid="${jid}"]`);
+
+	// --- The fleet (tests/ui-fleet.sh): 12 jobs, each health shown. -------
+	const fp = await ctx.newPage();
+	const ferrs = [];
+	fp.on('pageerror', (e) => ferrs.push(e.message));
+	const frow = (i) => fp.locator(`tr[data-jid="${FLEET(i)}"]`);
+	const markOf = async (i) => (await frow(i).locator('.mark').textContent());
+	// Each row's top, height, health and name; and what the eye sees first.
+	const layout = () => fp.evaluate(() => [...document.querySelectorAll('#jobs tbody tr')].map((r) => ({
+		top: r.getBoundingClientRect().top, bottom: r.getBoundingClientRect().bottom,
+		mark: r.querySelector('.mark').textContent, bg: getComputedStyle(r.querySelector('.mark')).backgroundColor,
+		name: r.cells[1].querySelector('a').textContent })));
+	const red = (bg) => /^rgb\((1[5-9]\d|2\d\d), ([0-5]?\d), ([0-5]?\d)\)$/.test(bg);
+	await step('fleet: the summary at the top says what is wrong, the runner not at work', async () => {
+		sql(FLEET_DB, `UPDATE service_metrics SET pass_ms = ${Date.now() - 600000}`);
+		await fp.goto(`${FLEET_BASE}/ui/`);
+		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
+		const sum = await fp.textContent('#summary');
+		const box = await fp.locator('#summary').boundingBox();
+		await fp.screenshot({ path: `${OUT}/ui-fleet.png` });
+		return (/^2 failing, 1 waiting with no runner, 1 stale \(6 healthy, 1 without a checkpoint, 1 not running\)/.test(sum) &&
+			/Runner: not at work, last pass \d\d:\d\d:\d\d.* \(10 min ago\)/.test(sum) && box.y < 120) || `${sum} at ${box.y}`;
+	});
+	await step('fleet: the unhealthy first, each marked in colour and in words; at least 10 rows on a 1280x900 screen', async () => {
+		const rows = await layout();
+		const order = rows.map((r) => `${r.mark}:${r.name}`).join(' ');
+		const want = /^failing ×5:ledger failing ×11:payments no runner:queued stale:reports no checkpoint:fresh (healthy:\S+ ){6}suspended:archive$/;
+		const onScreen = rows.filter((r) => r.bottom <= 900).length;
+		const colours = red(rows[0].bg) && red(rows[2].bg) && !red(rows[5].bg) && rows[3].bg !== rows[5].bg;
+		return (want.test(order) && onScreen >= 10 && colours) || `${order} / ${onScreen} on screen / ${rows.map((r) => r.bg)}`;
+	});
+	await step('fleet: a failing streak (11 of 11, and the last 5 expired) and a stale job say why', async () => {
+		const why = async (i) => (await frow(i).locator('.why').textContent());
+		const got = [await why(6), await why(7), await why(8), await frow(8).locator('.why').getAttribute('title')];
+		return (got[0] === '11 failed in a row' && got[1] === '5 failed in a row' && /^last done 3\d min ago$/.test(got[2]) &&
+			/usually one every 1 min/.test(got[3])) || got.join(' / ');
+	});
+	await step('fleet: long paths and names cut with an ellipsis on one line, whole on hover, never broken', async () => {
+		const cuts = await fp.evaluate(() => [...document.querySelectorAll('#jobs .loc, #jobs .mono')].map((e) => ({
+			one: e.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).lineHeight || '20') + 1,
+			cut: e.scrollWidth > e.clientWidth, whole: e.title === e.textContent })));
+		const bad = cuts.filter((c) => !c.one || !c.whole);
+		return (cuts.length >= 20 && bad.length === 0 && cuts.some((c) => c.cut)) || JSON.stringify(bad.slice(0, 3));
+	});
+	await step('fleet: a multi-line failure shows its cause line (the last of a Python traceback), the whole trace on demand', async () => {
+		const cell = frow(6).locator('td').nth(3);
+		const cause = await cell.locator('.bad').textContent();
+		const pre = cell.locator('pre');
+		const hidden = !(await pre.isVisible());
+		await cell.locator('summary').click();
+		const trace = await pre.textContent();
+		await fp.screenshot({ path: `${OUT}/ui-fleet-trace.png` });
+		await cell.locator('summary').click();
+		return (cause === "OSError: [Errno 122] Disk quota exceeded: '/var/lib/ckpt/payments'" && hidden &&
+			trace.includes('Traceback (most recent call last):') && trace.includes('main()')) || `${cause} / ${hidden} / ${trace}`;
+	});
+	await step('fleet: under a cron runner (its last pass 20 s ago) a trigger waiting over a minute is no alarm', async () => {
+		sql(FLEET_DB, `UPDATE service_metrics SET pass_ms = ${Date.now() - 20000}`);
+		await fp.locator('#summary', { hasText: /^2 failing, 1 stale/ }).waitFor({ timeout: 12000 });
+		const sum = await fp.textContent('#summary');
+		const cell = await frow(9).locator('td').nth(4).textContent();
+		const bad = await frow(9).locator('.bad').count();
+		await fp.screenshot({ path: `${OUT}/ui-fleet-cron.png` });
+		return (await markOf(9) === 'healthy' && bad === 0 && /^1 waiting \d+ min \d+ s0 running, 1 queued$/.test(cell) &&
+			/Runner: last pass .*\((2\d|1\d) s ago\)/.test(sum)) || `${await markOf(9)} / ${cell} / ${sum}`;
+	});
+	await step('fleet: the job\'s history: queue wait apart from run time, times with their zone and age, p50/p99/max', async () => {
+		await fp.goto(`${FLEET_BASE}/ui/#job/${FLEET(10)}`);
+		const first = fp.locator('#history tbody tr').first();
+		await first.waitFor();
+		const cells = await first.locator('td').allTextContents();
+		const sum = await fp.textContent('#job-sum');
+		return (cells[0] === '#10' && cells[3] === '1 min 16 s' && cells[4] === '249 ms' &&
+			/^\d\d:\d\d:\d\d( [AP]M)? [A-Z][\w+:-]* \(\d+ min ago\)$/.test(cells[2]) &&
+			/median \d+ ms, p99 249 ms, max 249 ms/.test(sum)) || `${cells.join(' | ')} / ${sum}`;
+	});
+	await step('fleet: the chart has time on its axis and reads out each point (id, run time, wait, time) by mouse and keyboard', async () => {
+		const ticks = await fp.locator('#chart text').allTextContents();
+		await fp.mouse.move(0, 0); // a scroll under the mouse would move the read-out
+		await fp.focus('#chart');
+		await fp.keyboard.press('End');
+		const last = await fp.textContent('#chart-tip');
+		await fp.keyboard.press('Home');
+		const firstTip = await fp.textContent('#chart-tip');
+		const box = await fp.locator('#chart').boundingBox();
+		await fp.mouse.move(box.x + box.width - 12, box.y + 20);
+		const hover = await fp.textContent('#chart-tip');
+		await fp.screenshot({ path: `${OUT}/ui-fleet-chart.png` });
+		// The slowest sets the scale: a spike reaches the top.
+		return (ticks.filter((t) => /^\d\d:\d\d/.test(t)).length === 3 && ticks[0] === '249 ms' &&
+			/^#10 completed in 249 ms after 1 min 16 s waiting for a runner, ended \d\d:\d\d:\d\d/.test(last) &&
+			/^#1 completed in 70 ms/.test(firstTip) && hover === last) || `${ticks} / ${last} / ${firstTip} / ${hover}`;
+	});
+	await step('fleet: the button on a failing Python action shows the traceback\'s last line, the whole on demand', async () => {
+		await fp.goto(`${FLEET_BASE}/ui/`);
+		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
+		const r = frow(6);
+		await r.getByRole('button', { name: 'Trigger checkpoint' }).click();
+		await r.locator('output', { hasText: 'In progress' }).waitFor({ timeout: 10000 });
+		// One pass, as cron runs it.
+		execFileSync(RUNNER, [], { env: { ...process.env, CHECKPOINT_DB: FLEET_DB }, stdio: 'ignore' });
+		const out = r.locator('output');
+		await out.filter({ hasText: 'Failed:' }).waitFor({ timeout: 15000 });
+		const text = await out.evaluate((e) => e.firstChild.textContent);
+		await out.locator('summary').click();
+		const trace = await out.locator('pre').textContent();
+		return (text === 'Failed: OSError: [Errno 122] Disk quota exceeded' && trace.includes('Traceback (most recent call last):') &&
+			trace.includes('Checkpoint was declined.')) || `${text} / ${trace}`;
+	});
+	await step('fleet: a 502 from the proxy (an HTML page): a banner, never the HTML, the table dimmed, its buttons disabled', async () => {
+		await fp.goto(`${FLEET_BASE}/ui/`);
+		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
+		await fp.route('**/jobs/overview', (r) => r.fulfill({ status: 502, contentType: 'text/html', headers: { server: 'nginx' },
+			body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n' }));
+		try {
+			const b = fp.locator('#banner');
+			await b.waitFor({ timeout: 12000 });
+			const text = await b.textContent();
+			const enabled = await fp.locator('#jobs button:enabled', { hasText: 'Trigger checkpoint' }).count();
+			const all = await fp.locator('#jobs button', { hasText: 'Trigger checkpoint' }).count();
+			const dim = await fp.evaluate(() => getComputedStyle(document.querySelector('#jobs tbody')).opacity);
+			const sum = await fp.textContent('#summary');
+			const top = (await b.boundingBox()).y;
+			await fp.screenshot({ path: `${OUT}/ui-fleet-502.png` });
+			await fp.setViewportSize({ width: 390, height: 800 });
+			await fp.screenshot({ path: `${OUT}/ui-fleet-502-phone.png` });
+			const phoneTop = (await b.boundingBox()).y;
+			await fp.setViewportSize({ width: 1280, height: 900 });
+			return (/^Cannot read the jobs: 502 Bad Gateway from nginx, not the service's JSON \(text\/html\)/.test(text) &&
+				!/<|center/.test(text) && /read \d+ s ago/.test(text) && all >= 10 && enabled === 0 && Number(dim) < 1 &&
+				sum.startsWith('Service not answering') && top < 120 && phoneTop < 260) ||
+				`${text} / ${enabled} of ${all} enabled / opacity ${dim} / ${sum} / ${top} ${phoneTop}`;
+		} finally {
+			await fp.unroute('**/jobs/overview');
+		}
+	});
+	await step('fleet: once the service answers again, the banner goes and the buttons work', async () => {
+		await fp.locator('#banner').waitFor({ state: 'hidden', timeout: 12000 });
+		const enabled = await fp.locator('#jobs button:enabled', { hasText: 'Trigger checkpoint' }).count();
+		return enabled >= 10 || `${enabled} enabled`;
+	});
+	await step('fleet at phone width (390 px): health first, nothing overflows sideways', async () => {
+		await fp.setViewportSize({ width: 390, height: 800 });
+		await fp.waitForTimeout(300);
+		await fp.screenshot({ path: `${OUT}/ui-fleet-phone.png` });
+		const w = await fp.evaluate(() => document.documentElement.scrollWidth);
+		const rows = await layout();
+		const sum = await fp.locator('#summary').boundingBox();
+		return (w <= 390 && rows[0].mark === 'failing ×5' && rows[0].top < 800 && sum.y < 100 && ferrs.length === 0) ||
+			`scrollWidth ${w}, first ${rows[0].mark} at ${rows[0].top}, summary at ${sum.y}, ${ferrs}`;
+	});
+	await step('fleet, all well (the failing and stale suspended): the summary says so in green, at 1280x900 and 390 px', async () => {
+		sql(FLEET_DB, `UPDATE jobs SET state = 'SUSPENDED' WHERE job_id IN ('${FLEET(6)}', '${FLEET(7)}', '${FLEET(8)}');
+			UPDATE service_metrics SET pass_ms = ${Date.now() - 5000}`);
+		const sum = fp.locator('#summary', { hasText: /^Nothing failing, stale or waiting/ });
+		await sum.waitFor({ timeout: 12000 });
+		await fp.screenshot({ path: `${OUT}/ui-fleet-healthy-phone.png` });
+		const phoneW = await fp.evaluate(() => document.documentElement.scrollWidth);
+		await fp.setViewportSize({ width: 1280, height: 900 });
+		await fp.waitForTimeout(300);
+		await fp.screenshot({ path: `${OUT}/ui-fleet-healthy.png` });
+		const text = await sum.textContent();
+		const colour = await fp.evaluate(() => getComputedStyle(document.querySelector('#summary b')).color);
+		const rows = await layout();
+		const marks = rows.map((r) => r.mark).join();
+		return (/^Nothing failing, stale or waiting \(7 healthy, 1 without a checkpoint, 4 not running\)Runner: last pass .*\(\d+ s ago\)$/.test(text) &&
+			colour === 'rgb(27, 110, 32)' && !/failing|stale|no runner/.test(marks) && phoneW <= 390) ||
+			`${text} / ${colour} / ${marks} / ${phoneW}`;
+	});
+	await fp.close();
+
 
 	await step(`the page lists the jobs (${JOBS}), 50 a page`, async () => {
 		const t0 = Date.now();
@@ -112,7 +287,7 @@ try {
 			return `POST: ${r.status}`;
 		await page.fill('#filter', 'slow');
 		const cell = row(SLOW_JOB).locator('td').nth(4);
-		await cell.filter({ hasText: /^1 waiting, oldest \d.*1 running, 0 queued$/ }).waitFor({ timeout: 8000 });
+		await cell.filter({ hasText: /^1 waiting \d.*1 running, 0 queued$/ }).waitFor({ timeout: 8000 });
 		await cell.filter({ hasText: /^none$/ }).waitFor({ timeout: 20000 });
 	});
 	await step('a failed checkpoint\'s stack trace opens from the last failure and from the history', async () => {
@@ -160,7 +335,8 @@ try {
 		await page.click('#more');
 		const rows2 = await page.locator('#history tbody tr').count();
 		return (rows === 100 && ms < 3000 && more === 'Show 100 more of 1000' && rows2 === 200 &&
-			sub.includes('9900 completed, 100 failed') && fails.split('M').length - 1 === 20) ||
+			sub.includes('9900 completed, 100 failed') && fails.split('M').length - 1 === 10 &&
+			(await page.textContent('#chart-cap')).includes('CHECKPOINT_HISTORY (up to 1000) keeps more')) ||
 			`${rows} then ${rows2} rows, ${ms} ms, "${more}", "${sub}", ${fails}`;
 	});
 	await step('the page loads and refreshes with no console error', async () => {
@@ -200,10 +376,13 @@ try {
 		await p5.close();
 		return (text.includes('cannot be opened or read') && empty) || `${text}, empty list shown: ${empty}`;
 	});
-	await step('an unreachable service is said plainly', async () => {
+	await step('an unreachable service is said plainly, and the buttons wait for it', async () => {
 		await page.route('**/jobs/overview', (r) => r.abort('connectionrefused'));
 		try {
 			await page.locator('#banner', { hasText: 'unreachable' }).waitFor({ timeout: 12000 });
+			const enabled = await page.locator('#jobs button:enabled', { hasText: 'Trigger checkpoint' }).count();
+			const all = await page.locator('#jobs button', { hasText: 'Trigger checkpoint' }).count();
+			return (all > 0 && enabled === 0) || `${enabled} of ${all} buttons enabled`;
 		} finally {
 			await page.unroute('**/jobs/overview');
 		}
@@ -246,7 +425,7 @@ try {
 		await p4.close();
 		return text.includes(`Checkpoint ${Number(id) + 1} completed`) || text;
 	});
-	await step('triggers queued with no runner: the waiting count, the oldest\'s age, none running, said plainly', async () => {
+	await step('triggers queued with no runner: the waiting count, the oldest\'s age; no alarm while its last pass is recent, said plainly once it is not', async () => {
 		// The runner is stopped (the last check: none follows that needs it).
 		// Ended once gone or a zombie (the shell test reaps it after).
 		process.kill(RUNNER_PID, 'SIGTERM');
@@ -271,11 +450,17 @@ try {
 		await page.fill('#filter', 'queued');
 		const cell = row(QUEUE_JOB).locator('td').nth(4);
 		// The age grows: seconds after the POSTs, it shows them.
-		await cell.filter({ hasText: /^2 waiting, oldest ([3-9]\.\d\d|\d\d\.\d) s/ }).waitFor({ timeout: 15000 });
+		await cell.filter({ hasText: /^2 waiting ([3-9]\.\d\d|\d\d\.\d) s/ }).waitFor({ timeout: 15000 });
 		const text = await cell.textContent();
-		const bad = await cell.locator('.bad').textContent();
+		const calm = await cell.locator('.bad').count() === 0 && await row(QUEUE_JOB).locator('.mark').textContent();
+		// The runner's last pass made old: no runner at work.
+		sql(DB, 'UPDATE service_metrics SET pass_ms = pass_ms - 600000');
+		await cell.locator('.bad', { hasText: 'no runner at work' }).waitFor({ timeout: 12000 });
+		const marked = await row(QUEUE_JOB).locator('.mark').textContent();
+		const sum = await page.textContent('#summary');
 		writeFileSync(`${OUT}/queued-shown`, text);
-		return (bad === 'none running: no runner has claimed them') || text;
+		return (calm === 'no checkpoint' && marked === 'no runner' && /1 waiting with no runner.*Runner: not at work/.test(sum)) ||
+			`${text} / ${calm} / ${marked} / ${sum}`;
 	});
 } finally {
 	await browser.close();

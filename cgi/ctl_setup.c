@@ -1,0 +1,460 @@
+/*
+ * checkpointctl setup, init --group and doctor.  See ctl_setup.h.
+ *
+ * The model (checkpointctl(8), "DEPLOYMENT"): the runner runs as its own
+ * user, the app as the web server's user, and both write one SQLite
+ * database through a group they share.  The database's directory is that
+ * group's, writable by it and setgid, so that the database, its -wal and
+ * -shm and the app's socket in the run directory all get the group
+ * whoever creates them; the programs' umask of 007 gives the group write.
+ */
+#include <config.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "ctl_setup.h"
+#include "db_access.h"
+
+#define SHARED_DIR_MODE 02770
+#define SHARED_FILE_MODE 0660
+/* A runner pass older than this is worth a line (cron runs one a minute). */
+#define PASS_STALE_MS (10 * 60 * 1000)
+
+extern char **environ;
+
+/* Runs argv (a system tool: useradd, groupadd, usermod) and waits. */
+static int
+run_tool(char *const argv[])
+{
+	pid_t pid;
+	int status, err;
+
+	if ((err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)) !=
+	    0) {
+		ctl_err("cannot run %s: %s", argv[0], strerror(err));
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR) {
+			ctl_err("%s: %s", argv[0], strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ctl_err("%s %s failed", argv[0], argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the user pw has gid, as primary or supplementary group. */
+static int
+user_in_group(const struct passwd *pw, gid_t gid)
+{
+	gid_t groups[256];
+	int n = (int)(sizeof(groups) / sizeof(groups[0])), i;
+
+	if (pw->pw_gid == gid)
+		return 1;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) == -1)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return 1;
+	return 0;
+}
+
+/* mkdir -p, parents 0755: what install -d does. */
+static int
+make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return -1;
+	for (i = 1; p[i - 1] != '\0'; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) == -1 && errno != EEXIST) {
+			ctl_err("mkdir %s: %s", p, strerror(errno));
+			return -1;
+		}
+		p[i] = dir[i];
+	}
+	return 0;
+}
+
+/* dir made, owned by uid:gid, mode 2770; says what changed. */
+static int
+share_dir(const char *dir, uid_t uid, gid_t gid, const char *owner)
+{
+	struct stat sb;
+
+	if (make_dirs(dir) == -1 || stat(dir, &sb) == -1) {
+		ctl_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (sb.st_uid == uid && sb.st_gid == gid &&
+	    (sb.st_mode & 07777) == SHARED_DIR_MODE)
+		return 0;
+	if (chown(dir, uid, gid) == -1 || chmod(dir, SHARED_DIR_MODE) == -1) {
+		ctl_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	printf("%s: owner %s, mode %04o\n", dir, owner, SHARED_DIR_MODE);
+	return 0;
+}
+
+/* The database's files, those there, given to gid with mode 0660. */
+int
+ctl_share_apply(const char *db, long gid)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX];
+	struct stat sb;
+	size_t i;
+
+	if (gid < 0)
+		return 0;
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", db, suffix[i]);
+		if (stat(path, &sb) == -1)
+			continue;
+		if ((sb.st_gid != (gid_t)gid &&
+			chown(path, (uid_t)-1, (gid_t)gid) == -1) ||
+		    chmod(path, (sb.st_mode & 0600) | SHARED_FILE_MODE) == -1) {
+			ctl_err("%s: cannot give it to group %ld: %s (run "
+				"as root, or as a member of the group)",
+			    path, gid, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+ctl_share_check(const char *db, const char *group, long *gid)
+{
+	char dir[PATH_MAX];
+	struct group *gr;
+	struct stat sb;
+
+	*gid = -1;
+	db_access_dir(db, dir, sizeof(dir));
+	/* Not there: the store's open says so, with the why (db_access.h). */
+	if (stat(dir, &sb) == -1)
+		return 0;
+	if (group != NULL) {
+		if ((gr = getgrnam(group)) == NULL) {
+			ctl_err("--group %s: no such group (checkpointctl "
+				"setup --group %s makes it)",
+			    group, group);
+			return -1;
+		}
+		*gid = (long)gr->gr_gid;
+	} else if (sb.st_mode & S_ISGID)
+		*gid = (long)sb.st_gid;
+	else
+		return 0;
+	if (*gid == 0) {
+		ctl_err("%s: group root would share the database with no "
+			"service; run checkpointctl setup first, or init "
+			"--group with the group the runner and the web "
+			"server share",
+		    db);
+		return -1;
+	}
+	if (sb.st_gid != (gid_t)*gid || (sb.st_mode & 030) != 030) {
+		gr = getgrgid((gid_t)*gid);
+		ctl_err("%s: directory %s is not writable by group %s "
+			"(SQLite makes -wal and -shm there): chgrp %s %s "
+			"&& chmod %04o %s, or run checkpointctl setup",
+		    db, dir, gr != NULL ? gr->gr_name : "?",
+		    gr != NULL ? gr->gr_name : "?", dir, SHARED_DIR_MODE, dir);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ctl_setup(const char *db, const char *user, const char *group,
+    const char *web_user, const char *run_dir)
+{
+	char dir[PATH_MAX], owner[256];
+	struct passwd *pw, *web;
+	struct group *gr;
+	gid_t gid;
+	uid_t uid;
+
+	if (geteuid() != 0) {
+		ctl_err("setup must run as root: it makes a user and a "
+			"group and gives them directories");
+		return 1;
+	}
+	if (web_user != NULL && getpwnam(web_user) == NULL) {
+		ctl_err("--web-user %s: no such user (the user the web "
+			"server and its FastCGI processes run as)",
+		    web_user);
+		return 1;
+	}
+	if ((gr = getgrnam(group)) == NULL) {
+		char *argv[] = { "groupadd", "--system", (char *)group, NULL };
+
+		if (run_tool(argv) == -1 || (gr = getgrnam(group)) == NULL)
+			return 1;
+		printf("group %s: created\n", group);
+	}
+	gid = gr->gr_gid;
+	db_access_dir(db, dir, sizeof(dir));
+	if ((pw = getpwnam(user)) == NULL) {
+		char *argv[] = { "useradd", "--system", "--gid", (char *)group,
+			"--home-dir", dir, "--no-create-home", "--shell",
+			"/usr/sbin/nologin", (char *)user, NULL };
+
+		if (run_tool(argv) == -1 || (pw = getpwnam(user)) == NULL)
+			return 1;
+		printf("user %s: created, group %s\n", user, group);
+	} else if (!user_in_group(pw, gid)) {
+		char *argv[] = { "usermod", "--append", "--groups",
+			(char *)group, (char *)user, NULL };
+
+		if (run_tool(argv) == -1)
+			return 1;
+		printf("user %s: added to group %s\n", user, group);
+	}
+	uid = pw->pw_uid;
+	if (web_user != NULL && (web = getpwnam(web_user)) != NULL &&
+	    !user_in_group(web, gid)) {
+		char *argv[] = { "usermod", "--append", "--groups",
+			(char *)group, (char *)web_user, NULL };
+
+		if (run_tool(argv) == -1)
+			return 1;
+		printf("user %s: added to group %s (restart the web server "
+		       "and the app so that they have it)\n",
+		    web_user, group);
+	}
+	snprintf(owner, sizeof(owner), "%s:%s", user, group);
+	if (!store_is_uri(db) &&
+	    (share_dir(dir, uid, gid, owner) == -1 ||
+		ctl_share_apply(db, (long)gid) == -1))
+		return 1;
+	if (share_dir(run_dir, uid, gid, owner) == -1)
+		return 1;
+	return 0;
+}
+
+/* --- doctor --- */
+
+static int doctor_wrong;
+
+static void finding(int good, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+finding(int good, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(good ? "ok: " : "wrong: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!good)
+		doctor_wrong = 1;
+}
+
+/*
+ * Whether user pw may do want (the r, w, x bits as in 07) on sb, by its
+ * owner, group and other bits; root may do anything but execute a file
+ * no one may.
+ */
+static int
+user_may(const struct passwd *pw, const struct stat *sb, unsigned want)
+{
+	unsigned bits;
+
+	if (pw->pw_uid == 0)
+		return 1;
+	if (sb->st_uid == pw->pw_uid)
+		bits = (sb->st_mode >> 6) & 07;
+	else if (user_in_group(pw, sb->st_gid))
+		bits = (sb->st_mode >> 3) & 07;
+	else
+		bits = sb->st_mode & 07;
+	return (bits & want) == want;
+}
+
+/* One line: whether user may write the database and make -wal there. */
+static void
+doctor_user(const char *role, const char *name, const char *db, const char *dir,
+    const char *group)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX];
+	struct passwd *pw;
+	struct stat fsb, dsb;
+	size_t i;
+
+	if ((pw = getpwnam(name)) == NULL) {
+		finding(0, "%s user %s does not exist: %s", role, name,
+		    *role == 'w' ? "name the web server's with --web-user" :
+				   "checkpointctl setup --user");
+		return;
+	}
+	if (stat(dir, &dsb) == -1)
+		return; /* said already */
+	if (!user_may(pw, &dsb, 03)) {
+		finding(0,
+		    "%s user %s may not write directory %s: "
+		    "checkpointctl setup --group %s%s%s",
+		    role, name, dir, group, *role == 'w' ? " --web-user " : "",
+		    *role == 'w' ? name : "");
+		return;
+	}
+	/* -wal and -shm too: SQLite gives them the database's mode. */
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", db, suffix[i]);
+		if (stat(path, &fsb) == 0 && !user_may(pw, &fsb, 06)) {
+			finding(0,
+			    "%s user %s may not write %s: chgrp %s %s && "
+			    "chmod %04o %s",
+			    role, name, path, group, path, SHARED_FILE_MODE,
+			    path);
+			return;
+		}
+	}
+	finding(1, "%s user %s may write %s and its directory", role, name, db);
+}
+
+/* The app's socket directory: the web server's user must reach it. */
+static void
+doctor_run_dir(const char *dir, const char *web_user)
+{
+	struct passwd *pw;
+	struct stat sb;
+
+	if (stat(dir, &sb) == -1) {
+		finding(0, "run directory %s: %s: checkpointctl setup", dir,
+		    strerror(errno));
+		return;
+	}
+	if (web_user != NULL && (pw = getpwnam(web_user)) != NULL &&
+	    !user_may(pw, &sb, 01)) {
+		finding(0,
+		    "web server user %s may not reach the app's socket "
+		    "in %s: checkpointctl setup --web-user %s",
+		    web_user, dir, web_user);
+		return;
+	}
+	finding(1, "run directory %s", dir);
+}
+
+static int
+doctor_count_job(const struct job_metrics *j, void *arg)
+{
+	(void)j;
+	(*(int64_t *)arg)++;
+	return 0;
+}
+
+int
+ctl_doctor(const char *db, const char *db_shown, struct store *s,
+    const char *open_err, const char *user, const char *group,
+    const char *web_user, const char *run_dir)
+{
+	struct service_metrics m;
+	char dir[PATH_MAX], why[PATH_MAX + 256];
+	struct stat sb;
+	int64_t now = clock_ms(CLOCK_REALTIME), age, njobs = 0;
+
+	doctor_wrong = 0;
+	if (!store_is_uri(db)) {
+		db_access_dir(db, dir, sizeof(dir));
+		if (stat(dir, &sb) == -1)
+			finding(0, "directory %s: %s: checkpointctl setup", dir,
+			    strerror(errno));
+		else if (group != NULL && getgrnam(group) == NULL)
+			finding(0,
+			    "group %s does not exist: checkpointctl "
+			    "setup --group %s",
+			    group, group);
+		else if (group == NULL && !(sb.st_mode & S_ISGID))
+			finding(0,
+			    "directory %s is shared with no group "
+			    "(not setgid): checkpointctl setup",
+			    dir);
+		else {
+			if (group == NULL)
+				group = getgrgid(sb.st_gid) != NULL ?
+				    getgrgid(sb.st_gid)->gr_name :
+				    "?";
+			doctor_user("runner", user, db, dir, group);
+			if (web_user != NULL)
+				doctor_user("web server", web_user, db, dir,
+				    group);
+		}
+		if (db_access_check(db, why, sizeof(why)) != DB_ACCESS_OK)
+			finding(0, "as this user: %s", why);
+	}
+	doctor_run_dir(run_dir, web_user);
+	if (s == NULL) {
+		finding(0, "database %s cannot be opened: %s", db_shown,
+		    open_err);
+		return 1;
+	}
+	finding(1, "database %s (%s): schema version %d", db_shown,
+	    store_kind(s), store_schema_version(s));
+	memset(&m, 0, sizeof(m));
+	if (store_metrics(s, &m, doctor_count_job, &njobs) != STORE_OK) {
+		finding(0,
+		    "database %s: cannot read the runner's last pass: "
+		    "%s",
+		    db_shown, store_error(s));
+		return 1;
+	}
+	finding(njobs > 0,
+	    njobs > 0 ? "%lld jobs registered" :
+			"%lld jobs registered: checkpointctl job add JOBID "
+			"--command CMD (or every trigger fails as its job "
+			"not found)",
+	    (long long)njobs);
+	age = now - m.pass_ms;
+	if (m.pass_ms == 0)
+		finding(0,
+		    "no runner pass was ever recorded: start the "
+		    "runner (checkpoint-runner(8): cron, a systemd "
+		    "timer or --watch)");
+	else if (age > PASS_STALE_MS)
+		finding(0,
+		    "the runner's last pass was %lld s ago: is cron "
+		    "or its timer running? (checkpoint-runner(8))",
+		    (long long)(age / 1000));
+	else
+		finding(1, "the runner's last pass was %lld s ago",
+		    (long long)(age / 1000));
+	if (m.queued > 0 && m.oldest_queued_ms > 0 &&
+	    now - m.oldest_queued_ms > PASS_STALE_MS)
+		finding(0,
+		    "%lld triggers wait, the oldest for %lld s: the "
+		    "runner is not keeping up or not running",
+		    (long long)m.queued,
+		    (long long)((now - m.oldest_queued_ms) / 1000));
+	return doctor_wrong;
+}

@@ -1,0 +1,34 @@
+/*
+ * One request being answered, as its handler sees it (route.h names the
+ * handler of each route), and the helpers every handler shares: the
+ * store, the answer to its failures, and the ids of the path.
+ */
+#ifndef EXCHANGE_H
+#define EXCHANGE_H
+
+#include <stdint.h>
+
+#include "api.h"
+#include "ids.h"
+#include "route.h"
+
+struct exchange {
+	struct api *api; /* the thread's resources */
+	const struct request *req;
+	const struct route *route;
+	struct response *res; /* the answer, unless deferred */
+	int64_t now_ms;
+	struct store *loan; /* from api->readers, while on_loan */
+	int on_loan; /* borrowed: given back when the request ends */
+	int deferred; /* req->post's reply answers (a POST): see trigger.h */
+};
+
+struct store *exchange_store(struct exchange *);
+enum api_error exchange_store_error(enum store_rc);
+void exchange_store_failed(struct exchange *, enum store_rc);
+int exchange_path_id(struct exchange *, const struct segment *,
+    const char *name, struct id *);
+void exchange_path_error(struct exchange *, const struct segment *,
+    const char *name);
+
+#endif /* EXCHANGE_H */

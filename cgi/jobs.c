@@ -1,0 +1,250 @@
+/*
+ * Flink's job answers over the store, and the list of a job's triggers:
+ * see jobs.h.  Bodies are written by hand in Flink's key order, as
+ * stats.c writes its own.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "exchange.h"
+#include "jobs.h"
+
+/* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
+#define JOBS_NO_INTERVAL "9223372036854775807"
+
+/*
+ * GET /jobs/:jobid/checkpoints/config: what the job's registration says
+ * (no periodic checkpoints, its action's timeout, one at a time), and
+ * Flink 1.20's defaults where it says nothing (checkpoint-api(7)).
+ */
+void
+jobs_get_config(struct exchange *x)
+{
+	const struct route *rt = x->route;
+	struct response *r = x->res;
+	struct ckpt_counts c;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+
+	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
+	    (s = exchange_store(x)) == NULL)
+		return;
+	if ((rc = store_ckpt_counts(s, &job, &c)) == STORE_NOTFOUND) {
+		http_error(r, ERR_NO_JOB, job.s);
+		return;
+	}
+	if (rc != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	buf_reset(&r->body);
+	if (buf_printf(&r->body,
+		"{\"mode\":\"exactly_once\",\"interval\":" JOBS_NO_INTERVAL
+		",\"timeout\":%lld,\"min_pause\":0,\"max_concurrent\":1,"
+		"\"externalization\":{\"enabled\":false,"
+		"\"delete_on_cancellation\":true},"
+		"\"state_backend\":\"HashMapStateBackend\","
+		"\"checkpoint_storage\":\"JobManagerCheckpointStorage\","
+		"\"unaligned_checkpoints\":false,"
+		"\"tolerable_failed_checkpoints\":0,"
+		"\"aligned_checkpoint_timeout\":0,"
+		"\"checkpoints_after_tasks_finish\":true,"
+		"\"state_changelog_enabled\":false,"
+		"\"changelog_periodic_materialization_interval\":600000,"
+		"\"changelog_storage\":\"memory\"}",
+		(long long)c.timeout_s * 1000) == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	r->status = HTTP_200;
+}
+
+/* A string or JSON null. */
+static int
+jobs_opt_string(struct buf *b, const char *v)
+{
+	if (v == NULL)
+		return buf_adds(b, "null");
+	return buf_add_json_string(b, v, strlen(v));
+}
+
+/* A time in ms, or JSON null for 0 (not yet). */
+static int
+jobs_opt_ms(struct buf *b, int64_t v)
+{
+	if (v == 0)
+		return buf_adds(b, "null");
+	return buf_printf(b, "%lld", (long long)v);
+}
+
+/* The entries of a list: a comma before all but the first. */
+struct listing {
+	struct buf *b;
+	int n;
+	int err;
+};
+
+/* One entry of GET /jobs/:jobid/triggers. */
+static int
+jobs_trigger(const struct trigger_row *t, void *arg)
+{
+	struct listing *l = arg;
+	struct buf *b = l->b;
+
+	if ((l->n++ > 0 && buf_add(b, ",", 1) == -1) ||
+	    buf_printf(b, "{\"trigger_id\":\"%s\",\"status\":", t->trigger.s) ==
+		-1 ||
+	    jobs_opt_string(b, t->status) == -1 ||
+	    buf_adds(b, ",\"requested_type\":") == -1 ||
+	    jobs_opt_string(b, t->requested_type) == -1 ||
+	    buf_adds(b, ",\"checkpoint_id\":") == -1 ||
+	    jobs_opt_ms(b, t->checkpoint_id) == -1 ||
+	    buf_printf(b, ",\"created_ms\":%lld,\"claimed_ms\":",
+		(long long)t->created_ms) == -1 ||
+	    jobs_opt_ms(b, t->claimed_ms) == -1 ||
+	    buf_adds(b, ",\"completed_ms\":") == -1 ||
+	    jobs_opt_ms(b, t->completed_ms) == -1 ||
+	    buf_adds(b, ",\"location\":") == -1 ||
+	    jobs_opt_string(b, t->location) == -1 ||
+	    buf_adds(b, ",\"failure_class\":") == -1 ||
+	    jobs_opt_string(b, t->failure_class) == -1 ||
+	    buf_adds(b, ",\"failure_trace\":") == -1 ||
+	    jobs_opt_string(b, t->failure_trace) == -1 ||
+	    buf_add(b, "}", 1) == -1) {
+		l->err = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * GET /jobs/:jobid/triggers, beyond Flink (checkpoint-api(7)): what
+ * waits for the runner, which Flink's counts never show (they count
+ * claimed triggers only), and each failure's whole trace.
+ */
+void
+jobs_get_triggers(struct exchange *x)
+{
+	const struct route *rt = x->route;
+	struct response *r = x->res;
+	struct listing l = { &r->body, 0, 0 };
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int64_t n = 0, oldest = 0, pass = 0;
+
+	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
+	    (s = exchange_store(x)) == NULL)
+		return;
+	/* One snapshot: the count agrees with the list. */
+	if ((rc = store_read_begin(s)) != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	buf_reset(&r->body);
+	if ((rc = store_job_known(s, &job)) == STORE_OK &&
+	    (rc = store_trigger_waiting(s, &job, &n, &oldest, &pass)) ==
+		STORE_OK) {
+		if (buf_printf(&r->body,
+			"{\"in_progress\":%lld,"
+			"\"oldest_in_progress_ms\":",
+			(long long)n) == -1 ||
+		    jobs_opt_ms(&r->body, n > 0 ? oldest : 0) == -1 ||
+		    buf_adds(&r->body, ",\"runner_last_pass_ms\":") == -1 ||
+		    jobs_opt_ms(&r->body, pass) == -1 ||
+		    buf_adds(&r->body, ",\"triggers\":[") == -1)
+			rc = STORE_ERROR;
+		else
+			rc = store_trigger_recent(s, &job, JOBS_TRIGGERS,
+			    jobs_trigger, &l);
+		if (rc == STORE_OK && (l.err || buf_adds(&r->body, "]}") == -1))
+			rc = STORE_ERROR;
+	}
+	store_rollback(s);
+	if (rc == STORE_OK)
+		r->status = HTTP_200;
+	else if (rc == STORE_NOTFOUND)
+		http_error(r, ERR_NO_JOB, job.s);
+	else
+		exchange_store_failed(x, rc);
+}
+
+/* GET /jobs or /jobs/overview: every registered job, by id. */
+struct jobs {
+	struct buf *b;
+	int overview;
+	int n;
+	int64_t now_ms;
+	int err;
+};
+
+static int
+jobs_entry(const struct job *j, void *arg)
+{
+	struct jobs *l = arg;
+	int64_t end = -1;
+
+	if (l->n++ > 0 && buf_add(l->b, ",", 1) == -1)
+		goto fail;
+	if (!l->overview) {
+		if (buf_printf(l->b, "{\"id\":\"%s\",\"status\":\"%s\"}",
+			j->id.s, job_state_name(j->state)) == -1)
+			goto fail;
+		return 0;
+	}
+	/* Globally terminal states only: SUSPENDED has no end (Flink). */
+	if (j->state == JOB_FINISHED || j->state == JOB_CANCELED ||
+	    j->state == JOB_FAILED)
+		end = j->updated_ms;
+	if (buf_printf(l->b, "{\"jid\":\"%s\",\"name\":", j->id.s) == -1 ||
+	    buf_add_json_string(l->b, j->name, strlen(j->name)) == -1 ||
+	    buf_printf(l->b,
+		",\"start-time\":%lld,\"end-time\":%lld,\"duration\":%lld,"
+		"\"state\":\"%s\",\"last-modification\":%lld,"
+		/*
+		 * No tasks, and so none short of running: the operator
+		 * keeps a RUNNING job RUNNING while total equals
+		 * running + finished.  Java's HashMap order.
+		 */
+		"\"tasks\":{\"running\":0,\"canceling\":0,\"canceled\":0,"
+		"\"total\":0,\"created\":0,\"scheduled\":0,"
+		"\"deploying\":0,\"reconciling\":0,\"finished\":0,"
+		"\"initializing\":0,\"failed\":0}}",
+		(long long)j->created_ms, (long long)end,
+		(long long)((end >= 0 ? end : l->now_ms) - j->created_ms),
+		job_state_name(j->state), (long long)j->updated_ms) == -1)
+		goto fail;
+	return 0;
+fail:
+	l->err = 1;
+	return 1;
+}
+
+void
+jobs_get(struct exchange *x)
+{
+	struct response *r = x->res;
+	struct jobs l = { &r->body, x->route->id == ROUTE_OVERVIEW, 0,
+		x->now_ms, 0 };
+	struct store *s;
+	enum store_rc rc;
+
+	if ((s = exchange_store(x)) == NULL)
+		return;
+	buf_reset(&r->body);
+	if (buf_adds(&r->body, "{\"jobs\":[") == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	if ((rc = store_job_overview(s, jobs_entry, &l)) != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	if (l.err || buf_adds(&r->body, "]}") == -1) {
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	r->status = HTTP_200;
+}

@@ -1,0 +1,17 @@
+/*
+ * The read-only answers about jobs Flink's clients poll beside the
+ * checkpoint statistics: the job lists, a job's checkpoint config, and,
+ * beyond Flink, the list of its triggers (checkpoint-api(7)).
+ */
+#ifndef JOBS_H
+#define JOBS_H
+
+#define JOBS_TRIGGERS 100 /* GET /jobs/:jobid/triggers: the newest */
+
+struct exchange;
+
+void jobs_get(struct exchange *);
+void jobs_get_config(struct exchange *);
+void jobs_get_triggers(struct exchange *);
+
+#endif /* JOBS_H */

@@ -1,0 +1,270 @@
+/*
+ * Handlers for POST /jobs/:jobid/checkpoints and
+ * GET /jobs/:jobid/checkpoints/:triggerid, in the order a request flows:
+ * method, body, path ids, store, answer.  checkpoint-api(7) is the
+ * contract.  See trigger.h.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "body.h"
+#include "exchange.h"
+#include "log.h"
+#include "readers.h"
+#include "trigger.h"
+
+/* Answers the 413 of a body over the limit. */
+static void
+trigger_too_large(const struct api *a, struct response *r)
+{
+	char limit[32];
+
+	snprintf(limit, sizeof(limit), "%zu", a->settings->max_body);
+	http_error(r, ERR_TOO_LARGE, limit);
+}
+
+/*
+ * Reads a body of unknown length (body_unannounced) into a->body, to the
+ * end of the input; one byte over the limit is enough to refuse it.
+ */
+static int
+trigger_read_to_end(struct api *a, const struct request *req,
+    struct response *r)
+{
+	size_t max = a->settings->max_body, want, got;
+
+	if (req->read_body == NULL)
+		return 0;
+	do {
+		want = max + 1 - a->body.len < 4096 ? max + 1 - a->body.len :
+						      4096;
+		if (buf_reserve(&a->body, want) == -1) {
+			http_error(r, ERR_INTERNAL);
+			return -1;
+		}
+		got = req->read_body(req->ctx, a->body.p + a->body.len, want);
+		a->body.len += got;
+		a->body.p[a->body.len] = '\0';
+	} while (got == want && a->body.len <= max);
+	if (a->body.len > max) {
+		trigger_too_large(a, r);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads the body into a->body: the announced length, or all there is of a
+ * body whose length was not announced.  Returns 0, or -1 with r filled in
+ * (413 over the limit, 400 for a length that lies).
+ */
+static int
+trigger_read_body(struct api *a, const struct request *req, struct response *r)
+{
+	size_t len, got;
+	enum body_rc rc;
+
+	buf_reset(&a->body);
+	rc = body_length(req->content_length, a->settings->max_body, &len);
+	if (rc == BODY_TOO_LARGE) {
+		trigger_too_large(a, r);
+		return -1;
+	}
+	if (rc != BODY_OK) {
+		http_error(r, ERR_BODY_LENGTH);
+		return -1;
+	}
+	if (body_unannounced(req->content_length, req->transfer_encoding))
+		return trigger_read_to_end(a, req, r);
+	if (len == 0)
+		return 0;
+	if (buf_reserve(&a->body, len) == -1) {
+		http_error(r, ERR_INTERNAL);
+		return -1;
+	}
+	got = req->read_body != NULL ?
+	    req->read_body(req->ctx, a->body.p, len) :
+	    0;
+	a->body.len = got;
+	a->body.p[got] = '\0';
+	if (got != len) {
+		http_error(r, ERR_BODY_LENGTH);
+		return -1;
+	}
+	return 0;
+}
+
+/* The 202 of a recorded trigger. */
+static void
+trigger_accepted(struct response *r, const struct trigger_rec *rec, int created)
+{
+	log_debug("trigger %s job %s: %s", rec->trigger.s, rec->job.s,
+	    created ? "recorded" : "already known");
+	r->status = HTTP_202;
+	buf_reset(&r->body);
+	if (buf_adds(&r->body, "{\"request-id\":\"") == -1 ||
+	    buf_adds(&r->body, rec->trigger.s) == -1 ||
+	    buf_add(&r->body, "\"}", 2) == -1)
+		http_error(r, ERR_INTERNAL);
+}
+
+/*
+ * Makes the answer of a POST that trigger_post left to the committer,
+ * once its transaction is over: in the committer thread, from its reply.
+ */
+void
+trigger_answer(struct post *p)
+{
+	if (p->rc != STORE_OK)
+		http_error(p->answer, exchange_store_error(p->rc));
+	else
+		trigger_accepted(p->answer, &p->rec, p->created);
+}
+
+/* POST: deferred when the committer answers (req->post's reply). */
+void
+trigger_post(struct exchange *x)
+{
+	struct api *a = x->api;
+	const struct request *req = x->req;
+	struct response *r = x->res;
+	struct trigger_body tb;
+	struct trigger_rec rec;
+	struct store *s;
+	enum store_rc rc;
+	int created;
+
+	/* The body is checked before the path ids, as in Flink. */
+	if (trigger_read_body(a, req, r) == -1)
+		return;
+	if (body_parse_trigger(&a->parser, a->body.p, a->body.len, &tb) !=
+	    BODY_OK) {
+		http_error(r, ERR_BODY);
+		return;
+	}
+	memset(&rec, 0, sizeof(rec));
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec.job) == -1)
+		return;
+	if (tb.has_trigger_id)
+		rec.trigger = tb.trigger_id;
+	else if (id_random(&rec.trigger) == -1) {
+		log_error("getrandom: cannot make a trigger id");
+		http_error(r, ERR_INTERNAL);
+		return;
+	}
+	rec.type = tb.type;
+	rec.remote_user = req->remote_user;
+	rec.remote_addr = req->remote_addr;
+	rec.now_ms = x->now_ms;
+	rec.store_ms = a->settings->store_ms;
+
+	if (a->settings->reject_unknown_jobs) {
+		if ((s = exchange_store(x)) == NULL)
+			return;
+		rc = store_job_known(s, &rec.job);
+		if (rc == STORE_NOTFOUND) {
+			http_error(r, ERR_NO_JOB, rec.job.s);
+			return;
+		}
+		if (rc != STORE_OK) {
+			exchange_store_failed(x, rc);
+			return;
+		}
+	}
+	/* Committed (synchronous=FULL by default) before the 202 goes out. */
+	if (a->committer != NULL && req->post != NULL) {
+		req->post->rec = rec;
+		req->post->answer = r;
+		commit_submit(a->committer, req->post);
+		x->deferred = 1;
+		return;
+	}
+	if ((s = exchange_store(x)) == NULL)
+		return;
+	if ((rc = store_record_trigger(s, &rec, &created)) != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	trigger_accepted(r, &rec, created);
+}
+
+/*
+ * A status read together with the other threads' waiting at the same time
+ * (readers.h): read by this thread, the leader, on a connection of the
+ * pool, or by another.  A follower's failure is answered here; the
+ * leader's store is then closed as exchange_store_failed closes it.
+ */
+static enum store_rc
+trigger_read_together(struct exchange *x, const struct id *job,
+    const struct id *trigger)
+{
+	struct api *a = x->api;
+	struct grouped_read mine;
+	struct read_batch batch;
+	struct store *s;
+	enum store_rc rc;
+	size_t n, i;
+
+	mine.read.job = job;
+	mine.read.trigger = trigger;
+	mine.read.json = &x->res->body;
+	if ((n = readers_join(a->readers, &mine, &x->loan, &batch)) == 0)
+		rc = mine.read.rc;
+	else {
+		x->on_loan = 1;
+		rc = (s = exchange_store(x)) == NULL ?
+		    STORE_UNAVAILABLE :
+		    store_read_statuses(s, batch.read, n, x->now_ms,
+			a->settings->store_ms);
+		if (rc != STORE_OK) {
+			for (i = 0; i < n; i++)
+				batch.read[i]->rc = rc;
+			if (s != NULL && rc != STORE_BUSY) {
+				store_close(x->loan);
+				x->loan = NULL;
+			}
+		}
+		readers_answered(a->readers, &batch);
+		rc = mine.read.rc;
+	}
+	return rc;
+}
+
+/* GET: the trigger's status, as Flink's asynchronous operation result. */
+void
+trigger_get(struct exchange *x)
+{
+	struct api *a = x->api;
+	struct response *r = x->res;
+	struct id job, trigger;
+	struct store *s;
+	enum store_rc rc;
+
+	/* jobid is resolved first: with both bad, jobid is reported. */
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &job) == -1 ||
+	    exchange_path_id(x, &x->route->triggerid, "triggerid", &trigger) ==
+		-1)
+		return;
+	buf_reset(&r->body);
+	if (a->readers != NULL && readers_together(a->readers))
+		rc = trigger_read_together(x, &job, &trigger);
+	else if ((s = exchange_store(x)) == NULL)
+		return;
+	else if ((rc = store_read_status(s, &job, &trigger, x->now_ms,
+		      a->settings->store_ms, &r->body)) != STORE_OK &&
+	    rc != STORE_NOTFOUND) {
+		exchange_store_failed(x, rc);
+		return;
+	}
+	if (rc == STORE_NOTFOUND) {
+		http_error(r, ERR_NO_TRIGGER, trigger.s, job.s);
+		return;
+	}
+	if (rc != STORE_OK) {
+		http_error(r, exchange_store_error(rc));
+		return;
+	}
+	r->status = HTTP_200;
+}
