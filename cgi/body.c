@@ -289,7 +289,7 @@ body_no_nul_escapes(const char *buf, size_t len, int *failed)
  *
  * *tokp is the caller's parser: made on the first call (NULL) and kept
  * for the next, which saves two allocations a parse (a tokener and its
- * stack: 1,900 instructions, callgrind).  Free it with body_parser_free.
+ * stack).  Free it with body_parser_free.
  */
 enum body_rc
 body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,

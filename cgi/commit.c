@@ -34,7 +34,7 @@
  * next request on a kept one), which it would wait for anyway, and then
  * finds the answer sent.  Sleeping until the commit and being woken from
  * the other CPU cost two futex calls and two context switches a POST, a
- * fifth of its CPU (scripts/bench.d/results.md).
+ * large share of its CPU (scripts/bench.d/results.md).
  *
  * Requests queued during one commit go in the next, which starts at once
  * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
@@ -50,8 +50,9 @@
  * two batches in flight on its one connection (commit_main_remote,
  * store_record_send): each is sent once about half the POSTs in flight
  * are queued, and commits while the other's clients have their answers
- * and send their next POSTs.  Sixteen clients went from 17,750 POSTs a
- * second, 16 a commit, to 22,800, 8 a commit (scripts/bench.d/results.md).
+ * and send their next POSTs, which measured faster than one commit of
+ * twice the size (scripts/bench.d/results.md, "Two batches in flight on
+ * one connection").
  *
  * A third thread, the WAL copier (walcopy.c), copies SQLite's WAL into
  * the database when it has grown, so that the committer (and every POST
@@ -263,8 +264,8 @@ struct sent {
  * while the clients of the other have their answers and send their next
  * POSTs.  One batch at a time made the POSTs of sixteen clients one
  * commit of 16 and then nothing for the server to do while the sixteen
- * came back: 892 us a cycle, 17,750 POSTs a second; two of 8 in flight
- * did 22,800 (scripts/bench.d/results.md).
+ * came back; two of 8 in flight did more (scripts/bench.d/results.md,
+ * "Two batches in flight on one connection").
  *
  * So a batch is sent once half the clients' POSTs are queued: clients is
  * how many POSTs were in flight when the last answer went (those of the

@@ -79,8 +79,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * one whose result has expired (checkpoint-api(7), "RETENTION"); a
 	 * live trigger is left alone, though its row stays locked to the end
 	 * of the transaction.  RETURNING names the rows created or started
-	 * afresh.  One statement a batch, not one a row: the server's work
-	 * for a batch of eight fell by half (scripts/bench.d/results.md).
+	 * afresh.  One statement a batch, not one a row: the server does
+	 * much less for a batch (scripts/bench.d/results.md).
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers AS t (job_id, trigger_id, requested_type,"
@@ -754,8 +754,8 @@ pg_notify_done(struct pg *s)
 
 /*
  * Tells the watching runners that triggers were recorded, after their
- * commit: NOTIFY takes a cluster-wide lock at commit, which halved the
- * POSTs' throughput when it was in their transaction.  Its own
+ * commit: NOTIFY takes a cluster-wide lock at commit, which cut the
+ * POSTs' throughput sharply when it was in their transaction.  Its own
  * transaction, not waited for by a standby (losing a wake-up costs a
  * runner at most its idle pass), sent and not waited for: its answer is
  * read before the connection's next use (pg_notify_done).
@@ -1643,16 +1643,16 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
  * implicit transaction as pg_record_batch's, and now and then a NOTIFY
  * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
  * have gone since the last, and after the last batch out, so that no
- * batch waits longer than that to wake the runners (one a batch cost a
- * sixth of the POSTs).  The server runs them in order, so a second
- * batch sent while the first commits starts the moment the first ends,
- * and its POSTs' clients need not wait for the first's answers to be on
- * their way: with 16 clients, two batches of 8 in flight did 22,800
- * POSTs a second where one of 16 at a time did 17,750
- * (scripts/bench.d/results.md).  The entries are read back in the order
- * they were sent.  Out of pipeline mode whenever no batch is in it, so
- * that pg_ready can find the connection closed while idle and connect
- * again before the next batch.
+ * batch waits longer than that to wake the runners (one a batch cost
+ * POSTs).  The server runs them in order, so a second batch sent while
+ * the first commits starts the moment the first ends, and its POSTs'
+ * clients need not wait for the first's answers to be on their way: two
+ * batches of 8 in flight did more than one of 16 at a time
+ * (scripts/bench.d/results.md, "Two batches in flight on one
+ * connection").  The entries are read back in the order they were sent.
+ * Out of pipeline mode whenever no batch is in it, so that pg_ready can
+ * find the connection closed while idle and connect again before the
+ * next batch.
  */
 
 static struct pg_sent *

@@ -140,7 +140,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * index), newest first.  Each half is an index walk of at most the
 	 * queue or the limit, however many triggers the job has stored;
 	 * sorting every trigger of the job by id (STMT_TRIGGER_LIST_JOB)
-	 * took 0.76 s for a job of a million.  A failure without an id (the
+	 * grows with the job's stored triggers.  A failure without an id (the
 	 * job was not RUNNING) is not among them.
 	 */
 	[STMT_TRIGGER_RECENT] =
@@ -370,8 +370,8 @@ struct lite {
  * Process-wide SQLite settings, before the first connection (and before
  * any thread uses SQLite).  Memory statistics off, as SQLite recommends
  * (SQLITE_DEFAULT_MEMSTATUS=0): with them, every allocation of every
- * connection takes one process-wide mutex.  1,000 fewer instructions per
- * GET under callgrind, and no contention between the threads' connections.
+ * connection takes one process-wide mutex: off, a GET does less and the
+ * threads' connections do not contend.
  */
 void
 store_sqlite_init(void)
@@ -1101,8 +1101,8 @@ lite_moved(struct store *base)
  * The caller answers 503 instead, until a restart; the log says why,
  * once.  One stat(2), unless the last look was under max_age_ms ago
  * (0: look now).  A commit looks every time, so that no 202 goes to the
- * old file; a read may look less often (a stat costs a GET 3 µs of its
- * 30), since until a commit has seen the new file, the old one holds
+ * old file; a read may look less often (a stat is a noticeable part of
+ * a GET), since until a commit has seen the new file, the old one holds
  * every trigger answered 202.
  */
 static int
