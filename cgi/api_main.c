@@ -641,7 +641,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		return 1;
 	}
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
-	    (rd = readers_new((size_t)nreaders, store_remote(st->db_path))) ==
+	    (rd = readers_new((size_t)nreaders,
+		 store_driver_can(st->db_path, STORE_CAN_READ_TOGETHER))) ==
 		NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");

@@ -43,7 +43,7 @@
  * during one sync shares the next one.  The lock guards only the queue
  * and the WAL copier's flags; replies happen outside it.
  *
- * On a database server (store_remote) a commit costs a round trip and
+ * On a database server (STORE_CAN_PIPELINE) a commit costs a round trip and
  * the server's flush whatever it holds, and while one batch commits its
  * clients wait: one commit at a time left the server idle while the
  * answers travelled and the next POSTs came.  There the committer keeps
@@ -82,7 +82,7 @@ struct committer {
 	struct post *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
-	int remote; /* store_remote: commit_main_remote */
+	int remote; /* STORE_CAN_PIPELINE: commit_main_remote */
 	size_t queued; /* requests in the queue */
 	size_t awaited; /* the committer waits for this many; 0: it does not */
 	struct walcopy *wal; /* the WAL copier, under the same lock */
@@ -103,7 +103,7 @@ commit_new(const struct settings *st)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->settings = st;
-	c->remote = store_remote(st->db_path);
+	c->remote = store_driver_can(st->db_path, STORE_CAN_PIPELINE);
 	pthread_mutex_init(&c->lock, NULL);
 	/* commit_wait_queued's deadline is on the monotonic clock. */
 	pthread_condattr_init(&ca);
@@ -259,7 +259,7 @@ struct sent {
 };
 
 /*
- * The committer on a database server (store_remote): two batches in
+ * The committer on a database server (STORE_CAN_PIPELINE): two batches in
  * flight on its one connection (store_record_send), so that one commits
  * while the clients of the other have their answers and send their next
  * POSTs.  One batch at a time made the POSTs of sixteen clients one

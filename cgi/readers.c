@@ -26,7 +26,7 @@
 struct readers {
 	pthread_mutex_t lock;
 	pthread_cond_t given;
-	int together; /* status reads go together (store_remote) */
+	int together; /* status reads go together (STORE_CAN_READ_TOGETHER) */
 	struct grouped_read *head, *tail; /* status reads waiting */
 	size_t nfree;
 	struct store *free[]; /* nfree slots at the front */

@@ -39,12 +39,6 @@ store_is_uri(const char *db)
 }
 
 int
-store_remote(const char *db)
-{
-	return store_is_uri(db);
-}
-
-int
 store_exists(const char *db)
 {
 	struct stat sb;
@@ -201,19 +195,39 @@ store_pending_free(struct pending *p, size_t n)
 	}
 }
 
-int
-store_can(const struct store *s, enum store_can what)
+/* Whether a driver has what: see store_can. */
+static int
+store_ops_can(const struct store_ops *ops, enum store_can what)
 {
 	switch (what) {
 	case STORE_CAN_PIPELINE:
-		return s->ops->record_send != NULL;
+		return ops->record_send != NULL;
 	case STORE_CAN_READ_TOGETHER:
-		return s->ops->read_statuses != NULL;
+		return ops->read_statuses != NULL;
 	case STORE_CAN_WAL:
-		return s->ops->wal_checkpoint != NULL;
+		return ops->wal_checkpoint != NULL;
 	default:
 		return 0;
 	}
+}
+
+int
+store_can(const struct store *s, enum store_can what)
+{
+	return store_ops_can(s->ops, what);
+}
+
+int
+store_driver_can(const char *db, enum store_can what)
+{
+	if (store_is_uri(db)) {
+#ifdef HAVE_LIBPQ
+		return store_ops_can(store_pg_ops(), what);
+#else
+		return 0;
+#endif
+	}
+	return store_ops_can(store_sqlite_ops(), what);
 }
 
 int

@@ -44,20 +44,15 @@ void store_init(void);
 /* Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI). */
 int store_is_uri(const char *db);
 /*
- * Whether db is a server reached by round trips (PostgreSQL), where a
- * commit costs the same whether it holds one POST or sixteen, and a
- * statement the same for one key or many: the committer then gathers
- * the POSTs in flight into one commit (commit.c), and GETs are read
- * together (readers.c).  A file (SQLite) is read and written in the
- * process, where neither pays.
- */
-int store_remote(const char *db);
-/*
  * What a store has beside every store's operations (store_can):
  * batches in flight (store_record_send), status reads in one statement
  * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
- * the rest).  Without them the
- * operations answer that there is nothing to do.
+ * the rest).  Without them the operations answer that there is nothing
+ * to do.  A store reached by round trips has the first two: there a
+ * commit costs the same whether it holds one POST or sixteen, and a
+ * statement the same for one key or many, so the committer keeps
+ * batches in flight (commit.c) and GETs are read together (readers.c);
+ * a file read and written in the process pays for neither.
  */
 enum store_can {
 	STORE_CAN_PIPELINE,
@@ -65,6 +60,12 @@ enum store_can {
 	STORE_CAN_WAL,
 };
 int store_can(const struct store *, enum store_can);
+/*
+ * The same question of the driver that store_open would pick for db,
+ * before any store is open (a process chooses its threads' roles at
+ * start-up, when the database may not be there yet); 0 for none.
+ */
+int store_driver_can(const char *db, enum store_can);
 /*
  * Whether db is there to be opened without being made: a server's
  * database always (the server will say), a file if it exists (else 0,
@@ -108,7 +109,7 @@ enum store_rc store_record_triggers(struct store *,
     const struct trigger_rec *const *, size_t n, int *created);
 /*
  * Group commit with batches in flight, for the committer on a database
- * server (commit.c, where store_remote): store_record_send sends a batch
+ * server (commit.c, STORE_CAN_PIPELINE): store_record_send sends a batch
  * to be recorded as store_record_triggers records one (its own
  * transaction, all or none, a deadlock tried once more) and returns
  * without waiting for it; store_record_recv waits for the oldest batch

@@ -201,10 +201,13 @@ int store_count(const char *const *);
 void store_sqlite_init(void);
 enum store_rc store_sqlite_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
+/* The driver's table, for what it can do before a store is open. */
+const struct store_ops *store_sqlite_ops(void);
 #ifdef HAVE_LIBPQ
 void store_pg_init(void);
 enum store_rc store_pg_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
+const struct store_ops *store_pg_ops(void);
 #endif
 
 #endif /* STORE_IMPL_H */

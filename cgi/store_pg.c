@@ -2218,3 +2218,9 @@ static const struct store_ops pg_ops = {
 	.data_version = pg_data_version,
 	.watch_fd = pg_watch_fd,
 };
+
+const struct store_ops *
+store_pg_ops(void)
+{
+	return &pg_ops;
+}

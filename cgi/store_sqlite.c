@@ -1221,3 +1221,9 @@ static const struct store_ops lite_ops = {
 	.moved = lite_moved,
 	.housekeeping = lite_housekeeping,
 };
+
+const struct store_ops *
+store_sqlite_ops(void)
+{
+	return &lite_ops;
+}
