@@ -150,4 +150,56 @@ like "$BODY" '"counts":\{"restored":0,"total":6,"in_progress":0,"completed":4,"f
     "  the counts stay"
 like "$BODY" '"latest":\{"completed":\{"className":"completed","id":6,.*"history":\[\]\}$' \
     "  the latest stays, the history is empty"
+
+# A database of the schema before the history, with a finished checkpoint
+# and a running one in its triggers: migrated in place, the finished one
+# is copied into the history, the running one stays a trigger.
+JO=a9100000000000000000000000000002
+OLD_ROWS="INSERT INTO jobs (job_id, created_ms, updated_ms)
+    VALUES ('$JO', 0, 0);
+INSERT INTO triggers (id, job_id, trigger_id, requested_type, status,
+    checkpoint_id, checkpoint_type, location, created_ms, completed_ms,
+    remote_addr)
+    VALUES (5, '$JO', '$JO', 'FULL', 'COMPLETED', 3, 'FULL', 'file:/c/3',
+    1000, 2000, '192.0.2.1');
+INSERT INTO triggers (id, job_id, trigger_id, requested_type,
+    checkpoint_id, created_ms, claimed_by, claimed_ms)
+    VALUES (6, '$JO', '${JA%?}3', 'FULL', 4, 3000, 'r', 3000);"
+if [ "$STORE" = pg ]; then
+	psql_q "CREATE DATABASE old" postgres || bail "CREATE DATABASE old"
+	for _m in 0001-initial 0002-claimed-unique; do
+		"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 --single-transaction \
+		    -d "$(pg_uri old)" -f "$top_srcdir/schema/pg/$_m.sql" \
+		    > /dev/null 2>&1 || bail "schema/pg/$_m.sql"
+	done
+	psql_q "$OLD_ROWS" old > /dev/null || bail "the old rows"
+	OLD_DB="$(pg_uri old)?passfile=$T/app-pgpass"
+	old_sql() {
+		psql_q "$1" old
+	}
+else
+	OLD_DB=$T/old.db
+	{
+		# Version 1: the migrations after it run in the program (0003
+		# needs its SQL function).
+		cat "$top_srcdir/schema/0001-initial.sql"
+		echo "PRAGMA application_id = 1667985524;"
+		echo "PRAGMA user_version = 1;"
+		echo "$OLD_ROWS"
+	} | sqlite3 "$OLD_DB" 2> "$T/old.err"
+	[ -s "$T/old.err" ] && bail "the old database: $(cat "$T/old.err")"
+	old_sql() {
+		sqlite3 "$OLD_DB" "$1"
+	}
+fi
+"$CTL" --db "$OLD_DB" init > /dev/null 2>&1
+ok $? "a database of the schema before the history: migrated"
+is "$(old_sql "SELECT job_id, checkpoint_id, kind, status, trigger_row,
+    trigger_id, checkpoint_type, location, created_ms, completed_ms,
+    remote_addr FROM checkpoint_history")" \
+    "$JO|3|CHECKPOINT|COMPLETED|5|$JO|FULL|file:/c/3|1000|2000|192.0.2.1" \
+    "  its finished checkpoint is in the history, the running one is not"
+is "$(old_sql "SELECT checkpoint_id || ':' || status FROM checkpoints
+    WHERE job_id = '$JO' ORDER BY checkpoint_id")" "3:COMPLETED
+4:IN_PROGRESS" "  the statistics' view reads both"
 done_testing
