@@ -111,11 +111,28 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
 	    " failed_trace FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_failed IS NOT NULL",
+	/*
+	 * The view checkpoints' two halves (schema/0007) written out, each
+	 * ordered and limited on its own key: the planner would sort the
+	 * view's whole union, a job's whole history, for the newest few.
+	 * A running checkpoint is a claimed trigger (at most one a job),
+	 * found by the claims' index, not among the job's results.
+	 */
 	[STMT_CKPT_HISTORY] =
-	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace"
-	    " FROM checkpoints WHERE job_id = ?1"
-	    " ORDER BY checkpoint_id DESC LIMIT ?2",
+	    "SELECT * FROM (SELECT * FROM (SELECT checkpoint_id,"
+	    "  'IN_PROGRESS' AS status, coalesce(claimed_ms, created_ms),"
+	    "  NULL, NULL, location, failure_class, failure_trace"
+	    "  FROM triggers INDEXED BY triggers_claimed WHERE job_id = ?1"
+	    "  AND status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    "  AND checkpoint_id IS NOT NULL"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS r"
+	    " UNION ALL SELECT * FROM (SELECT checkpoint_id, status,"
+	    "  coalesce(claimed_ms, created_ms), completed_ms,"
+	    "  max(0, completed_ms - coalesce(claimed_ms, created_ms)),"
+	    "  location, failure_class, failure_trace"
+	    "  FROM checkpoint_history WHERE job_id = ?1"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS h) AS u"
+	    " ORDER BY 1 DESC LIMIT ?2",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
 	    " duration_ms, location, failure_class, failure_trace"
