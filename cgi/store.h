@@ -268,6 +268,13 @@ enum store_rc store_trigger_waiting(struct store *, const struct id *job,
     int64_t *n, int64_t *oldest_ms, int64_t *pass_ms);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
+/*
+ * The checkpoint history's own retention, apart from the results':
+ * drops each job's finished checkpoints below its newest keep ids and
+ * those that ended age_ms ago (each 0: no such bound).
+ */
+enum store_rc store_history_prune(struct store *, int64_t now_ms, int64_t keep,
+    int64_t age_ms, int64_t *pruned);
 
 /* --- The runner's operations. --- */
 
@@ -432,13 +439,26 @@ struct trigger_dump {
 	int64_t lease_ms;
 };
 
+/*
+ * A finished checkpoint of the history whole: what its trigger carried,
+ * as a trigger_dump (d.t.status the trigger's, COMPLETED; d.row its
+ * place in arrival order; d.t.claimed_ms 0: NULL; no lease), and what
+ * the history adds.
+ */
+struct history_dump {
+	struct trigger_dump d;
+	const char *kind; /* CHECKPOINT, or a savepoint's kind */
+	const char *status; /* COMPLETED or FAILED */
+};
+
 enum store_item_kind {
 	STORE_ITEM_JOB, /* created_ms and updated_ms included */
 	STORE_ITEM_COUNTER,
 	STORE_ITEM_STATS,
 	STORE_ITEM_SERVICE, /* job_not_found and pass_* only: the rest are
 			       counted from the triggers and statistics */
-	STORE_ITEM_TRIGGER
+	STORE_ITEM_TRIGGER,
+	STORE_ITEM_HISTORY
 };
 
 struct store_item {
@@ -449,6 +469,7 @@ struct store_item {
 		struct ckpt_stats stats;
 		struct service_metrics service;
 		struct trigger_dump trigger;
+		struct history_dump history;
 	} u;
 };
 
@@ -458,7 +479,8 @@ typedef int (*store_item_cb)(const struct store_item *, void *);
 /*
  * Every item of the store from one snapshot: jobs, counters, statistics,
  * the service's counts, then the triggers in arrival order, less those
- * whose results have expired (store_ms, as store_purge; 0: none).
+ * whose results have expired (store_ms, as store_purge; 0: none), then
+ * the checkpoint history whole, by job and id.
  */
 enum store_rc store_export(struct store *, int64_t now_ms, int64_t store_ms,
     store_item_cb, void *);
