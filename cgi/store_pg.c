@@ -220,7 +220,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
 	    " j.timeout_s,"
 	    " EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
-	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL),"
+	    " j.flink_url"
 	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
 	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
 	    " AND t.id > $1 AND t.id <= $3 AND t.job_id = ANY ($4::text[])"
@@ -276,6 +277,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "   ELSE t.requested_type END AS typ"
 	    " FROM triggers t JOIN jobs j ON j.job_id = t.job_id"
 	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
+	    "  AND j.flink_url IS NULL"
 	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
 	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
 	    "  AND t.claimed_by IS NULL AND t.job_id = ANY ($4::text[])),"
@@ -431,6 +433,30 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_SEQUENCE] =
 	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
 	    " coalesce(max(id), 0) + 1, false) FROM triggers",
+	/* Jobs bound to a Flink JobManager (schema/pg/0005). */
+	[STMT_JOB_FLINK_SET] = "UPDATE jobs SET flink_url = $2,"
+			       " updated_ms = " NOW_MS " WHERE job_id = $1",
+	[STMT_FLINK_COMPLETE] =
+	    "WITH u AS (UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = $2::bigint,"
+	    " checkpoint_type = coalesce($3, checkpoint_type),"
+	    " location = $4, failure_class = $5, failure_trace = $6,"
+	    " failure_throwable = $9, completed_ms = " NOW_MS
+	    " WHERE id = $1 AND status = 'IN_PROGRESS'"
+	    " AND claimed_by IS NOT DISTINCT FROM $8::text RETURNING 1),"
+	    " n AS (SELECT pg_notify('" PG_CHANNEL "', '') FROM u LIMIT 1)"
+	    " SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM n)",
+	[STMT_COUNTER_FOLLOW] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id)"
+	    " SELECT job_id, $2::bigint FROM triggers WHERE id = $1"
+	    " ON CONFLICT (job_id) DO UPDATE"
+	    " SET last_id = greatest(checkpoint_counters.last_id,"
+	    " excluded.last_id)",
+	[STMT_CLAIM_RELEASE] =
+	    "UPDATE triggers SET claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL, checkpoint_type = NULL"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2"
+	    " AND checkpoint_id IS NULL",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */
