@@ -12,6 +12,7 @@
 # Flink's ids, a trigger of a job Flink does not know carries Flink's
 # failure as Flink sent it (serialized-throwable byte for byte), and one
 # pass of a runner from cron follows a checkpoint to its end.
+# FLINK_STORE=pg runs it all on PostgreSQL (t6500).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -38,8 +39,17 @@ T4=000000000000000000000000000000c4
 JMPORT=$(free_port)
 JM=127.0.0.1:$JMPORT
 
-DB=$T/bound.db
-export CHECKPOINT_DB=$DB
+if [ "${FLINK_STORE:-sqlite}" = pg ]; then
+	. "$top_srcdir/tests/pg.sh"
+	pg_start
+	pg_app_db bound
+	sql() {
+		pg_sql "$1"
+	}
+else
+	DB=$T/bound.db
+	export CHECKPOINT_DB=$DB
+fi
 "$CTL" init > /dev/null || bail "checkpointctl init $DB"
 "$CTL" job add $JOB --name bound --flink "http://$JM" || bail "job add"
 "$CTL" job add $UNK --name unknown-to-flink --flink "http://$JM/" ||
@@ -65,7 +75,8 @@ post() {
 
 # col TRIGGER COLUMN: one column of the service's row of a trigger.
 col() {
-	sql "SELECT coalesce($2, '-') FROM triggers WHERE trigger_id = '$1'"
+	sql "SELECT coalesce(CAST($2 AS TEXT), '-') FROM triggers
+	    WHERE trigger_id = '$1'"
 }
 
 # jm PATH: the JobManager's own answer.
