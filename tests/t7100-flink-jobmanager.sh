@@ -10,8 +10,10 @@
 # down the trigger waits, IN_PROGRESS, and completes once it is up.  The ids and paths recorded equal
 # Flink's own statistics and exist on disk, the job's counter follows
 # Flink's ids, a trigger of a job Flink does not know carries Flink's
-# failure as Flink sent it (serialized-throwable byte for byte), and one
-# pass of a runner from cron follows a checkpoint to its end.
+# failure as Flink sent it (serialized-throwable byte for byte), one
+# pass of a runner from cron follows a checkpoint to its end, and a
+# JobManager that forgot a trigger (Flink's own 404 on its status) has
+# its outcome recovered from Flink's checkpoint statistics.
 # FLINK_STORE=pg runs it all on PostgreSQL (t6500).
 
 . "$(dirname "$0")/lib.sh"
@@ -196,6 +198,72 @@ check $T4
 is "$(jm "/jobs/$JOB/checkpoints" | python3 -c '
 import json, sys; print(json.load(sys.stdin)["counts"]["total"])')" \
     "$((BEFORE + 1))" "Flink took one checkpoint for it"
+
+stop_pid "$JM_PID" KILL
+
+# --- a JobManager that forgot the trigger --------------------------------------
+#
+# A second MiniCluster forgets results 1 s after they end; a forwarder
+# in front of it holds each status GET 3 s, so that the runner's first
+# status GET finds Flink's own 404.  The runner then finds the one
+# checkpoint triggered since its POST in Flink's statistics and records
+# it, id and path.
+JOB2=0123456789abcdef0123456789abcd03
+T5=000000000000000000000000000000c5
+: > "$T/jm.out"
+spawn java -Dstore.seconds=1 -Djava.io.tmpdir="$T/jvm-tmp" -cp "$CP" \
+    FlinkReference --serve $JOB2 forgetful "$T/flink-checkpoints" \
+    > "$T/jm.out" 2> "$T/jm2.err"
+JM_PID=$LAST_PID
+wait_until 1200 "grep -q '^rest ' '$T/jm.out' || ! kill -0 $JM_PID 2>/dev/null"
+REAL=$(sed -n 's|^rest ||p' "$T/jm.out")
+[ -n "$REAL" ] || bail "the second MiniCluster did not start its job"
+cat > "$T/slow-status.py" <<'EOF'
+import http.server, sys, time, urllib.error, urllib.request, re
+up, delay = sys.argv[2], float(sys.argv[3])
+status = re.compile(r"^/jobs/[0-9a-f]{32}/checkpoints/[0-9a-f]{32}$")
+class Forward(http.server.BaseHTTPRequestHandler):
+    def forward(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else None
+        if self.command == "GET" and status.match(self.path):
+            time.sleep(delay)
+        req = urllib.request.Request(up + self.path, data=body,
+            method=self.command, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as r:
+                code, data = r.status, r.read()
+        except urllib.error.HTTPError as e:
+            code, data = e.code, e.read()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    do_GET = do_POST = forward
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])),
+    Forward).serve_forever()
+EOF
+SLOW=$(free_port)
+spawn python3 "$T/slow-status.py" "$SLOW" "$REAL" 3
+wait_port "$SLOW" || bail "the forwarder did not start"
+"$CTL" job add $JOB2 --name forgetful --flink "http://127.0.0.1:$SLOW" ||
+    bail "job add"
+is "$(post $JOB2 $T5)" 202 "a trigger of a job whose JobManager will forget it: 202"
+"$RUNNER" 2>>"$T/runner.log"
+is "$? $(col $T5 status) $(col $T5 failure_class)" "0 COMPLETED -" \
+    "Flink answered 404 to its status, and the runner recovered it"
+grep -q "trigger $T5 .*no longer knows it" "$T/runner.log"
+ok $? "... after Flink's own 404 (the runner says so)"
+_stats=$(curl -s "$REAL/jobs/$JOB2/checkpoints" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["latest"]["completed"]
+print(d["counts"]["total"], c["id"], c["external_path"])')
+is "1 $(col $T5 checkpoint_id) $(col $T5 location)" "$_stats" \
+    "... its id and path Flink's one checkpoint's, from its statistics"
 
 stop_server
 stop_pid "$JM_PID" KILL

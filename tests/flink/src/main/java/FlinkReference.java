@@ -99,6 +99,11 @@ public final class FlinkReference {
 		config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
 		config.set(RestOptions.ADDRESS, "127.0.0.1");
 		config.set(RestOptions.PORT, 0);
+		/* -Dstore.seconds=N: results forgotten N s after they end (a
+		 * test of what a client does when Flink no longer knows). */
+		if (System.getProperty("store.seconds") != null)
+			config.set(RestOptions.ASYNC_OPERATION_STORE_DURATION,
+			    Duration.ofSeconds(Long.getLong("store.seconds")));
 		config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
 		    Path.of(args[3]).toUri().toString());
 		MiniCluster cluster = new MiniCluster(
