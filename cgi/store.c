@@ -881,6 +881,7 @@ export_item(const struct store_rows *r, struct store_item *item)
 		j->timeout_s = col_int(r, 5);
 		j->created_ms = col_int(r, 6);
 		j->updated_ms = col_int(r, 7);
+		j->flink_url = col_text(r, 8);
 		break;
 	case STORE_ITEM_COUNTER:
 		col_id(r, 0, &item->u.counter.job);
@@ -1032,7 +1033,7 @@ store_import(struct store *s, const struct store_item *item)
 			VAL_TEXT(job_state_name(j->state)),
 			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
-			VAL_INT(j->updated_ms) };
+			VAL_INT(j->updated_ms), VAL_TEXT(j->flink_url) };
 		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_COUNTER: {

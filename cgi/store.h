@@ -155,6 +155,7 @@ struct job {
 	int64_t pending; /* listing only */
 	int64_t created_ms; /* overview and export only */
 	int64_t updated_ms; /* overview and export only */
+	const char *flink_url; /* export only; NULL: not bound to Flink */
 };
 
 /* Which fields of a job store_job_set changes. */

@@ -371,7 +371,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	    " created_ms, updated_ms, flink_url FROM jobs ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
@@ -403,8 +403,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms)"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	    " timeout_s, created_ms, updated_ms, flink_url)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES ($1, $2)",
 	[STMT_IMPORT_STATS] =
