@@ -93,6 +93,18 @@ wait_until 100 "grep -q 'did not answer' '$T/runner.log'"
 ok $? "the runner finds the JobManager down, and says it will ask again"
 sleep 2
 is "$(col $T1 status)" IN_PROGRESS "the trigger waits, IN_PROGRESS"
+# Meanwhile another job, with an action, is not held up.
+PLAIN=0123456789abcdef0123456789abcd0f
+TP=000000000000000000000000000000cf
+"$CTL" job add $PLAIN --name plain --command 'echo "file:/plain/$CHECKPOINT_ID"' ||
+    bail "job add"
+_t0=$(now_ms)
+is "$(post $PLAIN $TP)" 202 "a trigger of another job, with an action"
+wait_until 100 "[ \"\$(col $TP status)\" = COMPLETED ]"
+is "$(col $TP status) $(col $TP location) $(col $T1 status)" \
+    "COMPLETED file:/plain/1 IN_PROGRESS" \
+    "... completes while the JobManager's trigger still waits"
+diag "the other job's trigger took $(($(now_ms) - _t0)) ms with the JobManager down"
 
 mkdir -p "$T/jvm-tmp" "$T/flink-checkpoints"
 spawn java -Djava.io.tmpdir="$T/jvm-tmp" -cp "$CP" \
@@ -154,8 +166,10 @@ import json, sys; print(json.load(sys.stdin)["external_path"])')" "$_path" \
 check $T1
 FIRST=$(col $T1 checkpoint_id)
 
+_t0=$(now_ms)
 is "$(post $JOB $T2)" 202 "a second trigger: 202"
 wait_until 600 "[ \"\$(col $T2 status)\" = COMPLETED ]"
+diag "a trigger of the bound job took $(($(now_ms) - _t0)) ms, POST to COMPLETED with its path"
 check $T2
 ok "$([ "$(col $T2 checkpoint_id)" -gt "$FIRST" ]; echo $?)" \
     "the second checkpoint's id is past the first's"
