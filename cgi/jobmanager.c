@@ -241,8 +241,11 @@ out:
 }
 
 /*
- * Ends f with the error Flink answered: its first errors[] text (Flink's
- * exception and trace) as the trace, its class as the failure's class.
+ * Ends f with the error Flink answered.  One errors[] text that is
+ * Flink's exception and trace: that trace, and its class.  Anything else
+ * (an unhandled exception's two texts, a router's plain one, a body that
+ * is not Flink's): all of it, as Flink's client reports it, a
+ * RestClientException of the texts in brackets.
  */
 static void
 jm_fail_answer(struct jm_follow *f, long http)
@@ -250,20 +253,31 @@ jm_fail_answer(struct jm_follow *f, long http)
 	const char *method = f->state == JM_POST ? "POST" : "GET";
 	char text[JM_ERROR_MAX + 1], class[256];
 	struct json_object *root, *errors;
+	struct buf all = { 0 };
 	const char *e = NULL;
-	size_t n;
+	size_t n, i;
 
 	root = json_tokener_parse(
 	    buf_str(&f->body) != NULL ? buf_str(&f->body) : "");
 	if (root != NULL &&
 	    json_object_object_get_ex(root, "errors", &errors) &&
 	    json_object_is_type(errors, json_type_array) &&
-	    json_object_array_length(errors) > 0)
+	    json_object_array_length(errors) > 0) {
 		e = json_object_get_string(
 		    json_object_array_get_idx(errors, 0));
+		for (i = 0; i < json_object_array_length(errors); i++)
+			buf_printf(&all, "%s%s", i > 0 ? ", " : "",
+			    json_object_get_string(
+				json_object_array_get_idx(errors, i)));
+		if (json_object_array_length(errors) > 1)
+			e = NULL;
+	}
 	if (e == NULL)
-		e = buf_str(&f->body) != NULL ? buf_str(&f->body) : "";
+		e = all.len > 0		      ? buf_str(&all) :
+		    buf_str(&f->body) != NULL ? buf_str(&f->body) :
+						"";
 	snprintf(text, sizeof(text), "%s", e);
+	buf_free(&all);
 	json_object_put(root);
 	/* Flink's text starts with its exception's class when it is one. */
 	n = strspn(text,

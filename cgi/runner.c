@@ -394,16 +394,17 @@ claim_heard(struct pass *p, int64_t row, const struct claim *listed,
 		snprintf(why, sizeof(why),
 		    "the runner %s that claimed it lost track of its action",
 		    listed->owner);
-		if (listed->checkpoint_id == 0) {
-			claim_release_flink(p, listed, why);
-			return 0;
-		}
 	}
-	if (claim_expire(p, listed, why, now) != STORE_OK)
+	/* A follow on a JobManager (no id): asked of Flink again. */
+	if (listed->checkpoint_id == 0)
+		claim_release_flink(p, listed, why);
+	else if (claim_expire(p, listed, why, now) != STORE_OK)
 		return 0;
-	log_warn("trigger %s job %s: checkpoint %lld: resolved as expired: %s",
-	    listed->trigger.s, listed->job.s, (long long)listed->checkpoint_id,
-	    why);
+	else
+		log_warn(
+		    "trigger %s job %s: checkpoint %lld: resolved as expired: %s",
+		    listed->trigger.s, listed->job.s,
+		    (long long)listed->checkpoint_id, why);
 	if (d == NULL)
 		return 0;
 	in_doubt_drop(rn, d);

@@ -177,6 +177,22 @@ is "$(jm "/jobs/$JOB/checkpoints" | python3 -c '
 import json, sys; print(json.load(sys.stdin)["counts"]["total"])')" 2 \
     "Flink took two checkpoints: one each, none asked twice"
 
+# An INCREMENTAL trigger, which Flink 1.19 and later refuse with a 500
+# (two texts: "Internal server error." and the exception): Flink's words.
+T6=000000000000000000000000000000c6
+is "$(curl -s -o /dev/null -w '%{http_code}' -X POST \
+    --data "{\"checkpointType\":\"INCREMENTAL\",\"triggerId\":\"$T6\"}" \
+    "$BASE/jobs/$JOB/checkpoints")" 202 "an INCREMENTAL trigger of the bound job: 202"
+wait_until 600 "[ \"\$(col $T6 status)\" = COMPLETED ]"
+is "$(col $T6 checkpoint_id) $(col $T6 failure_class)" \
+    "- org.apache.flink.runtime.rest.util.RestClientException" \
+    "... failed as Flink's client would report Flink's 500"
+is "$(col $T6 failure_trace | sed -n '1p;/IllegalStateException/p')" \
+    "$(printf '%s\n' \
+    'org.apache.flink.runtime.rest.util.RestClientException: [Internal server error., <Exception on server side:' \
+    'java.lang.IllegalStateException: Flink does not support triggering incremental checkpoint explicitly. See FLINK-33723.')" \
+    "... both of Flink's texts in its trace"
+
 # --- a job Flink does not know --------------------------------------------------
 
 is "$(post $UNK $T3)" 202 "POST to a bound job that Flink does not know: 202"
