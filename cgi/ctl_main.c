@@ -53,6 +53,7 @@ enum ctl_opt {
 	CTL_OPT_GROUP,
 	CTL_OPT_WEB_USER,
 	CTL_OPT_RUN_DIR,
+	CTL_OPT_FLINK,
 	CTL_OPT__MAX
 };
 
@@ -71,12 +72,14 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_GROUP] = "group",
 	[CTL_OPT_WEB_USER] = "web-user",
 	[CTL_OPT_RUN_DIR] = "run-dir",
+	[CTL_OPT_FLINK] = "flink",
 };
 
 #define CTL_BIT(o) (1u << (o))
 #define CTL_JOB_FIELDS \
 	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
-	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
+	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT) | \
+	    CTL_BIT(CTL_OPT_FLINK))
 
 /* The most words any command has ("job add JOBID"), and one more. */
 #define CTL_MAXWORDS 4
@@ -150,11 +153,11 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    0, CTL_DEPLOY_OPTS, ctl_doctor_cmd },
 	{ "job add",
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]",
 	    1, CTL_JOB_FIELDS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL|none]",
 	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
 	{ "job list", "", 0, 0, ctl_job_list },
@@ -410,6 +413,30 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 	return 0;
 }
 
+/*
+ * --flink URL (the JobManager's REST endpoint, http:// or https://) or
+ * none, into *url (NULL: none) and *bind (whether it was given).
+ */
+static int
+ctl_flink_parse(const struct ctl_args *a, const char **url, int *bind)
+{
+	const char *v = a->opt[CTL_OPT_FLINK];
+
+	*url = NULL;
+	*bind = v != NULL;
+	if (v == NULL || strcmp(v, "none") == 0)
+		return 0;
+	if ((strncmp(v, "http://", 7) != 0 || v[7] == '\0') &&
+	    (strncmp(v, "https://", 8) != 0 || v[8] == '\0')) {
+		ctl_err("bad --flink '%.64s': expected the JobManager's REST "
+			"endpoint, http://host:port, or none",
+		    v);
+		return -1;
+	}
+	*url = v;
+	return 0;
+}
+
 /* --- The store. --- */
 
 /* Opens (creating and migrating) the database at db; NULL: said why. */
@@ -590,13 +617,40 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
 	return 0;
 }
 
+/*
+ * Adds job j (fields -1) or sets its fields, and binds it to the
+ * JobManager at flink if bind says so, in one transaction.
+ */
+static enum store_rc
+ctl_job_write(struct store *s, const struct job *j, int fields,
+    const char *flink, int bind)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	enum store_rc rc;
+
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	if (fields == -1)
+		rc = store_job_add(s, j, now);
+	else if (fields != 0)
+		rc = store_job_set(s, j, fields, now);
+	if (rc == STORE_OK && bind)
+		rc = store_job_flink(s, &j->id, flink, now);
+	if (rc == STORE_OK)
+		rc = store_commit(s);
+	if (rc != STORE_OK)
+		store_rollback(s);
+	return rc;
+}
+
 static int
 ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
 	struct store *s;
 	enum store_rc rc;
-	int fields;
+	const char *flink;
+	int fields, bind;
 
 	memset(&j, 0, sizeof(j));
 	j.state = JOB_RUNNING;
@@ -604,10 +658,11 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	j.timeout_s = CTL_TIMEOUT_DEFAULT;
 	if (ctl_job_parse(a, &j, &fields) == -1)
 		return CTL_EXIT_USAGE;
+	if (ctl_flink_parse(a, &flink, &bind) == -1)
+		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_add(s, &j, clock_ms(CLOCK_REALTIME))) ==
-	    STORE_EXISTS) {
+	if ((rc = ctl_job_write(s, &j, -1, flink, bind)) == STORE_EXISTS) {
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
@@ -620,19 +675,21 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	struct job j;
 	struct store *s;
 	enum store_rc rc;
-	int fields;
+	const char *flink;
+	int fields, bind;
 
 	memset(&j, 0, sizeof(j));
-	if (ctl_job_parse(a, &j, &fields) == -1)
+	if (ctl_job_parse(a, &j, &fields) == -1 ||
+	    ctl_flink_parse(a, &flink, &bind) == -1)
 		return CTL_EXIT_USAGE;
-	if (fields == 0) {
+	if (fields == 0 && !bind) {
 		ctl_err("job set: nothing to change; give --state, --name, "
-			"--type, --command or --timeout");
+			"--type, --command, --timeout or --flink");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_set(s, &j, fields, clock_ms(CLOCK_REALTIME))) ==
+	if ((rc = ctl_job_write(s, &j, fields, flink, bind)) ==
 	    STORE_NOTFOUND) {
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;

@@ -33,6 +33,7 @@
 
 #include "action.h"
 #include "clock.h"
+#include "jobmanager.h"
 #include "log.h"
 #include "runner.h"
 
@@ -44,6 +45,8 @@
 #define RUNNER_BUSY_TRIES 10
 /* Past an action's timeout: the watchdog's 2 s, then recording its end. */
 #define RUNNER_DOUBT_MARGIN_MS 5000
+/* A claim followed on a Flink JobManager: its lease renewed this often. */
+#define RUNNER_RENEW_MS 10000
 
 /* An action in flight and what its result completes. */
 struct running {
@@ -56,6 +59,11 @@ struct running {
 	int64_t timeout_s;
 	int64_t lease_ms; /* the claim's, on this runner's clock */
 	char env[4][96];
+	/* A job bound to a Flink JobManager: no action, a follow. */
+	int is_flink;
+	enum ckpt_type requested; /* as the client asked: sent to Flink */
+	struct jm_follow *flink;
+	int64_t renew_ms; /* when its lease is renewed next */
 };
 
 /*
@@ -301,6 +309,22 @@ claim_expire(struct pass *p, const struct claim *c, const char *why,
 }
 
 /*
+ * Gives back claim c of a trigger followed on a Flink JobManager (a claim
+ * without an id), whose runner is gone or lost track of it: the trigger
+ * waits again, and the next round asks Flink again under the same
+ * triggerId, which starts no second checkpoint.  Expiring it instead
+ * would record a failure for a checkpoint Flink may well complete.
+ */
+static void
+claim_release_flink(struct pass *p, const struct claim *c, const char *why)
+{
+	if (store_claim_release(p->store, c->row, c->owner) == STORE_OK)
+		log_warn("trigger %s job %s: claim of %s given back, to be "
+			 "asked of Flink again: %s",
+		    c->trigger.s, c->job.s, c->owner, why);
+}
+
+/*
  * What the store says of a claim this runner made, and what the runner
  * does about it.  The store lists the claim under this runner's name
  * (listed, found at the start of a pass, when none of its actions runs),
@@ -371,11 +395,16 @@ claim_heard(struct pass *p, int64_t row, const struct claim *listed,
 		    "the runner %s that claimed it lost track of its action",
 		    listed->owner);
 	}
-	if (claim_expire(p, listed, why, now) != STORE_OK)
+	/* A follow on a JobManager (no id): asked of Flink again. */
+	if (listed->checkpoint_id == 0)
+		claim_release_flink(p, listed, why);
+	else if (claim_expire(p, listed, why, now) != STORE_OK)
 		return 0;
-	log_warn("trigger %s job %s: checkpoint %lld: resolved as expired: %s",
-	    listed->trigger.s, listed->job.s, (long long)listed->checkpoint_id,
-	    why);
+	else
+		log_warn(
+		    "trigger %s job %s: checkpoint %lld: resolved as expired: %s",
+		    listed->trigger.s, listed->job.s,
+		    (long long)listed->checkpoint_id, why);
 	if (d == NULL)
 		return 0;
 	in_doubt_drop(rn, d);
@@ -402,6 +431,10 @@ stale_collect(const struct claim *c, void *arg)
 		return 0;
 	snprintf(why, sizeof(why), "the runner %s that claimed it is gone",
 	    c->owner);
+	if (c->checkpoint_id == 0) {
+		claim_release_flink(p, c, why);
+		return 0;
+	}
 	if (claim_expire(p, c, why, now) == STORE_OK) {
 		log_warn("trigger %s job %s: stale claim of %s resolved as "
 			 "expired (checkpoint %lld)",
@@ -465,6 +498,147 @@ pass_job_running(const struct pass *p, const struct id *job)
 	return 0;
 }
 
+/* The actions (processes) running: follows on a JobManager are none. */
+static size_t
+pass_actions(const struct pass *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nrun; i++)
+		n += !p->run[i].is_flink;
+	return n;
+}
+
+/* Starts following claim r on the JobManager at url. */
+static void
+pass_start_flink(struct pass *p, struct running *r, const char *url)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME);
+
+	r->action = NULL;
+	r->renew_ms = now + RUNNER_RENEW_MS;
+	if ((r->flink = jm_start(url, r->job.s, r->trigger.s, r->requested,
+		 now)) == NULL)
+		log_error("trigger %s job %s: cannot follow it on %s: out of "
+			  "memory",
+		    r->trigger.s, r->job.s, url);
+	else
+		log_info("trigger %s job %s: checkpoint asked of the "
+			 "JobManager %s",
+		    r->trigger.s, r->job.s, url);
+}
+
+/*
+ * Moves follow r on; 1 once it ended.  While it lasts its claim's lease
+ * is renewed, however long the JobManager takes or stays down.
+ */
+static int
+pass_step_flink(struct pass *p, struct running *r)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME), lease;
+
+	if (r->flink == NULL)
+		return 1;
+	if (jm_step(r->flink, now))
+		return 1;
+	if (now >= r->renew_ms) {
+		lease = claim_lease(now, r->timeout_s);
+		if (store_begin(p->store) == STORE_OK) {
+			if (store_claim_renew(p->store, r->row, p->o->owner,
+				now, lease) == STORE_OK &&
+			    store_commit(p->store) == STORE_OK) {
+				p->stats->transactions++;
+				r->lease_ms = lease;
+			} else
+				store_rollback(p->store);
+		}
+		r->renew_ms = now + RUNNER_RENEW_MS;
+	}
+	return 0;
+}
+
+/*
+ * Records how follow r ended: Flink's id (the job's counter follows it),
+ * path or failure, as Flink gave them.  A result that cannot be recorded
+ * is not kept: the claim, left to its lease, is given back and asked of
+ * Flink again (claim_release_flink), which answers the same.
+ */
+static void
+pass_finish_flink(struct pass *p, struct running *r)
+{
+	struct jm_result res;
+	struct outcome o;
+	enum store_rc rc;
+
+	memset(&o, 0, sizeof(o));
+	if (r->flink == NULL) {
+		o.failure_class = FAIL_CKPT_CLASS;
+		o.failure_trace = FAIL_CKPT_CLASS ": " FAIL_DECLINED
+						  " Out of memory.\n";
+		memset(&res, 0, sizeof(res));
+	} else {
+		jm_result(r->flink, &res);
+		o.checkpoint_id = res.checkpoint_id;
+		o.type = r->type;
+		o.location = res.location;
+		o.failure_class = res.failure_class;
+		o.failure_trace = res.failure_trace;
+	}
+	if ((rc = store_begin(p->store)) == STORE_OK) {
+		if ((rc = store_complete_flink(p->store, r->row, p->o->owner,
+			 &o, res.failure_throwable,
+			 clock_ms(CLOCK_REALTIME))) == STORE_OK)
+			rc = store_commit(p->store);
+		if (rc != STORE_OK)
+			store_rollback(p->store);
+	}
+	if (rc == STORE_OK) {
+		p->stats->transactions++;
+		if (o.failure_class == NULL)
+			p->stats->completed++;
+		else
+			p->stats->failed++;
+		log_info("trigger %s job %s: Flink's checkpoint %lld %s",
+		    r->trigger.s, r->job.s, (long long)o.checkpoint_id,
+		    o.failure_class == NULL ? "completed" : "failed");
+	} else
+		log_error("trigger %s job %s: cannot record Flink's result "
+			  "(%s): the trigger will be asked of Flink again",
+		    r->trigger.s, r->job.s, store_rc_name(rc));
+	jm_free(r->flink);
+	r->flink = NULL;
+}
+
+/*
+ * On quit: the follows are given back rather than waited for (a
+ * JobManager may be down for long); the next runner asks Flink again.
+ */
+static void
+pass_release_flink(struct pass *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrun;) {
+		if (!p->run[i].is_flink) {
+			i++;
+			continue;
+		}
+		if (store_begin(p->store) == STORE_OK) {
+			if (store_claim_release(p->store, p->run[i].row,
+				p->o->owner) == STORE_OK &&
+			    store_commit(p->store) == STORE_OK)
+				p->stats->transactions++;
+			else
+				store_rollback(p->store);
+		}
+		log_info("trigger %s job %s: given back on quit, to be asked "
+			 "of Flink again",
+		    p->run[i].trigger.s, p->run[i].job.s);
+		jm_free(p->run[i].flink);
+		p->run[i] = p->run[--p->nrun];
+	}
+}
+
 /*
  * Decides one pending trigger inside the round's transaction.  Returns
  * STORE_OK (decided or skipped) or the store's failure.
@@ -490,14 +664,18 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 			p->stats->failed++;
 		return rc == STORE_NOTFOUND ? STORE_OK : rc;
 	}
-	if (e->command != NULL) {
+	if (e->command != NULL || e->flink_url != NULL) {
 		/*
 		 * Our own action of this job, or our parallel limit: look
 		 * again when one ends.  Another runner's: that runner takes
-		 * the job's next trigger when it is done.
+		 * the job's next trigger when it is done.  A follow on a
+		 * JobManager costs no process: only the table's size
+		 * limits them.
 		 */
 		if (pass_job_running(p, &e->job) ||
-		    p->nrun + 1 > p->o->parallel) {
+		    (e->flink_url == NULL ?
+			    pass_actions(p) + 1 > p->o->parallel :
+			    p->nrun + 1 > RUNNER_MAX_ACTIVE)) {
 			p->skipped = 1;
 			return STORE_OK;
 		}
@@ -505,9 +683,12 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 			return STORE_OK;
 	}
 	type = e->requested == CKPT_CONFIGURED ? e->job_type : e->requested;
-	if ((rc = store_next_checkpoint_id(p->store, &e->job, &id)) != STORE_OK)
+	/* Flink gives the id of a bound job's checkpoint, when it ends. */
+	id = 0;
+	if (e->flink_url == NULL &&
+	    (rc = store_next_checkpoint_id(p->store, &e->job, &id)) != STORE_OK)
 		return rc;
-	if (e->command == NULL) {
+	if (e->command == NULL && e->flink_url == NULL) {
 		o.checkpoint_id = id;
 		o.type = type;
 		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
@@ -529,6 +710,8 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	claim->type = type;
 	claim->timeout_s = e->timeout_s;
 	claim->lease_ms = lease;
+	claim->is_flink = e->flink_url != NULL;
+	claim->requested = e->requested;
 	*claimed = 1;
 	return STORE_OK;
 }
@@ -540,6 +723,10 @@ pass_start(struct pass *p, struct running *r, const char *command)
 	struct action_spec spec;
 	struct id job = r->job, trigger = r->trigger;
 
+	if (r->is_flink) {
+		pass_start_flink(p, r, command);
+		return;
+	}
 	memset(&spec, 0, sizeof(spec));
 	snprintf(r->env[0], sizeof(r->env[0]), "CHECKPOINT_JOB_ID=%s", job.s);
 	snprintf(r->env[1], sizeof(r->env[1]), "CHECKPOINT_ID=%lld",
@@ -613,8 +800,15 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 			break;
 		if (claimed) {
 			/* Counts against parallel and per-job exclusion. */
-			commands[nclaims] = p->pend[i].command;
-			p->pend[i].command = NULL;
+			/* A bound job's "command" is its JobManager:
+			 * its own command, if any, is not run. */
+			if (claims[nclaims].is_flink) {
+				commands[nclaims] = p->pend[i].flink_url;
+				p->pend[i].flink_url = NULL;
+			} else {
+				commands[nclaims] = p->pend[i].command;
+				p->pend[i].command = NULL;
+			}
 			p->run[p->nrun++] = claims[nclaims++];
 		}
 	}
@@ -885,6 +1079,10 @@ pass_finish(struct pass *p, struct running *r)
 	char what[64];
 	size_t tl;
 
+	if (r->is_flink) {
+		pass_finish_flink(p, r);
+		return;
+	}
 	memset(&o, 0, sizeof(o));
 	o.checkpoint_id = r->checkpoint_id;
 	o.type = r->type;
@@ -992,6 +1190,8 @@ pass_wait(struct pass *p)
 	int64_t now = action_now_ms();
 
 	for (i = 0; i < p->nrun; i++) {
+		if (p->run[i].is_flink)
+			continue; /* stepped below, each time */
 		if (p->run[i].action == NULL) {
 			timeout = 0;
 			continue;
@@ -1004,8 +1204,10 @@ pass_wait(struct pass *p)
 		log_warn("poll: %s", strerror(errno));
 	now = action_now_ms();
 	for (i = 0; i < p->nrun;) {
-		if (p->run[i].action == NULL ||
-		    action_step(p->run[i].action, now)) {
+		if (p->run[i].is_flink ?
+			pass_step_flink(p, &p->run[i]) :
+			(p->run[i].action == NULL ||
+			    action_step(p->run[i].action, now))) {
 			pass_finish(p, &p->run[i]);
 			p->run[i] = p->run[--p->nrun];
 			finished = 1;
@@ -1048,6 +1250,8 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 		pass_start_due(&p, quit);
 
 	while (rc == STORE_OK || rc == STORE_BUSY) {
+		if (*quit)
+			pass_release_flink(&p);
 		if (!*quit && more) {
 			rc = pass_round(&p, &cursor, &more);
 			busy = rc == STORE_BUSY ? busy + 1 : 0;
@@ -1082,6 +1286,7 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 			more = 1;
 		}
 	}
+	pass_release_flink(&p);
 	while (p.nrun > 0)
 		pass_wait(&p);
 	free(p.pend);

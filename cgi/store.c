@@ -192,6 +192,8 @@ store_pending_free(struct pending *p, size_t n)
 	for (i = 0; i < n; i++) {
 		free(p[i].command);
 		p[i].command = NULL;
+		free(p[i].flink_url);
+		p[i].flink_url = NULL;
 	}
 }
 
@@ -450,10 +452,12 @@ store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
  * any more (another runner resolved it); nothing changed.  A failure's
  * serialized-throwable is made here unless the dialect's SQL makes it;
  * a dialect's statement may answer how many it completed as its row.
+ * store_complete_flink's statement (id) takes the failure's
+ * serialized-throwable as given (throwable, NULL: made likewise).
  */
-enum store_rc
-store_complete(struct store *s, int64_t row, const char *owner,
-    const struct outcome *o, int64_t now_ms)
+static enum store_rc
+complete_row(struct store *s, enum stmt id, int64_t row, const char *owner,
+    const struct outcome *o, const char *throwable, int64_t now_ms)
 {
 	struct buf th = { 0 };
 	const char *class = o->failure_class, *trace = NULL;
@@ -462,13 +466,16 @@ store_complete(struct store *s, int64_t row, const char *owner,
 
 	if (class != NULL) {
 		trace = o->failure_trace != NULL ? o->failure_trace : "";
-		if (!s->ops->sql_throwable &&
-		    throwable_base64(&th, class, strlen(class), trace,
-			strlen(trace)) == -1) {
-			buf_free(&th);
-			return STORE_ERROR;
+		if (throwable == NULL && !s->ops->sql_throwable) {
+			if (throwable_base64(&th, class, strlen(class), trace,
+				strlen(trace)) == -1) {
+				buf_free(&th);
+				return STORE_ERROR;
+			}
+			throwable = th.len > 0 ? buf_str(&th) : NULL;
 		}
-	}
+	} else
+		throwable = NULL;
 	{
 		struct store_val v[] = { VAL_INT(row),
 			VAL_INT_OR_NULL(o->checkpoint_id,
@@ -478,12 +485,10 @@ store_complete(struct store *s, int64_t row, const char *owner,
 				NULL),
 			VAL_TEXT(class == NULL ? o->location : NULL),
 			VAL_TEXT(class), VAL_TEXT(trace), VAL_INT(now_ms),
-			VAL_TEXT(owner),
-			VAL_TEXT(class != NULL && th.len > 0 ? buf_str(&th) :
-							       NULL) };
+			VAL_TEXT(owner), VAL_TEXT(throwable) };
 
-		if (query(s, &r, STMT_COMPLETE, v, NVAL(v),
-			"complete trigger") == STORE_OK)
+		if (query(s, &r, id, v, NVAL(v), "complete trigger") ==
+		    STORE_OK)
 			done = next(&r) ? col_int(&r, 0) :
 					  r.s->ops->changes(&r);
 	}
@@ -491,6 +496,13 @@ store_complete(struct store *s, int64_t row, const char *owner,
 	if (end(&r) != STORE_OK)
 		return r.rc;
 	return done > 0 ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_complete(struct store *s, int64_t row, const char *owner,
+    const struct outcome *o, int64_t now_ms)
+{
+	return complete_row(s, STMT_COMPLETE, row, owner, o, NULL, now_ms);
 }
 
 /*
@@ -940,6 +952,7 @@ export_item(const struct store_rows *r, struct store_item *item)
 		j->timeout_s = col_int(r, 5);
 		j->created_ms = col_int(r, 6);
 		j->updated_ms = col_int(r, 7);
+		j->flink_url = col_text(r, 8);
 		break;
 	case STORE_ITEM_COUNTER:
 		col_id(r, 0, &item->u.counter.job);
@@ -1099,7 +1112,7 @@ store_import(struct store *s, const struct store_item *item)
 			VAL_TEXT(job_state_name(j->state)),
 			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
-			VAL_INT(j->updated_ms) };
+			VAL_INT(j->updated_ms), VAL_TEXT(j->flink_url) };
 		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_COUNTER: {
@@ -1293,6 +1306,12 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
 				break;
 			}
 			e->timeout_s = col_int(&r, 8);
+			if ((cmd = col_text(&r, 10)) != NULL &&
+			    (e->flink_url = strdup(cmd)) == NULL) {
+				r.rc = s->ops->fail(s, "read pending triggers",
+				    "out of memory");
+				break;
+			}
 		}
 		e->job_busy = col_int(&r, 9) != 0;
 		(*n)++;
@@ -1336,9 +1355,9 @@ store_claim(struct store *s, int64_t row, const char *owner,
     int64_t lease_ms)
 {
 	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
-		VAL_INT(checkpoint_id), VAL_TEXT(ckpt_type_name(type)),
-		VAL_INT(now_ms), VAL_INT(lease_ms),
-		VAL_INT(lease_ms - now_ms) };
+		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+		VAL_TEXT(ckpt_type_name(type)), VAL_INT(now_ms),
+		VAL_INT(lease_ms), VAL_INT(lease_ms - now_ms) };
 
 	return run_one(s, STMT_CLAIM, v, NVAL(v), "claim trigger");
 }
@@ -1488,4 +1507,43 @@ store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 {
 	if (s->ops->on_commit != NULL)
 		s->ops->on_commit(s, fn, arg);
+}
+
+/* --- Jobs bound to a Flink JobManager --- */
+
+enum store_rc
+store_job_flink(struct store *s, const struct id *job, const char *url,
+    int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(url),
+		VAL_INT(now_ms) };
+
+	return run_one(s, STMT_JOB_FLINK_SET, v, NVAL(v), "bind job to Flink");
+}
+
+enum store_rc
+store_complete_flink(struct store *s, int64_t row, const char *owner,
+    const struct outcome *o, const char *throwable, int64_t now_ms)
+{
+	struct store_val c[] = { VAL_INT(row), VAL_INT(o->checkpoint_id) };
+	struct store_rows r;
+	enum store_rc rc;
+
+	if ((rc = complete_row(s, STMT_FLINK_COMPLETE, row, owner, o, throwable,
+		 now_ms)) != STORE_OK ||
+	    o->checkpoint_id <= 0)
+		return rc;
+	if (query(s, &r, STMT_COUNTER_FOLLOW, c, NVAL(c),
+		"follow Flink's checkpoint id") == STORE_OK)
+		while (next(&r))
+			;
+	return end(&r);
+}
+
+enum store_rc
+store_claim_release(struct store *s, int64_t row, const char *owner)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner) };
+
+	return run_one(s, STMT_CLAIM_RELEASE, v, NVAL(v), "release claim");
 }

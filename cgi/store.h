@@ -156,6 +156,7 @@ struct job {
 	int64_t pending; /* listing only */
 	int64_t created_ms; /* overview and export only */
 	int64_t updated_ms; /* overview and export only */
+	const char *flink_url; /* export only; NULL: not bound to Flink */
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -290,6 +291,7 @@ struct pending {
 	char *command; /* owned; NULL: none */
 	int64_t timeout_s;
 	int job_busy; /* another trigger of the job is claimed */
+	char *flink_url; /* owned; NULL: the job is not bound to Flink */
 };
 
 /* How a trigger ended. */
@@ -346,6 +348,31 @@ enum store_rc store_claim(struct store *, int64_t row, const char *owner,
 enum store_rc store_claim_renew(struct store *, int64_t row, const char *owner,
     int64_t now_ms, int64_t lease_ms);
 enum store_rc store_claimed(struct store *, store_claim_cb, void *);
+
+/*
+ * --- Jobs bound to a Flink JobManager (checkpoint-runner(8), "FLINK
+ * JOBMANAGERS"). ---
+ */
+
+/* Binds job to the JobManager at url, or unbinds it (url NULL). */
+enum store_rc store_job_flink(struct store *, const struct id *job,
+    const char *url, int64_t now_ms);
+/*
+ * Completes a Flink-bound claimed trigger as store_complete does, with
+ * Flink's checkpoint id (o->checkpoint_id, 0: none) and its failure's
+ * serialized-throwable as Flink sent it (NULL: made from class and trace),
+ * and moves the job's counter up to that id, so that the ids the service
+ * gives follow Flink's.  The caller holds a transaction (store_begin).
+ */
+enum store_rc store_complete_flink(struct store *, int64_t row,
+    const char *owner, const struct outcome *, const char *throwable,
+    int64_t now_ms);
+/*
+ * Gives back row's claim, if it is still owner's: the trigger waits
+ * again for a runner, which asks Flink again under the same triggerId.
+ */
+enum store_rc store_claim_release(struct store *, int64_t row,
+    const char *owner);
 enum store_rc store_wal_checkpoint(struct store *, int *busy);
 /* Grows when another connection committed something a runner may want. */
 enum store_rc store_data_version(struct store *, int64_t *version);

@@ -203,7 +203,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
 	    " j.timeout_s,"
 	    " EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
-	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL),"
+	    " j.flink_url"
 	    " FROM triggers t LEFT JOIN jobs j ON j.job_id = t.job_id"
 	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
 	    " AND t.id > ?1 AND t.id <= ?3 ORDER BY t.id LIMIT ?2",
@@ -234,6 +235,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "   ELSE t.requested_type END AS typ"
 	    " FROM triggers t JOIN jobs j ON j.job_id = t.job_id"
 	    "  AND j.state = 'RUNNING' AND j.command IS NULL"
+	    "  AND j.flink_url IS NULL"
 	    " LEFT JOIN checkpoint_counters c ON c.job_id = t.job_id"
 	    " WHERE t.id > ?1 AND t.id <= ?2 AND t.status = 'IN_PROGRESS'"
 	    "  AND t.claimed_by IS NULL)"
@@ -324,7 +326,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	    " created_ms, updated_ms, flink_url FROM jobs ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
@@ -353,8 +355,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " timeout_s, created_ms, updated_ms, flink_url)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
 	[STMT_IMPORT_STATS] =
@@ -395,6 +397,30 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 	    " ?13, ?14, ?15, ?16, ?17, ?18)",
+	/*
+	 * Jobs bound to a Flink JobManager (schema/0008): Flink's id
+	 * replaces the claim's none, Flink's serialized-throwable is kept as
+	 * sent, and the job's counter follows Flink's ids, never down.
+	 */
+	[STMT_JOB_FLINK_SET] = "UPDATE jobs SET flink_url = ?2, updated_ms = ?3"
+			       " WHERE job_id = ?1",
+	[STMT_FLINK_COMPLETE] =
+	    "UPDATE triggers SET status = 'COMPLETED',"
+	    " checkpoint_id = ?2, checkpoint_type = coalesce(?3, checkpoint_type),"
+	    " location = ?4, failure_class = ?5, failure_trace = ?6,"
+	    " failure_throwable = coalesce(?9, serialized_throwable(?5, ?6)),"
+	    " completed_ms = ?7"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	[STMT_COUNTER_FOLLOW] =
+	    "INSERT INTO checkpoint_counters (job_id, last_id)"
+	    " SELECT job_id, ?2 FROM triggers WHERE id = ?1"
+	    " ON CONFLICT (job_id) DO UPDATE"
+	    " SET last_id = max(last_id, excluded.last_id)",
+	[STMT_CLAIM_RELEASE] =
+	    "UPDATE triggers SET claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL, checkpoint_type = NULL"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by = ?2"
+	    " AND checkpoint_id IS NULL",
 };
 
 struct lite {

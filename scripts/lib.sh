@@ -2,7 +2,7 @@
 # needs, and the build.  Sourced from the checkout's root.
 
 # What building, running and testing need on Debian 12.
-PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev libpq-dev"
+PACKAGES_BUILD="gcc make autoconf automake pkg-config libfcgi-dev libjson-c-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev"
 PACKAGES_RUN="lighttpd sqlite3 curl"
 # python3-venv: the virtual environment of t3910's fuzzer (Python runs only that).
 PACKAGES_TEST="libfcgi-bin procps apache2 libapache2-mod-fcgid nginx spawn-fcgi wrk e2fsprogs mount default-jdk-headless maven prometheus postgresql openssl iproute2 python3-venv"

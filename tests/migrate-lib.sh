@@ -73,7 +73,8 @@ claim() {
 	    bail "sqlite3 on $1"
 }
 
-# fill_source DB: jobs of every kind, triggers completed, failed (declined,
+# fill_source DB: jobs of every kind (one bound to a JobManager, not
+# RUNNING: no runner asks it), triggers completed, failed (declined,
 # expired and job not found), pending, claimed by a runner elsewhere and expired,
 # a runner's pass recorded, a removed job's counter and counts.  Sets
 # EXPIRED, the trigger id whose result has expired.
@@ -83,7 +84,8 @@ fill_source() {
 	    echo no space >&2; exit 3; fi; echo "/snap/$CHECKPOINT_ID"' &&
 	    at "$1" "$CTL" job add "$J2" --name plain &&
 	    at "$1" "$CTL" job add "$J3" --name held &&
-	    at "$1" "$CTL" job set "$J3" --state SUSPENDED &&
+	    at "$1" "$CTL" job set "$J3" --state SUSPENDED \
+	    --flink http://jobmanager.example:8081 &&
 	    at "$1" "$CTL" job add "$J4" --name gone ||
 	    bail "checkpointctl job add on $1"
 	app_on "$1"

@@ -97,6 +97,8 @@ start_lighttpd_once() {
 	mkdir -p "$H/www" "$H/tmp"
 	_conf=$top_srcdir/scripts/lighttpd.conf
 	[ "$MOUNT" = /api ] && _conf=$top_srcdir/scripts/lighttpd-prefix.conf
+	# SITE=jobmanager: lighttpd-jobmanager.conf, before a JobManager.
+	[ -n "${SITE:-}" ] && _conf=$top_srcdir/scripts/lighttpd-$SITE.conf
 	if [ -n "$AUTH" ]; then
 		write_htpasswd "$H/htpasswd"
 		cat > "$H/auth.conf" <<-EOF
@@ -215,11 +217,15 @@ start_nginx() {
 	_sock=$H/api.sock
 	_site=nginx
 	[ "$SERVER" = nginx-keepalive ] && _site=nginx-keepalive
+	# SITE=jobmanager: nginx-jobmanager.conf, before JOBMANAGER
+	# (host:port), the app started as for nginx.conf.
+	[ -n "${SITE:-}" ] && _site=nginx-$SITE
 	{
 		sed '$d' "$top_srcdir/scripts/$_site.conf"
 		printf '%s\n}\n' "$NGINX_EXTRA"
 	} | sed -e "s|@LISTEN@|127.0.0.1:$PORT|g" -e "s|@PREFIX@|$MOUNT|g" \
-	    -e "s|@SOCKET@|$_sock|g" > "$H/site.conf"
+	    -e "s|@SOCKET@|$_sock|g" -e "s|@JOBMANAGER@|${JOBMANAGER:-}|g" \
+	    > "$H/site.conf"
 	{
 		echo "daemon off;"
 		echo "worker_processes 1;"

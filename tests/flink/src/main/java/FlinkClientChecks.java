@@ -25,7 +25,9 @@ import org.apache.flink.util.SerializedThrowable;
  *                       "failed <exception class> <original class>:
  *                       <message>" as Flink's client raises it
  *   list                listJobs; the count, then "job <id> <status>
- *                       <name> <start time>" a line, sorted
+ *                       <name> <start time>" a line, sorted; or
+ *                       "failed ..." and each cause after " <- ", for
+ *                       the test to find the field a client refused
  *
  * Usage: FlinkClientChecks PORT CALL...
  */
@@ -81,6 +83,8 @@ public final class FlinkClientChecks {
 				throw new IllegalArgumentException("unknown call");
 			}
 		} catch (ExecutionException e) {
+			if (part[0].equals("list"))
+				return failedWithCauses(e.getCause());
 			return failed(e.getCause());
 		} catch (java.util.concurrent.TimeoutException e) {
 			return "timeout after " + WAIT_SECONDS + " s";
@@ -98,6 +102,15 @@ public final class FlinkClientChecks {
 		}
 		return "failed " + t.getClass().getName() + ": " +
 		    oneLine(t.getMessage());
+	}
+
+	private static String failedWithCauses(Throwable t) {
+		StringBuilder out = new StringBuilder(failed(t));
+		for (Throwable c = t.getCause(); c != null && c != t;
+		    t = c, c = c.getCause())
+			out.append(" <- ").append(c.getClass().getName())
+			    .append(": ").append(oneLine(c.getMessage()));
+		return out.toString();
 	}
 
 	private static String jobs(Collection<JobStatusMessage> found) {

@@ -47,6 +47,10 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * element, their lengths being history.
  *
  * Usage: FlinkReference APP-PORT JOBID JOBNAME CHECKPOINT-DIR
+ *
+ * With --serve instead of APP-PORT it compares nothing: it starts the
+ * cluster and its job, prints "rest <URL>" once the job's tasks run,
+ * and serves until it is killed, a JobManager for a test to talk to.
  */
 public final class FlinkReference {
 	private static final Set<String> MASKED_STRINGS = Set.of(
@@ -95,6 +99,11 @@ public final class FlinkReference {
 		config.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
 		config.set(RestOptions.ADDRESS, "127.0.0.1");
 		config.set(RestOptions.PORT, 0);
+		/* -Dstore.seconds=N: results forgotten N s after they end (a
+		 * test of what a client does when Flink no longer knows). */
+		if (System.getProperty("store.seconds") != null)
+			config.set(RestOptions.ASYNC_OPERATION_STORE_DURATION,
+			    Duration.ofSeconds(Long.getLong("store.seconds")));
 		config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
 		    Path.of(args[3]).toUri().toString());
 		MiniCluster cluster = new MiniCluster(
@@ -103,6 +112,12 @@ public final class FlinkReference {
 		cluster.start();
 		flink = cluster.getRestAddress().get().toString()
 		    .replaceAll("/$", "");
+		if (args[0].equals("--serve")) {
+			start(cluster, args[2]);
+			System.out.println("rest " + flink);
+			System.out.flush();
+			Thread.sleep(Long.MAX_VALUE);
+		}
 		run(cluster, args[2]);
 		for (String d : diffs)
 			System.out.println(d);
@@ -112,7 +127,9 @@ public final class FlinkReference {
 		Runtime.getRuntime().halt(0);
 	}
 
-	private static void run(MiniCluster cluster, String name) throws Exception {
+	/* Submits the job and waits until every task of it runs. */
+	private static void start(MiniCluster cluster, String name)
+	    throws Exception {
 		StreamExecutionEnvironment env =
 		    StreamExecutionEnvironment.getExecutionEnvironment();
 		/* Periodic checkpoints far apart: only the test's triggers. */
@@ -135,7 +152,10 @@ public final class FlinkReference {
 				throw new IllegalStateException("the job did not start");
 			Thread.sleep(100);
 		}
+	}
 
+	private static void run(MiniCluster cluster, String name) throws Exception {
+		start(cluster, name);
 		String base = "/jobs/" + job + "/checkpoints";
 		same("trigger CONFIGURED", "POST", base,
 		    "{\"checkpointType\":\"CONFIGURED\",\"triggerId\":\"" + T1 + "\"}");
