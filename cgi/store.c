@@ -1167,6 +1167,9 @@ store_complete_plain(struct store *s, int64_t after, int64_t upto,
 	}
 }
 
+static enum store_rc pending_rows(struct store_rows *, size_t, struct pending *,
+    size_t *);
+
 /*
  * Up to max pending, unclaimed triggers in (after_row, upto_row] (of
  * the jobs the round locked, where rounds lock), in arrival order.  The
@@ -1178,8 +1181,7 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
     struct pending *p, size_t *n)
 {
 	struct store_rows r;
-	struct pending *e;
-	const char *jobs = NULL, *cmd;
+	const char *jobs = NULL;
 	enum store_rc rc;
 
 	*n = 0;
@@ -1194,33 +1196,96 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
 			"read pending triggers") != STORE_OK)
 			return end(&r);
 	}
-	while (*n < max && next(&r)) {
+	return pending_rows(&r, max, p, n);
+}
+
+/*
+ * The rows of STMT_PENDING or STMT_PENDING_HEADS, up to max, into p;
+ * ends r.  On failure none is kept.
+ */
+static enum store_rc
+pending_rows(struct store_rows *r, size_t max, struct pending *p, size_t *n)
+{
+	struct pending *e;
+	const char *cmd;
+
+	while (*n < max && next(r)) {
 		e = &p[*n];
 		memset(e, 0, sizeof(*e));
-		e->row = col_int(&r, 0);
-		col_id(&r, 1, &e->job);
-		col_id(&r, 2, &e->trigger);
-		ckpt_type_parse(col_text(&r, 3), &e->requested);
-		e->job_known = col_int(&r, 4) != 0;
+		e->row = col_int(r, 0);
+		col_id(r, 1, &e->job);
+		col_id(r, 2, &e->trigger);
+		ckpt_type_parse(col_text(r, 3), &e->requested);
+		e->job_known = col_int(r, 4) != 0;
 		if (e->job_known) {
-			job_state_parse(col_text(&r, 5), &e->job_state);
-			ckpt_type_parse(col_text(&r, 6), &e->job_type);
-			if ((cmd = col_text(&r, 7)) != NULL &&
+			job_state_parse(col_text(r, 5), &e->job_state);
+			ckpt_type_parse(col_text(r, 6), &e->job_type);
+			if ((cmd = col_text(r, 7)) != NULL &&
 			    (e->command = strdup(cmd)) == NULL) {
-				r.rc = s->ops->fail(s, "read pending triggers",
-				    "out of memory");
+				r->rc = r->s->ops->fail(r->s,
+				    "read pending triggers", "out of memory");
 				break;
 			}
-			e->timeout_s = col_int(&r, 8);
+			e->timeout_s = col_int(r, 8);
 		}
-		e->job_busy = col_int(&r, 9) != 0;
+		e->job_busy = col_int(r, 9) != 0;
 		(*n)++;
 	}
-	if (end(&r) != STORE_OK) {
+	if (end(r) != STORE_OK) {
 		store_pending_free(p, *n);
 		*n = 0;
 	}
-	return r.rc;
+	return r->rc;
+}
+
+/*
+ * The first waiting trigger of each RUNNING job with a command none of
+ * whose triggers is claimed, up to max, in arrival order: what a round
+ * may start, found by one probe a job, whatever the length of the queue.
+ * A driver whose rounds run beside other hosts' locks those jobs first,
+ * skipping those another round holds.  The caller holds a transaction
+ * (store_begin) and frees with store_pending_free.
+ */
+enum store_rc
+store_pending_heads(struct store *s, size_t max, struct pending *p, size_t *n)
+{
+	struct store_rows r;
+	struct buf jobs = { 0 };
+	enum store_rc rc = STORE_OK;
+	int first = 1;
+
+	*n = 0;
+	if (s->ops->sql[STMT_LOCK_HEADS] != NULL) {
+		if (query(s, &r, STMT_LOCK_HEADS, NULL, 0,
+			"lock the jobs with a command") == STORE_OK) {
+			buf_adds(&jobs, "{");
+			while (next(&r)) {
+				/* Job ids are hex: nothing to quote. */
+				buf_printf(&jobs, "%s%s", first ? "" : ",",
+				    col_text(&r, 0));
+				first = 0;
+			}
+			if (buf_adds(&jobs, "}") != 0)
+				r.rc = s->ops->fail(s, "lock the jobs",
+				    "out of memory");
+		}
+		if ((rc = end(&r)) != STORE_OK) {
+			buf_free(&jobs);
+			return rc;
+		}
+	}
+	{
+		struct store_val v[] = { VAL_INT((int64_t)max),
+			VAL_TEXT(buf_str(&jobs)) };
+
+		if (query(s, &r, STMT_PENDING_HEADS, v, NVAL(v),
+			"read the jobs' next triggers") == STORE_OK)
+			rc = pending_rows(&r, max, p, n);
+		else
+			rc = end(&r);
+	}
+	buf_free(&jobs);
+	return rc;
 }
 
 /* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */

@@ -431,6 +431,30 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_SEQUENCE] =
 	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
 	    " coalesce(max(id), 0) + 1, false) FROM triggers",
+	/*
+	 * The jobs whose first waiting trigger a round may take, locked
+	 * until its end; those another runner's round holds are its own to
+	 * take, and are skipped rather than waited for.  The heads are read
+	 * by the next statement, whose snapshot follows the locks: a claim
+	 * committed meanwhile is seen.
+	 */
+	[STMT_LOCK_HEADS] = "SELECT job_id FROM jobs WHERE state = 'RUNNING'"
+			    " AND command IS NOT NULL ORDER BY job_id"
+			    " FOR NO KEY UPDATE SKIP LOCKED",
+	/* As SQLite's, of the jobs locked ($2). */
+	[STMT_PENDING_HEADS] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s, false"
+	    " FROM jobs j CROSS JOIN LATERAL (SELECT q.id, q.job_id,"
+	    "  q.trigger_id, q.requested_type FROM triggers q"
+	    "  WHERE q.job_id = j.job_id AND q.status = 'IN_PROGRESS'"
+	    "  AND q.claimed_by IS NULL ORDER BY q.id LIMIT 1) AS t"
+	    " WHERE j.job_id = ANY ($2::text[]) AND j.state = 'RUNNING'"
+	    " AND j.command IS NOT NULL"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = j.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " ORDER BY t.id LIMIT $1",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */
@@ -2162,8 +2186,10 @@ pg_data_version(struct store *base, int64_t *version)
 	if (!PQconsumeInput(s->conn) || PQstatus(s->conn) == CONNECTION_BAD)
 		return pg_lost(s, "read notifications",
 		    PQerrorMessage(s->conn));
+	/* A runner's own completions are news to other runners only. */
 	while ((n = PQnotifies(s->conn)) != NULL) {
-		s->notifications++;
+		if (n->be_pid != PQbackendPID(s->conn))
+			s->notifications++;
 		PQfreemem(n);
 	}
 	*version = s->notifications;

@@ -349,6 +349,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
 	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	/*
+	 * The first waiting trigger of each job whose command is free:
+	 * one probe of triggers_queue a job, however long its queue.
+	 */
+	[STMT_PENDING_HEADS] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s, 0"
+	    " FROM jobs j JOIN triggers t ON t.id = (SELECT min(q.id)"
+	    "  FROM triggers q WHERE q.job_id = j.job_id"
+	    "  AND q.status = 'IN_PROGRESS' AND q.claimed_by IS NULL)"
+	    " WHERE j.state = 'RUNNING' AND j.command IS NOT NULL"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = j.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " ORDER BY t.id LIMIT ?1",
 };
 
 struct lite {

@@ -133,7 +133,8 @@ is "$(sqlite3 "$OLD" "SELECT name FROM sqlite_schema WHERE type = 'index'
     AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name")" "triggers_checkpoint
 triggers_claimed
 triggers_completed
-triggers_pending" "migration: the triggers indexes are there again"
+triggers_pending
+triggers_queue" "migration: the triggers indexes are there again"
 is "$(sqlite3 "$OLD" "SELECT * FROM checkpoint_stats")" "$J1|1|0|0|1000|1000|1000|4|1000|2000||||||" \
     "migration: the stored results are counted in the statistics"
 sqlite3 "$OLD" "INSERT INTO triggers (job_id, trigger_id, requested_type,

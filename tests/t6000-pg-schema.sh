@@ -65,7 +65,8 @@ is "$(psql_q "SELECT count(*) FROM pg_class c JOIN pg_namespace n
     0 "  which it leaves empty"
 
 "$CTL" init > /dev/null || bail "checkpointctl init"
-is "$(sql "PRAGMA user_version")" 5 "SQLite at version 5"
+V=$(ls "$top_srcdir"/schema/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
+is "$(sql "PRAGMA user_version")" "$V" "SQLite at version $V"
 
 # pg_sql SQL-FILE [DB]: a file of SQL in one transaction.
 pg_sql() {
@@ -79,6 +80,14 @@ sq_sql() {
 }
 
 # --- The shape: the same columns, indexes and triggers ----------------------
+
+# Both at their last version: PostgreSQL's later migrations on top of
+# 0001, as the programs apply them.
+for _m in "$top_srcdir"/schema/pg/[0-9][0-9][0-9][0-9]-*.sql; do
+	[ "$_m" = "$PG_SCHEMA" ] && continue
+	pg_sql "$_m" > "$T/migrate.err" 2>&1 ||
+	    bail "$_m: $(cat "$T/migrate.err")"
+done
 
 sq_cols() {
 	sql "SELECT group_concat(name, ',') FROM pragma_table_info('$1')"
@@ -103,7 +112,7 @@ is "$(psql_q "SELECT string_agg(indexname::text, ',' ORDER BY indexname)
 is "$(psql_q "SELECT string_agg(indexname || ':' || (indexdef LIKE '% WHERE %'),
     ',' ORDER BY indexname) FROM pg_indexes WHERE indexname LIKE 'triggers\_%'
     AND indexname NOT LIKE '%_key'")" \
-    "triggers_checkpoint:true,triggers_claimed:true,triggers_completed:true,triggers_pending:true" \
+    "triggers_checkpoint:true,triggers_claimed:true,triggers_completed:true,triggers_pending:true,triggers_queue:true" \
     "  each of them partial"
 is "$(psql_q "SELECT string_agg(tgname::text, ',' ORDER BY tgname)
     FROM pg_trigger WHERE NOT tgisinternal")" \
