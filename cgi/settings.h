@@ -20,6 +20,9 @@
 #define DEFAULT_BUSY_MS 2000 /* lock wait before 503 */
 #define DEFAULT_HISTORY 10 /* Flink's web.checkpoints.history */
 #define MAX_HISTORY 1000
+/* Flink's limit of queued checkpoint requests (CheckpointRequestDecider). */
+#define DEFAULT_MAX_QUEUED 1000
+#define MAX_MAX_QUEUED 1000000
 
 struct settings {
 	const char *db_path; /* CHECKPOINT_DB */
@@ -32,6 +35,7 @@ struct settings {
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
 	int64_t history; /* CHECKPOINT_HISTORY: checkpoints in the history */
+	int64_t max_queued; /* CHECKPOINT_MAX_QUEUED: waiting triggers a job */
 	int metrics; /* CHECKPOINT_METRICS: GET /metrics answers */
 	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "runner.h"
 #include "store_impl.h"
 #include "throwable.h"
 
@@ -315,20 +316,46 @@ run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
 enum store_rc
 store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
 {
-	struct store_val v[] = { VAL_TEXT(t->job.s), VAL_TEXT(t->trigger.s),
-		VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
-		VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
-		VAL_INT(t->store_ms) };
+	struct buf trace = { 0 };
 	enum store_rc rc;
 	int64_t changed = 0;
 
 	if (s->ops->record_batch != NULL)
 		return s->ops->record_batch(s, &t, 1, created);
 	*created = 0;
-	rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger", &changed);
+	if (store_queue_full_trace(&trace, t->max_queued) != 0) {
+		buf_free(&trace);
+		return s->ops->fail(s, "record trigger", "out of memory");
+	}
+	{
+		struct store_val v[] = { VAL_TEXT(t->job.s),
+			VAL_TEXT(t->trigger.s),
+			VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
+			VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
+			VAL_INT(t->store_ms), VAL_INT(t->max_queued),
+			VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(buf_str(&trace)) };
+
+		rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger",
+		    &changed);
+	}
+	buf_free(&trace);
 	if (rc == STORE_OK)
 		*created = changed > 0;
 	return rc;
+}
+
+/*
+ * A job's queue is bounded as Flink bounds its queued checkpoint
+ * requests: a trigger past it is answered 202 as any, and is recorded
+ * already failed, with Flink's exception for it.  What is queued stays.
+ */
+int
+store_queue_full_trace(struct buf *b, int64_t max_queued)
+{
+	return buf_printf(b,
+	    "%s: %s\n\tat checkpoint-api (the job has %lld triggers "
+	    "waiting: CHECKPOINT_MAX_QUEUED)\n",
+	    FAIL_CKPT_CLASS, FAIL_QUEUE_FULL, (long long)max_queued);
 }
 
 /*

@@ -100,6 +100,7 @@ struct trigger_rec {
 	const char *remote_addr; /* may be NULL */
 	int64_t now_ms;
 	int64_t store_ms; /* retention; 0: forever */
+	int64_t max_queued; /* triggers a job may have waiting (> 0) */
 };
 
 enum store_rc store_record_trigger(struct store *, const struct trigger_rec *,

@@ -209,4 +209,10 @@ enum store_rc store_pg_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
 #endif
 
+/*
+ * The failure a trigger is recorded with when its job already has
+ * max_queued triggers waiting (store_record_trigger); -1: out of memory.
+ */
+int store_queue_full_trace(struct buf *, int64_t max_queued);
+
 #endif /* STORE_IMPL_H */
