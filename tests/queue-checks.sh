@@ -35,6 +35,9 @@ if [ "$STORE" != pg ] && [ "$(id -u)" -eq 0 ]; then
 	chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
 fi
 
+# JB registered (its triggers listed); J not: the bound is the same.
+"$CTL" --db "$CHECKPOINT_DB" job add "$JB" > /dev/null ||
+    bail "checkpointctl job add"
 export CHECKPOINT_MAX_QUEUED=3
 start_server 2>>"$T/server-stderr.log"
 
@@ -71,6 +74,9 @@ is "$(trig "$J" 2)" "202 200 $IN_PROGRESS" \
     "a queued triggerId posted again: still queued, not failed"
 is "$(trig "$J" 4)" "$out" "the failed one posted again: the same failure"
 is "$(trig "$JB" 1)" "202 200 $IN_PROGRESS" "another job's queue is its own"
+http GET "/jobs/$JB/triggers"
+like "$BODY" "\"trigger_id\":\"$(tid 1)\",[^}]*\"remote_user\":null,\"remote_addr\":\"127\.0\.0\.1\"\}" \
+    "GET /jobs/:jobid/triggers names who posted it: no user, the address"
 
 # The runner's claimed trigger is not waiting: room for one more.
 sql "UPDATE triggers SET claimed_by = 'test:1:1', claimed_ms = 1,
