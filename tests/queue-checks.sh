@@ -78,6 +78,29 @@ http GET "/jobs/$JB/triggers"
 like "$BODY" "\"trigger_id\":\"$(tid 1)\",[^}]*\"remote_user\":null,\"remote_addr\":\"127\.0\.0\.1\"\}" \
     "GET /jobs/:jobid/triggers names who posted it: no user, the address"
 
+# Who posted a trigger is never changed afterwards (0010, pg 0007).
+caller() {
+	sql "SELECT coalesce(remote_user, '-') || ' ' || remote_addr
+	    FROM triggers WHERE job_id = '$1' AND trigger_id = '$(tid "$2")'"
+}
+for col in remote_user remote_addr; do
+	sql "UPDATE triggers SET $col = 'mallory' WHERE job_id = '$JB'
+	    AND trigger_id = '$(tid 1)'" > "$T/update.out" 2>&1
+	rc=$?
+	like "$rc $(cat "$T/update.out")" \
+	    '^[1-9].*the caller recorded with a trigger is never changed' \
+	    "an UPDATE of $col is refused, with why"
+done
+is "$(caller "$JB" 1)" "- 127.0.0.1" "  the caller is as recorded"
+# An expired trigger posted again is a new trigger, with its own caller.
+sql "INSERT INTO triggers (job_id, trigger_id, requested_type, status,
+    checkpoint_id, checkpoint_type, created_ms, completed_ms, remote_user,
+    remote_addr) VALUES ('$JB', '$(tid 7)', 'FULL', 'COMPLETED', 1, 'FULL',
+    1000, 1000, 'bob', '192.0.2.9')" > /dev/null
+is "$(trig "$JB" 7)" "202 200 $IN_PROGRESS" \
+    "an expired trigger posted again starts afresh"
+is "$(caller "$JB" 7)" "- 127.0.0.1" "  recorded with its new caller"
+
 # The runner's claimed trigger is not waiting: room for one more.
 sql "UPDATE triggers SET claimed_by = 'test:1:1', claimed_ms = 1,
     lease_ms = 9999999999999, checkpoint_id = 1, checkpoint_type = 'FULL'
@@ -103,7 +126,7 @@ done
 # Never a bare wait: it would wait for the web server too.
 [ -z "$pids" ] || wait $pids
 is "$(waiting "$JB")" 3 "60 POSTs from 8 clients at once: 3 waiting"
-is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$JB'")" 61 \
+is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$JB'")" 62 \
     "  every one recorded"
 
 stop_server
