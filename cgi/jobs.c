@@ -112,6 +112,10 @@ jobs_trigger(const struct trigger_row *t, void *arg)
 	    jobs_opt_string(b, t->failure_class) == -1 ||
 	    buf_adds(b, ",\"failure_trace\":") == -1 ||
 	    jobs_opt_string(b, t->failure_trace) == -1 ||
+	    buf_adds(b, ",\"remote_user\":") == -1 ||
+	    jobs_opt_string(b, t->remote_user) == -1 ||
+	    buf_adds(b, ",\"remote_addr\":") == -1 ||
+	    jobs_opt_string(b, t->remote_addr) == -1 ||
 	    buf_add(b, "}", 1) == -1) {
 		l->err = 1;
 		return 1;

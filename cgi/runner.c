@@ -755,10 +755,12 @@ pass_start(struct pass *p, struct running *r, const char *command)
 }
 
 /*
- * One round: decide up to `batch` pending triggers after *cursor in one
- * transaction (set-based where no command is involved, row by row where
- * one is), then start the commands it claimed.  *more is set while the
- * queue may hold more rows past the cursor.
+ * One round, in one transaction: decide set-based up to `batch` pending
+ * triggers after *cursor (those no command is involved in), and claim the
+ * next trigger of each job whose command is free; then start the commands
+ * it claimed.  *more is set while the queue may hold more rows past the
+ * cursor.  The cost of a claim does not grow with the queue: a job's
+ * queued triggers are never read again while its command runs.
  */
 static enum store_rc
 pass_round(struct pass *p, int64_t *cursor, int *more)
@@ -768,7 +770,7 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	struct in_doubt *d;
 	struct buf trace = { 0 };
 	enum store_rc rc;
-	size_t n, i, nclaims = 0, inrange;
+	size_t n, i, nclaims = 0, inrange, heads;
 	int claimed, doubtful = 0;
 	int64_t now = clock_ms(CLOCK_REALTIME), upto, failed = 0, completed = 0;
 
@@ -776,10 +778,16 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
 	/*
-	 * The round's range, then what can be decided set-based over it,
-	 * then what is left (triggers of jobs with a command) row by row.
+	 * The round's range, and what can be decided set-based over it;
+	 * what is left there waits on its job's command.  Then the first
+	 * waiting trigger of each job whose command is free, wherever it
+	 * is in the queue: as many as may start, and one more to tell that
+	 * the parallel limit left work for later.
 	 */
 	n = 0;
+	heads = p->o->parallel - p->nrun + 1;
+	if (heads > p->o->batch)
+		heads = p->o->batch;
 	if ((rc = store_pending_bound(p->store, *cursor, p->o->batch, &upto,
 		 &inrange)) != STORE_OK ||
 	    (inrange > 0 &&
@@ -787,9 +795,9 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 		      FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &failed)) !=
 			STORE_OK ||
 		    (rc = store_complete_plain(p->store, *cursor, upto, now,
-			 &completed)) != STORE_OK ||
-		    (rc = store_pending(p->store, *cursor, upto, p->o->batch,
-			 p->pend, &n)) != STORE_OK))) {
+			 &completed)) != STORE_OK)) ||
+	    (rc = store_pending_heads(p->store, heads, p->pend, &n)) !=
+		STORE_OK) {
 		store_rollback(p->store);
 		return rc;
 	}
@@ -1233,7 +1241,7 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	int64_t cursor = 0, start = action_now_ms(), purged;
 	int64_t before = stats->completed + stats->failed;
 	int64_t version = 0, seen = 0;
-	int more = 1, rescan, busy = 0;
+	int more = 1, next_round, restart, busy = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.runner = rn;
@@ -1272,19 +1280,26 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 			 (rc != STORE_BUSY || busy > RUNNER_BUSY_TRIES)) ||
 			*quit))
 			break;
-		/* Look again from the start once an action frees its job,
-		 * or when another process committed (new triggers). */
-		rescan = pass_wait(&p) && p.skipped;
+		/*
+		 * An action that ended frees its job (and a parallel slot):
+		 * a round takes the job's next trigger, from where the
+		 * cursor is.  Another process's commit may have queued
+		 * triggers behind the cursor (ids are handed out before
+		 * commit), or changed a job: look again from the start.
+		 */
+		next_round = pass_wait(&p);
+		restart = 0;
 		if (store_data_version(s, &version) == STORE_OK &&
 		    version != seen) {
 			seen = version;
-			rescan = 1;
+			restart = 1;
 		}
-		if (rescan || rc == STORE_BUSY) {
+		if (next_round || restart || rc == STORE_BUSY) {
 			p.skipped = 0;
-			cursor = 0;
 			more = 1;
 		}
+		if (restart)
+			cursor = 0;
 	}
 	pass_release_flink(&p);
 	while (p.nrun > 0)

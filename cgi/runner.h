@@ -41,6 +41,8 @@ struct runner_stats {
 	"org.apache.flink.runtime.checkpoint.CheckpointException"
 #define FAIL_DECLINED "Checkpoint was declined."
 #define FAIL_EXPIRED "Checkpoint expired before completing."
+#define FAIL_QUEUE_FULL \
+	"The maximum number of queued checkpoint requests exceeded"
 
 /*
  * A runner, across its passes: what it owes the store.  Results of

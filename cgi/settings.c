@@ -189,6 +189,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->cors_origin = "*";
 	st->busy_ms = DEFAULT_BUSY_MS;
 	st->history = DEFAULT_HISTORY;
+	st->max_queued = DEFAULT_MAX_QUEUED;
 	st->metrics = 1;
 	st->metrics_filter = 1;
 	st->history_keep = DEFAULT_HISTORY_KEEP;
@@ -249,5 +250,10 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	    settings_parse_int(v, 0, MAX_HISTORY, &st->history) == -1)
 		return settings_fail(err, errlen, "CHECKPOINT_HISTORY", v,
 		    "a number of checkpoints from 0 to 1000, e.g. 10");
+	/* No 0 for "unbounded": no client may grow a queue for ever. */
+	if ((v = getenv("CHECKPOINT_MAX_QUEUED")) != NULL &&
+	    settings_parse_int(v, 1, MAX_MAX_QUEUED, &st->max_queued) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_MAX_QUEUED", v,
+		    "a number of triggers from 1 to 1000000, e.g. 1000");
 	return settings_history_retention(st, err, errlen);
 }

@@ -24,6 +24,9 @@
 #define DEFAULT_HISTORY_KEEP 1000
 #define MAX_HISTORY_KEEP 100000000
 #define DEFAULT_HISTORY_AGE_MS ((int64_t)30 * 24 * 3600 * 1000)
+/* Flink's limit of queued checkpoint requests (CheckpointRequestDecider). */
+#define DEFAULT_MAX_QUEUED 1000
+#define MAX_MAX_QUEUED 1000000
 
 struct settings {
 	const char *db_path; /* CHECKPOINT_DB */
@@ -36,6 +39,7 @@ struct settings {
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */
 	int sched_normal; /* CHECKPOINT_SCHED_BATCH=0 */
 	int64_t history; /* CHECKPOINT_HISTORY: checkpoints in the history */
+	int64_t max_queued; /* CHECKPOINT_MAX_QUEUED: waiting triggers a job */
 	int metrics; /* CHECKPOINT_METRICS: GET /metrics answers */
 	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
 	int64_t history_keep; /* CHECKPOINT_HISTORY_KEEP; 0: no count bound */

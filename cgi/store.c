@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "runner.h"
 #include "store_impl.h"
 #include "throwable.h"
 
@@ -331,20 +332,46 @@ run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
 enum store_rc
 store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
 {
-	struct store_val v[] = { VAL_TEXT(t->job.s), VAL_TEXT(t->trigger.s),
-		VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
-		VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
-		VAL_INT(t->store_ms) };
+	struct buf trace = { 0 };
 	enum store_rc rc;
 	int64_t changed = 0;
 
 	if (s->ops->record_batch != NULL)
 		return s->ops->record_batch(s, &t, 1, created);
 	*created = 0;
-	rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger", &changed);
+	if (store_queue_full_trace(&trace, t->max_queued) != 0) {
+		buf_free(&trace);
+		return s->ops->fail(s, "record trigger", "out of memory");
+	}
+	{
+		struct store_val v[] = { VAL_TEXT(t->job.s),
+			VAL_TEXT(t->trigger.s),
+			VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
+			VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
+			VAL_INT(t->store_ms), VAL_INT(t->max_queued),
+			VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(buf_str(&trace)) };
+
+		rc = run(s, STMT_RECORD, v, NVAL(v), "record trigger",
+		    &changed);
+	}
+	buf_free(&trace);
 	if (rc == STORE_OK)
 		*created = changed > 0;
 	return rc;
+}
+
+/*
+ * A job's queue is bounded as Flink bounds its queued checkpoint
+ * requests: a trigger past it is answered 202 as any, and is recorded
+ * already failed, with Flink's exception for it.  What is queued stays.
+ */
+int
+store_queue_full_trace(struct buf *b, int64_t max_queued)
+{
+	return buf_printf(b,
+	    "%s: %s\n\tat checkpoint-api (the job has %lld triggers "
+	    "waiting: CHECKPOINT_MAX_QUEUED)\n",
+	    FAIL_CKPT_CLASS, FAIL_QUEUE_FULL, (long long)max_queued);
 }
 
 /*
@@ -1261,6 +1288,9 @@ store_complete_plain(struct store *s, int64_t after, int64_t upto,
 	}
 }
 
+static enum store_rc pending_rows(struct store_rows *, size_t, struct pending *,
+    size_t *);
+
 /*
  * Up to max pending, unclaimed triggers in (after_row, upto_row] (of
  * the jobs the round locked, where rounds lock), in arrival order.  The
@@ -1272,8 +1302,7 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
     struct pending *p, size_t *n)
 {
 	struct store_rows r;
-	struct pending *e;
-	const char *jobs = NULL, *cmd;
+	const char *jobs = NULL;
 	enum store_rc rc;
 
 	*n = 0;
@@ -1288,39 +1317,102 @@ store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
 			"read pending triggers") != STORE_OK)
 			return end(&r);
 	}
-	while (*n < max && next(&r)) {
+	return pending_rows(&r, max, p, n);
+}
+
+/*
+ * The rows of STMT_PENDING or STMT_PENDING_HEADS, up to max, into p;
+ * ends r.  On failure none is kept.
+ */
+static enum store_rc
+pending_rows(struct store_rows *r, size_t max, struct pending *p, size_t *n)
+{
+	struct pending *e;
+	const char *cmd;
+
+	while (*n < max && next(r)) {
 		e = &p[*n];
 		memset(e, 0, sizeof(*e));
-		e->row = col_int(&r, 0);
-		col_id(&r, 1, &e->job);
-		col_id(&r, 2, &e->trigger);
-		ckpt_type_parse(col_text(&r, 3), &e->requested);
-		e->job_known = col_int(&r, 4) != 0;
+		e->row = col_int(r, 0);
+		col_id(r, 1, &e->job);
+		col_id(r, 2, &e->trigger);
+		ckpt_type_parse(col_text(r, 3), &e->requested);
+		e->job_known = col_int(r, 4) != 0;
 		if (e->job_known) {
-			job_state_parse(col_text(&r, 5), &e->job_state);
-			ckpt_type_parse(col_text(&r, 6), &e->job_type);
-			if ((cmd = col_text(&r, 7)) != NULL &&
+			job_state_parse(col_text(r, 5), &e->job_state);
+			ckpt_type_parse(col_text(r, 6), &e->job_type);
+			if ((cmd = col_text(r, 7)) != NULL &&
 			    (e->command = strdup(cmd)) == NULL) {
-				r.rc = s->ops->fail(s, "read pending triggers",
-				    "out of memory");
+				r->rc = r->s->ops->fail(r->s,
+				    "read pending triggers", "out of memory");
 				break;
 			}
-			e->timeout_s = col_int(&r, 8);
-			if ((cmd = col_text(&r, 10)) != NULL &&
+			e->timeout_s = col_int(r, 8);
+			if ((cmd = col_text(r, 10)) != NULL &&
 			    (e->flink_url = strdup(cmd)) == NULL) {
-				r.rc = s->ops->fail(s, "read pending triggers",
-				    "out of memory");
+				r->rc = r->s->ops->fail(r->s,
+				    "read pending triggers", "out of memory");
 				break;
 			}
 		}
-		e->job_busy = col_int(&r, 9) != 0;
+		e->job_busy = col_int(r, 9) != 0;
 		(*n)++;
 	}
-	if (end(&r) != STORE_OK) {
+	if (end(r) != STORE_OK) {
 		store_pending_free(p, *n);
 		*n = 0;
 	}
-	return r.rc;
+	return r->rc;
+}
+
+/*
+ * The first waiting trigger of each RUNNING job with a command none of
+ * whose triggers is claimed, up to max, in arrival order: what a round
+ * may start, found by one probe a job, whatever the length of the queue.
+ * A driver whose rounds run beside other hosts' locks those jobs first,
+ * skipping those another round holds.  The caller holds a transaction
+ * (store_begin) and frees with store_pending_free.
+ */
+enum store_rc
+store_pending_heads(struct store *s, size_t max, struct pending *p, size_t *n)
+{
+	struct store_rows r;
+	struct buf jobs = { 0 };
+	enum store_rc rc = STORE_OK;
+	int first = 1;
+
+	*n = 0;
+	if (s->ops->sql[STMT_LOCK_HEADS] != NULL) {
+		if (query(s, &r, STMT_LOCK_HEADS, NULL, 0,
+			"lock the jobs with a command") == STORE_OK) {
+			buf_adds(&jobs, "{");
+			while (next(&r)) {
+				/* Job ids are hex: nothing to quote. */
+				buf_printf(&jobs, "%s%s", first ? "" : ",",
+				    col_text(&r, 0));
+				first = 0;
+			}
+			if (buf_adds(&jobs, "}") != 0)
+				r.rc = s->ops->fail(s, "lock the jobs",
+				    "out of memory");
+		}
+		if ((rc = end(&r)) != STORE_OK) {
+			buf_free(&jobs);
+			return rc;
+		}
+	}
+	{
+		struct store_val v[] = { VAL_INT((int64_t)max),
+			VAL_TEXT(buf_str(&jobs)) };
+
+		if (query(s, &r, STMT_PENDING_HEADS, v, NVAL(v),
+			"read the jobs' next triggers") == STORE_OK)
+			rc = pending_rows(&r, max, p, n);
+		else
+			rc = end(&r);
+	}
+	buf_free(&jobs);
+	return rc;
 }
 
 /* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */

@@ -101,6 +101,7 @@ struct trigger_rec {
 	const char *remote_addr; /* may be NULL */
 	int64_t now_ms;
 	int64_t store_ms; /* retention; 0: forever */
+	int64_t max_queued; /* triggers a job may have waiting (> 0) */
 };
 
 enum store_rc store_record_trigger(struct store *, const struct trigger_rec *,
@@ -331,6 +332,8 @@ enum store_rc store_complete_plain(struct store *, int64_t after, int64_t upto,
 enum store_rc store_pending(struct store *, int64_t after_row, int64_t upto_row,
     size_t max, struct pending *, size_t *n);
 void store_pending_free(struct pending *, size_t n);
+enum store_rc store_pending_heads(struct store *, size_t max, struct pending *,
+    size_t *n);
 enum store_rc store_next_checkpoint_id(struct store *, const struct id *job,
     int64_t *id);
 enum store_rc store_complete(struct store *, int64_t row, const char *owner,

@@ -81,6 +81,8 @@ enum stmt {
 	STMT_FLINK_COMPLETE,
 	STMT_COUNTER_FOLLOW,
 	STMT_CLAIM_RELEASE,
+	STMT_LOCK_HEADS,
+	STMT_PENDING_HEADS,
 	STMT__MAX
 };
 
@@ -252,5 +254,11 @@ enum store_rc store_pg_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
 const struct store_ops *store_pg_ops(void);
 #endif
+
+/*
+ * The failure a trigger is recorded with when its job already has
+ * max_queued triggers waiting (store_record_trigger); -1: out of memory.
+ */
+int store_queue_full_trace(struct buf *, int64_t max_queued);
 
 #endif /* STORE_IMPL_H */

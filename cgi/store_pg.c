@@ -43,6 +43,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "runner.h"
 #include "schema.h"
 #include "store_impl.h"
 #include "throwable.h"
@@ -62,6 +63,8 @@ static const struct store_ops pg_ops;
 #define PG_QUOTE(x) #x
 #define PG_QUOTED(x) PG_QUOTE(x)
 #define PG_MAX_PARAMS 18
+/* pg_batch_params's texts. */
+#define PG_BATCH_BUFS 7
 
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN",
@@ -81,22 +84,37 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * of the transaction.  RETURNING names the rows created or started
 	 * afresh.  One statement a batch, not one a row: the server does
 	 * much less for a batch (scripts/bench.d/results.md).
+	 * A row past its job's $7 waiting triggers (those already queued,
+	 * then the batch's own in order) is made already failed ($8, $9,
+	 * $10): beside other processes' batches, each may add its own.
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers AS t (job_id, trigger_id, requested_type,"
-	    " created_ms, remote_user, remote_addr)"
-	    " SELECT r.j, r.k, r.y, " NOW_MS ", r.u, r.a"
+	    " created_ms, remote_user, remote_addr, status, failure_class,"
+	    " failure_trace, failure_throwable, completed_ms)"
+	    " SELECT r.j, r.k, r.y, " NOW_MS ", r.u, r.a,"
+	    " CASE WHEN r.f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
+	    " CASE WHEN r.f THEN $8 END, CASE WHEN r.f THEN $9 END,"
+	    " CASE WHEN r.f THEN $10 END, CASE WHEN r.f THEN " NOW_MS " END"
+	    " FROM (SELECT r.*, (SELECT count(*) FROM (SELECT 1 FROM triggers q"
+	    "  WHERE q.job_id = r.j AND q.status = 'IN_PROGRESS'"
+	    "  AND q.claimed_by IS NULL LIMIT $7::bigint) AS w)"
+	    "  + row_number() OVER (PARTITION BY r.j ORDER BY r.i)"
+	    "  > $7::bigint AS f"
 	    " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],"
-	    "  $5::text[]) WITH ORDINALITY AS r (j, k, y, u, a, i)"
+	    "  $5::text[]) WITH ORDINALITY AS r (j, k, y, u, a, i)) AS r"
 	    " ORDER BY r.i"
 	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
 	    " requested_type = excluded.requested_type,"
-	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
-	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
-	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " checkpoint_type = NULL, status = excluded.status,"
+	    " checkpoint_id = NULL, location = NULL,"
+	    " failure_class = excluded.failure_class,"
+	    " failure_trace = excluded.failure_trace,"
+	    " failure_throwable = excluded.failure_throwable,"
 	    " created_ms = excluded.created_ms,"
 	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
-	    " completed_ms = NULL, remote_user = excluded.remote_user,"
+	    " completed_ms = excluded.completed_ms,"
+	    " remote_user = excluded.remote_user,"
 	    " remote_addr = excluded.remote_addr"
 	    " WHERE t.status = 'COMPLETED' AND $6::bigint > 0"
 	    " AND t.completed_ms <= excluded.created_ms - $6::bigint"
@@ -497,6 +515,31 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " lease_ms = NULL, checkpoint_type = NULL"
 	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2"
 	    " AND checkpoint_id IS NULL",
+	/*
+	 * The jobs whose first waiting trigger a round may take, locked
+	 * until its end; those another runner's round holds are its own to
+	 * take, and are skipped rather than waited for.  The heads are read
+	 * by the next statement, whose snapshot follows the locks: a claim
+	 * committed meanwhile is seen.
+	 */
+	[STMT_LOCK_HEADS] =
+	    "SELECT job_id FROM jobs WHERE state = 'RUNNING'"
+	    " AND (command IS NOT NULL OR flink_url IS NOT NULL)"
+	    " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED",
+	/* As SQLite's, of the jobs locked ($2). */
+	[STMT_PENDING_HEADS] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s, false, j.flink_url"
+	    " FROM jobs j CROSS JOIN LATERAL (SELECT q.id, q.job_id,"
+	    "  q.trigger_id, q.requested_type FROM triggers q"
+	    "  WHERE q.job_id = j.job_id AND q.status = 'IN_PROGRESS'"
+	    "  AND q.claimed_by IS NULL ORDER BY q.id LIMIT 1) AS t"
+	    " WHERE j.job_id = ANY ($2::text[]) AND j.state = 'RUNNING'"
+	    " AND (j.command IS NOT NULL OR j.flink_url IS NOT NULL)"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = j.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " ORDER BY t.id LIMIT $1",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */
@@ -1576,7 +1619,9 @@ rec_sorted(const struct trigger_rec *const *t, size_t n)
 
 /*
  * The parameters of STMT_RECORD for the batch r[] (sorted by key): five
- * text[] literals in a[] and the store duration.  A key the batch holds
+ * text[] literals in a[], the store duration, and the failure of a
+ * trigger past its job's queue (its trace and serialized-throwable in
+ * a[5] and a[6]).  A key the batch holds
  * twice is sent once: its first POST may create the trigger, the later
  * ones never do.  -1: out of memory.
  */
@@ -1605,9 +1650,15 @@ pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
 		bad = buf_adds(&a[i], "}") != 0;
 		p_text(p, buf_str(&a[i]));
 	}
-	if (bad)
+	if (bad || store_queue_full_trace(&a[5], r[0].t->max_queued) != 0 ||
+	    throwable_base64(&a[6], FAIL_CKPT_CLASS, strlen(FAIL_CKPT_CLASS),
+		buf_str(&a[5]), a[5].len) != 0)
 		return -1;
 	p_int(p, r[0].t->store_ms);
+	p_int(p, r[0].t->max_queued);
+	p_text(p, FAIL_CKPT_CLASS);
+	p_text(p, buf_str(&a[5]));
+	p_text(p, buf_str(&a[6]));
 	return 0;
 }
 
@@ -1645,7 +1696,7 @@ pg_batch_created(const PGresult *res, const struct rec_at *r, size_t n,
 static enum store_rc
 pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
 {
-	struct buf a[5] = { 0 };
+	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
 	PGresult *res = NULL;
 	enum store_rc rc = STORE_ERROR;
@@ -1656,7 +1707,7 @@ pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
 	if (rc == STORE_OK)
 		pg_batch_created(res, r, n, created);
 	PQclear(res);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < PG_BATCH_BUFS; i++)
 		buf_free(&a[i]);
 	return rc;
 }
@@ -1746,7 +1797,7 @@ pg_pipe_pop(struct pg *s)
 static enum store_rc
 pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 {
-	struct buf a[5] = { 0 };
+	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
 	enum store_rc rc = STORE_OK;
 	char name[16];
@@ -1759,7 +1810,7 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 		     NULL, 0) ||
 	    !PQpipelineSync(s->conn))
 		rc = pg_lost(s, "record triggers", PQerrorMessage(s->conn));
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < PG_BATCH_BUFS; i++)
 		buf_free(&a[i]);
 	return rc;
 }
@@ -2228,8 +2279,10 @@ pg_data_version(struct store *base, int64_t *version)
 	if (!PQconsumeInput(s->conn) || PQstatus(s->conn) == CONNECTION_BAD)
 		return pg_lost(s, "read notifications",
 		    PQerrorMessage(s->conn));
+	/* A runner's own completions are news to other runners only. */
 	while ((n = PQnotifies(s->conn)) != NULL) {
-		s->notifications++;
+		if (n->be_pid != PQbackendPID(s->conn))
+			s->notifications++;
 		PQfreemem(n);
 	}
 	*version = s->notifications;

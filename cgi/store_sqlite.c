@@ -46,20 +46,33 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/*
 	 * A new trigger, or a fresh start for one whose result has expired
 	 * (checkpoint-api(7), "RETENTION").  A live trigger is left
-	 * alone: the same (job, triggerId) starts nothing.
+	 * alone: the same (job, triggerId) starts nothing.  One past the
+	 * job's ?8 waiting triggers is made already failed (?9, ?10): the
+	 * count stops at ?8, from triggers_queue.
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
-	    " created_ms, remote_user, remote_addr)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+	    " created_ms, remote_user, remote_addr, status, failure_class,"
+	    " failure_trace, failure_throwable, completed_ms)"
+	    " SELECT ?1, ?2, ?3, ?4, ?5, ?6,"
+	    " CASE WHEN f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
+	    " CASE WHEN f THEN ?9 END, CASE WHEN f THEN ?10 END,"
+	    " CASE WHEN f THEN serialized_throwable(?9, ?10) END,"
+	    " CASE WHEN f THEN ?4 END"
+	    " FROM (SELECT (SELECT count(*) FROM (SELECT 1 FROM triggers"
+	    "  WHERE job_id = ?1 AND status = 'IN_PROGRESS'"
+	    "  AND claimed_by IS NULL LIMIT ?8)) >= ?8 AS f) WHERE true"
 	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
 	    " requested_type = excluded.requested_type,"
-	    " checkpoint_type = NULL, status = 'IN_PROGRESS',"
-	    " checkpoint_id = NULL, location = NULL, failure_class = NULL,"
-	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " checkpoint_type = NULL, status = excluded.status,"
+	    " checkpoint_id = NULL, location = NULL,"
+	    " failure_class = excluded.failure_class,"
+	    " failure_trace = excluded.failure_trace,"
+	    " failure_throwable = excluded.failure_throwable,"
 	    " created_ms = excluded.created_ms,"
 	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
-	    " completed_ms = NULL, remote_user = excluded.remote_user,"
+	    " completed_ms = excluded.completed_ms,"
+	    " remote_user = excluded.remote_user,"
 	    " remote_addr = excluded.remote_addr"
 	    " WHERE status = 'COMPLETED' AND ?7 > 0 AND completed_ms <= ?4 - ?7",
 	[STMT_STATUS] =
@@ -421,6 +434,23 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " lease_ms = NULL, checkpoint_type = NULL"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by = ?2"
 	    " AND checkpoint_id IS NULL",
+	/*
+	 * The first waiting trigger of each job whose command (or
+	 * JobManager) is free: one probe of triggers_queue a job, however
+	 * long its queue.
+	 */
+	[STMT_PENDING_HEADS] =
+	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
+	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
+	    " j.timeout_s, 0, j.flink_url"
+	    " FROM jobs j JOIN triggers t ON t.id = (SELECT min(q.id)"
+	    "  FROM triggers q WHERE q.job_id = j.job_id"
+	    "  AND q.status = 'IN_PROGRESS' AND q.claimed_by IS NULL)"
+	    " WHERE j.state = 'RUNNING'"
+	    " AND (j.command IS NOT NULL OR j.flink_url IS NOT NULL)"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = j.job_id"
+	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
+	    " ORDER BY t.id LIMIT ?1",
 };
 
 struct lite {

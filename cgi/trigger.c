@@ -159,6 +159,7 @@ trigger_post(struct exchange *x)
 	rec.remote_addr = req->remote_addr;
 	rec.now_ms = x->now_ms;
 	rec.store_ms = a->settings->store_ms;
+	rec.max_queued = a->settings->max_queued;
 
 	if (a->settings->reject_unknown_jobs) {
 		if ((s = exchange_store(x)) == NULL)

@@ -730,7 +730,7 @@ if [ "$STORE" = pg ]; then
 	# PostgreSQL's writer lock of the same effect (tests/pg.sh, pg_lock):
 	# the triggers table in EXCLUSIVE mode.
 	pg_lock "$PG_DB" triggers \
-	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';"
+	    "UPDATE triggers SET location='locker' WHERE trigger_id='$TA';"
 	! psql_q "BEGIN; SET LOCAL lock_timeout = '100ms';
 	    LOCK TABLE triggers IN ROW EXCLUSIVE MODE; ROLLBACK;" "$PG_DB" \
 	    2>/dev/null 3>&-
@@ -747,7 +747,7 @@ else
 	# It waits for the lock itself (.timeout): under CGI the process that
 	# answered the last request may still be checkpointing as it exits.
 	printf '%s\n' "BEGIN IMMEDIATE;" \
-	    "UPDATE triggers SET remote_user='locker' WHERE trigger_id='$TA';" \
+	    "UPDATE triggers SET location='locker' WHERE trigger_id='$TA';" \
 	    ".shell touch '$T/locked'" >&3
 	i=0
 	while [ ! -e "$T/locked" ] && [ $i -lt 200 ]; do
@@ -769,7 +769,7 @@ else
 	wait "$LOCKER"
 	stop_pid "$LOCKER"
 fi
-is "$(sql "SELECT remote_user FROM triggers WHERE trigger_id='$TA'")" locker \
+is "$(sql "SELECT location FROM triggers WHERE trigger_id='$TA'")" locker \
     "locked: the other writer committed once the lock was let go"
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TB'")" 0 \
     "locked: the 503 left nothing behind"

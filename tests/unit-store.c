@@ -253,6 +253,7 @@ record(struct store *s, const char *job, const char *trigger,
 	t.remote_addr = "192.0.2.7";
 	t.now_ms = now;
 	t.store_ms = store_ms;
+	t.max_queued = 1000;
 	*created = -1;
 	return store_record_trigger(s, &t, created);
 }

@@ -1,0 +1,8 @@
+-- 0009: each job's queue, by job in arrival order.
+--
+-- The runner takes the first waiting trigger of each job whose command is
+-- free (one probe a job, however long the queue), and a POST counts a
+-- job's waiting triggers against CHECKPOINT_MAX_QUEUED (a probe bounded by
+-- that limit): neither may walk the whole queue, nor another job's.
+CREATE INDEX triggers_queue ON triggers (job_id, id)
+	WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL;

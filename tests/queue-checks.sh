@@ -1,0 +1,137 @@
+# Shared by t3750 (SQLite) and t6255 (PostgreSQL): a job's queue of waiting
+# triggers is bounded by CHECKPOINT_MAX_QUEUED, through lighttpd.  A trigger
+# past it is answered 202 and is recorded already failed with Flink's
+# CheckpointException for a full queue; what is queued stays queued; the
+# claimed trigger (the one the runner runs) does not count; another job's
+# queue is its own.  Sourced by a test that sets STORE (sqlite or pg).
+
+. "$(dirname "$0")/lib.sh"
+if [ "$STORE" = pg ]; then
+	. "$(dirname "$0")/pg.sh"
+fi
+for c in lighttpd curl sqlite3; do
+	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
+done
+unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
+    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
+
+J=0123456789abcdef0123456789abcdef
+JB=fedcba9876543210fedcba9876543210
+IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
+FULL_TRACE='org.apache.flink.runtime.checkpoint.CheckpointException: The maximum number of queued checkpoint requests exceeded\n\tat checkpoint-api (the job has 3 triggers waiting: CHECKPOINT_MAX_QUEUED)\n'
+
+if [ "$STORE" = pg ]; then
+	pg_start
+	pg_app_db queue
+	sql() {
+		pg_sql "$1"
+	}
+else
+	export CHECKPOINT_DB=$DB
+fi
+"$CTL" --db "$CHECKPOINT_DB" init > /dev/null || bail "checkpointctl init"
+[ "$STORE" = pg ] || share_dir "$T"
+if [ "$STORE" != pg ] && [ "$(id -u)" -eq 0 ]; then
+	chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
+fi
+
+# JB registered (its triggers listed); J not: the bound is the same.
+"$CTL" --db "$CHECKPOINT_DB" job add "$JB" > /dev/null ||
+    bail "checkpointctl job add"
+export CHECKPOINT_MAX_QUEUED=3
+start_server 2>>"$T/server-stderr.log"
+
+# trig JOB N: POST a trigger with triggerId N (hex, padded), its status.
+tid() {
+	printf '%032x' "$1"
+}
+trig() {
+	http POST "/jobs/$1/checkpoints" "{\"triggerId\":\"$(tid "$2")\"}"
+	_post=$STATUS
+	http GET "/jobs/$1/checkpoints/$(tid "$2")"
+	echo "$_post $STATUS $BODY"
+}
+waiting() {
+	sql "SELECT count(*) FROM triggers WHERE job_id = '$1'
+	    AND status = 'IN_PROGRESS' AND claimed_by IS NULL"
+}
+
+for n in 1 2 3; do
+	is "$(trig "$J" "$n")" "202 200 $IN_PROGRESS" "trigger $n of 3: queued"
+done
+out=$(trig "$J" 4)
+like "$out" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failureCause":\{"class":"org\.apache\.flink\.runtime\.checkpoint\.CheckpointException","stack-trace":"' \
+    "the 4th: answered 202, and its status is a failure at once"
+is "$(printf '%s' "$out" | sed 's/.*"stack-trace":"\([^"]*\)".*/\1/')" \
+    "$FULL_TRACE" "  Flink's exception for a full queue, with the limit"
+is "$(printf '%s' "$out" |
+    grep -cF "\"serialized-throwable\":\"$THROWABLE_HEAD")" 1 \
+    "  with its serialized-throwable"
+is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$J'
+    AND checkpoint_id IS NOT NULL")" 0 "  no checkpoint id used"
+is "$(waiting "$J")" 3 "the three queued are still waiting"
+is "$(trig "$J" 2)" "202 200 $IN_PROGRESS" \
+    "a queued triggerId posted again: still queued, not failed"
+is "$(trig "$J" 4)" "$out" "the failed one posted again: the same failure"
+is "$(trig "$JB" 1)" "202 200 $IN_PROGRESS" "another job's queue is its own"
+http GET "/jobs/$JB/triggers"
+like "$BODY" "\"trigger_id\":\"$(tid 1)\",[^}]*\"remote_user\":null,\"remote_addr\":\"127\.0\.0\.1\"\}" \
+    "GET /jobs/:jobid/triggers names who posted it: no user, the address"
+
+# Who posted a trigger is never changed afterwards (0010, pg 0007).
+caller() {
+	sql "SELECT coalesce(remote_user, '-') || ' ' || remote_addr
+	    FROM triggers WHERE job_id = '$1' AND trigger_id = '$(tid "$2")'"
+}
+for col in remote_user remote_addr; do
+	sql "UPDATE triggers SET $col = 'mallory' WHERE job_id = '$JB'
+	    AND trigger_id = '$(tid 1)'" > "$T/update.out" 2>&1
+	rc=$?
+	like "$rc $(cat "$T/update.out")" \
+	    '^[1-9].*the caller recorded with a trigger is never changed' \
+	    "an UPDATE of $col is refused, with why"
+done
+is "$(caller "$JB" 1)" "- 127.0.0.1" "  the caller is as recorded"
+# An expired trigger posted again is a new trigger, with its own caller.
+sql "INSERT INTO triggers (job_id, trigger_id, requested_type, status,
+    checkpoint_id, checkpoint_type, created_ms, completed_ms, remote_user,
+    remote_addr) VALUES ('$JB', '$(tid 7)', 'FULL', 'COMPLETED', 1, 'FULL',
+    1000, 1000, 'bob', '192.0.2.9')" > /dev/null
+is "$(trig "$JB" 7)" "202 200 $IN_PROGRESS" \
+    "an expired trigger posted again starts afresh"
+is "$(caller "$JB" 7)" "- 127.0.0.1" "  recorded with its new caller"
+
+# The runner's claimed trigger is not waiting: room for one more.
+sql "UPDATE triggers SET claimed_by = 'test:1:1', claimed_ms = 1,
+    lease_ms = 9999999999999, checkpoint_id = 1, checkpoint_type = 'FULL'
+    WHERE job_id = '$J' AND trigger_id = '$(tid 1)'" > /dev/null
+is "$(trig "$J" 5)" "202 200 $IN_PROGRESS" "a claimed trigger does not count"
+like "$(trig "$J" 6)" '^202 200 \{"status":\{"id":"COMPLETED"\}' \
+    "  and the queue is full again at 3 waiting"
+is "$(waiting "$J")" 3 "  3 waiting"
+
+# Many at once, by 8 clients: never more than the limit waiting.
+i=100
+pids=
+while [ $i -lt 160 ]; do
+	curl -s -o /dev/null -X POST -d "{\"triggerId\":\"$(tid $i)\"}" \
+	    "$BASE/jobs/$JB/checkpoints" &
+	pids="$pids $!"
+	if [ $((i % 8)) -eq 7 ]; then
+		wait $pids
+		pids=
+	fi
+	i=$((i + 1))
+done
+# Never a bare wait: it would wait for the web server too.
+[ -z "$pids" ] || wait $pids
+is "$(waiting "$JB")" 3 "60 POSTs from 8 clients at once: 3 waiting"
+is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$JB'")" 62 \
+    "  every one recorded"
+
+stop_server
+CHECKPOINT_MAX_QUEUED=0 "$API" < /dev/null > "$T/check.out" 2>&1
+rc=$?
+like "$rc $(cat "$T/check.out")" '^[1-9].*CHECKPOINT_MAX_QUEUED' \
+    "CHECKPOINT_MAX_QUEUED=0 is refused: no unbounded queue"
+done_testing
