@@ -305,6 +305,23 @@ run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
 	return changed > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
+/* Appends the first column of the statement's one row, if any. */
+static enum store_rc
+first_text(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, struct buf *out)
+{
+	struct store_rows r;
+	const char *text;
+	int found = 0;
+
+	if (query(s, &r, id, v, n, what) == STORE_OK && (found = next(&r)) &&
+	    (text = col_text(&r, 0)) != NULL && buf_adds(out, text) != 0)
+		r.rc = STORE_ERROR;
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
 /* --- The API's two operations --- */
 
 /*
@@ -368,17 +385,8 @@ store_read_status(struct store *s, const struct id *job,
 {
 	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s),
 		VAL_INT(now_ms), VAL_INT(store_ms) };
-	struct store_rows r;
-	const char *answer;
-	int found = 0;
 
-	if (query(s, &r, STMT_STATUS, v, NVAL(v), "read status") == STORE_OK &&
-	    (found = next(&r)) && (answer = col_text(&r, 0)) != NULL &&
-	    buf_adds(json, answer) != 0)
-		r.rc = STORE_ERROR;
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK : STORE_NOTFOUND;
+	return first_text(s, STMT_STATUS, v, NVAL(v), "read status", json);
 }
 
 /* Retention: in batches where the driver keeps a purge's transactions short. */
@@ -1407,4 +1415,91 @@ store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
 {
 	if (s->ops->on_commit != NULL)
 		s->ops->on_commit(s, fn, arg);
+}
+
+/* --- Savepoints, stops and disposals --- */
+
+enum store_rc
+store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return first_text(s, STMT_SP_DIR, v, NVAL(v), "savepoint directory",
+	    dir);
+}
+
+enum store_rc
+store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
+    int *created)
+{
+	struct store_val v[] = { VAL_TEXT(sp->job.s), VAL_TEXT(sp->trigger.s),
+		VAL_TEXT(sp->stop ? "STOP" : "SAVEPOINT"),
+		VAL_TEXT(sp->target_dir),
+		VAL_TEXT(sp->native ? "NATIVE" : "CANONICAL"),
+		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
+		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
+		VAL_INT(sp->now_ms) };
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	*created = 0;
+	rc = run(s, STMT_SP_RECORD, v, NVAL(v), "record savepoint", &changed);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return rc;
+}
+
+enum store_rc
+store_read_savepoint_status(struct store *s, const struct id *job,
+    const struct id *trigger, struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s) };
+
+	return first_text(s, STMT_SP_STATUS, v, NVAL(v),
+	    "read savepoint status", json);
+}
+
+enum store_rc
+store_record_disposal(struct store *s, const struct id *trigger,
+    const char *path, const char *remote_user, const char *remote_addr,
+    int64_t now_ms, struct id *out, int *created)
+{
+	struct store_val v[] = { VAL_TEXT(trigger->s), VAL_TEXT(path),
+		VAL_TEXT(remote_user), VAL_TEXT(remote_addr), VAL_INT(now_ms) };
+	struct store_val key[] = { VAL_TEXT(path) };
+	struct store_rows r;
+	enum store_rc rc;
+	int64_t changed = 0;
+	int found = 0;
+
+	*created = 0;
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	rc = run(s, STMT_DISPOSAL_RECORD, v, NVAL(v), "record disposal",
+	    &changed);
+	if (rc == STORE_OK &&
+	    query(s, &r, STMT_DISPOSAL_ID, key, NVAL(key), "disposal id") ==
+		STORE_OK &&
+	    (found = next(&r)))
+		col_id(&r, 0, out);
+	if (rc == STORE_OK)
+		rc = end(&r);
+	if (rc == STORE_OK && !found)
+		rc = s->ops->fail(s, "record disposal", "its row is missing");
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	*created = changed > 0;
+	return store_commit(s);
+}
+
+enum store_rc
+store_read_disposal_status(struct store *s, const struct id *trigger,
+    struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(trigger->s) };
+
+	return first_text(s, STMT_DISPOSAL_STATUS, v, NVAL(v),
+	    "read disposal status", json);
 }

@@ -472,4 +472,47 @@ enum store_rc store_import(struct store *, const struct store_item *);
 /* Commits, with the triggers' next id past the last one imported. */
 enum store_rc store_import_commit(struct store *);
 
+/* --- Savepoints, stops and disposals (checkpoint-api(7), "SAVEPOINTS") --- */
+
+/* What POST /jobs/:jobid/savepoints or /stop asks for. */
+struct savepoint_rec {
+	struct id job;
+	struct id trigger;
+	int stop; /* POST /stop: kind STOP, else SAVEPOINT */
+	const char *target_dir; /* never NULL: the request's or the job's */
+	int native; /* formatType NATIVE, else CANONICAL */
+	int cancel_job; /* savepoint: cancel-job */
+	int drain; /* stop: drain */
+	const char *remote_user; /* may be NULL */
+	const char *remote_addr; /* may be NULL */
+	int64_t now_ms;
+};
+
+/*
+ * The job's default savepoint directory, appended to dir; STORE_NOTFOUND
+ * when the job is unknown or has none.
+ */
+enum store_rc store_job_savepoint_dir(struct store *, const struct id *job,
+    struct buf *dir);
+/*
+ * Records a savepoint or stop; *created is 0 when (job, trigger) was
+ * already recorded, by either, in which case nothing changed.
+ */
+enum store_rc store_record_savepoint(struct store *,
+    const struct savepoint_rec *, int *created);
+/* GET /jobs/:jobid/savepoints/:triggerid's answer; never expires. */
+enum store_rc store_read_savepoint_status(struct store *, const struct id *job,
+    const struct id *trigger, struct buf *json);
+/*
+ * Records the disposal of path under trigger, a fresh id, unless the path
+ * has one already that did not fail; *out is the disposal's id either
+ * way, *created whether anything was started (a new or a retried one).
+ */
+enum store_rc store_record_disposal(struct store *, const struct id *trigger,
+    const char *path, const char *remote_user, const char *remote_addr,
+    int64_t now_ms, struct id *out, int *created);
+/* GET /savepoint-disposal/:triggerid's answer. */
+enum store_rc store_read_disposal_status(struct store *,
+    const struct id *trigger, struct buf *json);
+
 #endif /* STORE_H */

@@ -71,6 +71,13 @@ enum stmt {
 	STMT_IMPORT_SERVICE,
 	STMT_IMPORT_TRIGGER,
 	STMT_IMPORT_SEQUENCE,
+	/* Savepoints, stops and disposals (store.c, "Savepoints"). */
+	STMT_SP_DIR,
+	STMT_SP_RECORD,
+	STMT_SP_STATUS,
+	STMT_DISPOSAL_RECORD,
+	STMT_DISPOSAL_ID,
+	STMT_DISPOSAL_STATUS,
 	STMT__MAX
 };
 

@@ -431,6 +431,36 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_SEQUENCE] =
 	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
 	    " coalesce(max(id), 0) + 1, false) FROM triggers",
+	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
+			" WHERE job_id = $1 AND savepoint_dir IS NOT NULL",
+	/* A triggerId seen before starts nothing, whatever became of it. */
+	[STMT_SP_RECORD] =
+	    "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,"
+	    " format_type, cancel_job, drain, remote_user, remote_addr,"
+	    " created_ms) VALUES ($1, $2, $3, $4, $5, $6::bigint <> 0,"
+	    " $7::bigint <> 0, $8, $9, " NOW_MS ")"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
+	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
+			   " WHERE job_id = $1 AND trigger_id = $2",
+	/* Only a failed disposal starts again, under its first id. */
+	[STMT_DISPOSAL_RECORD] =
+	    "INSERT INTO savepoint_disposals AS d (trigger_id, savepoint_path,"
+	    " remote_user, remote_addr, created_ms)"
+	    " VALUES ($1, $2, $3, $4, " NOW_MS ")"
+	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
+	    " status = 'IN_PROGRESS', failure_class = NULL,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, attempts = d.attempts + 1,"
+	    " created_ms = excluded.created_ms,"
+	    " remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE d.failure_class IS NOT NULL",
+	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
+			     " WHERE savepoint_path = $1",
+	[STMT_DISPOSAL_STATUS] =
+	    "SELECT response FROM savepoint_disposal_status"
+	    " WHERE trigger_id = $1",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */

@@ -349,6 +349,34 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
 	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
+			" WHERE job_id = ?1 AND savepoint_dir IS NOT NULL",
+	/* A triggerId seen before starts nothing, whatever became of it. */
+	[STMT_SP_RECORD] =
+	    "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,"
+	    " format_type, cancel_job, drain, remote_user, remote_addr,"
+	    " created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
+	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
+			   " WHERE job_id = ?1 AND trigger_id = ?2",
+	/* Only a failed disposal starts again, under its first id. */
+	[STMT_DISPOSAL_RECORD] =
+	    "INSERT INTO savepoint_disposals (trigger_id, savepoint_path,"
+	    " remote_user, remote_addr, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
+	    " status = 'IN_PROGRESS', failure_class = NULL,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, attempts = attempts + 1,"
+	    " created_ms = excluded.created_ms,"
+	    " remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE failure_class IS NOT NULL",
+	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
+			     " WHERE savepoint_path = ?1",
+	[STMT_DISPOSAL_STATUS] =
+	    "SELECT response FROM savepoint_disposal_status"
+	    " WHERE trigger_id = ?1",
 };
 
 struct lite {

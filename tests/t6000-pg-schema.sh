@@ -65,7 +65,7 @@ is "$(psql_q "SELECT count(*) FROM pg_class c JOIN pg_namespace n
     0 "  which it leaves empty"
 
 "$CTL" init > /dev/null || bail "checkpointctl init"
-is "$(sql "PRAGMA user_version")" 5 "SQLite at version 5"
+is "$(sql "PRAGMA user_version")" 6 "SQLite at version 6"
 
 # pg_sql SQL-FILE [DB]: a file of SQL in one transaction.
 pg_sql() {
@@ -80,6 +80,12 @@ sq_sql() {
 
 # --- The shape: the same columns, indexes and triggers ----------------------
 
+# Both at their latest version: PostgreSQL's later migrations on top of 0001.
+for _f in "$top_srcdir"/schema/pg/0*.sql; do
+	[ "$_f" = "$PG_SCHEMA" ] && continue
+	pg_sql "$_f" || bail "PostgreSQL migration $_f"
+done
+
 sq_cols() {
 	sql "SELECT group_concat(name, ',') FROM pragma_table_info('$1')"
 }
@@ -89,7 +95,8 @@ pg_cols() {
 	    WHERE table_schema = 'public' AND table_name = '$1'"
 }
 for _rel in jobs checkpoint_counters triggers checkpoint_stats \
-    service_metrics trigger_status job_overview checkpoints; do
+    service_metrics trigger_status job_overview checkpoints savepoints \
+    savepoint_disposals savepoint_status savepoint_disposal_status; do
 	_cols=$(sq_cols "$_rel")
 	[ -n "$_cols" ] || bail "SQLite has no $_rel"
 	is "$(pg_cols "$_rel")" "$_cols" "$_rel: the same columns in order"
