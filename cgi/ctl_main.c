@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,10 @@ enum ctl_opt {
 	CTL_OPT_GROUP,
 	CTL_OPT_WEB_USER,
 	CTL_OPT_RUN_DIR,
+	CTL_OPT_SAVEPOINT_DIR,
+	CTL_OPT_SAVEPOINT_COMMAND,
+	CTL_OPT_STOP_COMMAND,
+	CTL_OPT_DISPOSE_COMMAND,
 	CTL_OPT__MAX
 };
 
@@ -71,12 +76,19 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_GROUP] = "group",
 	[CTL_OPT_WEB_USER] = "web-user",
 	[CTL_OPT_RUN_DIR] = "run-dir",
+	[CTL_OPT_SAVEPOINT_DIR] = "savepoint-dir",
+	[CTL_OPT_SAVEPOINT_COMMAND] = "savepoint-command",
+	[CTL_OPT_STOP_COMMAND] = "stop-command",
+	[CTL_OPT_DISPOSE_COMMAND] = "dispose-command",
 };
 
 #define CTL_BIT(o) (1u << (o))
 #define CTL_JOB_FIELDS \
 	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
-	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT))
+	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT) | \
+	    CTL_BIT(CTL_OPT_SAVEPOINT_DIR) | \
+	    CTL_BIT(CTL_OPT_SAVEPOINT_COMMAND) | \
+	    CTL_BIT(CTL_OPT_STOP_COMMAND) | CTL_BIT(CTL_OPT_DISPOSE_COMMAND))
 
 /* The most words any command has ("job add JOBID"), and one more. */
 #define CTL_MAXWORDS 4
@@ -150,11 +162,15 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    0, CTL_DEPLOY_OPTS, ctl_doctor_cmd },
 	{ "job add",
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--savepoint-dir DIR]\n"
+	    "\t    [--savepoint-command CMD] [--stop-command CMD]\n"
+	    "\t    [--dispose-command CMD]",
 	    1, CTL_JOB_FIELDS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
-	    "\t    [--command CMD] [--timeout SECONDS]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--savepoint-dir DIR]\n"
+	    "\t    [--savepoint-command CMD] [--stop-command CMD]\n"
+	    "\t    [--dispose-command CMD]",
 	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
 	{ "job list", "", 0, 0, ctl_job_list },
@@ -375,6 +391,35 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
  * which (JOB_SET_*).  An empty --command means none: the schema keeps no
  * empty commands, and a job without one completes at once.
  */
+/* The savepoint options: an empty value is none (NULL), as --command. */
+static int
+ctl_job_parse_savepoint(const struct ctl_args *a, struct job *j, int *fields)
+{
+	static const struct {
+		int opt, field;
+		size_t off;
+	} sp[] = {
+		{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR,
+		    offsetof(struct job, savepoint_dir) },
+		{ CTL_OPT_SAVEPOINT_COMMAND, JOB_SET_SAVEPOINT_COMMAND,
+		    offsetof(struct job, savepoint_command) },
+		{ CTL_OPT_STOP_COMMAND, JOB_SET_STOP_COMMAND,
+		    offsetof(struct job, stop_command) },
+		{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND,
+		    offsetof(struct job, dispose_command) },
+	};
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(sp) / sizeof(sp[0]); i++)
+		if ((v = a->opt[sp[i].opt]) != NULL) {
+			*(const char **)(void *)((char *)j +
+			    sp[i].off) = *v != '\0' ? v : NULL;
+			*fields |= sp[i].field;
+		}
+	return 0;
+}
+
 static int
 ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 {
@@ -407,7 +452,7 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 			return -1;
 		*fields |= JOB_SET_TIMEOUT;
 	}
-	return 0;
+	return ctl_job_parse_savepoint(a, j, fields);
 }
 
 /* --- The store. --- */
@@ -606,8 +651,17 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_add(s, &j, clock_ms(CLOCK_REALTIME))) ==
-	    STORE_EXISTS) {
+	/* With its savepoint settings, in one transaction. */
+	if ((rc = store_begin(s)) == STORE_OK &&
+	    (rc = store_job_add(s, &j, clock_ms(CLOCK_REALTIME))) == STORE_OK &&
+	    (fields & JOB_SET_SAVEPOINT) != 0)
+		rc = store_job_set(s, &j, fields & JOB_SET_SAVEPOINT,
+		    clock_ms(CLOCK_REALTIME));
+	if (rc == STORE_OK)
+		rc = store_commit(s);
+	else
+		store_rollback(s);
+	if (rc == STORE_EXISTS) {
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
@@ -627,7 +681,8 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if (fields == 0) {
 		ctl_err("job set: nothing to change; give --state, --name, "
-			"--type, --command or --timeout");
+			"--type, --command, --timeout, --savepoint-dir or a "
+			"savepoint, stop or dispose command");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)

@@ -533,8 +533,19 @@ store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
 		VAL_TEXT(job_state_name(j->state)),
 		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+	struct store_val sp[] = { VAL_TEXT(j->id.s), VAL_INT(fields),
+		VAL_TEXT(j->savepoint_dir), VAL_TEXT(j->savepoint_command),
+		VAL_TEXT(j->stop_command), VAL_TEXT(j->dispose_command),
+		VAL_INT(now_ms) };
+	enum store_rc rc = STORE_OK;
 
-	return run_one(s, STMT_JOB_SET, v, NVAL(v), "set job");
+	if ((fields & ~JOB_SET_SAVEPOINT) != 0 &&
+	    (rc = run_one(s, STMT_JOB_SET, v, NVAL(v), "set job")) != STORE_OK)
+		return rc;
+	if ((fields & JOB_SET_SAVEPOINT) != 0)
+		rc = run_one(s, STMT_JOB_SET_SAVEPOINT, sp, NVAL(sp),
+		    "set job's savepoints");
+	return rc;
 }
 
 enum store_rc
@@ -1502,4 +1513,243 @@ store_read_disposal_status(struct store *s, const struct id *trigger,
 
 	return first_text(s, STMT_DISPOSAL_STATUS, v, NVAL(v),
 	    "read disposal status", json);
+}
+
+/* --- The runner's savepoints and disposals --- */
+
+/* A copy of a text column, NULL for NULL; -1 when out of memory. */
+static int
+col_dup(const struct store_rows *r, int i, char **out)
+{
+	const char *v = col_text(r, i);
+
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	return (*out = strdup(v)) == NULL ? -1 : 0;
+}
+
+enum store_rc
+store_savepoints_pending(struct store *s, struct savepoint_task *t, size_t max,
+    size_t *n)
+{
+	struct store_val v[] = { VAL_INT((int64_t)max) };
+	struct store_rows r;
+	struct savepoint_task *e;
+
+	*n = 0;
+	if (query(s, &r, STMT_SP_PENDING, v, NVAL(v), "pending savepoints") ==
+	    STORE_OK)
+		while (*n < max && next(&r)) {
+			e = &t[*n];
+			memset(e, 0, sizeof(*e));
+			e->row = col_int(&r, 0);
+			col_id(&r, 1, &e->job);
+			col_id(&r, 2, &e->trigger);
+			e->stop = col_int(&r, 3) != 0;
+			e->native = col_int(&r, 5) != 0;
+			e->cancel_job = col_int(&r, 6) != 0;
+			e->drain = col_int(&r, 7) != 0;
+			e->job_known = col_int(&r, 8) != 0;
+			e->job_running = col_int(&r, 9) != 0;
+			e->timeout_s = col_int(&r, 11);
+			e->job_busy = col_int(&r, 12) != 0;
+			(*n)++;
+			if (col_dup(&r, 4, &e->target_dir) == -1 ||
+			    col_dup(&r, 10, &e->command) == -1) {
+				r.rc = STORE_ERROR;
+				break;
+			}
+		}
+	if (end(&r) != STORE_OK) {
+		store_savepoint_tasks_free(t, *n);
+		*n = 0;
+		return r.rc;
+	}
+	return STORE_OK;
+}
+
+void
+store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].target_dir);
+		free(t[i].command);
+		t[i].target_dir = t[i].command = NULL;
+	}
+}
+
+enum store_rc
+store_savepoint_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(checkpoint_id), VAL_INT(now_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
+}
+
+/* The serialized-throwable of a failure, where the C code makes it. */
+static int
+failure_throwable(struct store *s, const char *class, const char *trace,
+    struct buf *th)
+{
+	if (class == NULL || s->ops->sql_throwable)
+		return 0;
+	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
+}
+
+enum store_rc
+store_savepoint_complete(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, const char *location, const char *failure_class,
+    const char *failure_trace, int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *trace = failure_class != NULL && failure_trace == NULL ?
+	    "" :
+	    failure_trace;
+	enum store_rc rc;
+
+	if (failure_throwable(s, failure_class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	{
+		struct store_val v[] = { VAL_INT(row),
+			VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+			VAL_TEXT(failure_class == NULL ? location : NULL),
+			VAL_TEXT(failure_class),
+			VAL_TEXT(failure_class != NULL ? trace : NULL),
+			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
+			VAL_INT(now_ms), VAL_TEXT(owner) };
+
+		rc = run_one(s, STMT_SP_COMPLETE, v, NVAL(v),
+		    "complete savepoint");
+	}
+	buf_free(&th);
+	return rc;
+}
+
+enum store_rc
+store_savepoint_end_job(struct store *s, const struct id *job,
+    const char *state, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(state),
+		VAL_INT(now_ms) };
+
+	return run(s, STMT_SP_END_JOB, v, NVAL(v), "end job", NULL);
+}
+
+enum store_rc
+store_disposals_pending(struct store *s, struct disposal_task *t, size_t max,
+    size_t *n)
+{
+	struct store_val v[] = { VAL_INT((int64_t)max) };
+	struct store_rows r;
+	struct disposal_task *e;
+
+	*n = 0;
+	if (query(s, &r, STMT_DISPOSAL_PENDING, v, NVAL(v),
+		"pending disposals") == STORE_OK)
+		while (*n < max && next(&r)) {
+			e = &t[*n];
+			memset(e, 0, sizeof(*e));
+			e->row = col_int(&r, 0);
+			col_id(&r, 1, &e->trigger);
+			e->job_found = col_text(&r, 3) != NULL;
+			col_id(&r, 3, &e->job);
+			e->timeout_s = col_int(&r, 5);
+			(*n)++;
+			if (col_dup(&r, 2, &e->path) == -1 ||
+			    col_dup(&r, 4, &e->command) == -1) {
+				r.rc = STORE_ERROR;
+				break;
+			}
+		}
+	if (end(&r) != STORE_OK) {
+		store_disposal_tasks_free(t, *n);
+		*n = 0;
+		return r.rc;
+	}
+	return STORE_OK;
+}
+
+void
+store_disposal_tasks_free(struct disposal_task *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].path);
+		free(t[i].command);
+		t[i].path = t[i].command = NULL;
+	}
+}
+
+enum store_rc
+store_disposal_claim(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner), VAL_INT(now_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_DISPOSAL_CLAIM, v, NVAL(v), "claim disposal");
+}
+
+enum store_rc
+store_disposal_complete(struct store *s, int64_t row, const char *owner,
+    const char *path, const char *failure_class, const char *failure_trace,
+    int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *trace = failure_class != NULL && failure_trace == NULL ?
+	    "" :
+	    failure_trace;
+	struct store_val mark[] = { VAL_TEXT(path), VAL_INT(now_ms) };
+	enum store_rc rc;
+
+	if (failure_throwable(s, failure_class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	{
+		struct store_val v[] = { VAL_INT(row), VAL_TEXT(failure_class),
+			VAL_TEXT(failure_class != NULL ? trace : NULL),
+			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
+			VAL_INT(now_ms), VAL_TEXT(owner) };
+
+		rc = run_one(s, STMT_DISPOSAL_COMPLETE, v, NVAL(v),
+		    "complete disposal");
+	}
+	buf_free(&th);
+	if (rc == STORE_OK && failure_class == NULL)
+		rc = run(s, STMT_DISPOSAL_MARK, mark, NVAL(mark),
+		    "mark disposed", NULL);
+	return rc;
+}
+
+enum store_rc
+store_op_claims(struct store *s, int disposals, int64_t now_ms,
+    store_op_claim_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_INT(now_ms) };
+	struct store_rows r;
+	struct op_claim c;
+
+	if (query(s, &r, disposals ? STMT_DISPOSAL_CLAIMS : STMT_SP_CLAIMS, v,
+		NVAL(v), "read claims") == STORE_OK)
+		while (next(&r)) {
+			memset(&c, 0, sizeof(c));
+			c.row = col_int(&r, 0);
+			col_id(&r, 1, &c.job);
+			col_id(&r, 2, &c.trigger);
+			c.owner = col_text(&r, 3);
+			c.expired = col_int(&r, 4) != 0;
+			if (c.owner != NULL && cb(&c, arg) != 0)
+				break;
+		}
+	return end(&r);
 }

@@ -155,6 +155,11 @@ struct job {
 	int64_t pending; /* listing only */
 	int64_t created_ms; /* overview and export only */
 	int64_t updated_ms; /* overview and export only */
+	/* Savepoints (JOB_SET_SAVEPOINT_*; NULL: none). */
+	const char *savepoint_dir;
+	const char *savepoint_command;
+	const char *stop_command;
+	const char *dispose_command;
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -163,12 +168,20 @@ enum {
 	JOB_SET_STATE = 1 << 1,
 	JOB_SET_TYPE = 1 << 2,
 	JOB_SET_COMMAND = 1 << 3,
-	JOB_SET_TIMEOUT = 1 << 4
+	JOB_SET_TIMEOUT = 1 << 4,
+	JOB_SET_SAVEPOINT_DIR = 1 << 5,
+	JOB_SET_SAVEPOINT_COMMAND = 1 << 6,
+	JOB_SET_STOP_COMMAND = 1 << 7,
+	JOB_SET_DISPOSE_COMMAND = 1 << 8
 };
+#define JOB_SET_SAVEPOINT \
+	(JOB_SET_SAVEPOINT_DIR | JOB_SET_SAVEPOINT_COMMAND | \
+	    JOB_SET_STOP_COMMAND | JOB_SET_DISPOSE_COMMAND)
 
 typedef int (*store_job_cb)(const struct job *, void *);
 
 enum store_rc store_job_add(struct store *, const struct job *, int64_t now_ms);
+/* Changes fields; the JOB_SET_SAVEPOINT ones too, in the same call. */
 enum store_rc store_job_set(struct store *, const struct job *, int fields,
     int64_t now_ms);
 enum store_rc store_job_rm(struct store *, const struct id *);
@@ -514,5 +527,66 @@ enum store_rc store_record_disposal(struct store *, const struct id *trigger,
 /* GET /savepoint-disposal/:triggerid's answer. */
 enum store_rc store_read_disposal_status(struct store *,
     const struct id *trigger, struct buf *json);
+
+/* The runner's side (runner.c, "Savepoints and disposals"). */
+struct savepoint_task {
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	int stop, native, cancel_job, drain;
+	char *target_dir; /* owned */
+	int job_known, job_running;
+	char *command; /* owned; NULL: the job has none */
+	int64_t timeout_s;
+	int job_busy; /* a command of the job runs */
+};
+struct disposal_task {
+	int64_t row;
+	struct id trigger;
+	char *path; /* owned */
+	int job_found; /* a savepoint of a job is at path */
+	struct id job;
+	char *command; /* owned; NULL: none */
+	int64_t timeout_s;
+};
+/* A claim of either table, and whether its lease is over. */
+struct op_claim {
+	int64_t row;
+	struct id job; /* empty for a disposal */
+	struct id trigger;
+	const char *owner;
+	int expired;
+};
+typedef int (*store_op_claim_cb)(const struct op_claim *, void *);
+
+/* Up to max pending, unclaimed savepoints and stops, oldest first. */
+enum store_rc store_savepoints_pending(struct store *, struct savepoint_task *,
+    size_t max, size_t *n);
+void store_savepoint_tasks_free(struct savepoint_task *, size_t n);
+enum store_rc store_savepoint_claim(struct store *, int64_t row,
+    const char *owner, int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms);
+/*
+ * Completes a savepoint claimed by owner (NULL: unclaimed) with a
+ * location or a failure; checkpoint_id 0 keeps the one claimed.
+ * STORE_NOTFOUND: not pending, or not owner's.
+ */
+enum store_rc store_savepoint_complete(struct store *, int64_t row,
+    const char *owner, int64_t checkpoint_id, const char *location,
+    const char *failure_class, const char *failure_trace, int64_t now_ms);
+/* A RUNNING job ends in state (FINISHED after a stop, CANCELED). */
+enum store_rc store_savepoint_end_job(struct store *, const struct id *job,
+    const char *state, int64_t now_ms);
+enum store_rc store_disposals_pending(struct store *, struct disposal_task *,
+    size_t max, size_t *n);
+void store_disposal_tasks_free(struct disposal_task *, size_t n);
+enum store_rc store_disposal_claim(struct store *, int64_t row,
+    const char *owner, int64_t now_ms, int64_t lease_ms);
+/* Completes a disposal; on success every savepoint at path is disposed. */
+enum store_rc store_disposal_complete(struct store *, int64_t row,
+    const char *owner, const char *path, const char *failure_class,
+    const char *failure_trace, int64_t now_ms);
+/* Every claim of savepoints (disposals 0) or disposals (1). */
+enum store_rc store_op_claims(struct store *, int disposals, int64_t now_ms,
+    store_op_claim_cb, void *);
 
 #endif /* STORE_H */

@@ -461,6 +461,81 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_DISPOSAL_STATUS] =
 	    "SELECT response FROM savepoint_disposal_status"
 	    " WHERE trigger_id = $1",
+	/*
+	 * The runner's savepoint work (as SQLite's; leases and times on
+	 * the server's clock): pending
+	 * rows in arrival order with their job; busy while any command of
+	 * the job runs (a checkpoint's or a savepoint's).
+	 */
+	[STMT_SP_PENDING] =
+	    "SELECT s.id, s.job_id, s.trigger_id, s.kind = 'STOP',"
+	    " s.target_directory, s.format_type = 'NATIVE', s.cancel_job,"
+	    " s.drain, j.job_id IS NOT NULL, coalesce(j.state = 'RUNNING', false),"
+	    " CASE s.kind WHEN 'STOP' THEN j.stop_command"
+	    "  ELSE j.savepoint_command END, coalesce(j.timeout_s, 600),"
+	    " EXISTS (SELECT 1 FROM triggers t WHERE t.job_id = s.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " OR EXISTS (SELECT 1 FROM savepoints o WHERE o.job_id = s.job_id"
+	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL)"
+	    " FROM savepoints s LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE s.status = 'IN_PROGRESS' AND s.claimed_by IS NULL"
+	    " ORDER BY s.id LIMIT $1 FOR UPDATE OF s SKIP LOCKED",
+	[STMT_SP_CLAIM] =
+	    "UPDATE savepoints SET claimed_by = $2, claimed_ms = " NOW_MS ","
+	    " lease_ms = " NOW_MS " + $5::bigint, checkpoint_id = $3"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_SP_COMPLETE] =
+	    "UPDATE savepoints SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce($2::bigint, checkpoint_id), location = $3,"
+	    " failure_class = $4, failure_trace = $5, failure_throwable = $6,"
+	    " completed_ms = " NOW_MS ", claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NOT DISTINCT FROM $8::text",
+	[STMT_SP_END_JOB] = "UPDATE jobs SET state = $2, updated_ms = " NOW_MS
+			    " WHERE job_id = $1 AND state = 'RUNNING'",
+	/* A claim, and whether its lease is over. */
+	[STMT_SP_CLAIMS] =
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms <= " NOW_MS
+	    " FROM savepoints"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	/*
+	 * A disposal's command is that of the job whose savepoint has the
+	 * path as its location.
+	 */
+	[STMT_DISPOSAL_PENDING] =
+	    "SELECT d.id, d.trigger_id, d.savepoint_path, s.job_id,"
+	    " j.dispose_command, coalesce(j.timeout_s, 600)"
+	    " FROM savepoint_disposals d"
+	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
+	    "  WHERE location = d.savepoint_path)"
+	    " LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE d.status = 'IN_PROGRESS' AND d.claimed_by IS NULL"
+	    " ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED",
+	[STMT_DISPOSAL_CLAIM] =
+	    "UPDATE savepoint_disposals SET claimed_by = $2,"
+	    " claimed_ms = " NOW_MS ", lease_ms = " NOW_MS " + $4::bigint"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_DISPOSAL_COMPLETE] =
+	    "UPDATE savepoint_disposals SET status = 'COMPLETED',"
+	    " failure_class = $2, failure_trace = $3, failure_throwable = $4,"
+	    " completed_ms = " NOW_MS ", claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by IS NOT DISTINCT FROM $6::text",
+	[STMT_DISPOSAL_MARK] = "UPDATE savepoints SET disposed_ms = " NOW_MS
+			       " WHERE location = $1 AND disposed_ms IS NULL",
+	[STMT_DISPOSAL_CLAIMS] =
+	    "SELECT id, '', trigger_id, claimed_by, lease_ms <= " NOW_MS
+	    " FROM savepoint_disposals"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_JOB_SET_SAVEPOINT] =
+	    "UPDATE jobs SET"
+	    " savepoint_dir = CASE WHEN $2::int & 32 <> 0 THEN $3 ELSE savepoint_dir END,"
+	    " savepoint_command = CASE WHEN $2::int & 64 <> 0 THEN $4"
+	    "  ELSE savepoint_command END,"
+	    " stop_command = CASE WHEN $2::int & 128 <> 0 THEN $5 ELSE stop_command END,"
+	    " dispose_command = CASE WHEN $2::int & 256 <> 0 THEN $6"
+	    "  ELSE dispose_command END,"
+	    " updated_ms = " NOW_MS " WHERE job_id = $1",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */

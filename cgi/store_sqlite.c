@@ -377,6 +377,82 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_DISPOSAL_STATUS] =
 	    "SELECT response FROM savepoint_disposal_status"
 	    " WHERE trigger_id = ?1",
+	/*
+	 * The runner's savepoint work (runner.c, "Savepoints"): pending
+	 * rows in arrival order with their job; busy while any command of
+	 * the job runs (a checkpoint's or a savepoint's).
+	 */
+	[STMT_SP_PENDING] =
+	    "SELECT s.id, s.job_id, s.trigger_id, s.kind = 'STOP',"
+	    " s.target_directory, s.format_type = 'NATIVE', s.cancel_job,"
+	    " s.drain, j.job_id IS NOT NULL, coalesce(j.state = 'RUNNING', 0),"
+	    " CASE s.kind WHEN 'STOP' THEN j.stop_command"
+	    "  ELSE j.savepoint_command END, coalesce(j.timeout_s, 600),"
+	    " EXISTS (SELECT 1 FROM triggers t WHERE t.job_id = s.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " OR EXISTS (SELECT 1 FROM savepoints o WHERE o.job_id = s.job_id"
+	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL)"
+	    " FROM savepoints s LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE s.status = 'IN_PROGRESS' AND s.claimed_by IS NULL"
+	    " ORDER BY s.id LIMIT ?1",
+	[STMT_SP_CLAIM] =
+	    "UPDATE savepoints SET claimed_by = ?2, claimed_ms = ?4,"
+	    " lease_ms = ?4 + ?5, checkpoint_id = ?3"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_SP_COMPLETE] =
+	    "UPDATE savepoints SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce(?2, checkpoint_id), location = ?3,"
+	    " failure_class = ?4, failure_trace = ?5,"
+	    " failure_throwable = serialized_throwable(?4, ?5),"
+	    " completed_ms = ?7, claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	[STMT_SP_END_JOB] = "UPDATE jobs SET state = ?2, updated_ms = ?3"
+			    " WHERE job_id = ?1 AND state = 'RUNNING'",
+	/* A claim, and whether its lease is over. */
+	[STMT_SP_CLAIMS] =
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms <= ?1"
+	    " FROM savepoints"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	/*
+	 * A disposal's command is that of the job whose savepoint has the
+	 * path as its location.
+	 */
+	[STMT_DISPOSAL_PENDING] =
+	    "SELECT d.id, d.trigger_id, d.savepoint_path, s.job_id,"
+	    " j.dispose_command, coalesce(j.timeout_s, 600)"
+	    " FROM savepoint_disposals d"
+	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
+	    "  WHERE location = d.savepoint_path)"
+	    " LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE d.status = 'IN_PROGRESS' AND d.claimed_by IS NULL"
+	    " ORDER BY d.id LIMIT ?1",
+	[STMT_DISPOSAL_CLAIM] =
+	    "UPDATE savepoint_disposals SET claimed_by = ?2, claimed_ms = ?3,"
+	    " lease_ms = ?3 + ?4"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_DISPOSAL_COMPLETE] =
+	    "UPDATE savepoint_disposals SET status = 'COMPLETED',"
+	    " failure_class = ?2, failure_trace = ?3,"
+	    " failure_throwable = serialized_throwable(?2, ?3),"
+	    " completed_ms = ?5, claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?6",
+	[STMT_DISPOSAL_MARK] = "UPDATE savepoints SET disposed_ms = ?2"
+			       " WHERE location = ?1 AND disposed_ms IS NULL",
+	[STMT_DISPOSAL_CLAIMS] =
+	    "SELECT id, '', trigger_id, claimed_by, lease_ms <= ?1"
+	    " FROM savepoint_disposals"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_JOB_SET_SAVEPOINT] =
+	    "UPDATE jobs SET"
+	    " savepoint_dir = CASE WHEN ?2 & 32 THEN ?3 ELSE savepoint_dir END,"
+	    " savepoint_command = CASE WHEN ?2 & 64 THEN ?4"
+	    "  ELSE savepoint_command END,"
+	    " stop_command = CASE WHEN ?2 & 128 THEN ?5 ELSE stop_command END,"
+	    " dispose_command = CASE WHEN ?2 & 256 THEN ?6"
+	    "  ELSE dispose_command END,"
+	    " updated_ms = ?7 WHERE job_id = ?1",
 };
 
 struct lite {
