@@ -661,6 +661,8 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 		c.location = col_text(&r, 5);
 		c.failure_class = col_text(&r, 6);
 		c.failure_trace = col_text(&r, 7);
+		c.kind = (enum ckpt_kind)col_int(&r, 8);
+		c.format = col_text(&r, 9);
 		rows++;
 		if (cb(&c, arg) != 0)
 			break;
@@ -668,6 +670,16 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 	if (end(&r) != STORE_OK)
 		return r.rc;
 	return notfound && rows == 0 ? STORE_NOTFOUND : STORE_OK;
+}
+
+/* The job's latest completed savepoint, if any. */
+enum store_rc
+store_savepoint_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return ckpt_rows(s, STMT_SP_LATEST, v, NVAL(v), cb, arg, 0);
 }
 
 enum store_rc

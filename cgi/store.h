@@ -217,6 +217,12 @@ struct ckpt {
 	const char *location; /* completed only; NULL: none printed */
 	const char *failure_class; /* failed only */
 	const char *failure_trace; /* failed only */
+	enum ckpt_kind {
+		CKPT_KIND_CHECKPOINT,
+		CKPT_KIND_SAVEPOINT,
+		CKPT_KIND_STOP /* Flink's SYNC_SAVEPOINT */
+	} kind;
+	const char *format; /* a savepoint's: CANONICAL or NATIVE */
 };
 
 typedef int (*store_ckpt_cb)(const struct ckpt *, void *);
@@ -229,6 +235,9 @@ enum store_rc store_ckpt_counts(struct store *, const struct id *job,
  * highest ids), each if there is one: kept with the counters, so they
  * outlive the purge of their triggers.
  */
+/* latest.savepoint's: the job's completed savepoint of highest id. */
+enum store_rc store_savepoint_latest(struct store *, const struct id *job,
+    store_ckpt_cb, void *);
 enum store_rc store_ckpt_latest(struct store *, const struct id *job,
     store_ckpt_cb, void *);
 /* The job's newest limit checkpoints, newest first. */

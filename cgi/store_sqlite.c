@@ -38,6 +38,17 @@ static const struct store_ops lite_ops;
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
 
+/*
+ * A job's savepoints as checkpoints (the savepoint_checkpoints view),
+ * with their kind (1 savepoint, 2 stop) and format: the statistics'
+ * history and details show both, one id sequence per job, as Flink's.
+ */
+#define SAVEPOINT_ROWS \
+	"SELECT checkpoint_id, status, trigger_ms, completed_ms, duration_ms," \
+	" location, failure_class, failure_trace," \
+	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
+	" FROM savepoint_checkpoints"
+
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_BEGIN_READ] = "BEGIN",
@@ -103,24 +114,26 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_CKPT_LATEST] =
 	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
 	    " completed_ms, max(0, completed_ms - completed_trigger_ms),"
-	    " completed_location, NULL, NULL"
+	    " completed_location, NULL, NULL, 0, NULL"
 	    " FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_completed IS NOT NULL"
 	    " UNION ALL"
 	    " SELECT last_failed, 'FAILED', failed_trigger_ms, failed_ms,"
 	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
-	    " failed_trace FROM checkpoint_stats WHERE job_id = ?1"
+	    " failed_trace, 0, NULL FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_failed IS NOT NULL",
 	[STMT_CKPT_HISTORY] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace"
+	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
 	    " FROM checkpoints WHERE job_id = ?1"
-	    " ORDER BY checkpoint_id DESC LIMIT ?2",
+	    " UNION ALL " SAVEPOINT_ROWS " WHERE job_id = ?1"
+	    " ORDER BY 1 DESC LIMIT ?2",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace"
+	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
 	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
-	    " LIMIT 1",
+	    " UNION ALL " SAVEPOINT_ROWS
+	    " WHERE job_id = ?1 AND checkpoint_id = ?2 LIMIT 1",
 	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
 				" WHERE job_id = ?1 AND status = 'COMPLETED'"
 				" ORDER BY checkpoint_id DESC LIMIT ?2",
@@ -453,6 +466,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " dispose_command = CASE WHEN ?2 & 256 THEN ?6"
 	    "  ELSE dispose_command END,"
 	    " updated_ms = ?7 WHERE job_id = ?1",
+	/* latest.savepoint: the job's completed savepoint of highest id. */
+	[STMT_SP_LATEST] = SAVEPOINT_ROWS
+	" WHERE job_id = ?1 AND status = 'COMPLETED'"
+	" ORDER BY checkpoint_id DESC LIMIT 1",
 };
 
 struct lite {

@@ -126,6 +126,34 @@ SELECT
 	completed_ms
 FROM savepoints;
 
+-- The savepoints that took an id, as the checkpoints view shows
+-- checkpoints: the statistics' history and details show both, one id
+-- sequence per job, as Flink's.
+CREATE VIEW savepoint_checkpoints AS
+SELECT
+	job_id,
+	checkpoint_id,
+	CASE
+	WHEN status = 'IN_PROGRESS' THEN 'IN_PROGRESS'
+	WHEN failure_class IS NULL THEN 'COMPLETED'
+	ELSE 'FAILED'
+	END AS status,
+	coalesce(claimed_ms, created_ms) AS trigger_ms,
+	completed_ms,
+	max(0, completed_ms - coalesce(claimed_ms, created_ms)) AS duration_ms,
+	location,
+	failure_class,
+	failure_trace,
+	trigger_id,
+	kind,
+	format_type,
+	disposed_ms
+FROM savepoints
+WHERE checkpoint_id IS NOT NULL;
+
+CREATE INDEX savepoints_checkpoint ON savepoints (job_id, checkpoint_id)
+	WHERE checkpoint_id IS NOT NULL;
+
 -- Each disposal as GET /savepoint-disposal/:triggerid answers it.
 CREATE VIEW savepoint_disposal_status AS
 SELECT

@@ -3,6 +3,7 @@
 # (and, for PostgreSQL, CHECKPOINT_DB and dbq set to its database).
 # shellcheck disable=SC2016,SC2086
 
+command -v jq >/dev/null 2>&1 || bail "jq is missing"
 pass || bail "checkpoint-runner cannot create $DB"
 start_lighttpd
 
@@ -52,6 +53,25 @@ is "$(sp_status "$J" "$S1")" "$(location file:/sp/savepoint-2)" \
 post "$J" "$(tid 5103)" && pass
 is "$(col "$J" "$(tid 5103)" checkpoint_id)" 3 "the next checkpoint: id 3, after the savepoint's"
 
+# --- one history: savepoints in the job's statistics ---------------------------
+# entry JSON: id, className, is_savepoint, savepointFormat, checkpoint_type.
+entry() {
+	printf '%s' "$1" | jq -r '[.id, .className, .is_savepoint,
+	    .savepointFormat, .checkpoint_type] | map(tostring) | join(" ")'
+}
+http GET /jobs/$J/checkpoints
+STATS=$BODY
+is "$(entry "$(printf '%s' "$STATS" | jq -c .latest.savepoint)")" \
+    "2 completed true NATIVE SAVEPOINT" "statistics: latest.savepoint is the savepoint"
+is "$(entry "$(printf '%s' "$STATS" | jq -c .latest.completed)")" \
+    "3 completed false null CHECKPOINT" "statistics: latest.completed is a checkpoint's"
+is "$(printf '%s' "$STATS" | jq -r '[.history[] | .id] | map(tostring) | join(" ")')" \
+    "3 2 1" "statistics: the history holds the savepoint among the checkpoints"
+is "$(printf '%s' "$STATS" | jq -r '.latest.savepoint.external_path')" file:/sp/savepoint-2 \
+    "statistics: latest.savepoint's external_path is its location"
+http GET /jobs/$J/checkpoints/details/2
+is "$(entry "$BODY")" "2 completed true NATIVE SAVEPOINT" "details of the savepoint's id"
+
 # --- a failed savepoint -----------------------------------------------------
 J2=$(jid 52)
 "$CTL" job add "$J2" --savepoint-command 'echo "no space left" >&2; exit 3'
@@ -81,6 +101,9 @@ is "$(cat "$T/stop-env")" "$(lines SYNC_SAVEPOINT true CANONICAL)" \
     "stop command: SYNC_SAVEPOINT, drain, format"
 is "$(sp_status "$J" "$S3")" "$(location file:/sp/stopped-4)" "stop: its location, id 4"
 is "$(job_state "$J")" FINISHED "stop: the job is FINISHED"
+http GET /jobs/$J/checkpoints
+is "$(entry "$(printf '%s' "$BODY" | jq -c .latest.savepoint)")" \
+    "4 completed true CANONICAL SYNC_SAVEPOINT" "statistics: a stop is a SYNC_SAVEPOINT"
 post "$J" "$(tid 5105)" && pass
 begins "$(trace1 "$J" "$(tid 5105)")" "$JOB_TRACE" \
     "after the stop: a checkpoint fails as Flink's for a job not running"

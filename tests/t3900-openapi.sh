@@ -264,6 +264,8 @@ sql "UPDATE savepoints SET status='COMPLETED', checkpoint_id=9,
     location='file:/sp/savepoint-666666-000000000009', completed_ms=1
     WHERE trigger_id='$SP1'" >/dev/null
 answer_is "savepoint status, completed" 200 GET /jobs/$J/savepoints/$SP1
+answer_is "statistics with a savepoint" 200 GET /jobs/$J/checkpoints
+answer_is "details of a savepoint" 200 GET /jobs/$J/checkpoints/details/9
 sql "UPDATE savepoints SET status='COMPLETED', completed_ms=1,
     failure_class='org.apache.flink.util.SerializedThrowable',
     failure_trace='java.lang.IllegalStateException: x',

@@ -96,7 +96,8 @@ pg_cols() {
 }
 for _rel in jobs checkpoint_counters triggers checkpoint_stats \
     service_metrics trigger_status job_overview checkpoints savepoints \
-    savepoint_disposals savepoint_status savepoint_disposal_status; do
+    savepoint_disposals savepoint_status savepoint_disposal_status \
+    savepoint_checkpoints; do
 	_cols=$(sq_cols "$_rel")
 	[ -n "$_cols" ] || bail "SQLite has no $_rel"
 	is "$(pg_cols "$_rel")" "$_cols" "$_rel: the same columns in order"

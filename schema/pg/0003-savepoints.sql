@@ -113,6 +113,33 @@ SELECT
 	completed_ms
 FROM savepoints;
 
+CREATE VIEW savepoint_checkpoints AS
+SELECT
+	job_id,
+	checkpoint_id,
+	CASE
+	WHEN status = 'IN_PROGRESS' THEN 'IN_PROGRESS'
+	WHEN failure_class IS NULL THEN 'COMPLETED'
+	ELSE 'FAILED'
+	END AS status,
+	coalesce(claimed_ms, created_ms) AS trigger_ms,
+	completed_ms,
+	CASE WHEN completed_ms IS NOT NULL THEN
+		greatest(0, completed_ms - coalesce(claimed_ms, created_ms))
+	END AS duration_ms,
+	location,
+	failure_class,
+	failure_trace,
+	trigger_id,
+	kind,
+	format_type,
+	disposed_ms
+FROM savepoints
+WHERE checkpoint_id IS NOT NULL;
+
+CREATE INDEX savepoints_checkpoint ON savepoints (job_id, checkpoint_id)
+	WHERE checkpoint_id IS NOT NULL;
+
 CREATE VIEW savepoint_disposal_status AS
 SELECT
 	trigger_id,
