@@ -141,6 +141,7 @@ static int ctl_job_set(struct ctl *, const struct ctl_args *);
 static int ctl_job_rm(struct ctl *, const struct ctl_args *);
 static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
+static int ctl_savepoints(struct ctl *, const struct ctl_args *);
 static int ctl_purge(struct ctl *, const struct ctl_args *);
 static int ctl_migrate(struct ctl *, const struct ctl_args *);
 static int ctl_setup_cmd(struct ctl *, const struct ctl_args *);
@@ -176,6 +177,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "job list", "", 0, 0, ctl_job_list },
 	{ "triggers", "[--job JOBID] [--limit N]", 0,
 	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_LIMIT), ctl_triggers },
+	{ "savepoints", "[--job JOBID]", 0, CTL_BIT(CTL_OPT_JOB),
+	    ctl_savepoints },
 	{ "purge", "", 0, 0, ctl_purge },
 	{ "migrate", "--from SRC --to DST", 0,
 	    CTL_BIT(CTL_OPT_FROM) | CTL_BIT(CTL_OPT_TO), ctl_migrate },
@@ -752,18 +755,46 @@ ctl_job_list(struct ctl *c, const struct ctl_args *a)
 	return ret;
 }
 
+/* A time in ms as a UTC date and time cell. */
+static void
+ctl_table_add_when(struct ctl_table *t, int64_t ms)
+{
+	struct tm tm;
+	time_t sec = (time_t)(ms / 1000);
+	char when[32];
+
+	if (gmtime_r(&sec, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(when, sizeof(when), "%lld", (long long)ms);
+	ctl_table_add(t, when);
+}
+
+/* Who asked: user@address, or whichever of them is known. */
+static void
+ctl_table_add_client(struct ctl_table *t, const char *user, const char *addr)
+{
+	if (user != NULL && addr != NULL)
+		ctl_table_addf(t, "%s@%s", user, addr);
+	else
+		ctl_table_add(t, user != NULL ? user : addr);
+}
+
+/* A failure in one cell: its trace's first line, or else its class. */
+static void
+ctl_table_add_failure(struct ctl_table *t, const char *class, const char *trace)
+{
+	const char *s = trace != NULL && *trace != '\0' ? trace : class;
+
+	ctl_table_addn(t, s, strcspn(s, "\n"));
+}
+
 /* What became of a trigger, in a few words. */
 static void
 ctl_trigger_result(struct ctl_table *t, const struct trigger_row *r)
 {
-	const char *s;
-
-	if (r->failure_class != NULL) {
-		s = r->failure_trace != NULL && *r->failure_trace != '\0' ?
-		    r->failure_trace :
-		    r->failure_class;
-		ctl_table_addn(t, s, strcspn(s, "\n"));
-	} else if (strcmp(r->status, "COMPLETED") == 0)
+	if (r->failure_class != NULL)
+		ctl_table_add_failure(t, r->failure_class, r->failure_trace);
+	else if (strcmp(r->status, "COMPLETED") == 0)
 		ctl_table_add(t, r->location);
 	else if (r->claimed_by != NULL)
 		ctl_table_addf(t, "claimed by %s", r->claimed_by);
@@ -775,14 +806,8 @@ static int
 ctl_trigger_row(const struct trigger_row *r, void *arg)
 {
 	struct ctl_table *t = arg;
-	struct tm tm;
-	time_t sec = (time_t)(r->created_ms / 1000);
-	char when[32];
 
-	if (gmtime_r(&sec, &tm) == NULL ||
-	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
-		snprintf(when, sizeof(when), "%lld", (long long)r->created_ms);
-	ctl_table_add(t, when);
+	ctl_table_add_when(t, r->created_ms);
 	ctl_table_add(t, r->job.s);
 	ctl_table_add(t, r->trigger.s);
 	ctl_table_add(t, r->status);
@@ -791,11 +816,7 @@ ctl_trigger_row(const struct trigger_row *r, void *arg)
 	else
 		ctl_table_add(t, NULL);
 	ctl_table_add(t, r->type != NULL ? r->type : r->requested_type);
-	if (r->remote_user != NULL && r->remote_addr != NULL)
-		ctl_table_addf(t, "%s@%s", r->remote_user, r->remote_addr);
-	else
-		ctl_table_add(t,
-		    r->remote_user != NULL ? r->remote_user : r->remote_addr);
+	ctl_table_add_client(t, r->remote_user, r->remote_addr);
 	ctl_trigger_result(t, r);
 	return t->oom;
 }
@@ -826,6 +847,61 @@ ctl_triggers(struct ctl *c, const struct ctl_args *a)
 	rc = store_trigger_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
 	    limit, ctl_trigger_row, &t);
 	if ((ret = ctl_store_done(c, rc, "triggers")) == 0)
+		ret = ctl_table_print(&t);
+	ctl_table_free(&t);
+	return ret;
+}
+
+/* One savepoint or stop as a row of checkpointctl savepoints. */
+static int
+ctl_savepoint_row(const struct savepoint_row *r, void *arg)
+{
+	struct ctl_table *t = arg;
+
+	ctl_table_add_when(t, r->created_ms);
+	ctl_table_add(t, r->job.s);
+	ctl_table_add(t, r->trigger.s);
+	ctl_table_addf(t, "%s%s%s", r->kind, r->cancel_job ? "+CANCEL" : "",
+	    r->drain ? "+DRAIN" : "");
+	ctl_table_add(t, r->status);
+	if (r->checkpoint_id > 0)
+		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
+	else
+		ctl_table_add(t, NULL);
+	ctl_table_add(t, r->format);
+	ctl_table_add_client(t, r->remote_user, r->remote_addr);
+	if (r->failure_class != NULL)
+		ctl_table_add_failure(t, r->failure_class, r->failure_trace);
+	else if (r->location != NULL)
+		ctl_table_addf(t, "%s%s", r->location,
+		    r->disposed_ms > 0 ? " (disposed)" : "");
+	else
+		ctl_table_add(t, NULL);
+	return t->oom;
+}
+
+/* Every savepoint and stop, newest first: where, who, and if disposed. */
+static int
+ctl_savepoints(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
+		"TRIGGER ID", "KIND", "STATUS", "CHECKPOINT", "FORMAT",
+		"CLIENT", "RESULT" };
+	struct ctl_table t;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int ret;
+
+	if (a->opt[CTL_OPT_JOB] != NULL &&
+	    ctl_parse_id("--job", a->opt[CTL_OPT_JOB], &job) == -1)
+		return CTL_EXIT_USAGE;
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	ctl_table_init(&t, header, sizeof(header) / sizeof(header[0]));
+	rc = store_savepoint_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
+	    ctl_savepoint_row, &t);
+	if ((ret = ctl_store_done(c, rc, "savepoints")) == 0)
 		ret = ctl_table_print(&t);
 	ctl_table_free(&t);
 	return ret;

@@ -24,7 +24,8 @@ enum route_id {
 	ROUTE_STOP, /* POST /jobs/:jobid/stop */
 	ROUTE_SAVEPOINT_STATUS, /* /jobs/:jobid/savepoints/:triggerid */
 	ROUTE_DISPOSAL, /* POST /savepoint-disposal */
-	ROUTE_DISPOSAL_STATUS /* /savepoint-disposal/:triggerid */
+	ROUTE_DISPOSAL_STATUS, /* /savepoint-disposal/:triggerid */
+	ROUTE_SAVEPOINTS /* GET /jobs/:jobid/savepoints, beyond Flink */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

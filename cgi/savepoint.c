@@ -12,6 +12,7 @@
 
 #include "body.h"
 #include "exchange.h"
+#include "jobs.h"
 #include "log.h"
 #include "route.h"
 #include "savepoint.h"
@@ -231,4 +232,76 @@ disposal_get(struct exchange *x)
 		exchange_store_failed(x, rc);
 	else
 		r->status = HTTP_200;
+}
+
+/*
+ * One entry of GET /jobs/:jobid/savepoints, after the list's "[" or the
+ * previous entry's "}" (then a comma).
+ */
+static int
+savepoint_entry(const struct savepoint_row *e, void *arg)
+{
+	struct buf *b = arg;
+
+	if ((b->len > 0 && b->p[b->len - 1] == '}' &&
+		buf_add(b, ",", 1) == -1) ||
+	    buf_printf(b,
+		"{\"trigger_id\":\"%s\",\"kind\":\"%s\",\"status\":\"%s\","
+		"\"checkpoint_id\":",
+		e->trigger.s, e->kind, e->status) == -1 ||
+	    jobs_opt_ms(b, e->checkpoint_id) == -1 ||
+	    buf_adds(b, ",\"target_directory\":") == -1 ||
+	    jobs_opt_string(b, e->target_dir) == -1 ||
+	    buf_printf(b,
+		",\"format_type\":\"%s\",\"cancel_job\":%s,\"drain\":%s,"
+		"\"location\":",
+		e->format, e->cancel_job ? "true" : "false",
+		e->drain ? "true" : "false") == -1 ||
+	    jobs_opt_string(b, e->location) == -1 ||
+	    buf_adds(b, ",\"failure_class\":") == -1 ||
+	    jobs_opt_string(b, e->failure_class) == -1 ||
+	    buf_adds(b, ",\"failure_trace\":") == -1 ||
+	    jobs_opt_string(b, e->failure_trace) == -1 ||
+	    buf_printf(b, ",\"created_ms\":%lld,\"completed_ms\":",
+		(long long)e->created_ms) == -1 ||
+	    jobs_opt_ms(b, e->completed_ms) == -1 ||
+	    buf_adds(b, ",\"disposed_ms\":") == -1 ||
+	    jobs_opt_ms(b, e->disposed_ms) == -1 ||
+	    buf_adds(b, ",\"remote_user\":") == -1 ||
+	    jobs_opt_string(b, e->remote_user) == -1 ||
+	    buf_adds(b, ",\"remote_addr\":") == -1 ||
+	    jobs_opt_string(b, e->remote_addr) == -1 ||
+	    buf_add(b, "}", 1) == -1)
+		return 1;
+	return 0;
+}
+
+/*
+ * GET /jobs/:jobid/savepoints, beyond Flink (checkpoint-api(7)): every
+ * savepoint and stop of the job, newest first, with where it is, who
+ * asked for it and when, and whether it was disposed; for a client that
+ * lost a trigger id.  A job never registered lists what was asked of it.
+ */
+void
+savepoint_list(struct exchange *x)
+{
+	struct response *r = x->res;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &job) == -1 ||
+	    (s = exchange_store(x)) == NULL)
+		return;
+	buf_reset(&r->body);
+	if (buf_adds(&r->body, "{\"savepoints\":[") == -1)
+		rc = STORE_ERROR;
+	else
+		rc = store_savepoint_list(s, &job, savepoint_entry, &r->body);
+	if (rc == STORE_OK && buf_adds(&r->body, "]}") == -1)
+		rc = STORE_ERROR;
+	if (rc == STORE_OK)
+		r->status = HTTP_200;
+	else
+		exchange_store_failed(x, rc);
 }

@@ -13,5 +13,6 @@ void savepoint_post(struct exchange *);
 void savepoint_get(struct exchange *);
 void disposal_post(struct exchange *);
 void disposal_get(struct exchange *);
+void savepoint_list(struct exchange *);
 
 #endif /* SAVEPOINT_H */

@@ -1765,3 +1765,39 @@ store_op_claims(struct store *s, int disposals, int64_t now_ms,
 		}
 	return end(&r);
 }
+
+enum store_rc
+store_savepoint_list(struct store *s, const struct id *job,
+    store_savepoint_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job != NULL ? job->s : NULL) };
+	struct store_rows r;
+	struct savepoint_row e;
+
+	if (query(s, &r, STMT_SP_LIST, v, NVAL(v), "list savepoints") ==
+	    STORE_OK)
+		while (next(&r)) {
+			memset(&e, 0, sizeof(e));
+			col_id(&r, 0, &e.job);
+			col_id(&r, 1, &e.trigger);
+			e.kind = col_text(&r, 2);
+			e.status = col_text(&r, 3);
+			e.checkpoint_id = col_int(&r, 4);
+			e.target_dir = col_text(&r, 5);
+			e.format = col_text(&r, 6);
+			e.cancel_job = col_int(&r, 7) != 0;
+			e.drain = col_int(&r, 8) != 0;
+			e.location = col_text(&r, 9);
+			e.failure_class = col_text(&r, 10);
+			e.failure_trace = col_text(&r, 11);
+			e.created_ms = col_int(&r, 12);
+			e.claimed_ms = col_int(&r, 13);
+			e.completed_ms = col_int(&r, 14);
+			e.disposed_ms = col_int(&r, 15);
+			e.remote_user = col_text(&r, 16);
+			e.remote_addr = col_text(&r, 17);
+			if (cb(&e, arg) != 0)
+				break;
+		}
+	return end(&r);
+}

@@ -537,6 +537,25 @@ enum store_rc store_record_disposal(struct store *, const struct id *trigger,
 enum store_rc store_read_disposal_status(struct store *,
     const struct id *trigger, struct buf *json);
 
+/* One savepoint or stop as the store keeps it (listings). */
+struct savepoint_row {
+	struct id job;
+	struct id trigger;
+	const char *kind; /* SAVEPOINT, STOP */
+	const char *status; /* IN_PROGRESS, COMPLETED */
+	int64_t checkpoint_id; /* 0: none */
+	const char *target_dir;
+	const char *format;
+	int cancel_job, drain;
+	const char *location, *failure_class, *failure_trace;
+	int64_t created_ms, claimed_ms, completed_ms, disposed_ms; /* 0: not */
+	const char *remote_user, *remote_addr;
+};
+typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
+/* Every savepoint of job (NULL: of every job), newest first. */
+enum store_rc store_savepoint_list(struct store *, const struct id *job,
+    store_savepoint_cb, void *);
+
 /* The runner's side (runner.c, "Savepoints and disposals"). */
 struct savepoint_task {
 	int64_t row;

@@ -553,6 +553,14 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_SP_LATEST] = SAVEPOINT_ROWS
 	" WHERE job_id = $1 AND status = 'COMPLETED'"
 	" ORDER BY checkpoint_id DESC LIMIT 1",
+	/* Every savepoint of a job (NULL: of all), newest first. */
+	[STMT_SP_LIST] =
+	    "SELECT job_id, trigger_id, kind, status, checkpoint_id,"
+	    " target_directory, format_type, cancel_job, drain, location,"
+	    " failure_class, failure_trace, created_ms, claimed_ms,"
+	    " completed_ms, disposed_ms, remote_user, remote_addr"
+	    " FROM savepoints WHERE $1::text IS NULL OR job_id = $1"
+	    " ORDER BY id DESC",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */

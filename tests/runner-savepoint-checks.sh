@@ -156,6 +156,17 @@ is "$(dbq "SELECT CASE WHEN disposed_ms IS NOT NULL THEN 1 ELSE 0 END
 http POST /savepoint-disposal '{"savepoint-path":"file:/sp/savepoint-2"}'
 pass
 is "$(wc -l < "$T/disposed" | tr -d ' ')" 1 "disposal again: nothing run"
+http GET /jobs/$J/savepoints
+is "$(printf '%s' "$BODY" | jq -r '.savepoints[] | [.trigger_id, .kind,
+    .checkpoint_id, .location, (.disposed_ms != null), .remote_addr]
+    | map(tostring) | join(" ")')" \
+"$S4 SAVEPOINT null null false 127.0.0.1
+$S3 STOP 4 file:/sp/stopped-4 false 127.0.0.1
+$S1 SAVEPOINT 2 file:/sp/savepoint-2 true 127.0.0.1" \
+    "listing: every savepoint of the job, newest first, the disposed one marked"
+like "$("$CTL" savepoints --job "$J" | grep "$S1")" \
+    " SAVEPOINT +COMPLETED +2 +NATIVE +127\.0\.0\.1 +file:/sp/savepoint-2 \(disposed\)$" \
+    "checkpointctl savepoints: the disposed savepoint marked"
 http POST /savepoint-disposal '{"savepoint-path":"file:/nowhere"}'
 D2=$(printf '%s' "$BODY" | cut -d'"' -f4)
 pass

@@ -260,6 +260,7 @@ answer_is "savepoint, the flink CLI's body" 202 POST /jobs/$J/savepoints \
 answer_is "stop, the flink CLI's body" 202 POST /v1/jobs/$JR/stop/ \
     "{\"targetDirectory\":\"file:/sp\",\"drain\":true,\"formatType\":\"NATIVE\",\"triggerId\":\"$SP2\"}"
 answer_is "savepoint status, running" 200 GET /jobs/$JR/savepoints/$SP2
+answer_is "savepoints of a job, one running" 200 GET /jobs/$JR/savepoints
 sql "UPDATE savepoints SET status='COMPLETED', checkpoint_id=9,
     location='file:/sp/savepoint-666666-000000000009', completed_ms=1
     WHERE trigger_id='$SP1'" >/dev/null
@@ -278,6 +279,8 @@ answer_is "savepoint, a body over the limit" 413 POST /jobs/$J/savepoints \
 answer_is "stop, a body over the limit" 413 POST /jobs/$J/stop \
     "$(printf '{"x":"%s"}' "$(head -c 65536 /dev/zero | tr '\0' x)")"
 answer_is "savepoint status, a bad triggerid" 400 GET /jobs/$J/savepoints/nothex
+answer_is "savepoints of a job, a bad jobid" 400 GET /jobs/xyz/savepoints
+answer_is "savepoints of a job, completed and failed" 200 GET /v1/jobs/$JR/savepoints/
 answer_is "savepoint status, unknown" 404 GET /jobs/$J/savepoints/$TX
 answer_is "disposal" 200 POST /savepoint-disposal \
     '{"savepoint-path":"file:/sp/savepoint-666666-000000000009"}'
@@ -298,6 +301,7 @@ answer_is "disposal from another site" 403 POST /savepoint-disposal
 unset HTTP_HEADER
 not_allowed "savepoint path, GET" GET /jobs/$J/stop
 not_allowed "savepoint path, PUT" PUT /jobs/$J/savepoints
+not_allowed "savepoint path, DELETE" DELETE /jobs/$J/savepoints
 not_allowed "savepoint status path, POST" POST /jobs/$J/savepoints/$SP1
 not_allowed "disposal path, GET" GET /savepoint-disposal
 not_allowed "disposal status path, DELETE" DELETE /savepoint-disposal/$TX
@@ -352,6 +356,7 @@ answer_is "status, the database cannot be opened" 503 GET /jobs/$J/checkpoints/$
 answer_is "savepoint, the database cannot be opened" 503 POST /jobs/$J/savepoints
 answer_is "stop, the database cannot be opened" 503 POST /jobs/$J/stop
 answer_is "savepoint status, the database cannot be opened" 503 GET /jobs/$J/savepoints/$TJ
+answer_is "savepoints of a job, the database cannot be opened" 503 GET /jobs/$J/savepoints
 answer_is "disposal, the database cannot be opened" 503 POST /savepoint-disposal '{"savepoint-path":"x"}'
 answer_is "disposal status, the database cannot be opened" 503 GET /savepoint-disposal/$TJ
 answer_is "job list, the database cannot be opened" 503 GET /jobs

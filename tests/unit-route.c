@@ -148,7 +148,9 @@ static const struct route_case {
 
 	/* The savepoint family: its own routes, the disposal's id as triggerid. */
 	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_SAVEPOINT, 1,
-	    "POST", J, "" },
+	    "GET, POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/savepoints", ROUTE_SAVEPOINTS, 1,
+	    "GET, POST", J, "" },
 	{ __LINE__, "POST", "/v1/jobs/" J "/stop/", ROUTE_STOP, 1, "POST", J,
 	    "" },
 	{ __LINE__, "GET", "/jobs/" J "/stop", ROUTE_STOP, 0, "POST", J, "" },
