@@ -26,14 +26,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-for c in mvn java sqlite3 curl lighttpd apache2 nginx spawn-fcgi; do
-	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
-done
-if [ "$(id -u)" -eq 0 ]; then
-	command -v setpriv >/dev/null 2>&1 || bail "setpriv (util-linux) is missing"
-fi
-unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
-    CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
+. "$(dirname "$0")/flink-lib.sh"
 
 OKJOB=a1b2c3d4e5f60718293a4b5c6d7e8f90
 DECLINES=feed0000000000000000000000000002
@@ -41,49 +34,6 @@ EXPIRES=feed0000000000000000000000000003
 UNKNOWN=feed0000000000000000000000000009
 SER=org.apache.flink.util.SerializedThrowable
 CKPT=org.apache.flink.runtime.checkpoint.CheckpointException
-
-# --- the Java side, built once --------------------------------------------------
-
-B=$T/flink-build
-set -- -q -f "$top_srcdir/tests/flink/pom.xml" -Dchecks.out="$B" \
-    -Dmdep.outputFile="$B/classpath"
-[ -n "${FLINK_VERSION:-}" ] && set -- "$@" -Dflink.version="$FLINK_VERSION"
-[ -n "${FLINK_PROFILE:-}" ] && set -- "$@" -P"$FLINK_PROFILE"
-mvn "$@" compile dependency:build-classpath > "$T/mvn.log" 2>&1
-RC=$?
-if [ "$RC" -ne 0 ]; then
-	sed 's/^/# /' "$T/mvn.log" | tail -n 20
-	bail "mvn could not build tests/flink (is Maven Central reachable?)"
-fi
-FV=$(tr ':' '\n' < "$B/classpath" |
-    sed -n 's|.*/flink-clients-\([^/]*\)\.jar$|\1|p')
-ok 0 "mvn: flink-clients $FV resolved, tests/flink built"
-# The job lists are Flink 1.20's JobDetails (checkpoint-api(7)): Flink 2
-# requires a "pending-operators" field there that 1.20's client refuses
-# (it fails on unknown fields), so one answer cannot serve both.
-case $FV in
-1.*) LISTS=yes LIST_CALL=list ;;
-*) LISTS= LIST_CALL= ;;
-esac
-CP=$B/classes:$(cat "$B/classpath")
-
-# The flink command's configuration: retries closer together than
-# Flink's 3 s, so that a broken answer fails fast; the rest its defaults.
-# Flink 1.20 reads config.yaml first (flink-conf.yaml is its legacy
-# name), 2.x only config.yaml.
-mkdir -p "$T/flink-conf"
-echo 'rest.retry.delay: 100 ms' > "$T/flink-conf/config.yaml"
-
-# flink ARG...: Flink's command line, as bin/flink runs it; sets OUT, ERR
-# and RC.
-flink() {
-	FLINK_CONF_DIR=$T/flink-conf java -cp "$CP" \
-	    org.apache.flink.client.cli.CliFrontend "$@" \
-	    > "$T/flink.out" 2> "$T/flink.err"
-	RC=$?
-	OUT=$(cat "$T/flink.out")
-	ERR=$(grep -v '^SLF4J: ' "$T/flink.err")
-}
 
 # rows JOB: what the service recorded of the job's triggers, in order.
 rows() {
@@ -122,9 +72,6 @@ got() {
 	sed -n "s/^$1 //p" "$T/client-$S.out"
 }
 
-lines() {
-	printf '%s\n' "$@"
-}
 
 for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	S=$SERVER
