@@ -959,6 +959,7 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 	cp.to = dst;
 	store_redact(to, shown, sizeof(shown));
 	store_redact(from, from_shown, sizeof(from_shown));
+
 	if ((rc = store_import_begin(dst)) == STORE_EXISTS) {
 		ctl_err("%s: not empty (it holds jobs, triggers or "
 			"checkpoint counts); migrate only into a new database",
@@ -991,8 +992,9 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 {
 	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
 	struct store *src, *dst;
+	enum store_rc rc;
 	char shown[512];
-	int ret;
+	int ret, any;
 
 	if (a->opt[CTL_OPT_DB] != NULL) {
 		ctl_err("migrate: --db does not apply; give --from and --to");
@@ -1019,6 +1021,24 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 	}
 	if ((src = ctl_open_db(c, from)) == NULL)
 		return CTL_EXIT_FAIL;
+	/*
+	 * Refused before the target is made, rather than copied in part:
+	 * a savepoint's result is never dropped.
+	 */
+	if ((rc = store_savepoints_any(src, &any)) != STORE_OK || any) {
+		ret = rc != STORE_OK ?
+		    ctl_store_fail(src, from, rc, "migrate") :
+		    CTL_EXIT_FAIL;
+		if (rc == STORE_OK) {
+			store_redact(from, shown, sizeof(shown));
+			ctl_err(
+			    "%s: holds savepoints or disposals, which "
+			    "migrate does not copy yet; nothing was changed",
+			    shown);
+		}
+		store_close(src);
+		return ret;
+	}
 	if ((dst = ctl_open_db(c, to)) == NULL) {
 		store_close(src);
 		return CTL_EXIT_FAIL;

@@ -900,6 +900,10 @@ export_item(const struct store_rows *r, struct store_item *item)
 		j->timeout_s = col_int(r, 5);
 		j->created_ms = col_int(r, 6);
 		j->updated_ms = col_int(r, 7);
+		j->savepoint_dir = col_text(r, 8);
+		j->savepoint_command = col_text(r, 9);
+		j->stop_command = col_text(r, 10);
+		j->dispose_command = col_text(r, 11);
 		break;
 	case STORE_ITEM_COUNTER:
 		col_id(r, 0, &item->u.counter.job);
@@ -1051,7 +1055,10 @@ store_import(struct store *s, const struct store_item *item)
 			VAL_TEXT(job_state_name(j->state)),
 			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
-			VAL_INT(j->updated_ms) };
+			VAL_INT(j->updated_ms), VAL_TEXT(j->savepoint_dir),
+			VAL_TEXT(j->savepoint_command),
+			VAL_TEXT(j->stop_command),
+			VAL_TEXT(j->dispose_command) };
 		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_COUNTER: {
@@ -1799,5 +1806,18 @@ store_savepoint_list(struct store *s, const struct id *job,
 			if (cb(&e, arg) != 0)
 				break;
 		}
+	return end(&r);
+}
+
+enum store_rc
+store_savepoints_any(struct store *s, int *any)
+{
+	struct store_rows r;
+
+	*any = 0;
+	if (query(s, &r, STMT_SP_ANY, NULL, 0, "look for savepoints") ==
+		STORE_OK &&
+	    next(&r))
+		*any = col_int(&r, 0) != 0;
 	return end(&r);
 }

@@ -552,6 +552,8 @@ struct savepoint_row {
 	const char *remote_user, *remote_addr;
 };
 typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
+/* Whether the store holds any savepoint or disposal: migrate copies none. */
+enum store_rc store_savepoints_any(struct store *, int *any);
 /* Every savepoint of job (NULL: of every job), newest first. */
 enum store_rc store_savepoint_list(struct store *, const struct id *job,
     store_savepoint_cb, void *);

@@ -382,7 +382,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
+	    " stop_command, dispose_command FROM jobs ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
@@ -411,11 +412,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_EMPTY] =
 	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)",
+	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
+	    " OR EXISTS (SELECT 1 FROM savepoints)"
+	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms)"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
+	    " savepoint_command, stop_command, dispose_command)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
+	    " $11, $12)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES ($1, $2)",
 	[STMT_IMPORT_STATS] =
@@ -447,17 +452,20 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
 			" WHERE job_id = $1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
+	/* A new one wakes the watching runners (LISTEN). */
 	[STMT_SP_RECORD] =
-	    "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,"
-	    " format_type, cancel_job, drain, remote_user, remote_addr,"
-	    " created_ms) VALUES ($1, $2, $3, $4, $5, $6::bigint <> 0,"
-	    " $7::bigint <> 0, $8, $9, " NOW_MS ")"
-	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
+	    "WITH i AS (INSERT INTO savepoints (job_id, trigger_id, kind,"
+	    " target_directory, format_type, cancel_job, drain, remote_user,"
+	    " remote_addr, created_ms) VALUES ($1, $2, $3, $4, $5,"
+	    " $6::bigint <> 0, $7::bigint <> 0, $8, $9, " NOW_MS ")"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1)"
+	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = $1 AND trigger_id = $2",
 	/* Only a failed disposal starts again, under its first id. */
 	[STMT_DISPOSAL_RECORD] =
-	    "INSERT INTO savepoint_disposals AS d (trigger_id, savepoint_path,"
+	    "WITH i AS (INSERT INTO savepoint_disposals AS d (trigger_id,"
+	    " savepoint_path,"
 	    " remote_user, remote_addr, created_ms)"
 	    " VALUES ($1, $2, $3, $4, " NOW_MS ")"
 	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
@@ -468,7 +476,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " created_ms = excluded.created_ms,"
 	    " remote_user = excluded.remote_user,"
 	    " remote_addr = excluded.remote_addr"
-	    " WHERE d.failure_class IS NOT NULL",
+	    " WHERE d.failure_class IS NOT NULL RETURNING 1)"
+	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
 			     " WHERE savepoint_path = $1",
 	[STMT_DISPOSAL_STATUS] =
@@ -561,6 +570,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms, disposed_ms, remote_user, remote_addr"
 	    " FROM savepoints WHERE $1::text IS NULL OR job_id = $1"
 	    " ORDER BY id DESC",
+	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
+			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */

@@ -311,7 +311,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms FROM jobs ORDER BY job_id",
+	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
+	    " stop_command, dispose_command FROM jobs ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
@@ -336,11 +337,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_EMPTY] =
 	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)",
+	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
+	    " OR EXISTS (SELECT 1 FROM savepoints)"
+	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
+	    " savepoint_command, stop_command, dispose_command)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " ?11, ?12)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
 	[STMT_IMPORT_STATS] =
@@ -478,6 +483,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms, disposed_ms, remote_user, remote_addr"
 	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
 	    " ORDER BY id DESC",
+	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
+			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
 };
 
 struct lite {
