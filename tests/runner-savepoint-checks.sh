@@ -173,6 +173,3 @@ pass
 http GET /savepoint-disposal/$D2
 begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"java.util.concurrent.CompletionException","stack-trace":"java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.' \
     "disposal of an unknown path: Flink's failure"
-
-
-done_testing

@@ -12,3 +12,4 @@
 
 . "$(dirname "$0")/runner-lib.sh"
 . "$(dirname "$0")/runner-savepoint-checks.sh"
+done_testing
