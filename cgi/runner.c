@@ -1377,8 +1377,12 @@ op_savepoint_round(struct pass *p, int *more)
 	buf_free(&location);
 	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK) {
 		p->stats->transactions++;
-		/* A full round of busy jobs waits for the next pass. */
-		*more = n == OP_BATCH && decided > 0;
+		/*
+		 * Again while a round decides anything: the rows it left
+		 * wait for a job's savepoint this round ran.  A round of
+		 * busy jobs only waits for the next pass.
+		 */
+		*more = decided > 0;
 		for (i = 0; i < n; i++)
 			if (claimed[i])
 				(void)op_run_savepoint(p, &t[i], ids[i]);

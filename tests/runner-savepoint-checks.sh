@@ -130,6 +130,22 @@ pass
 is "$(sp_status "$J4" "$S6")" "$(location "file:/r/savepoint-$(printf %.6s "$J4")-$(printf %.12s "$S6")")" \
     "no command: completed at once under Flink's name for it"
 
+# --- more savepoints of one job than a round takes: one pass does all ----------
+J6=$(jid 56)
+"$CTL" job add "$J6" --savepoint-dir file:/m \
+    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"'
+i=1
+while [ $i -le 20 ]; do
+	http POST /jobs/$J6/savepoints "{\"triggerId\":\"$(tid $((5600 + i)))\"}"
+	i=$((i + 1))
+done
+pass
+is "$(dbq "SELECT count(*) FROM savepoints WHERE job_id = '$J6'
+    AND status = 'COMPLETED' AND failure_class IS NULL")" 20 \
+    "20 savepoints of one job: one pass takes them all, one at a time"
+is "$(dbq "SELECT max(checkpoint_id) FROM savepoints WHERE job_id = '$J6'")" 20 \
+    "20 savepoints of one job: ids 1 to 20"
+
 # --- a dead runner's claim fails as expired -----------------------------------
 J5=$(jid 55)
 "$CTL" job add "$J5" --savepoint-command 'echo never > '"$T"'/ran55'
