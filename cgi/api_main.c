@@ -153,9 +153,10 @@ env_take(const char *var, const char *name, size_t len, const char **slot)
  * Fills req from a CGI environment (RFC 3875 section 4.1): the process's
  * own under CGI, the request's under FastCGI.  One pass over it, each
  * variable told apart by its first letters (a search of every name for
- * every variable took 2,300 instructions a request, callgrind), and the
- * first of a repeated name wins, as with getenv.  The path is PATH_INFO,
- * or SCRIPT_NAME where a root mount leaves PATH_INFO empty.
+ * every variable cost several times as much: scripts/bench.d/results.md,
+ * "Figures from the code's comments"), and the first of a repeated name
+ * wins, as with getenv.  The path is PATH_INFO, or SCRIPT_NAME where a
+ * root mount leaves PATH_INFO empty.
  */
 static void
 request_from_env(char **envp, struct request *req)
@@ -367,7 +368,7 @@ conn_wait(int fd)
  * Reads the rest of the request's stdin, UNREAD_MAX bytes at most; if
  * that is not all of it, the connection is not kept.  Not inlined: its
  * buffer would make worker_main's frame, and so every worker's stack, a
- * page deeper (64 threads: 0.2 MiB of RSS behind nginx).
+ * page deeper, which behind nginx's many threads shows in the RSS.
  */
 static __attribute__((noinline)) void
 worker_drain(struct worker *w)
@@ -470,7 +471,7 @@ worker_main(void *arg)
 	 * json-c duplicates the thread's locale and makes a C one around
 	 * each parse; glibc does both for free when the thread's locale is
 	 * its C object already, and otherwise allocates and takes a
-	 * process-wide lock (1,900 instructions a POST, callgrind).
+	 * process-wide lock on every POST.
 	 */
 	if (c_locale != (locale_t)0)
 		uselocale(c_locale);
@@ -622,8 +623,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	/*
 	 * Reads are short: one connection per CPU serves any number of
 	 * threads (the rest of a thread's time is spent in the network).
-	 * Two per CPU read no faster and cost 550 KiB more of caches and
-	 * heap behind nginx (scripts/bench.d/results.md).
+	 * Two per CPU read no faster and cost more caches and heap behind
+	 * nginx (scripts/bench.d/results.md).
 	 */
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;
@@ -640,7 +641,8 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		return 1;
 	}
 	if ((workers = calloc((size_t)nthreads, sizeof(*workers))) == NULL ||
-	    (rd = readers_new((size_t)nreaders, store_remote(st->db_path))) ==
+	    (rd = readers_new((size_t)nreaders,
+		 store_driver_can(st->db_path, STORE_CAN_READ_TOGETHER))) ==
 		NULL ||
 	    (c = commit_new(st)) == NULL) {
 		log_error("out of memory");

@@ -284,8 +284,8 @@ body_no_nul_escapes(const char *buf, size_t len, int *failed)
  * Opens a request body as a JSON object in *root (NULL for an empty
  * body, which is {}), in *tokp, the caller's parser: made on the first
  * call (NULL) and kept for the next, which saves two allocations a parse
- * (a tokener and its stack: 1,900 instructions, callgrind).  Free it with
- * body_parser_free; *root with json_object_put.  Malformed JSON, trailing
+ * (a tokener and its stack).  Free it with body_parser_free; *root with
+ * json_object_put.  Malformed JSON, trailing
  * bytes, a non-object or invalid UTF-8 is BODY_BAD.  buf need not be
  * NUL-terminated.
  */

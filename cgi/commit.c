@@ -34,7 +34,7 @@
  * next request on a kept one), which it would wait for anyway, and then
  * finds the answer sent.  Sleeping until the commit and being woken from
  * the other CPU cost two futex calls and two context switches a POST, a
- * fifth of its CPU (scripts/bench.d/results.md).
+ * large share of its CPU (scripts/bench.d/results.md).
  *
  * Requests queued during one commit go in the next, which starts at once
  * (with synchronous=NORMAL, after one sched_yield: see commit_main): the
@@ -43,15 +43,16 @@
  * during one sync shares the next one.  The lock guards only the queue
  * and the WAL copier's flags; replies happen outside it.
  *
- * On a database server (store_remote) a commit costs a round trip and
+ * On a database server (STORE_CAN_PIPELINE) a commit costs a round trip and
  * the server's flush whatever it holds, and while one batch commits its
  * clients wait: one commit at a time left the server idle while the
  * answers travelled and the next POSTs came.  There the committer keeps
  * two batches in flight on its one connection (commit_main_remote,
  * store_record_send): each is sent once about half the POSTs in flight
  * are queued, and commits while the other's clients have their answers
- * and send their next POSTs.  Sixteen clients went from 17,750 POSTs a
- * second, 16 a commit, to 22,800, 8 a commit (scripts/bench.d/results.md).
+ * and send their next POSTs, which measured faster than one commit of
+ * twice the size (scripts/bench.d/results.md, "Two batches in flight on
+ * one connection").
  *
  * A third thread, the WAL copier (walcopy.c), copies SQLite's WAL into
  * the database when it has grown, so that the committer (and every POST
@@ -81,7 +82,7 @@ struct committer {
 	struct post *head, *tail; /* queued, in arrival order */
 	int idle; /* the committer waits on work */
 	int stop;
-	int remote; /* store_remote: commit_main_remote */
+	int remote; /* STORE_CAN_PIPELINE: commit_main_remote */
 	size_t queued; /* requests in the queue */
 	size_t awaited; /* the committer waits for this many; 0: it does not */
 	struct walcopy *wal; /* the WAL copier, under the same lock */
@@ -102,7 +103,7 @@ commit_new(const struct settings *st)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->settings = st;
-	c->remote = store_remote(st->db_path);
+	c->remote = store_driver_can(st->db_path, STORE_CAN_PIPELINE);
 	pthread_mutex_init(&c->lock, NULL);
 	/* commit_wait_queued's deadline is on the monotonic clock. */
 	pthread_condattr_init(&ca);
@@ -258,13 +259,13 @@ struct sent {
 };
 
 /*
- * The committer on a database server (store_remote): two batches in
+ * The committer on a database server (STORE_CAN_PIPELINE): two batches in
  * flight on its one connection (store_record_send), so that one commits
  * while the clients of the other have their answers and send their next
  * POSTs.  One batch at a time made the POSTs of sixteen clients one
  * commit of 16 and then nothing for the server to do while the sixteen
- * came back: 892 us a cycle, 17,750 POSTs a second; two of 8 in flight
- * did 22,800 (scripts/bench.d/results.md).
+ * came back; two of 8 in flight did more (scripts/bench.d/results.md,
+ * "Two batches in flight on one connection").
  *
  * So a batch is sent once half the clients' POSTs are queued: clients is
  * how many POSTs were in flight when the last answer went (those of the

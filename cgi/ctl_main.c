@@ -911,7 +911,7 @@ ctl_savepoints(struct ctl *c, const struct ctl_args *a)
 struct ctl_copy {
 	struct store *to;
 	enum store_rc rc;
-	int64_t n[STORE_ITEM_TRIGGER + 1]; /* by kind */
+	int64_t n[STORE_ITEM_HISTORY + 1]; /* by kind */
 };
 
 static int
@@ -1049,19 +1049,30 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 	return ret;
 }
 
-/* A store duration of 0 keeps results forever: the store purges nothing. */
+/*
+ * A store duration of 0 keeps results forever: the store purges nothing.
+ * The checkpoint history's own retention is applied too, as the runner's
+ * pass applies it, and said only when it dropped something.
+ */
 static int
 ctl_purge(struct ctl *c, const struct ctl_args *a)
 {
 	struct store *s;
 	enum store_rc rc;
-	int64_t n;
+	int64_t n, pruned = 0;
 
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
 	rc = store_purge(s, clock_ms(CLOCK_REALTIME), c->st.store_ms, &n);
 	if (rc == STORE_OK)
 		printf("purged %lld\n", (long long)n);
+	if (rc == STORE_OK &&
+	    (rc = store_history_prune(s, clock_ms(CLOCK_REALTIME),
+		 c->st.history_keep, c->st.history_age_ms, &pruned)) ==
+		STORE_OK &&
+	    pruned > 0)
+		printf("pruned %lld from the checkpoint history\n",
+		    (long long)pruned);
 	return ctl_store_done(c, rc, "purge");
 }
 

@@ -1,7 +1,7 @@
 /*
  * A pool of read connections shared by a process's threads.  A connection
- * costs about 350 KiB (schema, statements, page cache), so one per thread
- * made 64 threads (the nginx keepalive deployment) weigh 26 MiB; reads are
+ * costs its schema, statements and page cache, so one per thread made
+ * the many threads of the nginx keepalive deployment heavy; reads are
  * short, so a few connections serve many threads.  Slots hold an open
  * store or NULL (opened by the borrower, or closed after a fault).
  *
@@ -11,11 +11,9 @@
  * connection or for another thread to read it: the thread that gets a
  * connection leads, takes every read queued, READERS_BATCH at most, reads
  * them in one statement (store_read_statuses) and wakes their threads
- * (readers_answered).  Behind nginx at 16 connections, with two
- * connections, the server's CPU for a GET fell from 26 to 15 µs and the
- * app's GETs went from 0.42 to 0.75 of the ceiling
- * (scripts/bench.d/results.md).  SQLite reads in the process: there each
- * thread reads alone.
+ * (readers_answered).  That cut the server's CPU a GET and raised the
+ * app's GETs against the ceiling (scripts/bench.d/results.md).  SQLite
+ * reads in the process: there each thread reads alone.
  */
 #include <config.h>
 
@@ -28,7 +26,7 @@
 struct readers {
 	pthread_mutex_t lock;
 	pthread_cond_t given;
-	int together; /* status reads go together (store_remote) */
+	int together; /* status reads go together (STORE_CAN_READ_TOGETHER) */
 	struct grouped_read *head, *tail; /* status reads waiting */
 	size_t nfree;
 	struct store *free[]; /* nfree slots at the front */

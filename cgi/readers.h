@@ -1,8 +1,8 @@
 /*
  * A pool of read connections shared by a process's threads: a thread
  * borrows one for the length of a request and gives it back.  On a
- * database server (store_remote), the status reads of threads that wait
- * at the same time go together in one statement (readers_join).
+ * database server (STORE_CAN_READ_TOGETHER), the status reads of threads
+ * that wait at the same time go together in one statement (readers_join).
  */
 #ifndef READERS_H
 #define READERS_H

@@ -792,6 +792,27 @@ result_stored(struct pass *p, const struct id *job, const struct outcome *o)
 }
 
 /*
+ * The checkpoint history's own retention, after the results' purge: a
+ * failure is logged and left for the next pass, never the pass's.
+ */
+static void
+runner_prune_history(struct store *s, const struct runner_opts *o)
+{
+	enum store_rc rc;
+	int64_t pruned;
+
+	if (o->history_keep <= 0 && o->history_age_ms <= 0)
+		return;
+	if ((rc = store_history_prune(s, clock_ms(CLOCK_REALTIME),
+		 o->history_keep, o->history_age_ms, &pruned)) != STORE_OK)
+		log_warn("pruning the checkpoint history: %s",
+		    store_rc_name(rc));
+	else if (pruned > 0)
+		log_info("pruned %lld checkpoints from the history",
+		    (long long)pruned);
+}
+
+/*
  * Records how a claimed trigger ended, if the claim is still ours, and
  * counts and logs it.
  */
@@ -1084,6 +1105,8 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	    store_purge(s, clock_ms(CLOCK_REALTIME), o->store_ms, &purged) ==
 		STORE_OK)
 		stats->purged += purged;
+	if (rc == STORE_OK)
+		runner_prune_history(s, o);
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
 	    (rc = store_record_pass(s, clock_ms(CLOCK_REALTIME),

@@ -17,6 +17,8 @@ struct runner_opts {
 	size_t parallel; /* actions at once, one per job */
 	size_t batch; /* triggers per transaction */
 	int64_t store_ms; /* retention, for purging */
+	int64_t history_keep; /* the history's retention: ids per job */
+	int64_t history_age_ms; /* and age; 0: no bound */
 };
 
 struct runner_stats {

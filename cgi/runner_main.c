@@ -343,6 +343,8 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	ro.store_ms = st.store_ms;
+	ro.history_keep = st.history_keep;
+	ro.history_age_ms = st.history_age_ms;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
 		goto out;

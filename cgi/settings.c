@@ -157,6 +157,23 @@ settings_flag(const char *name, int *on, char *err, size_t errlen)
 	return 0;
 }
 
+/* How long the checkpoint history is kept, apart from the results. */
+static int
+settings_history_retention(struct settings *st, char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = getenv("CHECKPOINT_HISTORY_KEEP")) != NULL &&
+	    settings_parse_int(v, 0, MAX_HISTORY_KEEP, &st->history_keep) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_HISTORY_KEEP", v,
+		    "a number of checkpoints per job, e.g. 1000, or 0");
+	if ((v = getenv("CHECKPOINT_HISTORY_AGE")) != NULL &&
+	    settings_parse_duration(v, &st->history_age_ms) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_HISTORY_AGE", v,
+		    "a duration such as 720h, 90min, 3600 or 0");
+	return 0;
+}
+
 int
 settings_from_env(struct settings *st, const char *db_override, char *err,
     size_t errlen)
@@ -174,6 +191,8 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->history = DEFAULT_HISTORY;
 	st->metrics = 1;
 	st->metrics_filter = 1;
+	st->history_keep = DEFAULT_HISTORY_KEEP;
+	st->history_age_ms = DEFAULT_HISTORY_AGE_MS;
 
 	if (db_override != NULL)
 		st->db_path = db_override;
@@ -230,5 +249,5 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	    settings_parse_int(v, 0, MAX_HISTORY, &st->history) == -1)
 		return settings_fail(err, errlen, "CHECKPOINT_HISTORY", v,
 		    "a number of checkpoints from 0 to 1000, e.g. 10");
-	return 0;
+	return settings_history_retention(st, err, errlen);
 }

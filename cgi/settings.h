@@ -20,6 +20,10 @@
 #define DEFAULT_BUSY_MS 2000 /* lock wait before 503 */
 #define DEFAULT_HISTORY 10 /* Flink's web.checkpoints.history */
 #define MAX_HISTORY 1000
+/* The checkpoint history's own retention, per job: newest ids, and age. */
+#define DEFAULT_HISTORY_KEEP 1000
+#define MAX_HISTORY_KEEP 100000000
+#define DEFAULT_HISTORY_AGE_MS ((int64_t)30 * 24 * 3600 * 1000)
 
 struct settings {
 	const char *db_path; /* CHECKPOINT_DB */
@@ -34,6 +38,8 @@ struct settings {
 	int64_t history; /* CHECKPOINT_HISTORY: checkpoints in the history */
 	int metrics; /* CHECKPOINT_METRICS: GET /metrics answers */
 	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
+	int64_t history_keep; /* CHECKPOINT_HISTORY_KEEP; 0: no count bound */
+	int64_t history_age_ms; /* CHECKPOINT_HISTORY_AGE; 0: no age bound */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

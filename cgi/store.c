@@ -39,12 +39,6 @@ store_is_uri(const char *db)
 }
 
 int
-store_remote(const char *db)
-{
-	return store_is_uri(db);
-}
-
-int
 store_exists(const char *db)
 {
 	struct stat sb;
@@ -201,19 +195,39 @@ store_pending_free(struct pending *p, size_t n)
 	}
 }
 
-int
-store_can(const struct store *s, enum store_can what)
+/* Whether a driver has what: see store_can. */
+static int
+store_ops_can(const struct store_ops *ops, enum store_can what)
 {
 	switch (what) {
 	case STORE_CAN_PIPELINE:
-		return s->ops->record_send != NULL;
+		return ops->record_send != NULL;
 	case STORE_CAN_READ_TOGETHER:
-		return s->ops->read_statuses != NULL;
+		return ops->read_statuses != NULL;
 	case STORE_CAN_WAL:
-		return s->ops->wal_checkpoint != NULL;
+		return ops->wal_checkpoint != NULL;
 	default:
 		return 0;
 	}
+}
+
+int
+store_can(const struct store *s, enum store_can what)
+{
+	return store_ops_can(s->ops, what);
+}
+
+int
+store_driver_can(const char *db, enum store_can what)
+{
+	if (store_is_uri(db)) {
+#ifdef HAVE_LIBPQ
+		return store_ops_can(store_pg_ops(), what);
+#else
+		return 0;
+#endif
+	}
+	return store_ops_can(store_sqlite_ops(), what);
 }
 
 int
@@ -389,22 +403,52 @@ store_read_status(struct store *s, const struct id *job,
 	return first_text(s, STMT_STATUS, v, NVAL(v), "read status", json);
 }
 
-/* Retention: in batches where the driver keeps a purge's transactions short. */
+/*
+ * A deleting statement run until it deletes less than a batch, where the
+ * driver keeps a purge's transactions short; *deleted: how many in all.
+ */
+static enum store_rc
+purge_batches(struct store *s, enum stmt id, const struct store_val *v,
+    int nval, const char *what, int64_t *deleted)
+{
+	enum store_rc rc;
+	int64_t n;
+
+	*deleted = 0;
+	do {
+		n = 0;
+		if ((rc = run(s, id, v, nval, what, &n)) != STORE_OK)
+			return rc;
+		*deleted += n;
+	} while (s->ops->purge_batch > 0 && n >= s->ops->purge_batch);
+	return STORE_OK;
+}
+
+/* Retention of the results. */
 enum store_rc
 store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
-	enum store_rc rc;
-	int64_t n;
 
-	*purged = 0;
-	do {
-		n = 0;
-		if ((rc = run(s, STMT_PURGE, v, NVAL(v), "purge", &n)) !=
-		    STORE_OK)
-			return rc;
-		*purged += n;
-	} while (s->ops->purge_batch > 0 && n >= s->ops->purge_batch);
+	return purge_batches(s, STMT_PURGE, v, NVAL(v), "purge", purged);
+}
+
+enum store_rc
+store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
+    int64_t age_ms, int64_t *pruned)
+{
+	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(keep),
+		VAL_INT(age_ms) };
+	enum store_rc rc;
+	int64_t by_age;
+
+	*pruned = 0;
+	if ((rc = purge_batches(s, STMT_HISTORY_PRUNE_KEEP, v, NVAL(v),
+		 "prune the history", pruned)) != STORE_OK ||
+	    (rc = purge_batches(s, STMT_HISTORY_PRUNE_AGE, v, NVAL(v),
+		 "prune the history", &by_age)) != STORE_OK)
+		return rc;
+	*pruned += by_age;
 	return STORE_OK;
 }
 
@@ -881,6 +925,33 @@ store_record_pass(struct store *s, int64_t now_ms, int64_t n,
 
 /* --- A store copied whole --- */
 
+/*
+ * A trigger's columns as STMT_EXPORT_TRIGGERS reads them, which
+ * STMT_EXPORT_HISTORY reads first too.
+ */
+static void
+export_trigger(const struct store_rows *r, struct trigger_dump *d)
+{
+	d->row = col_int(r, 0);
+	col_id(r, 1, &d->t.job);
+	col_id(r, 2, &d->t.trigger);
+	d->t.status = col_text(r, 3);
+	d->t.requested_type = col_text(r, 4);
+	d->t.type = col_text(r, 5);
+	d->t.checkpoint_id = col_int(r, 6);
+	d->t.location = col_text(r, 7);
+	d->t.failure_class = col_text(r, 8);
+	d->t.failure_trace = col_text(r, 9);
+	d->failure_throwable = col_text(r, 10);
+	d->t.claimed_by = col_text(r, 11);
+	d->t.remote_user = col_text(r, 12);
+	d->t.remote_addr = col_text(r, 13);
+	d->t.created_ms = col_int(r, 14);
+	d->t.completed_ms = col_int(r, 15);
+	d->t.claimed_ms = col_int(r, 16);
+	d->lease_ms = col_int(r, 17);
+}
+
 /* One row of an export statement into item, by its kind. */
 static void
 export_item(const struct store_rows *r, struct store_item *item)
@@ -936,24 +1007,12 @@ export_item(const struct store_rows *r, struct store_item *item)
 		m->pass_duration_ms = col_int(r, 3);
 		break;
 	case STORE_ITEM_TRIGGER:
-		d->row = col_int(r, 0);
-		col_id(r, 1, &d->t.job);
-		col_id(r, 2, &d->t.trigger);
-		d->t.status = col_text(r, 3);
-		d->t.requested_type = col_text(r, 4);
-		d->t.type = col_text(r, 5);
-		d->t.checkpoint_id = col_int(r, 6);
-		d->t.location = col_text(r, 7);
-		d->t.failure_class = col_text(r, 8);
-		d->t.failure_trace = col_text(r, 9);
-		d->failure_throwable = col_text(r, 10);
-		d->t.claimed_by = col_text(r, 11);
-		d->t.remote_user = col_text(r, 12);
-		d->t.remote_addr = col_text(r, 13);
-		d->t.created_ms = col_int(r, 14);
-		d->t.completed_ms = col_int(r, 15);
-		d->t.claimed_ms = col_int(r, 16);
-		d->lease_ms = col_int(r, 17);
+		export_trigger(r, d);
+		break;
+	case STORE_ITEM_HISTORY:
+		export_trigger(r, &item->u.history.d);
+		item->u.history.kind = col_text(r, 18);
+		item->u.history.status = col_text(r, 19);
 		break;
 	}
 }
@@ -975,6 +1034,7 @@ store_export(struct store *s, int64_t now_ms, int64_t store_ms,
 		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
 		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
 		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
+		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY },
 	};
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
 	struct store_rows r;
@@ -1038,6 +1098,25 @@ store_import_begin(struct store *s)
 		!(null), (null) ? 0 : (v), NULL \
 	}
 
+/* A checkpoint of the history, as exported. */
+static enum store_rc
+import_history(struct store *s, const struct history_dump *h)
+{
+	const struct trigger_dump *d = &h->d;
+	struct store_val v[] = { VAL_TEXT(d->t.job.s),
+		VAL_INT(d->t.checkpoint_id), VAL_TEXT(h->kind),
+		VAL_TEXT(h->status), VAL_INT(d->row), VAL_TEXT(d->t.trigger.s),
+		VAL_TEXT(d->t.requested_type), VAL_TEXT(d->t.type),
+		VAL_INT(d->t.created_ms), VAL_TEXT(d->t.claimed_by),
+		VAL_INT_OR_NULL(d->t.claimed_ms, d->t.claimed_ms == 0),
+		VAL_INT(d->t.completed_ms), VAL_TEXT(d->t.location),
+		VAL_TEXT(d->t.failure_class), VAL_TEXT(d->t.failure_trace),
+		VAL_TEXT(d->failure_throwable), VAL_TEXT(d->t.remote_user),
+		VAL_TEXT(d->t.remote_addr) };
+
+	return run(s, STMT_IMPORT_HISTORY, v, NVAL(v), "import", NULL);
+}
+
 enum store_rc
 store_import(struct store *s, const struct store_item *item)
 {
@@ -1090,6 +1169,8 @@ store_import(struct store *s, const struct store_item *item)
 			VAL_INT(m->pass_duration_ms) };
 		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
 	}
+	case STORE_ITEM_HISTORY:
+		return import_history(s, &item->u.history);
 	case STORE_ITEM_TRIGGER:
 	default: {
 		struct store_val v[] = { VAL_INT(d->row), VAL_TEXT(d->t.job.s),

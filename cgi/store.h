@@ -44,20 +44,15 @@ void store_init(void);
 /* Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI). */
 int store_is_uri(const char *db);
 /*
- * Whether db is a server reached by round trips (PostgreSQL), where a
- * commit costs the same whether it holds one POST or sixteen, and a
- * statement the same for one key or many: the committer then gathers
- * the POSTs in flight into one commit (commit.c), and GETs are read
- * together (readers.c).  A file (SQLite) is read and written in the
- * process, where neither pays.
- */
-int store_remote(const char *db);
-/*
  * What a store has beside every store's operations (store_can):
  * batches in flight (store_record_send), status reads in one statement
  * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
- * the rest).  Without them the
- * operations answer that there is nothing to do.
+ * the rest).  Without them the operations answer that there is nothing
+ * to do.  A store reached by round trips has the first two: there a
+ * commit costs the same whether it holds one POST or sixteen, and a
+ * statement the same for one key or many, so the committer keeps
+ * batches in flight (commit.c) and GETs are read together (readers.c);
+ * a file read and written in the process pays for neither.
  */
 enum store_can {
 	STORE_CAN_PIPELINE,
@@ -65,6 +60,12 @@ enum store_can {
 	STORE_CAN_WAL,
 };
 int store_can(const struct store *, enum store_can);
+/*
+ * The same question of the driver that store_open would pick for db,
+ * before any store is open (a process chooses its threads' roles at
+ * start-up, when the database may not be there yet); 0 for none.
+ */
+int store_driver_can(const char *db, enum store_can);
 /*
  * Whether db is there to be opened without being made: a server's
  * database always (the server will say), a file if it exists (else 0,
@@ -108,7 +109,7 @@ enum store_rc store_record_triggers(struct store *,
     const struct trigger_rec *const *, size_t n, int *created);
 /*
  * Group commit with batches in flight, for the committer on a database
- * server (commit.c, where store_remote): store_record_send sends a batch
+ * server (commit.c, STORE_CAN_PIPELINE): store_record_send sends a batch
  * to be recorded as store_record_triggers records one (its own
  * transaction, all or none, a deadlock tried once more) and returns
  * without waiting for it; store_record_recv waits for the oldest batch
@@ -289,6 +290,13 @@ enum store_rc store_trigger_waiting(struct store *, const struct id *job,
     int64_t *n, int64_t *oldest_ms, int64_t *pass_ms);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
+/*
+ * The checkpoint history's own retention, apart from the results':
+ * drops each job's finished checkpoints below its newest keep ids and
+ * those that ended age_ms ago (each 0: no such bound).
+ */
+enum store_rc store_history_prune(struct store *, int64_t now_ms, int64_t keep,
+    int64_t age_ms, int64_t *pruned);
 
 /* --- The runner's operations. --- */
 
@@ -453,13 +461,26 @@ struct trigger_dump {
 	int64_t lease_ms;
 };
 
+/*
+ * A finished checkpoint of the history whole: what its trigger carried,
+ * as a trigger_dump (d.t.status the trigger's, COMPLETED; d.row its
+ * place in arrival order; d.t.claimed_ms 0: NULL; no lease), and what
+ * the history adds.
+ */
+struct history_dump {
+	struct trigger_dump d;
+	const char *kind; /* CHECKPOINT, or a savepoint's kind */
+	const char *status; /* COMPLETED or FAILED */
+};
+
 enum store_item_kind {
 	STORE_ITEM_JOB, /* created_ms and updated_ms included */
 	STORE_ITEM_COUNTER,
 	STORE_ITEM_STATS,
 	STORE_ITEM_SERVICE, /* job_not_found and pass_* only: the rest are
 			       counted from the triggers and statistics */
-	STORE_ITEM_TRIGGER
+	STORE_ITEM_TRIGGER,
+	STORE_ITEM_HISTORY
 };
 
 struct store_item {
@@ -470,6 +491,7 @@ struct store_item {
 		struct ckpt_stats stats;
 		struct service_metrics service;
 		struct trigger_dump trigger;
+		struct history_dump history;
 	} u;
 };
 
@@ -479,7 +501,8 @@ typedef int (*store_item_cb)(const struct store_item *, void *);
 /*
  * Every item of the store from one snapshot: jobs, counters, statistics,
  * the service's counts, then the triggers in arrival order, less those
- * whose results have expired (store_ms, as store_purge; 0: none).
+ * whose results have expired (store_ms, as store_purge; 0: none), then
+ * the checkpoint history whole, by job and id.
  */
 enum store_rc store_export(struct store *, int64_t now_ms, int64_t store_ms,
     store_item_cb, void *);

@@ -92,8 +92,46 @@ enum stmt {
 	STMT_SP_LATEST,
 	STMT_SP_LIST,
 	STMT_SP_ANY,
+	/* The checkpoint history (schema/0007). */
+	STMT_HISTORY_PRUNE_KEEP,
+	STMT_HISTORY_PRUNE_AGE,
+	STMT_EXPORT_HISTORY,
+	STMT_IMPORT_HISTORY,
 	STMT__MAX
 };
+
+/*
+ * The checkpoint history's SQL that both dialects write alike: a listed
+ * trigger's columns (store.c's trigger_rows reads them in this order);
+ * the history's rows as such listings' rows, ord their place in arrival
+ * order; the history's rows whose triggers were purged or record
+ * another checkpoint since; and its columns as export reads them (a
+ * trigger's first, as STMT_EXPORT_TRIGGERS has them) and import binds
+ * them.
+ */
+#define TRIGGER_COLS \
+	"job_id, trigger_id, status, requested_type, checkpoint_type," \
+	" checkpoint_id, location, failure_class, failure_trace, claimed_by," \
+	" remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
+#define HISTORY_AS_TRIGGERS \
+	"SELECT trigger_row AS ord, job_id, trigger_id, 'COMPLETED' AS status," \
+	" requested_type, checkpoint_type, checkpoint_id, location," \
+	" failure_class, failure_trace, claimed_by, remote_user, remote_addr," \
+	" created_ms, completed_ms, claimed_ms FROM checkpoint_history"
+#define HISTORY_PURGED \
+	"NOT EXISTS (SELECT 1 FROM triggers t WHERE t.id = trigger_row" \
+	" AND t.checkpoint_id = checkpoint_history.checkpoint_id)"
+#define HISTORY_IMPORT_COLS \
+	"job_id, checkpoint_id, kind, status, trigger_row, trigger_id," \
+	" requested_type, checkpoint_type, created_ms, claimed_by, claimed_ms," \
+	" completed_ms, location, failure_class, failure_trace," \
+	" failure_throwable, remote_user, remote_addr"
+#define HISTORY_EXPORT_COLS \
+	"trigger_row, job_id, trigger_id, 'COMPLETED', requested_type," \
+	" checkpoint_type, checkpoint_id, location, failure_class," \
+	" failure_trace, failure_throwable, claimed_by, remote_user," \
+	" remote_addr, created_ms, completed_ms, coalesce(claimed_ms, 0), 0," \
+	" kind, status"
 
 /*
  * A statement's parameter: an integer, or text (NULL text: SQL NULL).
@@ -222,10 +260,13 @@ int store_count(const char *const *);
 void store_sqlite_init(void);
 enum store_rc store_sqlite_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
+/* The driver's table, for what it can do before a store is open. */
+const struct store_ops *store_sqlite_ops(void);
 #ifdef HAVE_LIBPQ
 void store_pg_init(void);
 enum store_rc store_pg_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
+const struct store_ops *store_pg_ops(void);
 #endif
 
 #endif /* STORE_IMPL_H */

@@ -90,8 +90,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * one whose result has expired (checkpoint-api(7), "RETENTION"); a
 	 * live trigger is left alone, though its row stays locked to the end
 	 * of the transaction.  RETURNING names the rows created or started
-	 * afresh.  One statement a batch, not one a row: the server's work
-	 * for a batch of eight fell by half (scripts/bench.d/results.md).
+	 * afresh.  One statement a batch, not one a row: the server does
+	 * much less for a batch (scripts/bench.d/results.md).
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers AS t (job_id, trigger_id, requested_type,"
@@ -176,11 +176,32 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " greatest(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
 	    " failed_trace, 0, NULL FROM checkpoint_stats WHERE job_id = $1"
 	    " AND last_failed IS NOT NULL",
+	/*
+	 * The view checkpoints' two halves (schema/0007) written out, each
+	 * ordered and limited on its own key: the planner would sort the
+	 * view's whole union, a job's whole history, for the newest few.
+	 * A running checkpoint is a claimed trigger (at most one a job),
+	 * found by the claims' index, not among the job's results.  The
+	 * job's savepoints (schema/0006, never purged) are a third half,
+	 * limited on their own index: one id sequence, as Flink's.
+	 */
 	[STMT_CKPT_HISTORY] =
-	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
-	    " FROM checkpoints WHERE job_id = $1"
-	    " UNION ALL " SAVEPOINT_ROWS " WHERE job_id = $1"
+	    "SELECT * FROM (SELECT * FROM (SELECT checkpoint_id,"
+	    "  'IN_PROGRESS' AS status, coalesce(claimed_ms, created_ms),"
+	    "  NULL::bigint, NULL::bigint, location, failure_class,"
+	    "  failure_trace, 0, NULL"
+	    "  FROM triggers WHERE job_id = $1"
+	    "  AND status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    "  AND checkpoint_id IS NOT NULL"
+	    "  ORDER BY checkpoint_id DESC LIMIT $2) AS r"
+	    " UNION ALL SELECT * FROM (SELECT checkpoint_id, status,"
+	    "  coalesce(claimed_ms, created_ms), completed_ms,"
+	    "  greatest(0, completed_ms - coalesce(claimed_ms, created_ms)),"
+	    "  location, failure_class, failure_trace, 0, NULL"
+	    "  FROM checkpoint_history WHERE job_id = $1"
+	    "  ORDER BY checkpoint_id DESC LIMIT $2) AS h"
+	    " UNION ALL SELECT * FROM (" SAVEPOINT_ROWS " WHERE job_id = $1"
+	    "  ORDER BY checkpoint_id DESC LIMIT $2) AS s) AS u"
 	    " ORDER BY 1 DESC LIMIT $2",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
@@ -191,28 +212,32 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
 				" WHERE job_id = $1 AND status = 'COMPLETED'"
 				" ORDER BY checkpoint_id DESC LIMIT $2",
-	[STMT_TRIGGER_LIST] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers ORDER BY id DESC LIMIT $2",
-	[STMT_TRIGGER_LIST_JOB] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE job_id = $1 ORDER BY id DESC LIMIT $2",
+	/* The triggers and the history, as store_sqlite.c says. */
+	[STMT_TRIGGER_LIST] = "SELECT " TRIGGER_COLS " FROM"
+			      " (SELECT * FROM (SELECT id AS ord, " TRIGGER_COLS
+			      " FROM triggers"
+			      "  ORDER BY id DESC LIMIT $2) AS t"
+			      " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+			      "  WHERE " HISTORY_PURGED
+			      " ORDER BY trigger_row DESC LIMIT $2)"
+			      "  AS h) AS u"
+			      " ORDER BY ord DESC LIMIT $2",
+	[STMT_TRIGGER_LIST_JOB] = "SELECT " TRIGGER_COLS " FROM"
+				  " (SELECT id AS ord, " TRIGGER_COLS
+				  " FROM triggers"
+				  "  WHERE job_id = $1"
+				  " UNION ALL " HISTORY_AS_TRIGGERS
+				  " WHERE job_id = $1"
+				  "  AND " HISTORY_PURGED ") AS u"
+				  " ORDER BY ord DESC LIMIT $2",
 	/* Each half an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE id IN"
-	    " (SELECT id FROM (SELECT id FROM triggers"
-	    " WHERE job_id = $1 AND checkpoint_id IS NOT NULL"
-	    " ORDER BY checkpoint_id DESC LIMIT $2) AS c"
-	    " UNION SELECT id FROM triggers"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = $1)"
-	    " ORDER BY id DESC LIMIT $2",
+	    "SELECT " TRIGGER_COLS " FROM"
+	    " (SELECT id AS ord, " TRIGGER_COLS " FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND job_id = $1"
+	    " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+	    "  WHERE job_id = $1 ORDER BY checkpoint_id DESC LIMIT $2) AS h)"
+	    " AS u ORDER BY ord DESC LIMIT $2",
 	[STMT_TRIGGER_WAITING] =
 	    "SELECT count(*), coalesce(min(created_ms), 0),"
 	    " coalesce((SELECT pass_ms FROM service_metrics WHERE id = 1), 0)"
@@ -408,13 +433,14 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* Nothing else writes while the copy is checked and made. */
 	[STMT_IMPORT_LOCK] =
 	    "LOCK TABLE jobs, triggers, checkpoint_counters, checkpoint_stats,"
-	    " service_metrics IN EXCLUSIVE MODE",
+	    " service_metrics, checkpoint_history IN EXCLUSIVE MODE",
 	[STMT_IMPORT_EMPTY] =
 	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
 	    " OR EXISTS (SELECT 1 FROM savepoints)"
-	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)",
+	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
 	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
@@ -572,6 +598,24 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY id DESC",
 	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
 			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
+	/* The history's retention, in batches as the purge's. */
+	[STMT_HISTORY_PRUNE_KEEP] =
+	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT h.ctid"
+	    " FROM checkpoint_counters c JOIN checkpoint_history h"
+	    " ON h.job_id = c.job_id AND h.checkpoint_id <= c.last_id - $2"
+	    " WHERE $2::bigint > 0 LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
+	[STMT_HISTORY_PRUNE_AGE] =
+	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT ctid"
+	    " FROM checkpoint_history WHERE $3::bigint > 0"
+	    " AND completed_ms <= " NOW_MS " - $3::bigint"
+	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
+	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
+				" FROM checkpoint_history"
+				" ORDER BY job_id, checkpoint_id",
+	[STMT_IMPORT_HISTORY] =
+	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+	    " $13, $14, $15, $16, $17, $18)",
 };
 
 /* A batch's trigger and its place in the batch, to sort by key. */
@@ -895,8 +939,8 @@ pg_notify_done(struct pg *s)
 
 /*
  * Tells the watching runners that triggers were recorded, after their
- * commit: NOTIFY takes a cluster-wide lock at commit, which halved the
- * POSTs' throughput when it was in their transaction.  Its own
+ * commit: NOTIFY takes a cluster-wide lock at commit, which cut the
+ * POSTs' throughput sharply when it was in their transaction.  Its own
  * transaction, not waited for by a standby (losing a wake-up costs a
  * runner at most its idle pass), sent and not waited for: its answer is
  * read before the connection's next use (pg_notify_done).
@@ -1784,16 +1828,16 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
  * implicit transaction as pg_record_batch's, and now and then a NOTIFY
  * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
  * have gone since the last, and after the last batch out, so that no
- * batch waits longer than that to wake the runners (one a batch cost a
- * sixth of the POSTs).  The server runs them in order, so a second
- * batch sent while the first commits starts the moment the first ends,
- * and its POSTs' clients need not wait for the first's answers to be on
- * their way: with 16 clients, two batches of 8 in flight did 22,800
- * POSTs a second where one of 16 at a time did 17,750
- * (scripts/bench.d/results.md).  The entries are read back in the order
- * they were sent.  Out of pipeline mode whenever no batch is in it, so
- * that pg_ready can find the connection closed while idle and connect
- * again before the next batch.
+ * batch waits longer than that to wake the runners (one a batch cost
+ * POSTs).  The server runs them in order, so a second batch sent while
+ * the first commits starts the moment the first ends, and its POSTs'
+ * clients need not wait for the first's answers to be on their way: two
+ * batches of 8 in flight did more than one of 16 at a time
+ * (scripts/bench.d/results.md, "Two batches in flight on one
+ * connection").  The entries are read back in the order they were sent.
+ * Out of pipeline mode whenever no batch is in it, so that pg_ready can
+ * find the connection closed while idle and connect again before the
+ * next batch.
  */
 
 static struct pg_sent *
@@ -2359,3 +2403,9 @@ static const struct store_ops pg_ops = {
 	.data_version = pg_data_version,
 	.watch_fd = pg_watch_fd,
 };
+
+const struct store_ops *
+store_pg_ops(void)
+{
+	return &pg_ops;
+}

@@ -122,11 +122,31 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
 	    " failed_trace, 0, NULL FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_failed IS NOT NULL",
+	/*
+	 * The view checkpoints' two halves (schema/0007) written out, each
+	 * ordered and limited on its own key: the planner would sort the
+	 * view's whole union, a job's whole history, for the newest few.
+	 * A running checkpoint is a claimed trigger (at most one a job),
+	 * found by the claims' index, not among the job's results.  The
+	 * job's savepoints (schema/0006, never purged) are a third half,
+	 * limited on their own index: one id sequence, as Flink's.
+	 */
 	[STMT_CKPT_HISTORY] =
-	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
-	    " FROM checkpoints WHERE job_id = ?1"
-	    " UNION ALL " SAVEPOINT_ROWS " WHERE job_id = ?1"
+	    "SELECT * FROM (SELECT * FROM (SELECT checkpoint_id,"
+	    "  'IN_PROGRESS' AS status, coalesce(claimed_ms, created_ms),"
+	    "  NULL, NULL, location, failure_class, failure_trace, 0, NULL"
+	    "  FROM triggers INDEXED BY triggers_claimed WHERE job_id = ?1"
+	    "  AND status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
+	    "  AND checkpoint_id IS NOT NULL"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS r"
+	    " UNION ALL SELECT * FROM (SELECT checkpoint_id, status,"
+	    "  coalesce(claimed_ms, created_ms), completed_ms,"
+	    "  max(0, completed_ms - coalesce(claimed_ms, created_ms)),"
+	    "  location, failure_class, failure_trace, 0, NULL"
+	    "  FROM checkpoint_history WHERE job_id = ?1"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS h"
+	    " UNION ALL SELECT * FROM (" SAVEPOINT_ROWS " WHERE job_id = ?1"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS s) AS u"
 	    " ORDER BY 1 DESC LIMIT ?2",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
@@ -137,37 +157,46 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
 				" WHERE job_id = ?1 AND status = 'COMPLETED'"
 				" ORDER BY checkpoint_id DESC LIMIT ?2",
-	[STMT_TRIGGER_LIST] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers ORDER BY id DESC LIMIT ?2",
-	[STMT_TRIGGER_LIST_JOB] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE job_id = ?1 ORDER BY id DESC LIMIT ?2",
+	/*
+	 * The stored triggers and, for those whose results were purged, the
+	 * checkpoints they took from the history (schema/0007), as they
+	 * were: a listing that does not change when results expire.
+	 */
+	[STMT_TRIGGER_LIST] = "SELECT " TRIGGER_COLS " FROM"
+			      " (SELECT * FROM (SELECT id AS ord, " TRIGGER_COLS
+			      " FROM triggers"
+			      "  ORDER BY id DESC LIMIT ?2) AS t"
+			      " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+			      "  WHERE " HISTORY_PURGED
+			      " ORDER BY trigger_row DESC LIMIT ?2)"
+			      "  AS h) AS u"
+			      " ORDER BY ord DESC LIMIT ?2",
+	[STMT_TRIGGER_LIST_JOB] = "SELECT " TRIGGER_COLS " FROM"
+				  " (SELECT id AS ord, " TRIGGER_COLS
+				  " FROM triggers"
+				  "  WHERE job_id = ?1"
+				  " UNION ALL " HISTORY_AS_TRIGGERS
+				  " WHERE job_id = ?1"
+				  "  AND " HISTORY_PURGED ") AS u"
+				  " ORDER BY ord DESC LIMIT ?2",
 	/*
 	 * What GET /jobs/:jobid/triggers lists: the job's waiting triggers
-	 * (the queue's index) and its newest checkpoints (the statistics'
-	 * index), newest first.  Each half is an index walk of at most the
+	 * (the queue's index) and its newest finished checkpoints (the
+	 * history's key, schema/0007), newest first, however long ago
+	 * their results expired.  Each half is an index walk of at most the
 	 * queue or the limit, however many triggers the job has stored;
 	 * sorting every trigger of the job by id (STMT_TRIGGER_LIST_JOB)
-	 * took 0.76 s for a job of a million.  A failure without an id (the
+	 * grows with the job's stored triggers.  A failure without an id (the
 	 * job was not RUNNING) is not among them.
 	 */
 	[STMT_TRIGGER_RECENT] =
-	    "SELECT job_id, trigger_id, status, requested_type, checkpoint_type,"
-	    " checkpoint_id, location, failure_class, failure_trace, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms"
-	    " FROM triggers WHERE id IN"
-	    " (SELECT id FROM (SELECT id FROM triggers"
-	    " INDEXED BY triggers_checkpoint"
-	    " WHERE job_id = ?1 AND checkpoint_id IS NOT NULL"
-	    " ORDER BY checkpoint_id DESC LIMIT ?2)"
-	    " UNION SELECT id FROM triggers INDEXED BY triggers_pending"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1)"
-	    " ORDER BY id DESC LIMIT ?2",
+	    "SELECT " TRIGGER_COLS " FROM"
+	    " (SELECT id AS ord, " TRIGGER_COLS " FROM triggers"
+	    "  INDEXED BY triggers_pending"
+	    "  WHERE status = 'IN_PROGRESS' AND job_id = ?1"
+	    " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+	    "  WHERE job_id = ?1 ORDER BY checkpoint_id DESC LIMIT ?2) AS h)"
+	    " AS u ORDER BY ord DESC LIMIT ?2",
 	/*
 	 * A job's waiting triggers, queued or running, and the oldest's
 	 * arrival: a walk of the queue's own index, however long the
@@ -339,7 +368,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
 	    " OR EXISTS (SELECT 1 FROM savepoints)"
-	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)",
+	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)"
+	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
 	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
@@ -485,6 +515,25 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ORDER BY id DESC",
 	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
 			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
+	/*
+	 * The history's retention (store_history_prune): below a job's
+	 * newest ?2 ids, a walk of the key from the counters' rows (one
+	 * per job), however long the history; and what ended ?3 ago.
+	 */
+	[STMT_HISTORY_PRUNE_KEEP] =
+	    "DELETE FROM checkpoint_history WHERE rowid IN"
+	    " (SELECT h.rowid FROM checkpoint_counters c"
+	    " JOIN checkpoint_history h ON h.job_id = c.job_id"
+	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
+	[STMT_HISTORY_PRUNE_AGE] = "DELETE FROM checkpoint_history"
+				   " WHERE ?3 > 0 AND completed_ms <= ?1 - ?3",
+	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
+				" FROM checkpoint_history"
+				" ORDER BY job_id, checkpoint_id",
+	[STMT_IMPORT_HISTORY] =
+	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	    " ?13, ?14, ?15, ?16, ?17, ?18)",
 };
 
 struct lite {
@@ -506,8 +555,8 @@ struct lite {
  * Process-wide SQLite settings, before the first connection (and before
  * any thread uses SQLite).  Memory statistics off, as SQLite recommends
  * (SQLITE_DEFAULT_MEMSTATUS=0): with them, every allocation of every
- * connection takes one process-wide mutex.  1,000 fewer instructions per
- * GET under callgrind, and no contention between the threads' connections.
+ * connection takes one process-wide mutex: off, a GET does less and the
+ * threads' connections do not contend.
  */
 void
 store_sqlite_init(void)
@@ -1237,8 +1286,8 @@ lite_moved(struct store *base)
  * The caller answers 503 instead, until a restart; the log says why,
  * once.  One stat(2), unless the last look was under max_age_ms ago
  * (0: look now).  A commit looks every time, so that no 202 goes to the
- * old file; a read may look less often (a stat costs a GET 3 µs of its
- * 30), since until a commit has seen the new file, the old one holds
+ * old file; a read may look less often (a stat is a noticeable part of
+ * a GET), since until a commit has seen the new file, the old one holds
  * every trigger answered 202.
  */
 static int
@@ -1357,3 +1406,9 @@ static const struct store_ops lite_ops = {
 	.moved = lite_moved,
 	.housekeeping = lite_housekeeping,
 };
+
+const struct store_ops *
+store_sqlite_ops(void)
+{
+	return &lite_ops;
+}

@@ -3,10 +3,11 @@
 --
 -- * CHECK (x IN ('a', 'b', 'c')) with three or more values makes SQLite build
 --   an ephemeral index of the list on every INSERT, a page allocated and
---   zeroed: about a fifth of the instructions of a POST (callgrind; see
---   scripts/bench.d/results.md).  An OR of equalities is three comparisons.
--- * x NOT GLOB '*[^0-9a-f]*' costs 2.2 us per 32-character id (SQLite 3.40);
---   ltrim(x, '0123456789abcdef') = '' says the same in 0.7 us.
+--   zeroed: a large share of a POST's work (scripts/bench.d/results.md,
+--   "Figures from the code's comments").  An OR of equalities is three
+--   comparisons.
+-- * x NOT GLOB '*[^0-9a-f]*' costs several times what
+--   ltrim(x, '0123456789abcdef') = '' does, and says the same.
 --
 -- SQLite cannot change a CHECK in place, so the table is rebuilt as
 -- https://www.sqlite.org/lang_altertable.html#otheralter describes: the views

@@ -66,7 +66,7 @@ is "$(sql 'PRAGMA journal_mode')" wal "init: the database is in WAL mode"
 is "$(sql 'PRAGMA user_version')" "$V" "init: user_version is $V"
 is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
     WHERE type IN ('table', 'view') ORDER BY name)")" \
-    "checkpoint_counters checkpoint_stats checkpoints job_overview jobs savepoint_checkpoints savepoint_disposal_status savepoint_disposals savepoint_status savepoints service_metrics trigger_status triggers" \
+    "checkpoint_counters checkpoint_history checkpoint_stats checkpoints job_overview jobs savepoint_checkpoints savepoint_disposal_status savepoint_disposals savepoint_status savepoints service_metrics trigger_status triggers" \
     "init: the schema's tables and views are there"
 is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
 before=$(md5 "$DB")
@@ -130,11 +130,15 @@ is "$(sqlite3 "$OLD" "$v1_rows")" "$before" \
     "migration: rows, ids, status answers and the job overview are kept"
 is "$(sqlite3 "$OLD" "PRAGMA integrity_check")" ok "migration: integrity_check ok"
 is "$(sqlite3 "$OLD" "SELECT name FROM sqlite_schema WHERE type = 'index'
-    AND name NOT LIKE 'sqlite_autoindex%' AND name LIKE 'triggers%'
-    ORDER BY name")" "triggers_checkpoint
+    AND tbl_name = 'triggers'
+    AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name")" "triggers_checkpoint
 triggers_claimed
 triggers_completed
 triggers_pending" "migration: the triggers indexes are there again"
+is "$(sqlite3 "$OLD" "SELECT job_id, checkpoint_id, kind, status, trigger_row,
+    trigger_id, created_ms, completed_ms FROM checkpoint_history")" \
+    "$J1|4|CHECKPOINT|COMPLETED|9|$J3|1000|2000" \
+    "migration: the finished checkpoint is copied into the history"
 is "$(sqlite3 "$OLD" "SELECT * FROM checkpoint_stats")" "$J1|1|0|0|1000|1000|1000|4|1000|2000||||||" \
     "migration: the stored results are counted in the statistics"
 sqlite3 "$OLD" "INSERT INTO triggers (job_id, trigger_id, requested_type,

@@ -94,7 +94,8 @@ ok $? "the document's example of a triggerid is the trigger made here"
 # lighttpd refuses a path with a control character itself, with its own
 # HTML 400 (scripts/README.examples), before the app sees it: here it
 # passes them on, so that the fuzzer's paths reach the app's own checks.
-LIGHTTPD_EXTRA='server.http-parseopts = ( "url-ctrls-reject" => "disable" )'
+# Added to lighttpd.conf's own options (+=): a second "=" is refused.
+LIGHTTPD_EXTRA='server.http-parseopts += ( "url-ctrls-reject" => "disable" )'
 start_server 2>> "$T/server-stderr.log"
 spawn "$RUNNER" --watch 2>> "$T/runner.log"
 RUNNER_PID=$LAST_PID

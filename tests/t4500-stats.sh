@@ -8,7 +8,8 @@
 # A job with none shows Flink's "no data" (NaN strings); a failure before
 # any id (the job not RUNNING: job not found) is in no count and never in
 # the history;
-# counts and the latest checkpoints survive retention's purge.
+# the history survives the purge of the results, and counts and the latest
+# checkpoints survive the history's own retention.
 # shellcheck disable=SC2016
 
 . "$(dirname "$0")/lib.sh"
@@ -154,13 +155,28 @@ http GET /jobs/overview
 like "$BODY" '"end-time":-1,"duration":[0-9]+,"state":"SUSPENDED",' \
     "GET /jobs/overview: SUSPENDED has no end time (not globally terminal)"
 
-# --- retention's purge: counts and latest stay, the rows go ---------------
+# --- retention's purge: the results go, the history stays -----------------
 sleep 0.01
 E4=$(entry 4)
+E2=$(entry 2)
 http GET /jobs/$JA/checkpoints
+KEPT=$BODY
 COUNTS=$(printf '%s' "$BODY" | sed 's/"summary".*//')
 CHECKPOINT_STORE_DURATION=1ms "$CTL" purge >/dev/null 2>&1
-is "$(dbq "SELECT count(*) FROM triggers WHERE job_id = '$JA'")" 0 "purged: no trigger left"
+is "$(dbq "SELECT count(*) FROM triggers WHERE job_id = '$JA'")" 0 \
+    "results purged: no trigger left"
+http GET /jobs/$JA/checkpoints
+is "$STATUS $BODY" "200 $KEPT" \
+    "results purged: the statistics, history and quantiles included, unchanged"
+http GET /jobs/$JA/checkpoints/details/2
+is "$STATUS $BODY" "200 $E2" "results purged: details of an older one still answer"
+
+# --- the history's own retention: counts and latest stay, the rows go -----
+sleep 0.01
+CHECKPOINT_STORE_DURATION=1ms CHECKPOINT_HISTORY_AGE=1ms "$CTL" purge \
+    >/dev/null 2>&1
+is "$(dbq "SELECT count(*) FROM checkpoint_history WHERE job_id = '$JA'")" 0 \
+    "purged: no checkpoint left in the history"
 http GET /jobs/$JA/checkpoints
 is "$(printf '%s' "$BODY" | sed 's/"summary".*//')" "$COUNTS" "purged: counts unchanged"
 like "$BODY" '"end_to_end_duration":\{"min":[0-9]+,"max":[0-9]+,"avg":[0-9]+,"p50":"NaN",' \

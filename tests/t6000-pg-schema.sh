@@ -1,8 +1,8 @@
 #!/bin/sh
-# schema/pg/0001-initial.sql, the PostgreSQL schema, against SQLite's at its
-# last version, on a real server (tests/pg.sh): it applies in one
-# transaction, and again into another database to the same catalog; the
-# same rows, loaded into a SQLite database made by checkpointctl init and
+# schema/pg/0001-initial.sql, the PostgreSQL schema, then with the later
+# migrations applied, against SQLite's at its last version, on a real
+# server (tests/pg.sh): it applies in one transaction, and again into
+# another database to the same catalog; the same rows, loaded into a SQLite database made by checkpointctl init and
 # into PostgreSQL, read back byte for byte the same through every view
 # (trigger_status's response is what GET answers, checkpoint-api(7)) and
 # leave the same counts after the same completions and purge; every check
@@ -64,8 +64,21 @@ is "$(psql_q "SELECT count(*) FROM pg_class c JOIN pg_namespace n
     ON n.oid = c.relnamespace WHERE n.nspname = 'public'" ascii)" \
     0 "  which it leaves empty"
 
+# The later migrations on top, each in one transaction as the programs
+# apply them: PostgreSQL's schema at its last version, compared below with
+# SQLite's at its last.
+for _f in "$top_srcdir"/schema/pg/[0-9][0-9][0-9][0-9]-*.sql; do
+	[ "$_f" = "$PG_SCHEMA" ] && continue
+	"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 --single-transaction \
+	    -d "$(pg_uri checkpoints)" -f "$_f" > "$T/apply-later.err" 2>&1 ||
+	    bail "$_f: $(cat "$T/apply-later.err")"
+done
+PG_V=$(ls "$top_srcdir"/schema/pg/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
+is "$(psql_q "SELECT version FROM schema_version")" "$PG_V" \
+    "PostgreSQL at its last version ($PG_V)"
 "$CTL" init > /dev/null || bail "checkpointctl init"
-is "$(sql "PRAGMA user_version")" 6 "SQLite at version 6"
+V=$(ls "$top_srcdir"/schema/[0-9][0-9][0-9][0-9]-*.sql | wc -l)
+is "$(sql "PRAGMA user_version")" "$V" "SQLite at its last version ($V)"
 
 # pg_sql SQL-FILE [DB]: a file of SQL in one transaction.
 pg_sql() {
@@ -80,12 +93,6 @@ sq_sql() {
 
 # --- The shape: the same columns, indexes and triggers ----------------------
 
-# Both at their latest version: PostgreSQL's later migrations on top of 0001.
-for _f in "$top_srcdir"/schema/pg/0*.sql; do
-	[ "$_f" = "$PG_SCHEMA" ] && continue
-	pg_sql "$_f" || bail "PostgreSQL migration $_f"
-done
-
 sq_cols() {
 	sql "SELECT group_concat(name, ',') FROM pragma_table_info('$1')"
 }
@@ -97,7 +104,7 @@ pg_cols() {
 for _rel in jobs checkpoint_counters triggers checkpoint_stats \
     service_metrics trigger_status job_overview checkpoints savepoints \
     savepoint_disposals savepoint_status savepoint_disposal_status \
-    savepoint_checkpoints; do
+    savepoint_checkpoints checkpoint_history; do
 	_cols=$(sq_cols "$_rel")
 	[ -n "$_cols" ] || bail "SQLite has no $_rel"
 	is "$(pg_cols "$_rel")" "$_cols" "$_rel: the same columns in order"

@@ -423,7 +423,7 @@ function renderJob(jid) {
 	const oldest = cps.at(-1);
 	$('chart-cap').textContent = `Run time of the ${cps.length} newest checkpoints against the time each ended` +
 		(oldest ? ` (since ${fmtTime(oldest.claim)})` : '') + '; failures marked ×. Point at it, or focus it and use the arrow keys.' +
-		(c.completed + c.failed > cps.length ? ' The service keeps no older ones: CHECKPOINT_HISTORY (up to 1000) keeps more.' : '');
+		(c.completed + c.failed > cps.length ? ' No older ones are listed: CHECKPOINT_HISTORY (up to 1000) keeps more in the statistics, of those CHECKPOINT_HISTORY_KEEP and CHECKPOINT_HISTORY_AGE keep.' : '');
 	drawChart($('chart'), $('chart-tip'), cps);
 	$('history').tBodies[0].replaceChildren(...cps.slice(0, state.historyShown).map(historyRow));
 	$('more').hidden = cps.length <= state.historyShown;
