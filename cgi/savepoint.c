@@ -33,8 +33,10 @@ savepoint_request_id(struct response *r, enum http_status status,
 
 /*
  * The directory of a request that named none: the job's own, in dir.
- * Returns 0, or -1 with the answer made (Flink's 400 naming the
- * request's field when the job has none).
+ * Returns 0, or -1 with the answer made: Flink's 400 naming the
+ * request's field when the job has none; a 404 when there is no such
+ * job, whose directory (kept with the job, not the service) cannot be
+ * known.
  */
 static int
 savepoint_default_dir(struct exchange *x, struct store *s, const struct id *job,
@@ -42,11 +44,16 @@ savepoint_default_dir(struct exchange *x, struct store *s, const struct id *job,
 {
 	enum store_rc rc;
 
-	rc = store_job_savepoint_dir(s, job, dir);
-	if (rc == STORE_NOTFOUND) {
-		http_error(x->res, ERR_NO_SAVEPOINT_DIR,
-		    stop ? "targetDirectory" : "target-directory");
-		return -1;
+	if ((rc = store_job_savepoint_dir(s, job, dir)) == STORE_NOTFOUND) {
+		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND) {
+			http_error(x->res, ERR_NO_JOB, job->s);
+			return -1;
+		}
+		if (rc == STORE_OK) {
+			http_error(x->res, ERR_NO_SAVEPOINT_DIR,
+			    stop ? "targetDirectory" : "target-directory");
+			return -1;
+		}
 	}
 	if (rc != STORE_OK) {
 		exchange_store_failed(x, rc);

@@ -30,10 +30,20 @@ phase savepoints
 
 # --- the directory: the request's or the job's ------------------------------
 
+# J is registered, without a savepoint directory.
+"$CTL" init > /dev/null && "$CTL" job add $J > /dev/null ||
+    bail "checkpointctl job add"
 http POST /jobs/$J/savepoints
 check "savepoint, no body, no directory anywhere: 400" 400 "$(printf "$NO_DIR" target-directory)"
 http POST /jobs/$J/stop '{"drain":true}'
 check "stop, no directory anywhere: 400 names targetDirectory" 400 "$(printf "$NO_DIR" targetDirectory)"
+# A job not registered has no directory of its own to fall back on.
+http POST /jobs/$TU/savepoints
+check "savepoint of an unknown job, no directory: 404" 404 \
+    "{\"errors\":[\"Job $TU not found\"]}"
+http POST /jobs/$TU/stop
+check "stop of an unknown job, no directory: 404" 404 \
+    "{\"errors\":[\"Job $TU not found\"]}"
 is "$(sql "SELECT count(*) FROM savepoints")" 0 "the 400s recorded nothing"
 
 http POST /jobs/$J/savepoints "$CLI_SP"
@@ -47,8 +57,9 @@ check "savepoint status right after 202" 200 "$IN_PROGRESS"
 http GET /v1/jobs/$J/savepoints/$S1/
 check "savepoint status under /v1, trailing slash" 200 "$IN_PROGRESS"
 
-sql "INSERT INTO jobs (job_id, savepoint_dir, created_ms, updated_ms)
-    VALUES ('$J', 'file:/job-dir', 0, 0), ('$JB', 's3://b/savepoints', 0, 0)" >/dev/null
+sql "UPDATE jobs SET savepoint_dir = 'file:/job-dir' WHERE job_id = '$J';
+    INSERT INTO jobs (job_id, savepoint_dir, created_ms, updated_ms)
+    VALUES ('$JB', 's3://b/savepoints', 0, 0)" >/dev/null
 http POST /jobs/$JB/stop '{"drain":true,"formatType":"NATIVE"}'
 check_like "stop, the job's directory" 202 "$ID_RE"
 S2=$(trigger_of)
