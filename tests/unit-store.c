@@ -1525,7 +1525,7 @@ test_any_savepoints(struct store *s)
 	struct id jid = mkid(j), tid, fresh, got;
 	struct buf b = { 0 };
 	size_t n = 0;
-	int64_t id = 0;
+	int64_t id = 0, purged;
 	int created = -1;
 
 	tap_is_int(store_job_savepoint_dir(s, &jid, &b), STORE_NOTFOUND,
@@ -1611,6 +1611,20 @@ test_any_savepoints(struct store *s)
 	    "latest savepoint read");
 	tap_ok(strncmp(buf_str(&b), "1:COMPLETED:", 12) == 0,
 	    "latest savepoint: id 1, completed (%s)", buf_str(&b));
+
+	/*
+	 * The statistics read savepoints beside the checkpoint history;
+	 * neither the results' expiry nor the history's retention, which
+	 * keep checkpoints apart, takes them away.
+	 */
+	store_purge(s, 100LL * STORE_MS, STORE_MS, &purged);
+	store_history_prune(s, 100LL * STORE_MS, 1, 1, &purged);
+	tap_ok(strncmp(history(s, j, 10), "1:COMPLETED:", 12) == 0,
+	    "savepoint in the statistics' history after the purge and the "
+	    "history's retention (%s)",
+	    history(s, j, 10));
+	tap_is_int(store_ckpt_get(s, &jid, 1, ckpt_cb, &b), STORE_OK,
+	    "savepoint: its details by id, after both");
 
 	/* A stop that fails keeps its id; the listing shows both. */
 	sp.trigger = mkid("5a5e00000000000000000000000000a2");
