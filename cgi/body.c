@@ -281,28 +281,24 @@ body_no_nul_escapes(const char *buf, size_t len, int *failed)
 }
 
 /*
- * Parses the body into out.  An empty body is {}.  Unknown fields are
- * ignored; null means the default; enum values are exact; a triggerId is
- * 32 hex.  Anything else (malformed JSON, trailing bytes, a non-object,
- * invalid UTF-8, a wrong type) is BODY_BAD.  buf need not be
+ * Opens a request body as a JSON object in *root (NULL for an empty
+ * body, which is {}), in *tokp, the caller's parser: made on the first
+ * call (NULL) and kept for the next, which saves two allocations a parse
+ * (a tokener and its stack).  Free it with body_parser_free; *root with
+ * json_object_put.  Malformed JSON, trailing
+ * bytes, a non-object or invalid UTF-8 is BODY_BAD.  buf need not be
  * NUL-terminated.
- *
- * *tokp is the caller's parser: made on the first call (NULL) and kept
- * for the next, which saves two allocations a parse (a tokener and its
- * stack).  Free it with body_parser_free.
  */
-enum body_rc
-body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
-    struct trigger_body *out)
+static enum body_rc
+body_open(struct json_tokener **tokp, const char *buf, size_t len,
+    json_object **root)
 {
 	struct json_tokener *tok;
-	json_object *root = NULL, *v;
 	enum body_rc rc = BODY_BAD;
 	char *copy;
 	int failed;
 
-	memset(out, 0, sizeof(*out));
-	out->type = CKPT_CONFIGURED;
+	*root = NULL;
 	if (len == 0)
 		return BODY_OK;
 	if (len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
@@ -318,29 +314,164 @@ body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
 	tok = *tokp;
 	json_tokener_reset(tok);
 	/* Valid JSON by now; an object is complete at its closing brace. */
-	root = json_tokener_parse_ex(tok, buf, (int)len);
-	if (root == NULL || !json_object_is_type(root, json_type_object))
-		goto out;
-
-	if (json_object_object_get_ex(root, "checkpointType", &v) &&
-	    v != NULL) {
-		if (!json_object_is_type(v, json_type_string) ||
-		    ckpt_type_parse(json_object_get_string(v), &out->type) ==
-			-1)
-			goto out;
+	*root = json_tokener_parse_ex(tok, buf, (int)len);
+	if (*root != NULL && json_object_is_type(*root, json_type_object))
+		rc = BODY_OK;
+	else {
+		json_object_put(*root);
+		*root = NULL;
 	}
-	if (json_object_object_get_ex(root, "triggerId", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_string) ||
-		    id_parse(json_object_get_string(v),
-			(size_t)json_object_get_string_len(v),
-			&out->trigger_id) == -1)
+out:
+	free(copy);
+	return rc;
+}
+
+/* A member that is present and not null, in *v. */
+static int
+body_member(json_object *root, const char *key, json_object **v)
+{
+	return root != NULL && json_object_object_get_ex(root, key, v) &&
+	    *v != NULL;
+}
+
+/* triggerId, 32 hex, if given: -1 for anything else. */
+static int
+body_trigger_id(json_object *root, int *has, struct id *out)
+{
+	json_object *v;
+
+	*has = 0;
+	if (!body_member(root, "triggerId", &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string) ||
+	    id_parse(json_object_get_string(v),
+		(size_t)json_object_get_string_len(v), out) == -1)
+		return -1;
+	*has = 1;
+	return 0;
+}
+
+/* A boolean, 0 when absent or null: -1 for another type. */
+static int
+body_bool(json_object *root, const char *key, int *out)
+{
+	json_object *v;
+
+	*out = 0;
+	if (!body_member(root, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return -1;
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/* A string, copied to *out (NULL when absent or null): -1 otherwise. */
+static int
+body_string(json_object *root, const char *key, char **out)
+{
+	json_object *v;
+
+	*out = NULL;
+	if (!body_member(root, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string) ||
+	    (*out = strdup(json_object_get_string(v))) == NULL)
+		return -1;
+	return 0;
+}
+
+/*
+ * Parses the body into out.  Unknown fields are ignored; null means the
+ * default; enum values are exact; a triggerId is 32 hex.  Anything else
+ * (a wrong type included) is BODY_BAD.
+ */
+enum body_rc
+body_parse_trigger(struct json_tokener **tokp, const char *buf, size_t len,
+    struct trigger_body *out)
+{
+	json_object *root, *v;
+	enum body_rc rc;
+
+	memset(out, 0, sizeof(*out));
+	out->type = CKPT_CONFIGURED;
+	if ((rc = body_open(tokp, buf, len, &root)) != BODY_OK)
+		return rc;
+	rc = BODY_BAD;
+	if (body_member(root, "checkpointType", &v) &&
+	    (!json_object_is_type(v, json_type_string) ||
+		ckpt_type_parse(json_object_get_string(v), &out->type) == -1))
+		goto out;
+	if (body_trigger_id(root, &out->has_trigger_id, &out->trigger_id) == -1)
+		goto out;
+	rc = BODY_OK;
+out:
+	json_object_put(root);
+	return rc;
+}
+
+/*
+ * A SavepointTriggerRequestBody, or with stop a
+ * StopWithSavepointRequestBody: the same rules as body_parse_trigger.
+ * Free out with body_savepoint_free, whatever the result.
+ */
+enum body_rc
+body_parse_savepoint(struct json_tokener **tokp, const char *buf, size_t len,
+    int stop, struct savepoint_body *out)
+{
+	json_object *root, *v;
+	enum body_rc rc;
+	const char *format;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = body_open(tokp, buf, len, &root)) != BODY_OK)
+		return rc;
+	rc = BODY_BAD;
+	if (body_string(root, stop ? "targetDirectory" : "target-directory",
+		&out->target_dir) == -1 ||
+	    body_bool(root, stop ? "drain" : "cancel-job",
+		stop ? &out->drain : &out->cancel_job) == -1 ||
+	    body_trigger_id(root, &out->has_trigger_id, &out->trigger_id) == -1)
+		goto out;
+	if (body_member(root, "formatType", &v)) {
+		if (!json_object_is_type(v, json_type_string))
 			goto out;
-		out->has_trigger_id = 1;
+		format = json_object_get_string(v);
+		if (strcmp(format, "NATIVE") == 0)
+			out->native = 1;
+		else if (strcmp(format, "CANONICAL") != 0)
+			goto out;
 	}
 	rc = BODY_OK;
 out:
 	json_object_put(root);
-	free(copy);
+	return rc;
+}
+
+void
+body_savepoint_free(struct savepoint_body *b)
+{
+	free(b->target_dir);
+	b->target_dir = NULL;
+}
+
+/*
+ * A SavepointDisposalRequest: *path is savepoint-path, a copy the caller
+ * frees, NULL when absent or null.
+ */
+enum body_rc
+body_parse_disposal(struct json_tokener **tokp, const char *buf, size_t len,
+    char **path)
+{
+	json_object *root;
+	enum body_rc rc;
+
+	*path = NULL;
+	if ((rc = body_open(tokp, buf, len, &root)) != BODY_OK)
+		return rc;
+	if (body_string(root, "savepoint-path", path) == -1)
+		rc = BODY_BAD;
+	json_object_put(root);
 	return rc;
 }
 

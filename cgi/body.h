@@ -24,6 +24,16 @@ struct trigger_body {
 	struct id trigger_id; /* valid if has_trigger_id */
 };
 
+/* POST /jobs/:jobid/savepoints or /stop, every field optional. */
+struct savepoint_body {
+	char *target_dir; /* NULL when absent or null; owned */
+	int native; /* formatType NATIVE; CANONICAL by default */
+	int cancel_job; /* savepoints only */
+	int drain; /* stop only */
+	int has_trigger_id;
+	struct id trigger_id; /* valid if has_trigger_id */
+};
+
 struct json_tokener;
 
 enum body_rc body_length(const char *content_length, size_t max, size_t *len);
@@ -31,6 +41,11 @@ int body_unannounced(const char *content_length, const char *transfer_encoding);
 int body_is_json(const char *buf, size_t len);
 enum body_rc body_parse_trigger(struct json_tokener **, const char *buf,
     size_t len, struct trigger_body *);
+enum body_rc body_parse_savepoint(struct json_tokener **, const char *buf,
+    size_t len, int stop, struct savepoint_body *);
+void body_savepoint_free(struct savepoint_body *);
+enum body_rc body_parse_disposal(struct json_tokener **, const char *buf,
+    size_t len, char **path);
 void body_parser_free(struct json_tokener *);
 
 #endif /* BODY_H */

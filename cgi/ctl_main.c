@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,10 @@ enum ctl_opt {
 	CTL_OPT_WEB_USER,
 	CTL_OPT_RUN_DIR,
 	CTL_OPT_FLINK,
+	CTL_OPT_SAVEPOINT_DIR,
+	CTL_OPT_SAVEPOINT_COMMAND,
+	CTL_OPT_STOP_COMMAND,
+	CTL_OPT_DISPOSE_COMMAND,
 	CTL_OPT__MAX
 };
 
@@ -73,13 +78,19 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_WEB_USER] = "web-user",
 	[CTL_OPT_RUN_DIR] = "run-dir",
 	[CTL_OPT_FLINK] = "flink",
+	[CTL_OPT_SAVEPOINT_DIR] = "savepoint-dir",
+	[CTL_OPT_SAVEPOINT_COMMAND] = "savepoint-command",
+	[CTL_OPT_STOP_COMMAND] = "stop-command",
+	[CTL_OPT_DISPOSE_COMMAND] = "dispose-command",
 };
 
 #define CTL_BIT(o) (1u << (o))
 #define CTL_JOB_FIELDS \
 	(CTL_BIT(CTL_OPT_NAME) | CTL_BIT(CTL_OPT_TYPE) | \
 	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT) | \
-	    CTL_BIT(CTL_OPT_FLINK))
+	    CTL_BIT(CTL_OPT_FLINK) | CTL_BIT(CTL_OPT_SAVEPOINT_DIR) | \
+	    CTL_BIT(CTL_OPT_SAVEPOINT_COMMAND) | \
+	    CTL_BIT(CTL_OPT_STOP_COMMAND) | CTL_BIT(CTL_OPT_DISPOSE_COMMAND))
 
 /* The most words any command has ("job add JOBID"), and one more. */
 #define CTL_MAXWORDS 4
@@ -132,6 +143,7 @@ static int ctl_job_set(struct ctl *, const struct ctl_args *);
 static int ctl_job_rm(struct ctl *, const struct ctl_args *);
 static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
+static int ctl_savepoints(struct ctl *, const struct ctl_args *);
 static int ctl_purge(struct ctl *, const struct ctl_args *);
 static int ctl_migrate(struct ctl *, const struct ctl_args *);
 static int ctl_setup_cmd(struct ctl *, const struct ctl_args *);
@@ -153,16 +165,22 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    0, CTL_DEPLOY_OPTS, ctl_doctor_cmd },
 	{ "job add",
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
-	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]\n"
+	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
+	    "\t    [--stop-command CMD] [--dispose-command CMD]",
 	    1, CTL_JOB_FIELDS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
-	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL|none]",
+	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL|none]\n"
+	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
+	    "\t    [--stop-command CMD] [--dispose-command CMD]",
 	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
 	{ "job list", "", 0, 0, ctl_job_list },
 	{ "triggers", "[--job JOBID] [--limit N]", 0,
 	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_LIMIT), ctl_triggers },
+	{ "savepoints", "[--job JOBID]", 0, CTL_BIT(CTL_OPT_JOB),
+	    ctl_savepoints },
 	{ "purge", "", 0, 0, ctl_purge },
 	{ "migrate", "--from SRC --to DST", 0,
 	    CTL_BIT(CTL_OPT_FROM) | CTL_BIT(CTL_OPT_TO), ctl_migrate },
@@ -378,6 +396,35 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
  * which (JOB_SET_*).  An empty --command means none: the schema keeps no
  * empty commands, and a job without one completes at once.
  */
+/* The savepoint options: an empty value is none (NULL), as --command. */
+static int
+ctl_job_parse_savepoint(const struct ctl_args *a, struct job *j, int *fields)
+{
+	static const struct {
+		int opt, field;
+		size_t off;
+	} sp[] = {
+		{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR,
+		    offsetof(struct job, savepoint_dir) },
+		{ CTL_OPT_SAVEPOINT_COMMAND, JOB_SET_SAVEPOINT_COMMAND,
+		    offsetof(struct job, savepoint_command) },
+		{ CTL_OPT_STOP_COMMAND, JOB_SET_STOP_COMMAND,
+		    offsetof(struct job, stop_command) },
+		{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND,
+		    offsetof(struct job, dispose_command) },
+	};
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(sp) / sizeof(sp[0]); i++)
+		if ((v = a->opt[sp[i].opt]) != NULL) {
+			*(const char **)(void *)((char *)j +
+			    sp[i].off) = *v != '\0' ? v : NULL;
+			*fields |= sp[i].field;
+		}
+	return 0;
+}
+
 static int
 ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 {
@@ -410,7 +457,7 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 			return -1;
 		*fields |= JOB_SET_TIMEOUT;
 	}
-	return 0;
+	return ctl_job_parse_savepoint(a, j, fields);
 }
 
 /*
@@ -622,7 +669,7 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
  * JobManager at flink if bind says so, in one transaction.
  */
 static enum store_rc
-ctl_job_write(struct store *s, const struct job *j, int fields,
+ctl_job_write(struct store *s, const struct job *j, int add, int fields,
     const char *flink, int bind)
 {
 	int64_t now = clock_ms(CLOCK_REALTIME);
@@ -630,9 +677,13 @@ ctl_job_write(struct store *s, const struct job *j, int fields,
 
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
-	if (fields == -1)
+	if (add) {
+		/* Its savepoint settings are not the add's: set after. */
 		rc = store_job_add(s, j, now);
-	else if (fields != 0)
+		if (rc == STORE_OK && (fields & JOB_SET_SAVEPOINT) != 0)
+			rc = store_job_set(s, j, fields & JOB_SET_SAVEPOINT,
+			    now);
+	} else if (fields != 0)
 		rc = store_job_set(s, j, fields, now);
 	if (rc == STORE_OK && bind)
 		rc = store_job_flink(s, &j->id, flink, now);
@@ -662,7 +713,9 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = ctl_job_write(s, &j, -1, flink, bind)) == STORE_EXISTS) {
+	/* With its savepoint settings and JobManager, in one transaction. */
+	if ((rc = ctl_job_write(s, &j, 1, fields, flink, bind)) ==
+	    STORE_EXISTS) {
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
@@ -684,12 +737,14 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if (fields == 0 && !bind) {
 		ctl_err("job set: nothing to change; give --state, --name, "
-			"--type, --command, --timeout or --flink");
+			"--type, --command, --timeout, --flink, "
+			"--savepoint-dir or a savepoint, stop or dispose "
+			"command");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = ctl_job_write(s, &j, fields, flink, bind)) ==
+	if ((rc = ctl_job_write(s, &j, 0, fields, flink, bind)) ==
 	    STORE_NOTFOUND) {
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
@@ -754,18 +809,46 @@ ctl_job_list(struct ctl *c, const struct ctl_args *a)
 	return ret;
 }
 
+/* A time in ms as a UTC date and time cell. */
+static void
+ctl_table_add_when(struct ctl_table *t, int64_t ms)
+{
+	struct tm tm;
+	time_t sec = (time_t)(ms / 1000);
+	char when[32];
+
+	if (gmtime_r(&sec, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(when, sizeof(when), "%lld", (long long)ms);
+	ctl_table_add(t, when);
+}
+
+/* Who asked: user@address, or whichever of them is known. */
+static void
+ctl_table_add_client(struct ctl_table *t, const char *user, const char *addr)
+{
+	if (user != NULL && addr != NULL)
+		ctl_table_addf(t, "%s@%s", user, addr);
+	else
+		ctl_table_add(t, user != NULL ? user : addr);
+}
+
+/* A failure in one cell: its trace's first line, or else its class. */
+static void
+ctl_table_add_failure(struct ctl_table *t, const char *class, const char *trace)
+{
+	const char *s = trace != NULL && *trace != '\0' ? trace : class;
+
+	ctl_table_addn(t, s, strcspn(s, "\n"));
+}
+
 /* What became of a trigger, in a few words. */
 static void
 ctl_trigger_result(struct ctl_table *t, const struct trigger_row *r)
 {
-	const char *s;
-
-	if (r->failure_class != NULL) {
-		s = r->failure_trace != NULL && *r->failure_trace != '\0' ?
-		    r->failure_trace :
-		    r->failure_class;
-		ctl_table_addn(t, s, strcspn(s, "\n"));
-	} else if (strcmp(r->status, "COMPLETED") == 0)
+	if (r->failure_class != NULL)
+		ctl_table_add_failure(t, r->failure_class, r->failure_trace);
+	else if (strcmp(r->status, "COMPLETED") == 0)
 		ctl_table_add(t, r->location);
 	else if (r->claimed_by != NULL)
 		ctl_table_addf(t, "claimed by %s", r->claimed_by);
@@ -777,14 +860,8 @@ static int
 ctl_trigger_row(const struct trigger_row *r, void *arg)
 {
 	struct ctl_table *t = arg;
-	struct tm tm;
-	time_t sec = (time_t)(r->created_ms / 1000);
-	char when[32];
 
-	if (gmtime_r(&sec, &tm) == NULL ||
-	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
-		snprintf(when, sizeof(when), "%lld", (long long)r->created_ms);
-	ctl_table_add(t, when);
+	ctl_table_add_when(t, r->created_ms);
 	ctl_table_add(t, r->job.s);
 	ctl_table_add(t, r->trigger.s);
 	ctl_table_add(t, r->status);
@@ -793,11 +870,7 @@ ctl_trigger_row(const struct trigger_row *r, void *arg)
 	else
 		ctl_table_add(t, NULL);
 	ctl_table_add(t, r->type != NULL ? r->type : r->requested_type);
-	if (r->remote_user != NULL && r->remote_addr != NULL)
-		ctl_table_addf(t, "%s@%s", r->remote_user, r->remote_addr);
-	else
-		ctl_table_add(t,
-		    r->remote_user != NULL ? r->remote_user : r->remote_addr);
+	ctl_table_add_client(t, r->remote_user, r->remote_addr);
 	ctl_trigger_result(t, r);
 	return t->oom;
 }
@@ -828,6 +901,61 @@ ctl_triggers(struct ctl *c, const struct ctl_args *a)
 	rc = store_trigger_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
 	    limit, ctl_trigger_row, &t);
 	if ((ret = ctl_store_done(c, rc, "triggers")) == 0)
+		ret = ctl_table_print(&t);
+	ctl_table_free(&t);
+	return ret;
+}
+
+/* One savepoint or stop as a row of checkpointctl savepoints. */
+static int
+ctl_savepoint_row(const struct savepoint_row *r, void *arg)
+{
+	struct ctl_table *t = arg;
+
+	ctl_table_add_when(t, r->created_ms);
+	ctl_table_add(t, r->job.s);
+	ctl_table_add(t, r->trigger.s);
+	ctl_table_addf(t, "%s%s%s", r->kind, r->cancel_job ? "+CANCEL" : "",
+	    r->drain ? "+DRAIN" : "");
+	ctl_table_add(t, r->status);
+	if (r->checkpoint_id > 0)
+		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
+	else
+		ctl_table_add(t, NULL);
+	ctl_table_add(t, r->format);
+	ctl_table_add_client(t, r->remote_user, r->remote_addr);
+	if (r->failure_class != NULL)
+		ctl_table_add_failure(t, r->failure_class, r->failure_trace);
+	else if (r->location != NULL)
+		ctl_table_addf(t, "%s%s", r->location,
+		    r->disposed_ms > 0 ? " (disposed)" : "");
+	else
+		ctl_table_add(t, NULL);
+	return t->oom;
+}
+
+/* Every savepoint and stop, newest first: where, who, and if disposed. */
+static int
+ctl_savepoints(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
+		"TRIGGER ID", "KIND", "STATUS", "CHECKPOINT", "FORMAT",
+		"CLIENT", "RESULT" };
+	struct ctl_table t;
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+	int ret;
+
+	if (a->opt[CTL_OPT_JOB] != NULL &&
+	    ctl_parse_id("--job", a->opt[CTL_OPT_JOB], &job) == -1)
+		return CTL_EXIT_USAGE;
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	ctl_table_init(&t, header, sizeof(header) / sizeof(header[0]));
+	rc = store_savepoint_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
+	    ctl_savepoint_row, &t);
+	if ((ret = ctl_store_done(c, rc, "savepoints")) == 0)
 		ret = ctl_table_print(&t);
 	ctl_table_free(&t);
 	return ret;
@@ -885,6 +1013,7 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 	cp.to = dst;
 	store_redact(to, shown, sizeof(shown));
 	store_redact(from, from_shown, sizeof(from_shown));
+
 	if ((rc = store_import_begin(dst)) == STORE_EXISTS) {
 		ctl_err("%s: not empty (it holds jobs, triggers or "
 			"checkpoint counts); migrate only into a new database",
@@ -917,8 +1046,9 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 {
 	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
 	struct store *src, *dst;
+	enum store_rc rc;
 	char shown[512];
-	int ret;
+	int ret, any;
 
 	if (a->opt[CTL_OPT_DB] != NULL) {
 		ctl_err("migrate: --db does not apply; give --from and --to");
@@ -945,6 +1075,24 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 	}
 	if ((src = ctl_open_db(c, from)) == NULL)
 		return CTL_EXIT_FAIL;
+	/*
+	 * Refused before the target is made, rather than copied in part:
+	 * a savepoint's result is never dropped.
+	 */
+	if ((rc = store_savepoints_any(src, &any)) != STORE_OK || any) {
+		ret = rc != STORE_OK ?
+		    ctl_store_fail(src, from, rc, "migrate") :
+		    CTL_EXIT_FAIL;
+		if (rc == STORE_OK) {
+			store_redact(from, shown, sizeof(shown));
+			ctl_err(
+			    "%s: holds savepoints or disposals, which "
+			    "migrate does not copy yet; nothing was changed",
+			    shown);
+		}
+		store_close(src);
+		return ret;
+	}
 	if ((dst = ctl_open_db(c, to)) == NULL) {
 		store_close(src);
 		return CTL_EXIT_FAIL;

@@ -65,6 +65,24 @@ static const struct {
 	    "a read-only server). Retrying will not help until the operator "
 	    "fixes it." },
 	[ERR_INTERNAL] = { HTTP_500, "Internal server error." },
+	[ERR_SAVEPOINT_BODY] = { HTTP_400,
+	    "Request did not match expected format "
+	    "SavepointTriggerRequestBody." },
+	[ERR_STOP_BODY] = { HTTP_400,
+	    "Request did not match expected format "
+	    "StopWithSavepointRequestBody." },
+	[ERR_DISPOSAL_BODY] = { HTTP_400,
+	    "Request did not match expected format SavepointDisposalRequest." },
+	[ERR_NO_SAVEPOINT_DIR] = { HTTP_400,
+	    "Config key [execution.checkpointing.savepoint-dir] is not set. "
+	    "Property [%s] must be provided." },
+	[ERR_NO_SAVEPOINT_PATH] = { HTTP_400,
+	    "Field savepoint-path must not be omitted or be null." },
+	[ERR_NO_SAVEPOINT] = { HTTP_404,
+	    "There is no savepoint operation with triggerId=%s for job %s." },
+	[ERR_NO_DISPOSAL] = { HTTP_404,
+	    "Operation not found under key: "
+	    "org.apache.flink.runtime.rest.handler.async.OperationKey@%s" },
 };
 
 const char *

@@ -66,6 +66,14 @@ enum api_error {
 	ERR_READONLY,
 	/* Anything else: logged in full, answered without detail. */
 	ERR_INTERNAL,
+	/* Savepoints, stops and disposals (savepoint.c): Flink's texts. */
+	ERR_SAVEPOINT_BODY,
+	ERR_STOP_BODY,
+	ERR_DISPOSAL_BODY,
+	ERR_NO_SAVEPOINT_DIR, /* %s: the request's field for it */
+	ERR_NO_SAVEPOINT_PATH,
+	ERR_NO_SAVEPOINT, /* %s: triggerId, jobid */
+	ERR_NO_DISPOSAL, /* %s: the key's hash, as hex */
 	ERR__MAX
 };
 

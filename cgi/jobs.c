@@ -62,7 +62,7 @@ jobs_get_config(struct exchange *x)
 }
 
 /* A string or JSON null. */
-static int
+int
 jobs_opt_string(struct buf *b, const char *v)
 {
 	if (v == NULL)
@@ -71,7 +71,7 @@ jobs_opt_string(struct buf *b, const char *v)
 }
 
 /* A time in ms, or JSON null for 0 (not yet). */
-static int
+int
 jobs_opt_ms(struct buf *b, int64_t v)
 {
 	if (v == 0)

@@ -6,9 +6,16 @@
 #ifndef JOBS_H
 #define JOBS_H
 
+#include <stdint.h>
+
 #define JOBS_TRIGGERS 100 /* GET /jobs/:jobid/triggers: the newest */
 
+struct buf;
 struct exchange;
+
+/* Listings' fields: a string or null, a time in ms or null for 0. */
+int jobs_opt_string(struct buf *, const char *);
+int jobs_opt_ms(struct buf *, int64_t);
 
 void jobs_get(struct exchange *);
 void jobs_get_config(struct exchange *);

@@ -11,6 +11,7 @@
 #include "jobs.h"
 #include "metrics.h"
 #include "route.h"
+#include "savepoint.h"
 #include "stats.h"
 #include "trigger.h"
 #include "ui.h"
@@ -50,6 +51,18 @@ static const struct {
 	{ ROUTE_METRICS, metrics_get, "GET", "GET", 1, 1, { "metrics" } },
 	{ ROUTE_UI, ui_get, "GET", "GET", 0, 1, { "ui" } },
 	{ ROUTE_UI, ui_get, "GET", "GET", 0, 2, { "ui", NULL } },
+	{ ROUTE_SAVEPOINT, savepoint_post, "POST", "GET, POST", 0, 3,
+	    { "jobs", NULL, "savepoints" } },
+	{ ROUTE_SAVEPOINTS, savepoint_list, "GET", "GET, POST", 0, 3,
+	    { "jobs", NULL, "savepoints" } },
+	{ ROUTE_STOP, savepoint_post, "POST", "POST", 0, 3,
+	    { "jobs", NULL, "stop" } },
+	{ ROUTE_SAVEPOINT_STATUS, savepoint_get, "GET", "GET", 0, 4,
+	    { "jobs", NULL, "savepoints", NULL } },
+	{ ROUTE_DISPOSAL, disposal_post, "POST", "POST", 0, 1,
+	    { "savepoint-disposal" } },
+	{ ROUTE_DISPOSAL_STATUS, disposal_get, "GET", "GET", 0, 2,
+	    { "savepoint-disposal", NULL } },
 };
 
 /*
@@ -126,9 +139,11 @@ route_match(const char *method, const char *path, struct route *r)
 		r->method_ok = ok;
 		if (r->id == ROUTE_UI && n == 2)
 			r->asset = s[1];
+		else if (r->id == ROUTE_DISPOSAL_STATUS)
+			r->triggerid = s[1];
 		else if (routes[i].nseg > 1 && routes[i].seg[1] == NULL)
 			r->jobid = s[1];
-		if (r->id == ROUTE_STATUS)
+		if (r->id == ROUTE_STATUS || r->id == ROUTE_SAVEPOINT_STATUS)
 			r->triggerid = s[3];
 		if (r->id == ROUTE_DETAILS)
 			r->checkpointid = s[4];

@@ -19,7 +19,13 @@ enum route_id {
 	ROUTE_OVERVIEW, /* /jobs/overview */
 	ROUTE_METRICS, /* /metrics, never under /v1 */
 	ROUTE_UI, /* /ui/ and /ui/:asset, the page */
-	ROUTE_TRIGGERS /* GET /jobs/:jobid/triggers, beyond Flink */
+	ROUTE_TRIGGERS, /* GET /jobs/:jobid/triggers, beyond Flink */
+	ROUTE_SAVEPOINT, /* POST /jobs/:jobid/savepoints */
+	ROUTE_STOP, /* POST /jobs/:jobid/stop */
+	ROUTE_SAVEPOINT_STATUS, /* /jobs/:jobid/savepoints/:triggerid */
+	ROUTE_DISPOSAL, /* POST /savepoint-disposal */
+	ROUTE_DISPOSAL_STATUS, /* /savepoint-disposal/:triggerid */
+	ROUTE_SAVEPOINTS /* GET /jobs/:jobid/savepoints, beyond Flink */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */
@@ -42,7 +48,7 @@ struct route {
 	int method_ok; /* the route takes this method */
 	const char *allow; /* the methods its path takes */
 	struct segment jobid; /* raw, not yet validated */
-	struct segment triggerid; /* raw, ROUTE_STATUS only */
+	struct segment triggerid; /* raw, of a status route */
 	struct segment checkpointid; /* raw, ROUTE_DETAILS only */
 	struct segment asset; /* ROUTE_UI: the file, empty for the page */
 };

@@ -1077,6 +1077,46 @@ unrecorded_keep(struct runner *rn, const struct running *r,
 }
 
 /* Records the end of an action, if the claim is still ours. */
+/*
+ * The stack trace of a failed action, Flink's CheckpointException: its
+ * timeout (expired) or its end (declined, with the end of its stderr).
+ * kind names the action ("checkpoint", "savepoint").
+ */
+static void
+action_failure_trace(struct buf *trace, struct action_result *res,
+    int64_t timeout_s, const char *kind)
+{
+	char what[64];
+	size_t tl;
+
+	if (res->status == ACTION_TIMEOUT) {
+		buf_printf(trace,
+		    "%s: %s\n\tat %s action "
+		    "(killed after its timeout of %lld s)\n",
+		    FAIL_CKPT_CLASS, FAIL_EXPIRED, kind, (long long)timeout_s);
+		return;
+	}
+	if (res->status == ACTION_ERROR)
+		snprintf(what, sizeof(what), "could not be started");
+	else if (res->signal != 0)
+		snprintf(what, sizeof(what), "was killed by signal %d",
+		    res->signal);
+	else
+		snprintf(what, sizeof(what), "exited with status %d",
+		    res->exit_code);
+	tl = strlen(res->err_tail);
+	while (tl > 0 &&
+	    (res->err_tail[tl - 1] == '\n' || res->err_tail[tl - 1] == ' '))
+		res->err_tail[--tl] = '\0';
+	if (tl > 0)
+		buf_printf(trace, "%s: %s %s\n", FAIL_CKPT_CLASS, FAIL_DECLINED,
+		    res->err_tail);
+	else
+		buf_printf(trace, "%s: %s The %s action failed.\n",
+		    FAIL_CKPT_CLASS, FAIL_DECLINED, kind);
+	buf_printf(trace, "\tat %s action (it %s)\n", kind, what);
+}
+
 static void
 pass_finish(struct pass *p, struct running *r)
 {
@@ -1084,8 +1124,6 @@ pass_finish(struct pass *p, struct running *r)
 	struct outcome o;
 	struct buf trace = { 0 };
 	enum store_rc rc;
-	char what[64];
-	size_t tl;
 
 	if (r->is_flink) {
 		pass_finish_flink(p, r);
@@ -1099,38 +1137,10 @@ pass_finish(struct pass *p, struct running *r)
 		res.status = ACTION_ERROR;
 	} else
 		action_result(r->action, &res);
-	switch (res.status) {
-	case ACTION_OK:
+	if (res.status == ACTION_OK)
 		o.location = res.last_line[0] != '\0' ? res.last_line : NULL;
-		break;
-	case ACTION_TIMEOUT:
-		buf_printf(&trace,
-		    "%s: %s\n\tat checkpoint action "
-		    "(killed after its timeout of %lld s)\n",
-		    FAIL_CKPT_CLASS, FAIL_EXPIRED, (long long)r->timeout_s);
-		break;
-	default:
-		if (res.status == ACTION_ERROR)
-			snprintf(what, sizeof(what), "could not be started");
-		else if (res.signal != 0)
-			snprintf(what, sizeof(what), "was killed by signal %d",
-			    res.signal);
-		else
-			snprintf(what, sizeof(what), "exited with status %d",
-			    res.exit_code);
-		tl = strlen(res.err_tail);
-		while (tl > 0 &&
-		    (res.err_tail[tl - 1] == '\n' ||
-			res.err_tail[tl - 1] == ' '))
-			res.err_tail[--tl] = '\0';
-		buf_printf(&trace,
-		    "%s: %s %s\n\tat checkpoint action "
-		    "(it %s)\n",
-		    FAIL_CKPT_CLASS, FAIL_DECLINED,
-		    tl > 0 ? res.err_tail : "The checkpoint action failed.",
-		    what);
-		break;
-	}
+	else
+		action_failure_trace(&trace, &res, r->timeout_s, "checkpoint");
 	if (res.status != ACTION_OK) {
 		o.failure_class = FAIL_CKPT_CLASS;
 		o.failure_trace = buf_str(&trace);
@@ -1232,6 +1242,8 @@ pass_wait(struct pass *p)
  * new work is taken; the actions running are waited for.  Returns 0, or
  * -1 if the store failed (logged; the pass stopped where it was).
  */
+static enum store_rc pass_savepoints(struct pass *, volatile sig_atomic_t *);
+
 int
 runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
     struct runner_stats *stats, volatile sig_atomic_t *quit)
@@ -1305,6 +1317,9 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	while (p.nrun > 0)
 		pass_wait(&p);
 	free(p.pend);
+	if (rc == STORE_OK && !*quit &&
+	    (rc = pass_savepoints(&p, quit)) != STORE_OK)
+		log_error("savepoints: %s", store_rc_name(rc));
 
 	if (rc == STORE_OK && o->store_ms > 0 &&
 	    store_purge(s, clock_ms(CLOCK_REALTIME), o->store_ms, &purged) ==
@@ -1322,4 +1337,417 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	}
 	stats->duration_ms += action_now_ms() - start;
 	return rc == STORE_OK ? 0 : -1;
+}
+
+/*
+ * --- Savepoints and disposals ---
+ *
+ * After the checkpoint triggers, a pass takes the pending savepoints,
+ * stops and disposals, each in the way of a checkpoint trigger: a
+ * savepoint of a job not RUNNING fails as Flink's FlinkJobNotFoundException
+ * and takes no id; otherwise it takes the job's next checkpoint id (one
+ * sequence, as Flink's) and a claim with a lease, in one transaction, and
+ * its command runs after the commit; its result is recorded on condition
+ * that the claim is still ours.  A stop that succeeds leaves its job
+ * FINISHED, a savepoint with cancel-job CANCELED, so that no checkpoint
+ * or savepoint is taken of it again.  These commands run one after the
+ * other, at the end of the pass: savepoints are rare next to checkpoints.
+ * A claim whose runner is gone from this host, or whose lease ran out,
+ * fails as expired, as a checkpoint's; its command is not run again.
+ * Jobs bound to a JobManager would take a command of their own kind here
+ * (op_command): the seam is that one function.
+ */
+
+#define OP_BATCH 16
+#define FAIL_DISPOSE_TRACE \
+	"java.util.concurrent.CompletionException: " \
+	"org.apache.flink.util.FlinkException: " \
+	"Could not dispose savepoint %s."
+
+/* Fails the claims left by dead runners or past their leases. */
+struct op_stale {
+	const char *owner;
+	struct op_claim c[OP_BATCH];
+	char owners[OP_BATCH][256]; /* c[i]'s, to complete it on */
+	size_t n;
+};
+
+static int
+op_stale_collect(const struct op_claim *c, void *arg)
+{
+	struct op_stale *st = arg;
+
+	if (!c->expired && owner_alive(c->owner) != 0 &&
+	    strcmp(c->owner, st->owner) != 0)
+		return 0;
+	st->c[st->n] = *c;
+	snprintf(st->owners[st->n], sizeof(st->owners[st->n]), "%s", c->owner);
+	st->c[st->n].owner = st->owners[st->n];
+	return ++st->n == OP_BATCH;
+}
+
+static enum store_rc
+op_resolve_stale(struct pass *p, int disposals)
+{
+	struct op_stale st;
+	struct buf trace = { 0 };
+	enum store_rc rc;
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	size_t i;
+
+	memset(&st, 0, sizeof(st));
+	st.owner = p->o->owner;
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	rc = store_op_claims(p->store, disposals, now, op_stale_collect, &st);
+	for (i = 0; rc == STORE_OK && i < st.n; i++) {
+		buf_reset(&trace);
+		buf_printf(&trace,
+		    "%s: %s\n\tat %s (its runner ended or its "
+		    "lease ran out)\n",
+		    FAIL_CKPT_CLASS, FAIL_EXPIRED,
+		    disposals ? "dispose action" : "savepoint action");
+		if (disposals)
+			rc = store_disposal_complete(p->store, st.c[i].row,
+			    st.c[i].owner, NULL, FAIL_CKPT_CLASS,
+			    buf_str(&trace), now);
+		else
+			rc = store_savepoint_complete(p->store, st.c[i].row,
+			    st.c[i].owner, 0, NULL, FAIL_CKPT_CLASS,
+			    buf_str(&trace), now);
+		if (rc == STORE_NOTFOUND)
+			rc = STORE_OK;
+		else if (rc == STORE_OK)
+			p->stats->stale++;
+	}
+	buf_free(&trace);
+	if (rc != STORE_OK) {
+		store_rollback(p->store);
+		return rc;
+	}
+	return store_commit(p->store);
+}
+
+/* The claim checks above match on the owner: release it first. */
+static enum store_rc
+op_unclaim_stale(struct pass *p)
+{
+	enum store_rc rc;
+
+	if ((rc = op_resolve_stale(p, 0)) != STORE_OK)
+		return rc;
+	return op_resolve_stale(p, 1);
+}
+
+/* Runs one command with its environment; res has its end. */
+static void
+op_run(const char *command, char *const *env, size_t nenv, int64_t timeout_s,
+    struct action_result *res)
+{
+	struct action_spec spec;
+	size_t i;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.command = command;
+	for (i = 0; i < nenv && i < ACTION_MAX_ENV; i++)
+		spec.env[i] = env[i];
+	spec.timeout_ms = timeout_s * 1000;
+	if (action_run(&spec, res) == -1) {
+		memset(res, 0, sizeof(*res));
+		res->status = ACTION_ERROR;
+	}
+}
+
+/*
+ * The command a savepoint runs: the job's savepoint or stop command.  A
+ * job bound to a JobManager would answer its own here.
+ */
+static const char *
+op_command(const struct savepoint_task *t)
+{
+	return t->command;
+}
+
+/* Records the end of a claimed savepoint, in a transaction of its own. */
+static enum store_rc
+op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
+    const char *location, const char *trace)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	enum store_rc rc;
+
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	rc = store_savepoint_complete(p->store, t->row, p->o->owner, id,
+	    location, trace != NULL ? FAIL_CKPT_CLASS : NULL, trace, now);
+	if (rc == STORE_OK && trace == NULL && (t->stop || t->cancel_job))
+		rc = store_savepoint_end_job(p->store, &t->job,
+		    t->stop ? "FINISHED" : "CANCELED", now);
+	if (rc != STORE_OK) {
+		store_rollback(p->store);
+		return rc;
+	}
+	if ((rc = store_commit(p->store)) == STORE_OK) {
+		p->stats->transactions++;
+		if (trace == NULL)
+			p->stats->completed++;
+		else
+			p->stats->failed++;
+	}
+	return rc;
+}
+
+/* Runs a claimed savepoint's command and records its end. */
+static enum store_rc
+op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id)
+{
+	struct action_result res;
+	struct buf env[7], trace = { 0 };
+	char *envp[7];
+	enum store_rc rc;
+	size_t i;
+
+	memset(env, 0, sizeof(env));
+	buf_printf(&env[0], "CHECKPOINT_JOB_ID=%s", t->job.s);
+	buf_printf(&env[1], "CHECKPOINT_ID=%lld", (long long)id);
+	buf_printf(&env[2], "CHECKPOINT_TRIGGER_ID=%s", t->trigger.s);
+	buf_printf(&env[3], "CHECKPOINT_TYPE=%s",
+	    t->stop ? "SYNC_SAVEPOINT" : "SAVEPOINT");
+	buf_printf(&env[4], "CHECKPOINT_SAVEPOINT_DIR=%s", t->target_dir);
+	buf_printf(&env[5], "CHECKPOINT_SAVEPOINT_FORMAT=%s",
+	    t->native ? "NATIVE" : "CANONICAL");
+	if (t->stop)
+		buf_printf(&env[6], "CHECKPOINT_DRAIN=%s",
+		    t->drain ? "true" : "false");
+	else
+		buf_printf(&env[6], "CHECKPOINT_CANCEL_JOB=%s",
+		    t->cancel_job ? "true" : "false");
+	for (i = 0; i < 7; i++)
+		envp[i] = (char *)buf_str(&env[i]);
+	log_info("%s %s job %s: checkpoint %lld: action started",
+	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
+	    (long long)id);
+	op_run(op_command(t), envp, 7, t->timeout_s, &res);
+	p->stats->actions++;
+	if (res.status == ACTION_OK && res.last_line[0] == '\0') {
+		/* Flink's SavepointInfo has a location or a failure. */
+		res.status = ACTION_FAILED;
+		snprintf(res.err_tail, sizeof(res.err_tail),
+		    "The savepoint action printed no location.");
+	}
+	if (res.status != ACTION_OK)
+		action_failure_trace(&trace, &res, t->timeout_s, "savepoint");
+	rc = op_record_savepoint(p, t, id,
+	    res.status == ACTION_OK ? res.last_line : NULL,
+	    res.status == ACTION_OK ? NULL : buf_str(&trace));
+	if (rc != STORE_OK)
+		log_error("%s %s job %s: its result could not be recorded "
+			  "(%s); its claim expires with its lease",
+		    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
+		    store_rc_name(rc));
+	for (i = 0; i < 7; i++)
+		buf_free(&env[i]);
+	buf_free(&trace);
+	return rc;
+}
+
+/*
+ * One round of savepoints: decided and claimed in one transaction, then
+ * the claimed ones' commands run.  *more while the round was full.
+ */
+static enum store_rc
+op_savepoint_round(struct pass *p, int *more)
+{
+	struct savepoint_task t[OP_BATCH];
+	int64_t ids[OP_BATCH];
+	int claimed[OP_BATCH];
+	struct buf trace = { 0 }, location = { 0 };
+	int64_t now = clock_ms(CLOCK_REALTIME), id;
+	enum store_rc rc;
+	size_t n = 0, i, k, decided = 0;
+
+	*more = 0;
+	memset(claimed, 0, sizeof(claimed));
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	rc = store_savepoints_pending(p->store, t, OP_BATCH, &n);
+	for (i = 0; rc == STORE_OK && i < n; i++) {
+		if (!t[i].job_known || !t[i].job_running) {
+			buf_reset(&trace);
+			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s);
+			rc = store_savepoint_complete(p->store, t[i].row, NULL,
+			    0, NULL, FAIL_JOB_CLASS, buf_str(&trace), now);
+			p->stats->failed += rc == STORE_OK;
+			decided++;
+			continue;
+		}
+		/* One command of a job at a time, and this pass's own. */
+		if (t[i].job_busy)
+			continue;
+		if ((rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
+		    STORE_OK)
+			break;
+		if (op_command(&t[i]) == NULL) {
+			/* Recorded only, as a checkpoint of a job without
+			 * a command: Flink's name for the savepoint. */
+			buf_reset(&location);
+			buf_printf(&location, "%s/savepoint-%.6s-%.12s",
+			    t[i].target_dir, t[i].job.s, t[i].trigger.s);
+			rc = store_savepoint_complete(p->store, t[i].row, NULL,
+			    id, buf_str(&location), NULL, NULL, now);
+			if (rc == STORE_OK && (t[i].stop || t[i].cancel_job))
+				rc = store_savepoint_end_job(p->store,
+				    &t[i].job,
+				    t[i].stop ? "FINISHED" : "CANCELED", now);
+			p->stats->completed += rc == STORE_OK;
+			decided++;
+			continue;
+		}
+		rc = store_savepoint_claim(p->store, t[i].row, p->o->owner, id,
+		    now, claim_lease(now, t[i].timeout_s));
+		if (rc == STORE_OK) {
+			claimed[i] = 1;
+			ids[i] = id;
+			decided++;
+			/* The job's next savepoint waits for this one. */
+			for (k = i + 1; k < n; k++)
+				if (strcmp(t[k].job.s, t[i].job.s) == 0)
+					t[k].job_busy = 1;
+		} else if (rc == STORE_NOTFOUND)
+			rc = STORE_OK;
+	}
+	buf_free(&trace);
+	buf_free(&location);
+	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK) {
+		p->stats->transactions++;
+		/*
+		 * Again while a round decides anything: the rows it left
+		 * wait for a job's savepoint this round ran.  A round of
+		 * busy jobs only waits for the next pass.
+		 */
+		*more = decided > 0;
+		for (i = 0; i < n; i++)
+			if (claimed[i])
+				(void)op_run_savepoint(p, &t[i], ids[i]);
+	} else
+		store_rollback(p->store);
+	store_savepoint_tasks_free(t, n);
+	return rc;
+}
+
+/* Runs a claimed disposal's command and records its end. */
+static enum store_rc
+op_run_disposal(struct pass *p, const struct disposal_task *t)
+{
+	struct action_result res;
+	struct buf env[3], trace = { 0 };
+	char *envp[3];
+	enum store_rc rc;
+	size_t i;
+
+	memset(env, 0, sizeof(env));
+	buf_printf(&env[0], "CHECKPOINT_JOB_ID=%s", t->job.s);
+	buf_printf(&env[1], "CHECKPOINT_TRIGGER_ID=%s", t->trigger.s);
+	buf_printf(&env[2], "CHECKPOINT_SAVEPOINT_PATH=%s", t->path);
+	for (i = 0; i < 3; i++)
+		envp[i] = (char *)buf_str(&env[i]);
+	log_info("disposal %s of %s: action started", t->trigger.s, t->path);
+	op_run(t->command, envp, 3, t->timeout_s, &res);
+	p->stats->actions++;
+	if (res.status != ACTION_OK) {
+		buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t->path);
+		action_failure_trace(&trace, &res, t->timeout_s, "dispose");
+	}
+	if ((rc = store_begin(p->store)) == STORE_OK) {
+		rc = store_disposal_complete(p->store, t->row, p->o->owner,
+		    t->path, res.status == ACTION_OK ? NULL : FAIL_JOB_CLASS,
+		    res.status == ACTION_OK ? NULL : buf_str(&trace),
+		    clock_ms(CLOCK_REALTIME));
+		if (rc == STORE_OK)
+			rc = store_commit(p->store);
+		else
+			store_rollback(p->store);
+	}
+	if (rc != STORE_OK)
+		log_error("disposal %s of %s: its result could not be recorded "
+			  "(%s); its claim expires with its lease",
+		    t->trigger.s, t->path, store_rc_name(rc));
+	for (i = 0; i < 3; i++)
+		buf_free(&env[i]);
+	buf_free(&trace);
+	return rc;
+}
+
+/*
+ * One round of disposals.  A path that is no savepoint of a job with a
+ * dispose command fails at once, as Flink's disposal of a path it cannot
+ * read: "Could not dispose savepoint".
+ */
+static enum store_rc
+op_disposal_round(struct pass *p, int *more)
+{
+	struct disposal_task t[OP_BATCH];
+	int claimed[OP_BATCH];
+	struct buf trace = { 0 };
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	enum store_rc rc;
+	size_t n = 0, i;
+
+	*more = 0;
+	memset(claimed, 0, sizeof(claimed));
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	rc = store_disposals_pending(p->store, t, OP_BATCH, &n);
+	for (i = 0; rc == STORE_OK && i < n; i++) {
+		if (!t[i].job_found || t[i].command == NULL) {
+			buf_reset(&trace);
+			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t[i].path);
+			buf_printf(&trace,
+			    "Caused by: java.io.FileNotFoundException: %s\n",
+			    !t[i].job_found ?
+				"no savepoint of a job is at this path" :
+				"the job has no dispose command");
+			rc = store_disposal_complete(p->store, t[i].row, NULL,
+			    t[i].path, FAIL_JOB_CLASS, buf_str(&trace), now);
+			p->stats->failed += rc == STORE_OK;
+			continue;
+		}
+		rc = store_disposal_claim(p->store, t[i].row, p->o->owner, now,
+		    claim_lease(now, t[i].timeout_s));
+		if (rc == STORE_OK)
+			claimed[i] = 1;
+		else if (rc == STORE_NOTFOUND)
+			rc = STORE_OK;
+	}
+	buf_free(&trace);
+	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK) {
+		p->stats->transactions++;
+		*more = n == OP_BATCH;
+		for (i = 0; i < n; i++)
+			if (claimed[i])
+				(void)op_run_disposal(p, &t[i]);
+	} else
+		store_rollback(p->store);
+	store_disposal_tasks_free(t, n);
+	return rc;
+}
+
+/* Every pending savepoint, stop and disposal, until none is left. */
+static enum store_rc
+pass_savepoints(struct pass *p, volatile sig_atomic_t *quit)
+{
+	enum store_rc rc;
+	int more;
+
+	if ((rc = op_unclaim_stale(p)) != STORE_OK)
+		return rc;
+	do {
+		if ((rc = op_savepoint_round(p, &more)) != STORE_OK)
+			return rc;
+	} while (more && !*quit);
+	do {
+		if ((rc = op_disposal_round(p, &more)) != STORE_OK)
+			return rc;
+	} while (more && !*quit);
+	return STORE_OK;
 }

@@ -199,22 +199,33 @@ stats_checkpoint(const struct ckpt *c, void *arg)
 		[CKPT_COMPLETED] = { "completed", "COMPLETED" },
 		[CKPT_FAILED] = { "failed", "FAILED" },
 	};
+	static const char *const types[] = {
+		[CKPT_KIND_CHECKPOINT] = "CHECKPOINT",
+		[CKPT_KIND_SAVEPOINT] = "SAVEPOINT",
+		[CKPT_KIND_STOP] = "SYNC_SAVEPOINT",
+	};
 	struct buf *b = arg;
 	int running = c->status == CKPT_IN_PROGRESS;
+	int savepoint = c->kind != CKPT_KIND_CHECKPOINT;
 
 	if (buf_printf(b,
 		"{\"className\":\"%s\",\"id\":%lld,\"status\":\"%s\","
-		"\"is_savepoint\":false,\"savepointFormat\":null,"
+		"\"is_savepoint\":%s,\"savepointFormat\":%s%s%s,"
 		"\"trigger_timestamp\":%lld,\"latest_ack_timestamp\":%lld,"
 		"\"checkpointed_size\":0,\"state_size\":0,"
 		"\"end_to_end_duration\":%lld,\"alignment_buffered\":0,"
 		"\"processed_data\":0,\"persisted_data\":0,\"num_subtasks\":0,"
 		"\"num_acknowledged_subtasks\":0,"
-		"\"checkpoint_type\":\"CHECKPOINT\",\"tasks\":{}",
+		"\"checkpoint_type\":\"%s\",\"tasks\":{}",
 		names[c->status][0], (long long)c->id, names[c->status][1],
-		(long long)c->trigger_ms,
+		savepoint ? "true" : "false", savepoint ? "\"" : "",
+		savepoint && c->format != NULL ?
+		    c->format :
+		    (savepoint ? "CANONICAL" : "null"),
+		savepoint ? "\"" : "", (long long)c->trigger_ms,
 		(long long)(c->status == CKPT_COMPLETED ? c->end_ms : -1),
-		(long long)(running ? -1 : c->duration_ms)) == -1)
+		(long long)(running ? -1 : c->duration_ms),
+		types[c->kind <= CKPT_KIND_STOP ? c->kind : 0]) == -1)
 		return -1;
 	switch (c->status) {
 	case CKPT_COMPLETED:
@@ -260,9 +271,10 @@ stats_history_entry(const struct ckpt *c, void *arg)
 	return 0;
 }
 
-/* latest.completed and latest.failed, each rendered apart. */
+/* latest.completed, .savepoint and .failed, each rendered apart. */
 struct latest {
 	struct buf completed;
+	struct buf savepoint;
 	struct buf failed;
 	int only; /* details: only checkpoint id */
 	int64_t id;
@@ -277,7 +289,9 @@ stats_latest_entry(const struct ckpt *c, void *arg)
 	if (l->only && c->id != l->id)
 		return 0;
 	if (stats_checkpoint(c,
-		c->status == CKPT_COMPLETED ? &l->completed : &l->failed) == -1)
+		c->kind != CKPT_KIND_CHECKPOINT ? &l->savepoint :
+		    c->status == CKPT_COMPLETED ? &l->completed :
+						  &l->failed) == -1)
 		l->err = 1;
 	return l->err;
 }
@@ -291,15 +305,19 @@ stats_latest(struct store *s, const struct id *job, struct buf *b)
 
 	memset(&l, 0, sizeof(l));
 	rc = store_ckpt_latest(s, job, stats_latest_entry, &l);
+	if (rc == STORE_OK && !l.err)
+		rc = store_savepoint_latest(s, job, stats_latest_entry, &l);
 	if (rc == STORE_OK &&
 	    (l.err ||
 		buf_printf(b,
-		    ",\"latest\":{\"completed\":%s,\"savepoint\":null,"
+		    ",\"latest\":{\"completed\":%s,\"savepoint\":%s,"
 		    "\"failed\":%s,\"restored\":null}",
 		    l.completed.len > 0 ? buf_str(&l.completed) : "null",
+		    l.savepoint.len > 0 ? buf_str(&l.savepoint) : "null",
 		    l.failed.len > 0 ? buf_str(&l.failed) : "null") == -1))
 		rc = STORE_ERROR;
 	buf_free(&l.completed);
+	buf_free(&l.savepoint);
 	buf_free(&l.failed);
 	return rc;
 }
@@ -328,6 +346,7 @@ stats_latest_details(struct store *s, const struct id *job, int64_t id,
 		    -1))
 		rc = STORE_ERROR;
 	buf_free(&l.completed);
+	buf_free(&l.savepoint);
 	buf_free(&l.failed);
 	return rc;
 }

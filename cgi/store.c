@@ -322,6 +322,23 @@ run_one(struct store *s, enum stmt id, const struct store_val *v, int n,
 	return changed > 0 ? STORE_OK : STORE_NOTFOUND;
 }
 
+/* Appends the first column of the statement's one row, if any. */
+static enum store_rc
+first_text(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, struct buf *out)
+{
+	struct store_rows r;
+	const char *text;
+	int found = 0;
+
+	if (query(s, &r, id, v, n, what) == STORE_OK && (found = next(&r)) &&
+	    (text = col_text(&r, 0)) != NULL && buf_adds(out, text) != 0)
+		r.rc = STORE_ERROR;
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
 /* --- The API's two operations --- */
 
 /*
@@ -411,17 +428,8 @@ store_read_status(struct store *s, const struct id *job,
 {
 	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s),
 		VAL_INT(now_ms), VAL_INT(store_ms) };
-	struct store_rows r;
-	const char *answer;
-	int found = 0;
 
-	if (query(s, &r, STMT_STATUS, v, NVAL(v), "read status") == STORE_OK &&
-	    (found = next(&r)) && (answer = col_text(&r, 0)) != NULL &&
-	    buf_adds(json, answer) != 0)
-		r.rc = STORE_ERROR;
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK : STORE_NOTFOUND;
+	return first_text(s, STMT_STATUS, v, NVAL(v), "read status", json);
 }
 
 /*
@@ -608,8 +616,19 @@ store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
 		VAL_TEXT(job_state_name(j->state)),
 		VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 		VAL_INT(j->timeout_s), VAL_INT(now_ms) };
+	struct store_val sp[] = { VAL_TEXT(j->id.s), VAL_INT(fields),
+		VAL_TEXT(j->savepoint_dir), VAL_TEXT(j->savepoint_command),
+		VAL_TEXT(j->stop_command), VAL_TEXT(j->dispose_command),
+		VAL_INT(now_ms) };
+	enum store_rc rc = STORE_OK;
 
-	return run_one(s, STMT_JOB_SET, v, NVAL(v), "set job");
+	if ((fields & ~JOB_SET_SAVEPOINT) != 0 &&
+	    (rc = run_one(s, STMT_JOB_SET, v, NVAL(v), "set job")) != STORE_OK)
+		return rc;
+	if ((fields & JOB_SET_SAVEPOINT) != 0)
+		rc = run_one(s, STMT_JOB_SET_SAVEPOINT, sp, NVAL(sp),
+		    "set job's savepoints");
+	return rc;
 }
 
 enum store_rc
@@ -725,6 +744,8 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 		c.location = col_text(&r, 5);
 		c.failure_class = col_text(&r, 6);
 		c.failure_trace = col_text(&r, 7);
+		c.kind = (enum ckpt_kind)col_int(&r, 8);
+		c.format = col_text(&r, 9);
 		rows++;
 		if (cb(&c, arg) != 0)
 			break;
@@ -732,6 +753,16 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 	if (end(&r) != STORE_OK)
 		return r.rc;
 	return notfound && rows == 0 ? STORE_NOTFOUND : STORE_OK;
+}
+
+/* The job's latest completed savepoint, if any. */
+enum store_rc
+store_savepoint_latest(struct store *s, const struct id *job, store_ckpt_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return ckpt_rows(s, STMT_SP_LATEST, v, NVAL(v), cb, arg, 0);
 }
 
 enum store_rc
@@ -979,7 +1010,11 @@ export_item(const struct store_rows *r, struct store_item *item)
 		j->timeout_s = col_int(r, 5);
 		j->created_ms = col_int(r, 6);
 		j->updated_ms = col_int(r, 7);
-		j->flink_url = col_text(r, 8);
+		j->savepoint_dir = col_text(r, 8);
+		j->savepoint_command = col_text(r, 9);
+		j->stop_command = col_text(r, 10);
+		j->dispose_command = col_text(r, 11);
+		j->flink_url = col_text(r, 12);
 		break;
 	case STORE_ITEM_COUNTER:
 		col_id(r, 0, &item->u.counter.job);
@@ -1139,7 +1174,10 @@ store_import(struct store *s, const struct store_item *item)
 			VAL_TEXT(job_state_name(j->state)),
 			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
 			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
-			VAL_INT(j->updated_ms), VAL_TEXT(j->flink_url) };
+			VAL_INT(j->updated_ms), VAL_TEXT(j->savepoint_dir),
+			VAL_TEXT(j->savepoint_command),
+			VAL_TEXT(j->stop_command), VAL_TEXT(j->dispose_command),
+			VAL_TEXT(j->flink_url) };
 		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_COUNTER: {
@@ -1638,4 +1676,379 @@ store_claim_release(struct store *s, int64_t row, const char *owner)
 	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner) };
 
 	return run_one(s, STMT_CLAIM_RELEASE, v, NVAL(v), "release claim");
+}
+
+/* --- Savepoints, stops and disposals --- */
+
+enum store_rc
+store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return first_text(s, STMT_SP_DIR, v, NVAL(v), "savepoint directory",
+	    dir);
+}
+
+enum store_rc
+store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
+    int *created)
+{
+	struct store_val v[] = { VAL_TEXT(sp->job.s), VAL_TEXT(sp->trigger.s),
+		VAL_TEXT(sp->stop ? "STOP" : "SAVEPOINT"),
+		VAL_TEXT(sp->target_dir),
+		VAL_TEXT(sp->native ? "NATIVE" : "CANONICAL"),
+		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
+		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
+		VAL_INT(sp->now_ms) };
+	enum store_rc rc;
+	int64_t changed = 0;
+
+	*created = 0;
+	rc = run(s, STMT_SP_RECORD, v, NVAL(v), "record savepoint", &changed);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return rc;
+}
+
+enum store_rc
+store_read_savepoint_status(struct store *s, const struct id *job,
+    const struct id *trigger, struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(trigger->s) };
+
+	return first_text(s, STMT_SP_STATUS, v, NVAL(v),
+	    "read savepoint status", json);
+}
+
+enum store_rc
+store_record_disposal(struct store *s, const struct id *trigger,
+    const char *path, const char *remote_user, const char *remote_addr,
+    int64_t now_ms, struct id *out, int *created)
+{
+	struct store_val v[] = { VAL_TEXT(trigger->s), VAL_TEXT(path),
+		VAL_TEXT(remote_user), VAL_TEXT(remote_addr), VAL_INT(now_ms) };
+	struct store_val key[] = { VAL_TEXT(path) };
+	struct store_rows r;
+	enum store_rc rc;
+	int64_t changed = 0;
+	int found = 0;
+
+	*created = 0;
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	rc = run(s, STMT_DISPOSAL_RECORD, v, NVAL(v), "record disposal",
+	    &changed);
+	if (rc == STORE_OK &&
+	    query(s, &r, STMT_DISPOSAL_ID, key, NVAL(key), "disposal id") ==
+		STORE_OK &&
+	    (found = next(&r)))
+		col_id(&r, 0, out);
+	if (rc == STORE_OK)
+		rc = end(&r);
+	if (rc == STORE_OK && !found)
+		rc = s->ops->fail(s, "record disposal", "its row is missing");
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	*created = changed > 0;
+	return store_commit(s);
+}
+
+enum store_rc
+store_read_disposal_status(struct store *s, const struct id *trigger,
+    struct buf *json)
+{
+	struct store_val v[] = { VAL_TEXT(trigger->s) };
+
+	return first_text(s, STMT_DISPOSAL_STATUS, v, NVAL(v),
+	    "read disposal status", json);
+}
+
+/* --- The runner's savepoints and disposals --- */
+
+/* A copy of a text column, NULL for NULL; -1 when out of memory. */
+static int
+col_dup(const struct store_rows *r, int i, char **out)
+{
+	const char *v = col_text(r, i);
+
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	return (*out = strdup(v)) == NULL ? -1 : 0;
+}
+
+enum store_rc
+store_savepoints_pending(struct store *s, struct savepoint_task *t, size_t max,
+    size_t *n)
+{
+	struct store_val v[] = { VAL_INT((int64_t)max) };
+	struct store_rows r;
+	struct savepoint_task *e;
+
+	*n = 0;
+	if (query(s, &r, STMT_SP_PENDING, v, NVAL(v), "pending savepoints") ==
+	    STORE_OK)
+		while (*n < max && next(&r)) {
+			e = &t[*n];
+			memset(e, 0, sizeof(*e));
+			e->row = col_int(&r, 0);
+			col_id(&r, 1, &e->job);
+			col_id(&r, 2, &e->trigger);
+			e->stop = col_int(&r, 3) != 0;
+			e->native = col_int(&r, 5) != 0;
+			e->cancel_job = col_int(&r, 6) != 0;
+			e->drain = col_int(&r, 7) != 0;
+			e->job_known = col_int(&r, 8) != 0;
+			e->job_running = col_int(&r, 9) != 0;
+			e->timeout_s = col_int(&r, 11);
+			e->job_busy = col_int(&r, 12) != 0;
+			(*n)++;
+			if (col_dup(&r, 4, &e->target_dir) == -1 ||
+			    col_dup(&r, 10, &e->command) == -1) {
+				r.rc = STORE_ERROR;
+				break;
+			}
+		}
+	if (end(&r) != STORE_OK) {
+		store_savepoint_tasks_free(t, *n);
+		*n = 0;
+		return r.rc;
+	}
+	return STORE_OK;
+}
+
+void
+store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].target_dir);
+		free(t[i].command);
+		t[i].target_dir = t[i].command = NULL;
+	}
+}
+
+enum store_rc
+store_savepoint_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(checkpoint_id), VAL_INT(now_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
+}
+
+/* The serialized-throwable of a failure, where the C code makes it. */
+static int
+failure_throwable(struct store *s, const char *class, const char *trace,
+    struct buf *th)
+{
+	if (class == NULL || s->ops->sql_throwable)
+		return 0;
+	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
+}
+
+enum store_rc
+store_savepoint_complete(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, const char *location, const char *failure_class,
+    const char *failure_trace, int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *trace = failure_class != NULL && failure_trace == NULL ?
+	    "" :
+	    failure_trace;
+	enum store_rc rc;
+
+	if (failure_throwable(s, failure_class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	{
+		struct store_val v[] = { VAL_INT(row),
+			VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+			VAL_TEXT(failure_class == NULL ? location : NULL),
+			VAL_TEXT(failure_class),
+			VAL_TEXT(failure_class != NULL ? trace : NULL),
+			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
+			VAL_INT(now_ms), VAL_TEXT(owner) };
+
+		rc = run_one(s, STMT_SP_COMPLETE, v, NVAL(v),
+		    "complete savepoint");
+	}
+	buf_free(&th);
+	return rc;
+}
+
+enum store_rc
+store_savepoint_end_job(struct store *s, const struct id *job,
+    const char *state, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(state),
+		VAL_INT(now_ms) };
+
+	return run(s, STMT_SP_END_JOB, v, NVAL(v), "end job", NULL);
+}
+
+enum store_rc
+store_disposals_pending(struct store *s, struct disposal_task *t, size_t max,
+    size_t *n)
+{
+	struct store_val v[] = { VAL_INT((int64_t)max) };
+	struct store_rows r;
+	struct disposal_task *e;
+
+	*n = 0;
+	if (query(s, &r, STMT_DISPOSAL_PENDING, v, NVAL(v),
+		"pending disposals") == STORE_OK)
+		while (*n < max && next(&r)) {
+			e = &t[*n];
+			memset(e, 0, sizeof(*e));
+			e->row = col_int(&r, 0);
+			col_id(&r, 1, &e->trigger);
+			e->job_found = col_text(&r, 3) != NULL;
+			col_id(&r, 3, &e->job);
+			e->timeout_s = col_int(&r, 5);
+			(*n)++;
+			if (col_dup(&r, 2, &e->path) == -1 ||
+			    col_dup(&r, 4, &e->command) == -1) {
+				r.rc = STORE_ERROR;
+				break;
+			}
+		}
+	if (end(&r) != STORE_OK) {
+		store_disposal_tasks_free(t, *n);
+		*n = 0;
+		return r.rc;
+	}
+	return STORE_OK;
+}
+
+void
+store_disposal_tasks_free(struct disposal_task *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].path);
+		free(t[i].command);
+		t[i].path = t[i].command = NULL;
+	}
+}
+
+enum store_rc
+store_disposal_claim(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner), VAL_INT(now_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_DISPOSAL_CLAIM, v, NVAL(v), "claim disposal");
+}
+
+enum store_rc
+store_disposal_complete(struct store *s, int64_t row, const char *owner,
+    const char *path, const char *failure_class, const char *failure_trace,
+    int64_t now_ms)
+{
+	struct buf th = { 0 };
+	const char *trace = failure_class != NULL && failure_trace == NULL ?
+	    "" :
+	    failure_trace;
+	struct store_val mark[] = { VAL_TEXT(path), VAL_INT(now_ms) };
+	enum store_rc rc;
+
+	if (failure_throwable(s, failure_class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	{
+		struct store_val v[] = { VAL_INT(row), VAL_TEXT(failure_class),
+			VAL_TEXT(failure_class != NULL ? trace : NULL),
+			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
+			VAL_INT(now_ms), VAL_TEXT(owner) };
+
+		rc = run_one(s, STMT_DISPOSAL_COMPLETE, v, NVAL(v),
+		    "complete disposal");
+	}
+	buf_free(&th);
+	if (rc == STORE_OK && failure_class == NULL)
+		rc = run(s, STMT_DISPOSAL_MARK, mark, NVAL(mark),
+		    "mark disposed", NULL);
+	return rc;
+}
+
+enum store_rc
+store_op_claims(struct store *s, int disposals, int64_t now_ms,
+    store_op_claim_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_INT(now_ms) };
+	struct store_rows r;
+	struct op_claim c;
+
+	if (query(s, &r, disposals ? STMT_DISPOSAL_CLAIMS : STMT_SP_CLAIMS, v,
+		NVAL(v), "read claims") == STORE_OK)
+		while (next(&r)) {
+			memset(&c, 0, sizeof(c));
+			c.row = col_int(&r, 0);
+			col_id(&r, 1, &c.job);
+			col_id(&r, 2, &c.trigger);
+			c.owner = col_text(&r, 3);
+			c.expired = col_int(&r, 4) != 0;
+			if (c.owner != NULL && cb(&c, arg) != 0)
+				break;
+		}
+	return end(&r);
+}
+
+enum store_rc
+store_savepoint_list(struct store *s, const struct id *job,
+    store_savepoint_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job != NULL ? job->s : NULL) };
+	struct store_rows r;
+	struct savepoint_row e;
+
+	if (query(s, &r, STMT_SP_LIST, v, NVAL(v), "list savepoints") ==
+	    STORE_OK)
+		while (next(&r)) {
+			memset(&e, 0, sizeof(e));
+			col_id(&r, 0, &e.job);
+			col_id(&r, 1, &e.trigger);
+			e.kind = col_text(&r, 2);
+			e.status = col_text(&r, 3);
+			e.checkpoint_id = col_int(&r, 4);
+			e.target_dir = col_text(&r, 5);
+			e.format = col_text(&r, 6);
+			e.cancel_job = col_int(&r, 7) != 0;
+			e.drain = col_int(&r, 8) != 0;
+			e.location = col_text(&r, 9);
+			e.failure_class = col_text(&r, 10);
+			e.failure_trace = col_text(&r, 11);
+			e.created_ms = col_int(&r, 12);
+			e.claimed_ms = col_int(&r, 13);
+			e.completed_ms = col_int(&r, 14);
+			e.disposed_ms = col_int(&r, 15);
+			e.remote_user = col_text(&r, 16);
+			e.remote_addr = col_text(&r, 17);
+			if (cb(&e, arg) != 0)
+				break;
+		}
+	return end(&r);
+}
+
+enum store_rc
+store_savepoints_any(struct store *s, int *any)
+{
+	struct store_rows r;
+
+	*any = 0;
+	if (query(s, &r, STMT_SP_ANY, NULL, 0, "look for savepoints") ==
+		STORE_OK &&
+	    next(&r))
+		*any = col_int(&r, 0) != 0;
+	return end(&r);
 }

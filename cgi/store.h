@@ -158,6 +158,11 @@ struct job {
 	int64_t created_ms; /* overview and export only */
 	int64_t updated_ms; /* overview and export only */
 	const char *flink_url; /* export only; NULL: not bound to Flink */
+	/* Savepoints (JOB_SET_SAVEPOINT_*; NULL: none). */
+	const char *savepoint_dir;
+	const char *savepoint_command;
+	const char *stop_command;
+	const char *dispose_command;
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -166,12 +171,20 @@ enum {
 	JOB_SET_STATE = 1 << 1,
 	JOB_SET_TYPE = 1 << 2,
 	JOB_SET_COMMAND = 1 << 3,
-	JOB_SET_TIMEOUT = 1 << 4
+	JOB_SET_TIMEOUT = 1 << 4,
+	JOB_SET_SAVEPOINT_DIR = 1 << 5,
+	JOB_SET_SAVEPOINT_COMMAND = 1 << 6,
+	JOB_SET_STOP_COMMAND = 1 << 7,
+	JOB_SET_DISPOSE_COMMAND = 1 << 8
 };
+#define JOB_SET_SAVEPOINT \
+	(JOB_SET_SAVEPOINT_DIR | JOB_SET_SAVEPOINT_COMMAND | \
+	    JOB_SET_STOP_COMMAND | JOB_SET_DISPOSE_COMMAND)
 
 typedef int (*store_job_cb)(const struct job *, void *);
 
 enum store_rc store_job_add(struct store *, const struct job *, int64_t now_ms);
+/* Changes fields; the JOB_SET_SAVEPOINT ones too, in the same call. */
 enum store_rc store_job_set(struct store *, const struct job *, int fields,
     int64_t now_ms);
 enum store_rc store_job_rm(struct store *, const struct id *);
@@ -207,6 +220,12 @@ struct ckpt {
 	const char *location; /* completed only; NULL: none printed */
 	const char *failure_class; /* failed only */
 	const char *failure_trace; /* failed only */
+	enum ckpt_kind {
+		CKPT_KIND_CHECKPOINT,
+		CKPT_KIND_SAVEPOINT,
+		CKPT_KIND_STOP /* Flink's SYNC_SAVEPOINT */
+	} kind;
+	const char *format; /* a savepoint's: CANONICAL or NATIVE */
 };
 
 typedef int (*store_ckpt_cb)(const struct ckpt *, void *);
@@ -219,6 +238,9 @@ enum store_rc store_ckpt_counts(struct store *, const struct id *job,
  * highest ids), each if there is one: kept with the counters, so they
  * outlive the purge of their triggers.
  */
+/* latest.savepoint's: the job's completed savepoint of highest id. */
+enum store_rc store_savepoint_latest(struct store *, const struct id *job,
+    store_ckpt_cb, void *);
 enum store_rc store_ckpt_latest(struct store *, const struct id *job,
     store_ckpt_cb, void *);
 /* The job's newest limit checkpoints, newest first. */
@@ -524,5 +546,130 @@ enum store_rc store_import_begin(struct store *);
 enum store_rc store_import(struct store *, const struct store_item *);
 /* Commits, with the triggers' next id past the last one imported. */
 enum store_rc store_import_commit(struct store *);
+
+/* --- Savepoints, stops and disposals (checkpoint-api(7), "SAVEPOINTS") --- */
+
+/* What POST /jobs/:jobid/savepoints or /stop asks for. */
+struct savepoint_rec {
+	struct id job;
+	struct id trigger;
+	int stop; /* POST /stop: kind STOP, else SAVEPOINT */
+	const char *target_dir; /* never NULL: the request's or the job's */
+	int native; /* formatType NATIVE, else CANONICAL */
+	int cancel_job; /* savepoint: cancel-job */
+	int drain; /* stop: drain */
+	const char *remote_user; /* may be NULL */
+	const char *remote_addr; /* may be NULL */
+	int64_t now_ms;
+};
+
+/*
+ * The job's default savepoint directory, appended to dir; STORE_NOTFOUND
+ * when the job is unknown or has none.
+ */
+enum store_rc store_job_savepoint_dir(struct store *, const struct id *job,
+    struct buf *dir);
+/*
+ * Records a savepoint or stop; *created is 0 when (job, trigger) was
+ * already recorded, by either, in which case nothing changed.
+ */
+enum store_rc store_record_savepoint(struct store *,
+    const struct savepoint_rec *, int *created);
+/* GET /jobs/:jobid/savepoints/:triggerid's answer; never expires. */
+enum store_rc store_read_savepoint_status(struct store *, const struct id *job,
+    const struct id *trigger, struct buf *json);
+/*
+ * Records the disposal of path under trigger, a fresh id, unless the path
+ * has one already that did not fail; *out is the disposal's id either
+ * way, *created whether anything was started (a new or a retried one).
+ */
+enum store_rc store_record_disposal(struct store *, const struct id *trigger,
+    const char *path, const char *remote_user, const char *remote_addr,
+    int64_t now_ms, struct id *out, int *created);
+/* GET /savepoint-disposal/:triggerid's answer. */
+enum store_rc store_read_disposal_status(struct store *,
+    const struct id *trigger, struct buf *json);
+
+/* One savepoint or stop as the store keeps it (listings). */
+struct savepoint_row {
+	struct id job;
+	struct id trigger;
+	const char *kind; /* SAVEPOINT, STOP */
+	const char *status; /* IN_PROGRESS, COMPLETED */
+	int64_t checkpoint_id; /* 0: none */
+	const char *target_dir;
+	const char *format;
+	int cancel_job, drain;
+	const char *location, *failure_class, *failure_trace;
+	int64_t created_ms, claimed_ms, completed_ms, disposed_ms; /* 0: not */
+	const char *remote_user, *remote_addr;
+};
+typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
+/* Whether the store holds any savepoint or disposal: migrate copies none. */
+enum store_rc store_savepoints_any(struct store *, int *any);
+/* Every savepoint of job (NULL: of every job), newest first. */
+enum store_rc store_savepoint_list(struct store *, const struct id *job,
+    store_savepoint_cb, void *);
+
+/* The runner's side (runner.c, "Savepoints and disposals"). */
+struct savepoint_task {
+	int64_t row;
+	struct id job;
+	struct id trigger;
+	int stop, native, cancel_job, drain;
+	char *target_dir; /* owned */
+	int job_known, job_running;
+	char *command; /* owned; NULL: the job has none */
+	int64_t timeout_s;
+	int job_busy; /* a command of the job runs */
+};
+struct disposal_task {
+	int64_t row;
+	struct id trigger;
+	char *path; /* owned */
+	int job_found; /* a savepoint of a job is at path */
+	struct id job;
+	char *command; /* owned; NULL: none */
+	int64_t timeout_s;
+};
+/* A claim of either table, and whether its lease is over. */
+struct op_claim {
+	int64_t row;
+	struct id job; /* empty for a disposal */
+	struct id trigger;
+	const char *owner;
+	int expired;
+};
+typedef int (*store_op_claim_cb)(const struct op_claim *, void *);
+
+/* Up to max pending, unclaimed savepoints and stops, oldest first. */
+enum store_rc store_savepoints_pending(struct store *, struct savepoint_task *,
+    size_t max, size_t *n);
+void store_savepoint_tasks_free(struct savepoint_task *, size_t n);
+enum store_rc store_savepoint_claim(struct store *, int64_t row,
+    const char *owner, int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms);
+/*
+ * Completes a savepoint claimed by owner (NULL: unclaimed) with a
+ * location or a failure; checkpoint_id 0 keeps the one claimed.
+ * STORE_NOTFOUND: not pending, or not owner's.
+ */
+enum store_rc store_savepoint_complete(struct store *, int64_t row,
+    const char *owner, int64_t checkpoint_id, const char *location,
+    const char *failure_class, const char *failure_trace, int64_t now_ms);
+/* A RUNNING job ends in state (FINISHED after a stop, CANCELED). */
+enum store_rc store_savepoint_end_job(struct store *, const struct id *job,
+    const char *state, int64_t now_ms);
+enum store_rc store_disposals_pending(struct store *, struct disposal_task *,
+    size_t max, size_t *n);
+void store_disposal_tasks_free(struct disposal_task *, size_t n);
+enum store_rc store_disposal_claim(struct store *, int64_t row,
+    const char *owner, int64_t now_ms, int64_t lease_ms);
+/* Completes a disposal; on success every savepoint at path is disposed. */
+enum store_rc store_disposal_complete(struct store *, int64_t row,
+    const char *owner, const char *path, const char *failure_class,
+    const char *failure_trace, int64_t now_ms);
+/* Every claim of savepoints (disposals 0) or disposals (1). */
+enum store_rc store_op_claims(struct store *, int disposals, int64_t now_ms,
+    store_op_claim_cb, void *);
 
 #endif /* STORE_H */

@@ -38,6 +38,17 @@ static const struct store_ops lite_ops;
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
 
+/*
+ * A job's savepoints as checkpoints (the savepoint_checkpoints view),
+ * with their kind (1 savepoint, 2 stop) and format: the statistics'
+ * history and details show both, one id sequence per job, as Flink's.
+ */
+#define SAVEPOINT_ROWS \
+	"SELECT checkpoint_id, status, trigger_ms, completed_ms, duration_ms," \
+	" location, failure_class, failure_trace," \
+	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
+	" FROM savepoint_checkpoints"
+
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_BEGIN_READ] = "BEGIN",
@@ -116,25 +127,27 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_CKPT_LATEST] =
 	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
 	    " completed_ms, max(0, completed_ms - completed_trigger_ms),"
-	    " completed_location, NULL, NULL"
+	    " completed_location, NULL, NULL, 0, NULL"
 	    " FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_completed IS NOT NULL"
 	    " UNION ALL"
 	    " SELECT last_failed, 'FAILED', failed_trigger_ms, failed_ms,"
 	    " max(0, failed_ms - failed_trigger_ms), NULL, failed_class,"
-	    " failed_trace FROM checkpoint_stats WHERE job_id = ?1"
+	    " failed_trace, 0, NULL FROM checkpoint_stats WHERE job_id = ?1"
 	    " AND last_failed IS NOT NULL",
 	/*
 	 * The view checkpoints' two halves (schema/0007) written out, each
 	 * ordered and limited on its own key: the planner would sort the
 	 * view's whole union, a job's whole history, for the newest few.
 	 * A running checkpoint is a claimed trigger (at most one a job),
-	 * found by the claims' index, not among the job's results.
+	 * found by the claims' index, not among the job's results.  The
+	 * job's savepoints (schema/0006, never purged) are a third half,
+	 * limited on their own index: one id sequence, as Flink's.
 	 */
 	[STMT_CKPT_HISTORY] =
 	    "SELECT * FROM (SELECT * FROM (SELECT checkpoint_id,"
 	    "  'IN_PROGRESS' AS status, coalesce(claimed_ms, created_ms),"
-	    "  NULL, NULL, location, failure_class, failure_trace"
+	    "  NULL, NULL, location, failure_class, failure_trace, 0, NULL"
 	    "  FROM triggers INDEXED BY triggers_claimed WHERE job_id = ?1"
 	    "  AND status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
 	    "  AND checkpoint_id IS NOT NULL"
@@ -142,15 +155,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " UNION ALL SELECT * FROM (SELECT checkpoint_id, status,"
 	    "  coalesce(claimed_ms, created_ms), completed_ms,"
 	    "  max(0, completed_ms - coalesce(claimed_ms, created_ms)),"
-	    "  location, failure_class, failure_trace"
+	    "  location, failure_class, failure_trace, 0, NULL"
 	    "  FROM checkpoint_history WHERE job_id = ?1"
-	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS h) AS u"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS h"
+	    " UNION ALL SELECT * FROM (" SAVEPOINT_ROWS " WHERE job_id = ?1"
+	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS s) AS u"
 	    " ORDER BY 1 DESC LIMIT ?2",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace"
+	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
 	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
-	    " LIMIT 1",
+	    " UNION ALL " SAVEPOINT_ROWS
+	    " WHERE job_id = ?1 AND checkpoint_id = ?2 LIMIT 1",
 	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
 				" WHERE job_id = ?1 AND status = 'COMPLETED'"
 				" ORDER BY checkpoint_id DESC LIMIT ?2",
@@ -339,7 +355,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms, flink_url FROM jobs ORDER BY job_id",
+	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
+	    " stop_command, dispose_command, flink_url FROM jobs"
+	    " ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
@@ -365,11 +383,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
+	    " OR EXISTS (SELECT 1 FROM savepoints)"
+	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms, flink_url)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
+	    " savepoint_command, stop_command, dispose_command, flink_url)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " ?11, ?12, ?13)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
 	[STMT_IMPORT_STATS] =
@@ -391,6 +413,124 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
 	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
+			" WHERE job_id = ?1 AND savepoint_dir IS NOT NULL",
+	/* A triggerId seen before starts nothing, whatever became of it. */
+	[STMT_SP_RECORD] =
+	    "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,"
+	    " format_type, cancel_job, drain, remote_user, remote_addr,"
+	    " created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
+	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
+			   " WHERE job_id = ?1 AND trigger_id = ?2",
+	/* Only a failed disposal starts again, under its first id. */
+	[STMT_DISPOSAL_RECORD] =
+	    "INSERT INTO savepoint_disposals (trigger_id, savepoint_path,"
+	    " remote_user, remote_addr, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
+	    " status = 'IN_PROGRESS', failure_class = NULL,"
+	    " failure_trace = NULL, failure_throwable = NULL,"
+	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
+	    " completed_ms = NULL, attempts = attempts + 1,"
+	    " created_ms = excluded.created_ms,"
+	    " remote_user = excluded.remote_user,"
+	    " remote_addr = excluded.remote_addr"
+	    " WHERE failure_class IS NOT NULL",
+	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
+			     " WHERE savepoint_path = ?1",
+	[STMT_DISPOSAL_STATUS] =
+	    "SELECT response FROM savepoint_disposal_status"
+	    " WHERE trigger_id = ?1",
+	/*
+	 * The runner's savepoint work (runner.c, "Savepoints"): pending
+	 * rows in arrival order with their job; busy while any command of
+	 * the job runs (a checkpoint's or a savepoint's).
+	 */
+	[STMT_SP_PENDING] =
+	    "SELECT s.id, s.job_id, s.trigger_id, s.kind = 'STOP',"
+	    " s.target_directory, s.format_type = 'NATIVE', s.cancel_job,"
+	    " s.drain, j.job_id IS NOT NULL, coalesce(j.state = 'RUNNING', 0),"
+	    " CASE s.kind WHEN 'STOP' THEN j.stop_command"
+	    "  ELSE j.savepoint_command END, coalesce(j.timeout_s, 600),"
+	    " EXISTS (SELECT 1 FROM triggers t WHERE t.job_id = s.job_id"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " OR EXISTS (SELECT 1 FROM savepoints o WHERE o.job_id = s.job_id"
+	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL)"
+	    " FROM savepoints s LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE s.status = 'IN_PROGRESS' AND s.claimed_by IS NULL"
+	    " ORDER BY s.id LIMIT ?1",
+	[STMT_SP_CLAIM] =
+	    "UPDATE savepoints SET claimed_by = ?2, claimed_ms = ?4,"
+	    " lease_ms = ?4 + ?5, checkpoint_id = ?3"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_SP_COMPLETE] =
+	    "UPDATE savepoints SET status = 'COMPLETED',"
+	    " checkpoint_id = coalesce(?2, checkpoint_id), location = ?3,"
+	    " failure_class = ?4, failure_trace = ?5,"
+	    " failure_throwable = serialized_throwable(?4, ?5),"
+	    " completed_ms = ?7, claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	[STMT_SP_END_JOB] = "UPDATE jobs SET state = ?2, updated_ms = ?3"
+			    " WHERE job_id = ?1 AND state = 'RUNNING'",
+	/* A claim, and whether its lease is over. */
+	[STMT_SP_CLAIMS] =
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms <= ?1"
+	    " FROM savepoints"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	/*
+	 * A disposal's command is that of the job whose savepoint has the
+	 * path as its location.
+	 */
+	[STMT_DISPOSAL_PENDING] =
+	    "SELECT d.id, d.trigger_id, d.savepoint_path, s.job_id,"
+	    " j.dispose_command, coalesce(j.timeout_s, 600)"
+	    " FROM savepoint_disposals d"
+	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
+	    "  WHERE location = d.savepoint_path)"
+	    " LEFT JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE d.status = 'IN_PROGRESS' AND d.claimed_by IS NULL"
+	    " ORDER BY d.id LIMIT ?1",
+	[STMT_DISPOSAL_CLAIM] =
+	    "UPDATE savepoint_disposals SET claimed_by = ?2, claimed_ms = ?3,"
+	    " lease_ms = ?3 + ?4"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS NULL",
+	[STMT_DISPOSAL_COMPLETE] =
+	    "UPDATE savepoint_disposals SET status = 'COMPLETED',"
+	    " failure_class = ?2, failure_trace = ?3,"
+	    " failure_throwable = serialized_throwable(?2, ?3),"
+	    " completed_ms = ?5, claimed_by = NULL, claimed_ms = NULL,"
+	    " lease_ms = NULL"
+	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?6",
+	[STMT_DISPOSAL_MARK] = "UPDATE savepoints SET disposed_ms = ?2"
+			       " WHERE location = ?1 AND disposed_ms IS NULL",
+	[STMT_DISPOSAL_CLAIMS] =
+	    "SELECT id, '', trigger_id, claimed_by, lease_ms <= ?1"
+	    " FROM savepoint_disposals"
+	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_JOB_SET_SAVEPOINT] =
+	    "UPDATE jobs SET"
+	    " savepoint_dir = CASE WHEN ?2 & 32 THEN ?3 ELSE savepoint_dir END,"
+	    " savepoint_command = CASE WHEN ?2 & 64 THEN ?4"
+	    "  ELSE savepoint_command END,"
+	    " stop_command = CASE WHEN ?2 & 128 THEN ?5 ELSE stop_command END,"
+	    " dispose_command = CASE WHEN ?2 & 256 THEN ?6"
+	    "  ELSE dispose_command END,"
+	    " updated_ms = ?7 WHERE job_id = ?1",
+	/* latest.savepoint: the job's completed savepoint of highest id. */
+	[STMT_SP_LATEST] = SAVEPOINT_ROWS
+	" WHERE job_id = ?1 AND status = 'COMPLETED'"
+	" ORDER BY checkpoint_id DESC LIMIT 1",
+	/* Every savepoint of a job (NULL: of all), newest first. */
+	[STMT_SP_LIST] =
+	    "SELECT job_id, trigger_id, kind, status, checkpoint_id,"
+	    " target_directory, format_type, cancel_job, drain, location,"
+	    " failure_class, failure_trace, created_ms, claimed_ms,"
+	    " completed_ms, disposed_ms, remote_user, remote_addr"
+	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
+	    " ORDER BY id DESC",
+	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
+			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
 	/*
 	 * The history's retention (store_history_prune): below a job's
 	 * newest ?2 ids, a walk of the key from the counters' rows (one

@@ -60,7 +60,7 @@ trigger_read_to_end(struct api *a, const struct request *req,
  * body whose length was not announced.  Returns 0, or -1 with r filled in
  * (413 over the limit, 400 for a length that lies).
  */
-static int
+int
 trigger_read_body(struct api *a, const struct request *req, struct response *r)
 {
 	size_t len, got;

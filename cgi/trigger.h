@@ -9,10 +9,18 @@
 
 #include "commit.h"
 
+struct api;
 struct exchange;
+struct request;
+struct response;
 
 void trigger_post(struct exchange *);
 void trigger_get(struct exchange *);
 void trigger_answer(struct post *);
+/*
+ * Reads a POST's body into a->body (body.h): 0, or -1 with the answer
+ * made (413 over the limit, 400 for a length that lies).
+ */
+int trigger_read_body(struct api *, const struct request *, struct response *);
 
 #endif /* TRIGGER_H */

@@ -17,11 +17,13 @@
 -- nothing.
 --
 -- Keyed by job and checkpoint id, which one sequence per job hands out
--- (checkpoint_counters); kind says what took the id, so that savepoints,
--- which share the sequence, can be rows of it too (their own columns are
--- for the migration that adds them, nullable).  trigger_row is the
--- trigger's row id: its place in arrival order, by which the listings of
--- triggers sort.
+-- (checkpoint_counters); kind says what took the id.  Every row written
+-- here is a CHECKPOINT: savepoints, which share the sequence, stay in their
+-- own table (0006), which no retention touches, and the statistics read
+-- them beside this one through the view savepoint_checkpoints, so that the
+-- checkpoints view below and savepoint_checkpoints never name the same id.
+-- trigger_row is the trigger's row id: its place in arrival order, by
+-- which the listings of triggers sort.
 
 CREATE TABLE checkpoint_history (
 	job_id          TEXT NOT NULL

@@ -251,6 +251,61 @@ answer_is "status, a bad jobid" 400 GET /jobs/xyz/checkpoints/$TJ
 answer_is "status, an unknown trigger" 404 GET /jobs/$J/checkpoints/$TX
 answer_is "status, another job's trigger" 404 GET /jobs/$JF/checkpoints/$TJ
 
+# --- savepoints, stops and disposals -------------------------------------------------
+
+SP1=66666666666666666666666666666666
+SP2=77777777777777777777777777777777
+answer_is "savepoint, the flink CLI's body" 202 POST /jobs/$J/savepoints \
+    "{\"target-directory\":\"file:/sp\",\"cancel-job\":false,\"formatType\":\"CANONICAL\",\"triggerId\":\"$SP1\"}"
+answer_is "stop, the flink CLI's body" 202 POST /v1/jobs/$JR/stop/ \
+    "{\"targetDirectory\":\"file:/sp\",\"drain\":true,\"formatType\":\"NATIVE\",\"triggerId\":\"$SP2\"}"
+answer_is "savepoint status, running" 200 GET /jobs/$JR/savepoints/$SP2
+answer_is "savepoints of a job, one running" 200 GET /jobs/$JR/savepoints
+sql "UPDATE savepoints SET status='COMPLETED', checkpoint_id=9,
+    location='file:/sp/savepoint-666666-000000000009', completed_ms=1
+    WHERE trigger_id='$SP1'" >/dev/null
+answer_is "savepoint status, completed" 200 GET /jobs/$J/savepoints/$SP1
+answer_is "statistics with a savepoint" 200 GET /jobs/$J/checkpoints
+answer_is "details of a savepoint" 200 GET /jobs/$J/checkpoints/details/9
+sql "UPDATE savepoints SET status='COMPLETED', completed_ms=1,
+    failure_class='org.apache.flink.util.SerializedThrowable',
+    failure_trace='java.lang.IllegalStateException: x',
+    failure_throwable='$THROWABLE_HEAD' WHERE trigger_id='$SP2'" >/dev/null
+answer_is "savepoint status, failed" 200 GET /jobs/$JR/savepoints/$SP2
+answer_is "savepoint, no directory" 400 POST /jobs/$J/savepoints
+answer_is "stop, a bad body" 400 POST /jobs/$J/stop '{"drain":"yes"}'
+answer_is "savepoint, a body over the limit" 413 POST /jobs/$J/savepoints \
+    "$(printf '{"x":"%s"}' "$(head -c 65536 /dev/zero | tr '\0' x)")"
+answer_is "stop, a body over the limit" 413 POST /jobs/$J/stop \
+    "$(printf '{"x":"%s"}' "$(head -c 65536 /dev/zero | tr '\0' x)")"
+answer_is "savepoint status, a bad triggerid" 400 GET /jobs/$J/savepoints/nothex
+answer_is "savepoints of a job, a bad jobid" 400 GET /jobs/xyz/savepoints
+answer_is "savepoints of a job, completed and failed" 200 GET /v1/jobs/$JR/savepoints/
+answer_is "savepoint status, unknown" 404 GET /jobs/$J/savepoints/$TX
+answer_is "disposal" 200 POST /savepoint-disposal \
+    '{"savepoint-path":"file:/sp/savepoint-666666-000000000009"}'
+DSP=$(printf '%s' "$BODY" | cut -d'"' -f4)
+answer_is "disposal status, running" 200 GET /savepoint-disposal/$DSP
+sql "UPDATE savepoint_disposals SET status='COMPLETED', completed_ms=1
+    WHERE trigger_id='$DSP'" >/dev/null
+answer_is "disposal status, done" 200 GET /v1/savepoint-disposal/$DSP/
+answer_is "disposal, no path" 400 POST /savepoint-disposal '{}'
+answer_is "disposal, a body over the limit" 413 POST /savepoint-disposal \
+    "$(printf '{"x":"%s"}' "$(head -c 65536 /dev/zero | tr '\0' x)")"
+answer_is "disposal status, a bad triggerid" 400 GET /savepoint-disposal/nothex
+answer_is "disposal status, unknown" 404 GET /savepoint-disposal/$TX
+HTTP_HEADER="Origin: https://elsewhere.example"
+answer_is "savepoint from another site" 403 POST /jobs/$J/savepoints
+answer_is "stop from another site" 403 POST /jobs/$J/stop
+answer_is "disposal from another site" 403 POST /savepoint-disposal
+unset HTTP_HEADER
+not_allowed "savepoint path, GET" GET /jobs/$J/stop
+not_allowed "savepoint path, PUT" PUT /jobs/$J/savepoints
+not_allowed "savepoint path, DELETE" DELETE /jobs/$J/savepoints
+not_allowed "savepoint status path, POST" POST /jobs/$J/savepoints/$SP1
+not_allowed "disposal path, GET" GET /savepoint-disposal
+not_allowed "disposal status path, DELETE" DELETE /savepoint-disposal/$TX
+
 not_allowed "trigger path, PUT" PUT /jobs/$J/checkpoints
 not_allowed "trigger path, DELETE" DELETE /v1/jobs/$J/checkpoints/
 not_allowed "status path, POST" POST /jobs/$J/checkpoints/$TJ
@@ -276,6 +331,8 @@ answer_is "unknown path: metrics are not under /v1" 404 GET /v1/metrics
 export CHECKPOINT_REJECT_UNKNOWN_JOBS=1
 phase reject-unknown
 answer_is "trigger, unknown jobs rejected" 404 POST /jobs/$JX/checkpoints
+answer_is "savepoint, unknown jobs rejected" 404 POST /jobs/$JX/savepoints '{"target-directory":"file:/x"}'
+answer_is "stop, unknown jobs rejected" 404 POST /jobs/$JX/stop '{"targetDirectory":"file:/x"}'
 unset CHECKPOINT_REJECT_UNKNOWN_JOBS
 
 export CHECKPOINT_METRICS=0
@@ -296,6 +353,12 @@ export CHECKPOINT_DB=$DB
 phase unavailable
 answer_is "trigger, the database cannot be opened" 503 POST /jobs/$J/checkpoints
 answer_is "status, the database cannot be opened" 503 GET /jobs/$J/checkpoints/$TJ
+answer_is "savepoint, the database cannot be opened" 503 POST /jobs/$J/savepoints
+answer_is "stop, the database cannot be opened" 503 POST /jobs/$J/stop
+answer_is "savepoint status, the database cannot be opened" 503 GET /jobs/$J/savepoints/$TJ
+answer_is "savepoints of a job, the database cannot be opened" 503 GET /jobs/$J/savepoints
+answer_is "disposal, the database cannot be opened" 503 POST /savepoint-disposal '{"savepoint-path":"x"}'
+answer_is "disposal status, the database cannot be opened" 503 GET /savepoint-disposal/$TJ
 answer_is "job list, the database cannot be opened" 503 GET /jobs
 answer_is "job overview, the database cannot be opened" 503 GET /jobs/overview
 answer_is "statistics, the database cannot be opened" 503 GET /jobs/$J/checkpoints

@@ -85,10 +85,14 @@ is "$(grep -c "\"example\": \"$J\"" "$DOC")" "$(grep -c '"name": "jobid"' "$DOC"
 grep -q "\"example\": \"$TJ\"" "$DOC"
 ok $? "the document's example of a triggerid is the trigger made here"
 
-"$CTL" job add $J --name completes > /dev/null &&
+# Each has a savepoint directory, so that a savepoint or stop whose body
+# names none, which the document allows, is accepted (with no directory
+# at all it is Flink's 400).
+SPD="--savepoint-dir file:///tmp/checkpoint-api-t3910"
+"$CTL" job add $J --name completes $SPD > /dev/null &&
     "$CTL" job add $JF --name fails --command 'echo disk full >&2; exit 3' \
-    > /dev/null &&
-    "$CTL" job add $JC --name canceled > /dev/null &&
+    $SPD > /dev/null &&
+    "$CTL" job add $JC --name canceled $SPD > /dev/null &&
     "$CTL" job set $JC --state CANCELED > /dev/null || bail "checkpointctl job"
 
 # lighttpd refuses a path with a control character itself, with its own

@@ -96,8 +96,9 @@ pg_cols() {
 	    WHERE table_schema = 'public' AND table_name = '$1'"
 }
 for _rel in jobs checkpoint_counters triggers checkpoint_stats \
-    service_metrics trigger_status job_overview checkpoints \
-    checkpoint_history; do
+    service_metrics trigger_status job_overview checkpoints savepoints \
+    savepoint_disposals savepoint_status savepoint_disposal_status \
+    savepoint_checkpoints checkpoint_history; do
 	_cols=$(sq_cols "$_rel")
 	[ -n "$_cols" ] || bail "SQLite has no $_rel"
 	is "$(pg_cols "$_rel")" "$_cols" "$_rel: the same columns in order"

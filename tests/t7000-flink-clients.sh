@@ -91,9 +91,6 @@ got() {
 	sed -n "s/^$1 //p" "$T/client-$S.out"
 }
 
-lines() {
-	printf '%s\n' "$@"
-}
 
 for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	S=$SERVER

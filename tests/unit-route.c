@@ -143,8 +143,25 @@ static const struct route_case {
 	    "" },
 	{ __LINE__, "POST", "/job/" J "/checkpoints", ROUTE_NONE, 0, NULL, "",
 	    "" },
-	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_NONE, 0, NULL, "",
+	{ __LINE__, "POST", "/jobs/" J "/savepoint", ROUTE_NONE, 0, NULL, "",
 	    "" },
+
+	/* The savepoint family: its own routes, the disposal's id as triggerid. */
+	{ __LINE__, "POST", "/jobs/" J "/savepoints", ROUTE_SAVEPOINT, 1,
+	    "GET, POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/savepoints", ROUTE_SAVEPOINTS, 1,
+	    "GET, POST", J, "" },
+	{ __LINE__, "POST", "/v1/jobs/" J "/stop/", ROUTE_STOP, 1, "POST", J,
+	    "" },
+	{ __LINE__, "GET", "/jobs/" J "/stop", ROUTE_STOP, 0, "POST", J, "" },
+	{ __LINE__, "GET", "/jobs/" J "/savepoints/" T, ROUTE_SAVEPOINT_STATUS,
+	    1, "GET", J, T },
+	{ __LINE__, "POST", "/savepoint-disposal", ROUTE_DISPOSAL, 1, "POST",
+	    "", "" },
+	{ __LINE__, "GET", "/v1/savepoint-disposal/" T, ROUTE_DISPOSAL_STATUS,
+	    1, "GET", "", T },
+	{ __LINE__, "GET", "/savepoint-disposal/" T "/x", ROUTE_NONE, 0, NULL,
+	    "", "" },
 
 	/* Empty segments in the middle; slashes at both ends are dropped. */
 	{ __LINE__, "POST", "//jobs/" J "/checkpoints", ROUTE_TRIGGER, 1,

@@ -1491,6 +1491,226 @@ test_any_capabilities(struct store *s)
 	tap_is_int(store_moved(s), 0, "any: the database has not moved");
 }
 
+/* What the listing shows of a savepoint, for the checks below. */
+static int
+sp_row_cb(const struct savepoint_row *r, void *arg)
+{
+	struct buf *b = arg;
+
+	buf_printf(b, "%s%s:%s:%s:%lld:%s:%s:%s", b->len > 0 ? "|" : "",
+	    r->trigger.s + 28, r->kind, r->status, (long long)r->checkpoint_id,
+	    r->location != NULL ? r->location : "-", r->format,
+	    r->disposed_ms > 0 ? "disposed" : "-");
+	return 0;
+}
+
+static int
+sp_claim_cb(const struct op_claim *c, void *arg)
+{
+	struct buf *b = arg;
+
+	buf_printf(b, "%s%s:%s:%d", b->len > 0 ? "|" : "", c->trigger.s + 28,
+	    c->owner, c->expired);
+	return 0;
+}
+
+/* Savepoints, stops and disposals, as the API and the runner use them. */
+static void
+test_any_savepoints(struct store *s)
+{
+	const char *j = "5a5e0000000000000000000000000001";
+	struct savepoint_task t[4];
+	struct disposal_task d[4];
+	struct savepoint_rec sp;
+	struct job job;
+	struct id jid = mkid(j), tid, fresh, got;
+	struct buf b = { 0 };
+	size_t n = 0;
+	int64_t id = 0, purged;
+	int created = -1;
+
+	tap_is_int(store_job_savepoint_dir(s, &jid, &b), STORE_NOTFOUND,
+	    "savepoints: an unknown job has no directory");
+	memset(&job, 0, sizeof(job));
+	job.id = jid;
+	job.state = JOB_RUNNING;
+	job.type = CKPT_FULL;
+	job.timeout_s = 60;
+	job.savepoint_dir = "file:/dir";
+	job.savepoint_command = "echo sp";
+	job.dispose_command = "true";
+	tap_is_int(store_job_add(s, &job, 1), STORE_OK,
+	    "savepoints: job added");
+	tap_is_int(store_job_set(s, &job,
+		       JOB_SET_SAVEPOINT_DIR | JOB_SET_SAVEPOINT_COMMAND |
+			   JOB_SET_DISPOSE_COMMAND,
+		       1),
+	    STORE_OK, "savepoints: its directory and commands set");
+	buf_reset(&b);
+	tap_is_int(store_job_savepoint_dir(s, &jid, &b), STORE_OK,
+	    "savepoints: the job's directory found");
+	tap_is_str(buf_str(&b), "file:/dir", "savepoints: the job's directory");
+
+	memset(&sp, 0, sizeof(sp));
+	sp.job = jid;
+	sp.trigger = tid = mkid("5a5e00000000000000000000000000a1");
+	sp.target_dir = "file:/dir";
+	sp.native = 1;
+	sp.now_ms = 1000;
+	tap_is_int(store_record_savepoint(s, &sp, &created), STORE_OK,
+	    "savepoint recorded");
+	tap_is_int(created, 1, "savepoint: new");
+	sp.stop = 1;
+	sp.target_dir = "file:/other";
+	tap_is_int(store_record_savepoint(s, &sp, &created), STORE_OK,
+	    "stop with the same triggerId");
+	tap_is_int(created, 0, "stop with the same triggerId: nothing new");
+	buf_reset(&b);
+	tap_is_int(store_read_savepoint_status(s, &jid, &tid, &b), STORE_OK,
+	    "savepoint status read");
+	tap_is_str(buf_str(&b),
+	    "{\"status\":{\"id\":\"IN_PROGRESS\"},"
+	    "\"operation\":null}",
+	    "savepoint status: IN_PROGRESS");
+
+	tap_is_int(store_savepoints_pending(s, t, 4, &n), STORE_OK,
+	    "pending savepoints read");
+	tap_is_int((long long)n, 1, "one pending savepoint");
+	if (n == 1) {
+		tap_ok(!t[0].stop && t[0].native && t[0].job_known &&
+			t[0].job_running && !t[0].job_busy &&
+			strcmp(t[0].target_dir, "file:/dir") == 0 &&
+			t[0].command != NULL &&
+			strcmp(t[0].command, "echo sp") == 0,
+		    "the pending savepoint: as recorded, with its job's command");
+		tap_is_int(store_next_checkpoint_id(s, &jid, &id), STORE_OK,
+		    "the savepoint's id from the job's sequence");
+		tap_is_int(store_savepoint_claim(s, t[0].row, "me:1:1", id,
+			       1000, 61000),
+		    STORE_OK, "savepoint claimed");
+		buf_reset(&b);
+		tap_is_int(store_op_claims(s, 0, 1000, sp_claim_cb, &b),
+		    STORE_OK, "savepoint claims read");
+		tap_is_str(buf_str(&b), "00a1:me:1:1:0",
+		    "the claim, its lease not over");
+		tap_is_int(store_savepoint_complete(s, t[0].row, "other:1:1", 0,
+			       "file:/dir/sp-1", NULL, NULL, 2000),
+		    STORE_NOTFOUND, "another runner cannot complete it");
+		tap_is_int(store_savepoint_complete(s, t[0].row, "me:1:1", 0,
+			       "file:/dir/sp-1", NULL, NULL, 2000),
+		    STORE_OK, "its runner completes it");
+		store_savepoint_tasks_free(t, n);
+	}
+	buf_reset(&b);
+	store_read_savepoint_status(s, &jid, &tid, &b);
+	tap_is_str(buf_str(&b),
+	    "{\"status\":{\"id\":\"COMPLETED\"},"
+	    "\"operation\":{\"location\":\"file:/dir/sp-1\"}}",
+	    "savepoint status: its location");
+	buf_reset(&b);
+	tap_is_int(store_savepoint_latest(s, &jid, ckpt_cb, &b), STORE_OK,
+	    "latest savepoint read");
+	tap_ok(strncmp(buf_str(&b), "1:COMPLETED:", 12) == 0,
+	    "latest savepoint: id 1, completed (%s)", buf_str(&b));
+
+	/*
+	 * The statistics read savepoints beside the checkpoint history;
+	 * neither the results' expiry nor the history's retention, which
+	 * keep checkpoints apart, takes them away.
+	 */
+	store_purge(s, 100LL * STORE_MS, STORE_MS, &purged);
+	store_history_prune(s, 100LL * STORE_MS, 1, 1, &purged);
+	tap_ok(strncmp(history(s, j, 10), "1:COMPLETED:", 12) == 0,
+	    "savepoint in the statistics' history after the purge and the "
+	    "history's retention (%s)",
+	    history(s, j, 10));
+	tap_is_int(store_ckpt_get(s, &jid, 1, ckpt_cb, &b), STORE_OK,
+	    "savepoint: its details by id, after both");
+
+	/* A stop that fails keeps its id; the listing shows both. */
+	sp.trigger = mkid("5a5e00000000000000000000000000a2");
+	tap_is_int(store_record_savepoint(s, &sp, &created), STORE_OK,
+	    "stop recorded");
+	n = 0;
+	if (store_savepoints_pending(s, t, 4, &n) == STORE_OK && n == 1) {
+		tap_ok(t[0].stop && t[0].command == NULL,
+		    "the stop: no stop command");
+		tap_is_int(store_savepoint_complete(s, t[0].row, NULL, 0, NULL,
+			       "java.lang.Exception", "java.lang.Exception: x",
+			       3000),
+		    STORE_OK, "an unclaimed stop fails");
+		store_savepoint_tasks_free(t, n);
+	} else
+		tap_ok(0, "the stop pending (%zu)", n);
+	tap_is_int(store_savepoint_end_job(s, &jid, "FINISHED", 3000), STORE_OK,
+	    "the job ends");
+
+	/* Disposal: one per path, a failed one retried under its id. */
+	fresh = mkid("d15b0000000000000000000000000001");
+	tap_is_int(store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL,
+		       NULL, 4000, &got, &created),
+	    STORE_OK, "disposal recorded");
+	tap_ok(created == 1 && strcmp(got.s, fresh.s) == 0,
+	    "disposal: new, under the id given");
+	fresh = mkid("d15b0000000000000000000000000002");
+	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, 4000,
+	    &got, &created);
+	tap_ok(created == 0 && strcmp(got.s + 28, "0001") == 0,
+	    "disposal of the same path: the first id, nothing new");
+	n = 0;
+	if (store_disposals_pending(s, d, 4, &n) == STORE_OK && n == 1) {
+		tap_ok(d[0].job_found && strcmp(d[0].job.s, j) == 0 &&
+			d[0].command != NULL &&
+			strcmp(d[0].command, "true") == 0,
+		    "the pending disposal: the savepoint's job and command");
+		tap_is_int(store_disposal_claim(s, d[0].row, "me:1:1", 4000,
+			       64000),
+		    STORE_OK, "disposal claimed");
+		tap_is_int(store_disposal_complete(s, d[0].row, "me:1:1",
+			       d[0].path, "java.io.IOException",
+			       "java.io.IOException: busy", 5000),
+		    STORE_OK, "disposal fails");
+		store_disposal_tasks_free(d, n);
+	} else
+		tap_ok(0, "the disposal pending (%zu)", n);
+	buf_reset(&b);
+	store_read_disposal_status(s, &got, &b);
+	tap_ok(strncmp(buf_str(&b),
+		   "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":"
+		   "{\"failure-cause\":{\"class\":\"java.io.IOException\"",
+		   79) == 0,
+	    "failed disposal: its cause (%s)", buf_str(&b));
+	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, 6000,
+	    &got, &created);
+	tap_ok(created == 1 && strcmp(got.s + 28, "0001") == 0,
+	    "failed disposal again: retried under its id");
+	n = 0;
+	if (store_disposals_pending(s, d, 4, &n) == STORE_OK && n == 1) {
+		tap_is_int(store_disposal_complete(s, d[0].row, NULL, d[0].path,
+			       NULL, NULL, 7000),
+		    STORE_OK, "disposal succeeds");
+		store_disposal_tasks_free(d, n);
+	} else
+		tap_ok(0, "the retried disposal pending (%zu)", n);
+	buf_reset(&b);
+	store_read_disposal_status(s, &got, &b);
+	tap_is_str(buf_str(&b),
+	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{}}",
+	    "disposed: {}");
+	buf_reset(&b);
+	tap_is_int(store_savepoint_list(s, &jid, sp_row_cb, &b), STORE_OK,
+	    "savepoints listed");
+	tap_is_str(buf_str(&b),
+	    "00a2:STOP:COMPLETED:0:-:NATIVE:-|"
+	    "00a1:SAVEPOINT:COMPLETED:1:file:/dir/sp-1:NATIVE:disposed",
+	    "listing: newest first, the disposed one marked");
+	buf_reset(&b);
+	store_read_disposal_status(s, &tid, &b);
+	tap_is_int(store_read_disposal_status(s, &tid, &b), STORE_NOTFOUND,
+	    "an unknown disposal id");
+	buf_free(&b);
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
@@ -1506,6 +1726,7 @@ test_any_driver(const char *db)
 	test_jobs(s);
 	test_any_triggers(s);
 	test_any_capabilities(s);
+	test_any_savepoints(s);
 	store_close(s);
 }
 

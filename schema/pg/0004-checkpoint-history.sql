@@ -4,7 +4,8 @@
 -- (by the function below, from the statistics' trigger event), pruned by
 -- the history's own retention, not by the purge of expired results.  The
 -- same columns and checks; the view checkpoints reads the running
--- checkpoints from the triggers and the finished ones from here.
+-- checkpoints from the triggers and the finished ones from here, and the
+-- savepoints stay in their own table (0003), read beside it.
 
 CREATE TABLE checkpoint_history (
 	job_id          text COLLATE "C" NOT NULL

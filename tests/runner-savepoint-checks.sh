@@ -1,0 +1,191 @@
+# Shared by t4050 (SQLite) and t6235 (PostgreSQL): checkpoint-runner's
+# savepoints, stops and disposals, black-box.  Sourced after runner-lib.sh
+# (and, for PostgreSQL, CHECKPOINT_DB and dbq set to its database).
+# shellcheck disable=SC2016,SC2086
+
+command -v jq >/dev/null 2>&1 || bail "jq is missing"
+pass || bail "checkpoint-runner cannot create $DB"
+start_lighttpd
+
+# sp_status JOB TID: GET /jobs/JOB/savepoints/TID's body.
+sp_status() {
+	http GET "/jobs/$1/savepoints/$2"
+	printf '%s' "$BODY"
+}
+location() {
+	printf '{"status":{"id":"COMPLETED"},"operation":{"location":"%s"}}' "$1"
+}
+# sp JOB TID: status|checkpoint_id|location|failure_class of a savepoint.
+sp() {
+	dbq "SELECT status || '|' || coalesce(CAST(checkpoint_id AS TEXT), '-')
+	    || '|' || coalesce(location, '-') || '|' || coalesce(failure_class, '-')
+	    FROM savepoints WHERE job_id = '$1' AND trigger_id = '$2'"
+}
+job_state() {
+	dbq "SELECT state FROM jobs WHERE job_id = '$1'"
+}
+
+J=$(jid 51)
+"$CTL" job add "$J" --savepoint-dir file:/sp \
+    --savepoint-command 'printf "%s\n" "$CHECKPOINT_JOB_ID" "$CHECKPOINT_ID" "$CHECKPOINT_TRIGGER_ID" "$CHECKPOINT_TYPE" "$CHECKPOINT_SAVEPOINT_DIR" "$CHECKPOINT_SAVEPOINT_FORMAT" "$CHECKPOINT_CANCEL_JOB" > '"$T"'/sp-env
+echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
+    --stop-command 'printf "%s\n" "$CHECKPOINT_TYPE" "$CHECKPOINT_DRAIN" "$CHECKPOINT_SAVEPOINT_FORMAT" > '"$T"'/stop-env
+echo "$CHECKPOINT_SAVEPOINT_DIR/stopped-$CHECKPOINT_ID"' \
+    --dispose-command 'echo "$CHECKPOINT_SAVEPOINT_PATH" >> '"$T"'/disposed' \
+    --command 'echo "file:/chk/$CHECKPOINT_ID"' 2>>"$T/ctl.err"
+ok $? "checkpointctl job add with the savepoint options"
+is "$(dbq "SELECT savepoint_dir FROM jobs WHERE job_id = '$J'")" file:/sp \
+    "job add: --savepoint-dir stored"
+
+# --- a savepoint takes the job's next checkpoint id -------------------------
+post "$J" "$(tid 5101)" && pass
+is "$(col "$J" "$(tid 5101)" checkpoint_id)" 1 "a checkpoint first: id 1"
+S1=$(tid 5102)
+http POST /jobs/$J/savepoints "{\"triggerId\":\"$S1\",\"formatType\":\"NATIVE\"}"
+is "$STATUS" 202 "savepoint: 202"
+is "$(sp_status "$J" "$S1")" "$IN_PROGRESS" "savepoint: IN_PROGRESS before the pass"
+pass
+ok $? "savepoint: the pass exits 0"
+is "$(cat "$T/sp-env")" "$(lines "$J" 2 "$S1" SAVEPOINT file:/sp NATIVE false)" \
+    "savepoint command: job, id 2 (the job's sequence), trigger, type, directory, format, cancel-job"
+is "$(sp_status "$J" "$S1")" "$(location file:/sp/savepoint-2)" \
+    "savepoint: COMPLETED with the last line as its location"
+post "$J" "$(tid 5103)" && pass
+is "$(col "$J" "$(tid 5103)" checkpoint_id)" 3 "the next checkpoint: id 3, after the savepoint's"
+
+# --- one history: savepoints in the job's statistics ---------------------------
+# entry JSON: id, className, is_savepoint, savepointFormat, checkpoint_type.
+entry() {
+	printf '%s' "$1" | jq -r '[.id, .className, .is_savepoint,
+	    .savepointFormat, .checkpoint_type] | map(tostring) | join(" ")'
+}
+http GET /jobs/$J/checkpoints
+STATS=$BODY
+is "$(entry "$(printf '%s' "$STATS" | jq -c .latest.savepoint)")" \
+    "2 completed true NATIVE SAVEPOINT" "statistics: latest.savepoint is the savepoint"
+is "$(entry "$(printf '%s' "$STATS" | jq -c .latest.completed)")" \
+    "3 completed false null CHECKPOINT" "statistics: latest.completed is a checkpoint's"
+is "$(printf '%s' "$STATS" | jq -r '[.history[] | .id] | map(tostring) | join(" ")')" \
+    "3 2 1" "statistics: the history holds the savepoint among the checkpoints"
+is "$(printf '%s' "$STATS" | jq -r '.latest.savepoint.external_path')" file:/sp/savepoint-2 \
+    "statistics: latest.savepoint's external_path is its location"
+http GET /jobs/$J/checkpoints/details/2
+is "$(entry "$BODY")" "2 completed true NATIVE SAVEPOINT" "details of the savepoint's id"
+
+# --- a failed savepoint -----------------------------------------------------
+J2=$(jid 52)
+"$CTL" job add "$J2" --savepoint-command 'echo "no space left" >&2; exit 3'
+S2=$(tid 5201)
+http POST /jobs/$J2/savepoints "{\"triggerId\":\"$S2\",\"target-directory\":\"file:/x\"}"
+pass
+is "$(sp "$J2" "$S2" | cut -d'|' -f1,2,4)" "COMPLETED|1|$CKPT_CLASS" \
+    "failed savepoint: COMPLETED with its id and CheckpointException"
+begins "$(sp_status "$J2" "$S2")" \
+    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":\"$CKPT_CLASS\",\"stack-trace\":\"$DECLINED no space left" \
+    "failed savepoint: failure-cause with the command's stderr"
+is "$(job_state "$J2")" RUNNING "failed savepoint: the job still runs"
+
+# --- unknown job: Flink's FlinkJobNotFoundException, no id ----------------
+JX=$(jid 59)
+SX=$(tid 5901)
+http POST /jobs/$JX/savepoints "{\"triggerId\":\"$SX\",\"target-directory\":\"file:/x\"}"
+pass
+is "$(sp "$JX" "$SX")" "COMPLETED|-|-|$JOB_CLASS" "unknown job: fails as Flink's, no id"
+
+# --- stop with drain: FINISHED, nothing taken after --------------------------
+S3=$(tid 5104)
+http POST /jobs/$J/stop "{\"triggerId\":\"$S3\",\"drain\":true}"
+is "$STATUS" 202 "stop: 202"
+pass
+is "$(cat "$T/stop-env")" "$(lines SYNC_SAVEPOINT true CANONICAL)" \
+    "stop command: SYNC_SAVEPOINT, drain, format"
+is "$(sp_status "$J" "$S3")" "$(location file:/sp/stopped-4)" "stop: its location, id 4"
+is "$(job_state "$J")" FINISHED "stop: the job is FINISHED"
+http GET /jobs/$J/checkpoints
+is "$(entry "$(printf '%s' "$BODY" | jq -c .latest.savepoint)")" \
+    "4 completed true CANONICAL SYNC_SAVEPOINT" "statistics: a stop is a SYNC_SAVEPOINT"
+post "$J" "$(tid 5105)" && pass
+begins "$(trace1 "$J" "$(tid 5105)")" "$JOB_TRACE" \
+    "after the stop: a checkpoint fails as Flink's for a job not running"
+S4=$(tid 5106)
+http POST /jobs/$J/savepoints "{\"triggerId\":\"$S4\"}"
+pass
+is "$(sp "$J" "$S4")" "COMPLETED|-|-|$JOB_CLASS" "after the stop: a savepoint fails the same way"
+
+# --- cancel-job: CANCELED -----------------------------------------------------
+J3=$(jid 53)
+"$CTL" job add "$J3" --savepoint-dir file:/c --savepoint-command 'echo "$CHECKPOINT_CANCEL_JOB:$CHECKPOINT_SAVEPOINT_DIR/sp"'
+S5=$(tid 5301)
+http POST /jobs/$J3/savepoints "{\"triggerId\":\"$S5\",\"cancel-job\":true}"
+pass
+is "$(sp_status "$J3" "$S5")" "$(location true:file:/c/sp)" "cancel-job: CHECKPOINT_CANCEL_JOB=true"
+is "$(job_state "$J3")" CANCELED "cancel-job: the job is CANCELED"
+
+# --- a job without a savepoint command: recorded at once ----------------------
+J4=$(jid 54)
+"$CTL" job add "$J4"
+S6=$(tid 5401)
+http POST /jobs/$J4/savepoints "{\"triggerId\":\"$S6\",\"target-directory\":\"file:/r\"}"
+pass
+is "$(sp_status "$J4" "$S6")" "$(location "file:/r/savepoint-$(printf %.6s "$J4")-$(printf %.12s "$S6")")" \
+    "no command: completed at once under Flink's name for it"
+
+# --- more savepoints of one job than a round takes: one pass does all ----------
+J6=$(jid 56)
+"$CTL" job add "$J6" --savepoint-dir file:/m \
+    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"'
+i=1
+while [ $i -le 20 ]; do
+	http POST /jobs/$J6/savepoints "{\"triggerId\":\"$(tid $((5600 + i)))\"}"
+	i=$((i + 1))
+done
+pass
+is "$(dbq "SELECT count(*) FROM savepoints WHERE job_id = '$J6'
+    AND status = 'COMPLETED' AND failure_class IS NULL")" 20 \
+    "20 savepoints of one job: one pass takes them all, one at a time"
+is "$(dbq "SELECT max(checkpoint_id) FROM savepoints WHERE job_id = '$J6'")" 20 \
+    "20 savepoints of one job: ids 1 to 20"
+
+# --- a dead runner's claim fails as expired -----------------------------------
+J5=$(jid 55)
+"$CTL" job add "$J5" --savepoint-command 'echo never > '"$T"'/ran55'
+S7=$(tid 5501)
+http POST /jobs/$J5/savepoints "{\"triggerId\":\"$S7\",\"target-directory\":\"file:/d\"}"
+dbq "UPDATE savepoints SET claimed_by = '$HOST:$(dead_pid):1', claimed_ms = 1,
+    lease_ms = $FAR, checkpoint_id = 1 WHERE trigger_id = '$S7'"
+pass
+is "$(sp "$J5" "$S7")" "COMPLETED|1|-|$CKPT_CLASS" "dead runner's claim: failed, its id kept"
+begins "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S7'")" "$EXPIRED" \
+    "dead runner's claim: Checkpoint expired before completing."
+ok "$([ ! -e "$T/ran55" ] && echo 0 || echo 1)" "dead runner's claim: its command is not run again"
+
+# --- disposal ------------------------------------------------------------------
+http POST /savepoint-disposal '{"savepoint-path":"file:/sp/savepoint-2"}'
+D1=$(printf '%s' "$BODY" | cut -d'"' -f4)
+pass
+is "$(cat "$T/disposed")" file:/sp/savepoint-2 "disposal: the job's dispose command, given the path"
+http GET /savepoint-disposal/$D1
+is "$BODY" '{"status":{"id":"COMPLETED"},"operation":{}}' "disposal: COMPLETED with {}"
+is "$(dbq "SELECT CASE WHEN disposed_ms IS NOT NULL THEN 1 ELSE 0 END
+    FROM savepoints WHERE trigger_id = '$S1'")" 1 \
+    "disposal: the savepoint is marked disposed"
+http POST /savepoint-disposal '{"savepoint-path":"file:/sp/savepoint-2"}'
+pass
+is "$(wc -l < "$T/disposed" | tr -d ' ')" 1 "disposal again: nothing run"
+http GET /jobs/$J/savepoints
+is "$(printf '%s' "$BODY" | jq -r '.savepoints[] | [.trigger_id, .kind,
+    .checkpoint_id, .location, (.disposed_ms != null), .remote_addr]
+    | map(tostring) | join(" ")')" \
+"$S4 SAVEPOINT null null false 127.0.0.1
+$S3 STOP 4 file:/sp/stopped-4 false 127.0.0.1
+$S1 SAVEPOINT 2 file:/sp/savepoint-2 true 127.0.0.1" \
+    "listing: every savepoint of the job, newest first, the disposed one marked"
+like "$("$CTL" savepoints --job "$J" | grep "$S1")" \
+    " SAVEPOINT +COMPLETED +2 +NATIVE +127\.0\.0\.1 +file:/sp/savepoint-2 \(disposed\)$" \
+    "checkpointctl savepoints: the disposed savepoint marked"
+http POST /savepoint-disposal '{"savepoint-path":"file:/nowhere"}'
+D2=$(printf '%s' "$BODY" | cut -d'"' -f4)
+pass
+http GET /savepoint-disposal/$D2
+begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"java.util.concurrent.CompletionException","stack-trace":"java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.' \
+    "disposal of an unknown path: Flink's failure"
