@@ -38,3 +38,8 @@ flink() {
 	OUT=$(cat "$T/flink.out")
 	ERR=$(grep -v '^SLF4J: ' "$T/flink.err")
 }
+
+# lines ARG...: the ARGs, one a line: an expected output.
+lines() {
+	printf '%s\n' "$@"
+}

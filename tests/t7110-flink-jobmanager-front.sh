@@ -90,19 +90,27 @@ spawn "$RUNNER" --watch 2>>"$T/runner.log"
 WATCHER=$LAST_PID
 
 export JOBMANAGER=$JM JOBMANAGER_HOST=${JM%:*} JOBMANAGER_PORT=${JM##*:}
-N=0
+K=0
 for SERVER in ${FLINK_SERVERS:-nginx lighttpd}; do
 	S=$SERVER
 	SITE=jobmanager MOUNT=
 	start_server
+	# The app's side of the job RUNNING again: the last server's
+	# stop-with-savepoint, answered by the app, finished it there.
+	"$CTL" job set $JOB --state RUNNING > /dev/null ||
+	    bail "job set --state RUNNING"
 
 	flink list -m "127.0.0.1:$PORT"
 	is "$RC $ERR" "0 " "$S: flink list through the front: exit status 0, nothing on stderr"
 	like "$OUT" " : $JOB : jobmanager-side \\(RUNNING\\)" \
 	    "$S: flink list: the JobManager's job, under the JobManager's name"
 
+	# The job's next id: savepoints and stops take theirs from the
+	# same sequence.
+	N=$(($(sql "SELECT coalesce(max(last_id), 0) FROM checkpoint_counters
+	    WHERE job_id = '$JOB'") + 1))
+	K=$((K + 1))
 	flink checkpoint -m "127.0.0.1:$PORT" $JOB
-	N=$((N + 1))
 	is "$RC $ERR" "0 " "$S: flink checkpoint through the front: exit status 0, nothing on stderr"
 	is "$OUT" "$(printf '%s\n' "Triggering checkpoint for job $JOB." \
 	    'Waiting for response...' \
@@ -110,14 +118,14 @@ for SERVER in ${FLINK_SERVERS:-nginx lighttpd}; do
 	    'You can resume your program from this checkpoint with the run command.')" \
 	    "$S: flink checkpoint: the app's runner gave checkpoint $N"
 	is "$(sql "SELECT count(*) || ' ' || max(checkpoint_id) FROM triggers
-	    WHERE job_id = '$JOB' AND status = 'COMPLETED'")" "$N $N" \
+	    WHERE job_id = '$JOB' AND status = 'COMPLETED'")" "$K $N" \
 	    "$S: ... recorded by the app"
 	is "$(jm_total)" 0 "$S: ... and never seen by the JobManager"
 
 	like "$(front GET "/jobs/$JOB")" "^200 \\{.*\"name\":\"jobmanager-side\"" \
 	    "$S: GET /jobs/:jobid: the JobManager's job details"
 	like "$(front GET "/v1/jobs/$JOB/checkpoints")" \
-	    "^200 \\{\"counts\":\\{\"restored\":0,\"total\":$N," \
+	    "^200 \\{\"counts\":\\{\"restored\":0,\"total\":$K," \
 	    "$S: GET /v1/jobs/:jobid/checkpoints: the app's statistics"
 	like "$(front GET "/jobs/$JOB/checkpoints/config")" \
 	    '^200 .*"checkpoint_storage":"JobManagerCheckpointStorage"' \
