@@ -369,7 +369,7 @@ main(int argc, char *argv[])
 	 */
 	signal(SIGCHLD, SIG_DFL);
 
-	/* A 64 MiB page cache: batches over large queues stay in memory. */
+	/* A large page cache: batches over large queues stay in memory. */
 	if (open_store(&st, &s, 64 * 1024) == -1)
 		ret = EXIT_DB;
 	else if (cl.watch)
