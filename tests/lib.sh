@@ -86,7 +86,9 @@ unmount_cleanup() {
 	cleanup
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+# A signal ends the test as failed, and says so: a harness's time limit or
+# a stray kill is otherwise an exit 1 after nothing but "ok" lines.
+trap 'echo "# ended by a signal after $tap_n checks"; exit 1' INT TERM
 
 # ok CONDITION-EXIT-STATUS DESCRIPTION: ok "$?" "what"
 ok() {
@@ -141,8 +143,11 @@ bail() {
 
 done_testing() {
 	echo "1..$tap_n"
-	[ "$tap_failed" -eq 0 ]
-	exit $?
+	if [ "$tap_failed" -ne 0 ]; then
+		echo "# $tap_failed of $tap_n checks failed"
+		exit 1
+	fi
+	exit 0
 }
 
 # Runs "$@" in the background and records its pid for cleanup.

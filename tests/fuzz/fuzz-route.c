@@ -75,6 +75,27 @@ route_shape(const struct route *r, const char *path, size_t len)
 			    (int)r->jobid.len, r->jobid.p,
 			    (int)r->checkpointid.len, r->checkpointid.p);
 			break;
+		case ROUTE_SAVEPOINT:
+		case ROUTE_SAVEPOINTS:
+			snprintf(want, n, "%sjobs/%.*s/savepoints",
+			    prefixes[i], (int)r->jobid.len, r->jobid.p);
+			break;
+		case ROUTE_STOP:
+			snprintf(want, n, "%sjobs/%.*s/stop", prefixes[i],
+			    (int)r->jobid.len, r->jobid.p);
+			break;
+		case ROUTE_SAVEPOINT_STATUS:
+			snprintf(want, n, "%sjobs/%.*s/savepoints/%.*s",
+			    prefixes[i], (int)r->jobid.len, r->jobid.p,
+			    (int)r->triggerid.len, r->triggerid.p);
+			break;
+		case ROUTE_DISPOSAL:
+			snprintf(want, n, "%ssavepoint-disposal", prefixes[i]);
+			break;
+		case ROUTE_DISPOSAL_STATUS:
+			snprintf(want, n, "%ssavepoint-disposal/%.*s",
+			    prefixes[i], (int)r->triggerid.len, r->triggerid.p);
+			break;
 		case ROUTE_JOBS:
 			snprintf(want, n, "%sjobs", prefixes[i]);
 			break;
@@ -106,6 +127,32 @@ route_shape(const struct route *r, const char *path, size_t len)
 	return found;
 }
 
+/*
+ * What each API route must answer, written here from checkpoint-api(7)
+ * rather than read from route.c: the method it takes, every method of its
+ * path, and which ids it carries.  A GET on a path that also takes POST is
+ * that path's listing (the statistics, the savepoints).
+ */
+static const struct expect {
+	const char *method, *allow;
+	int jobid, triggerid;
+} expected[] = {
+	[ROUTE_TRIGGER] = { "POST", "GET, POST", 1, 0 },
+	[ROUTE_STATS] = { "GET", "GET, POST", 1, 0 },
+	[ROUTE_STATUS] = { "GET", "GET", 1, 1 },
+	[ROUTE_CONFIG] = { "GET", "GET", 1, 0 },
+	[ROUTE_DETAILS] = { "GET", "GET", 1, 0 },
+	[ROUTE_JOBS] = { "GET", "GET", 0, 0 },
+	[ROUTE_OVERVIEW] = { "GET", "GET", 0, 0 },
+	[ROUTE_TRIGGERS] = { "GET", "GET", 1, 0 },
+	[ROUTE_SAVEPOINT] = { "POST", "GET, POST", 1, 0 },
+	[ROUTE_SAVEPOINTS] = { "GET", "GET, POST", 1, 0 },
+	[ROUTE_STOP] = { "POST", "POST", 1, 0 },
+	[ROUTE_SAVEPOINT_STATUS] = { "GET", "GET", 1, 1 },
+	[ROUTE_DISPOSAL] = { "POST", "POST", 0, 0 },
+	[ROUTE_DISPOSAL_STATUS] = { "GET", "GET", 0, 1 },
+};
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -115,7 +162,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *method;
 	char *copy, *path, *nl;
 	size_t len, pick;
-	int shared;
 
 	if (size == 0)
 		return 0;
@@ -167,21 +213,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case ROUTE_JOBS:
 	case ROUTE_OVERVIEW:
 	case ROUTE_TRIGGERS:
-		/* The trigger's path also takes GET: the statistics. */
-		shared = r.id == ROUTE_TRIGGER || r.id == ROUTE_STATS;
-		FUZZ_CHECK(r.allow != NULL);
-		FUZZ_CHECK(strcmp(r.allow, shared ? "GET, POST" : "GET") == 0);
+	case ROUTE_SAVEPOINT:
+	case ROUTE_SAVEPOINTS:
+	case ROUTE_STOP:
+	case ROUTE_SAVEPOINT_STATUS:
+	case ROUTE_DISPOSAL:
+	case ROUTE_DISPOSAL_STATUS: {
+		const struct expect *e = &expected[r.id];
+
+		FUZZ_CHECK(e->allow != NULL);
+		FUZZ_CHECK(r.allow != NULL && strcmp(r.allow, e->allow) == 0);
 		FUZZ_CHECK(r.method_ok ==
-		    (method != NULL &&
-			strcmp(method,
-			    r.id == ROUTE_TRIGGER ? "POST" : "GET") == 0));
-		FUZZ_CHECK(r.id != ROUTE_TRIGGER || method == NULL ||
-		    strcmp(method, "GET") != 0);
-		if (r.id == ROUTE_JOBS || r.id == ROUTE_OVERVIEW)
-			FUZZ_CHECK(r.jobid.p == NULL && r.jobid.len == 0);
-		else
+		    (method != NULL && strcmp(method, e->method) == 0));
+		/* A shared path's POST route never answers its GET. */
+		FUZZ_CHECK(strcmp(e->method, "POST") != 0 || method == NULL ||
+		    strcmp(method, "GET") != 0 ||
+		    strcmp(e->allow, "POST") == 0);
+		if (e->jobid)
 			FUZZ_CHECK(segment_inside(&r.jobid, path, len));
-		if (r.id == ROUTE_STATUS)
+		else
+			FUZZ_CHECK(r.jobid.p == NULL && r.jobid.len == 0);
+		if (e->triggerid)
 			FUZZ_CHECK(segment_inside(&r.triggerid, path, len));
 		else
 			FUZZ_CHECK(
@@ -191,8 +243,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			FUZZ_CHECK(r.checkpointid.p == NULL &&
 			    r.checkpointid.len == 0);
+		FUZZ_CHECK(r.asset.p == NULL);
 		FUZZ_CHECK(route_shape(&r, path, len));
 		break;
+	}
 	default:
 		FUZZ_CHECK(!"route id out of range");
 	}
