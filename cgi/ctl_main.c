@@ -12,6 +12,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -20,12 +21,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "clock.h"
 #include "ctl_setup.h"
 #include "ids.h"
 #include "log.h"
+#include "schedule.h"
 #include "settings.h"
 #include "store.h"
 
@@ -59,6 +62,10 @@ enum ctl_opt {
 	CTL_OPT_SAVEPOINT_COMMAND,
 	CTL_OPT_STOP_COMMAND,
 	CTL_OPT_DISPOSE_COMMAND,
+	CTL_OPT_EVERY,
+	CTL_OPT_CRON,
+	CTL_OPT_SAVEPOINT_EVERY,
+	CTL_OPT_SAVEPOINT_CRON,
 	CTL_OPT__MAX
 };
 
@@ -82,6 +89,10 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_SAVEPOINT_COMMAND] = "savepoint-command",
 	[CTL_OPT_STOP_COMMAND] = "stop-command",
 	[CTL_OPT_DISPOSE_COMMAND] = "dispose-command",
+	[CTL_OPT_EVERY] = "every",
+	[CTL_OPT_CRON] = "cron",
+	[CTL_OPT_SAVEPOINT_EVERY] = "savepoint-every",
+	[CTL_OPT_SAVEPOINT_CRON] = "savepoint-cron",
 };
 
 #define CTL_BIT(o) (1u << (o))
@@ -123,7 +134,7 @@ struct ctl_cmd {
  * A table printed with its columns aligned, built from rows that the store
  * hands over one at a time (and whose strings do not outlive the callback).
  */
-#define CTL_TABLE_MAXCOLS 8
+#define CTL_TABLE_MAXCOLS 12
 
 struct ctl_table {
 	size_t ncols;
@@ -144,10 +155,19 @@ static int ctl_job_rm(struct ctl *, const struct ctl_args *);
 static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
 static int ctl_savepoints(struct ctl *, const struct ctl_args *);
+static int ctl_schedules(struct ctl *, const struct ctl_args *);
+struct ctl_sched;
+static enum store_rc ctl_schedule_write(struct store *, const struct id *,
+    const struct ctl_sched *);
 static int ctl_purge(struct ctl *, const struct ctl_args *);
 static int ctl_migrate(struct ctl *, const struct ctl_args *);
 static int ctl_setup_cmd(struct ctl *, const struct ctl_args *);
 static int ctl_doctor_cmd(struct ctl *, const struct ctl_args *);
+
+#define CTL_SCHEDULE_OPTS \
+	(CTL_BIT(CTL_OPT_EVERY) | CTL_BIT(CTL_OPT_CRON) | \
+	    CTL_BIT(CTL_OPT_SAVEPOINT_EVERY) | \
+	    CTL_BIT(CTL_OPT_SAVEPOINT_CRON))
 
 #define CTL_DEPLOY_OPTS \
 	(CTL_BIT(CTL_OPT_USER) | CTL_BIT(CTL_OPT_GROUP) | \
@@ -167,20 +187,29 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
 	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]\n"
 	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
-	    "\t    [--stop-command CMD] [--dispose-command CMD]",
-	    1, CTL_JOB_FIELDS, ctl_job_add },
+	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
+	    "\t    [--every INTERVAL] [--cron 'M H DOM MON DOW']\n"
+	    "\t    [--savepoint-every INTERVAL]\n"
+	    "\t    [--savepoint-cron 'M H DOM MON DOW']",
+	    1, CTL_JOB_FIELDS | CTL_SCHEDULE_OPTS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
 	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL|none]\n"
 	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
-	    "\t    [--stop-command CMD] [--dispose-command CMD]",
-	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE), ctl_job_set },
+	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
+	    "\t    [--every INTERVAL|none] [--cron 'M H DOM MON DOW'|none]\n"
+	    "\t    [--savepoint-every INTERVAL|none]\n"
+	    "\t    [--savepoint-cron 'M H DOM MON DOW'|none]",
+	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE) | CTL_SCHEDULE_OPTS,
+	    ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
 	{ "job list", "", 0, 0, ctl_job_list },
 	{ "triggers", "[--job JOBID] [--limit N]", 0,
 	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_LIMIT), ctl_triggers },
 	{ "savepoints", "[--job JOBID]", 0, CTL_BIT(CTL_OPT_JOB),
 	    ctl_savepoints },
+	{ "schedules", "[--job JOBID]", 0, CTL_BIT(CTL_OPT_JOB),
+	    ctl_schedules },
 	{ "purge", "", 0, 0, ctl_purge },
 	{ "migrate", "--from SRC --to DST", 0,
 	    CTL_BIT(CTL_OPT_FROM) | CTL_BIT(CTL_OPT_TO), ctl_migrate },
@@ -484,6 +513,66 @@ ctl_flink_parse(const struct ctl_args *a, const char **url, int *bind)
 	return 0;
 }
 
+/* A schedule given on the command line: a rule, or none to clear it. */
+struct ctl_sched {
+	const char *kind; /* CHECKPOINT, SAVEPOINT */
+	int given;
+	int64_t every_ms; /* 0: cron or none */
+	const char *cron; /* NULL: every_ms or none */
+};
+
+/*
+ * --every/--cron (checkpoints) and --savepoint-every/--savepoint-cron
+ * into sc[0] and sc[1]; at most one rule per kind, "none" clears.
+ */
+static int
+ctl_schedule_parse(const struct ctl_args *a, struct ctl_sched sc[2])
+{
+	static const int opts[2][2] = { { CTL_OPT_EVERY, CTL_OPT_CRON },
+		{ CTL_OPT_SAVEPOINT_EVERY, CTL_OPT_SAVEPOINT_CRON } };
+	const char *every, *cron, *why;
+	struct cron parsed;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		memset(&sc[k], 0, sizeof(sc[k]));
+		sc[k].kind = k == 0 ? "CHECKPOINT" : "SAVEPOINT";
+		every = a->opt[opts[k][0]];
+		cron = a->opt[opts[k][1]];
+		if (every != NULL && cron != NULL) {
+			ctl_err("give --%s or --%s, not both",
+			    ctl_opt_names[opts[k][0]],
+			    ctl_opt_names[opts[k][1]]);
+			return -1;
+		}
+		sc[k].given = every != NULL || cron != NULL;
+		if (every != NULL && strcmp(every, "none") != 0 &&
+		    schedule_parse_every(every, &sc[k].every_ms, &why) == -1) {
+			ctl_err("bad --%s '%.64s': %s (e.g. 30s, 10m, 2h, 1d)",
+			    ctl_opt_names[opts[k][0]], every, why);
+			return -1;
+		}
+		if (cron != NULL && strcmp(cron, "none") != 0) {
+			if (cron_parse(cron, &parsed, &why) == -1) {
+				ctl_err("bad --%s '%.64s': %s",
+				    ctl_opt_names[opts[k][1]], cron, why);
+				return -1;
+			}
+			sc[k].cron = cron;
+		}
+	}
+	return 0;
+}
+
+/* Who sets a schedule: the login name of the user running this. */
+static const char *
+ctl_caller(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	return pw != NULL ? pw->pw_name : "unknown";
+}
+
 /* --- The store. --- */
 
 /* Opens (creating and migrating) the database at db; NULL: said why. */
@@ -641,6 +730,9 @@ ctl_table_init(struct ctl_table *t, const char *const *header, size_t ncols)
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
+	/* A table wider than width[] is a bug here, never the user's. */
+	if (ncols > CTL_TABLE_MAXCOLS)
+		abort();
 	t->ncols = ncols;
 	for (i = 0; i < ncols; i++)
 		ctl_table_add(t, header[i]);
@@ -698,6 +790,7 @@ static int
 ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
+	struct ctl_sched sc[2];
 	struct store *s;
 	enum store_rc rc;
 	const char *flink;
@@ -707,9 +800,9 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	j.state = JOB_RUNNING;
 	j.type = CKPT_FULL;
 	j.timeout_s = CTL_TIMEOUT_DEFAULT;
-	if (ctl_job_parse(a, &j, &fields) == -1)
-		return CTL_EXIT_USAGE;
-	if (ctl_flink_parse(a, &flink, &bind) == -1)
+	if (ctl_job_parse(a, &j, &fields) == -1 ||
+	    ctl_flink_parse(a, &flink, &bind) == -1 ||
+	    ctl_schedule_parse(a, sc) == -1)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -719,37 +812,86 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
+	/* Then its schedules: a refused one leaves the job, said so. */
+	if (rc == STORE_OK &&
+	    (rc = ctl_schedule_write(s, &j.id, sc)) == STORE_NOTFOUND) {
+		ctl_err("job %s added without its schedules", j.id.s);
+		return CTL_EXIT_FAIL;
+	}
 	return ctl_store_done(c, rc, "job add");
+}
+
+/*
+ * The schedules given, each counted from now.  A savepoint schedule needs
+ * the job's savepoint directory: a scheduled savepoint has no request to
+ * name one.  STORE_NOTFOUND: said why.
+ */
+static enum store_rc
+ctl_schedule_write(struct store *s, const struct id *job,
+    const struct ctl_sched *sc)
+{
+	struct buf dir = { 0 };
+	enum store_rc rc = STORE_OK;
+	int64_t now;
+	int k;
+
+	if (sc[1].given && (sc[1].every_ms > 0 || sc[1].cron != NULL)) {
+		rc = store_job_savepoint_dir(s, job, &dir);
+		buf_free(&dir);
+		if (rc == STORE_NOTFOUND) {
+			ctl_err("job %s has no savepoint directory (or is not "
+				"known): give --savepoint-dir DIR",
+			    job->s);
+			return STORE_NOTFOUND;
+		}
+	}
+	if ((now = schedule_now()) <= 0) {
+		ctl_err("CHECKPOINT_TEST_CLOCK: no time in that file");
+		return STORE_NOTFOUND;
+	}
+	for (k = 0; k < 2 && rc == STORE_OK; k++)
+		if (sc[k].given &&
+		    (rc = store_schedule_set(s, job, sc[k].kind, sc[k].every_ms,
+			 sc[k].cron, ctl_caller(), now)) == STORE_NOTFOUND)
+			ctl_err("job %s not found", job->s);
+	return rc;
 }
 
 static int
 ctl_job_set(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
+	struct ctl_sched sc[2];
 	struct store *s;
-	enum store_rc rc;
+	enum store_rc rc = STORE_OK;
 	const char *flink;
 	int fields, bind;
 
 	memset(&j, 0, sizeof(j));
 	if (ctl_job_parse(a, &j, &fields) == -1 ||
-	    ctl_flink_parse(a, &flink, &bind) == -1)
+	    ctl_flink_parse(a, &flink, &bind) == -1 ||
+	    ctl_schedule_parse(a, sc) == -1)
 		return CTL_EXIT_USAGE;
-	if (fields == 0 && !bind) {
+	if (fields == 0 && !bind && !sc[0].given && !sc[1].given) {
 		ctl_err("job set: nothing to change; give --state, --name, "
 			"--type, --command, --timeout, --flink, "
-			"--savepoint-dir or a savepoint, stop or dispose "
-			"command");
+			"--savepoint-dir, a savepoint, stop or dispose "
+			"command, or a schedule (--every, --cron, "
+			"--savepoint-every, --savepoint-cron)");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = ctl_job_write(s, &j, 0, fields, flink, bind)) ==
-	    STORE_NOTFOUND) {
+	if ((fields != 0 || bind) &&
+	    (rc = ctl_job_write(s, &j, 0, fields, flink, bind)) ==
+		STORE_NOTFOUND) {
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
-	return ctl_store_done(c, rc, "job set");
+	if (rc == STORE_OK)
+		rc = ctl_schedule_write(s, &j.id, sc);
+	return rc == STORE_NOTFOUND ? CTL_EXIT_FAIL :
+				      ctl_store_done(c, rc, "job set");
 }
 
 static int
@@ -934,17 +1076,20 @@ ctl_savepoint_row(const struct savepoint_row *r, void *arg)
 	return t->oom;
 }
 
-/* Every savepoint and stop, newest first: where, who, and if disposed. */
+/*
+ * A table of one kind of row, of every job or of --job's: list runs the
+ * store's listing into the table.
+ */
+typedef enum store_rc (
+    *ctl_lister)(struct store *, const struct id *job, struct ctl_table *);
+
 static int
-ctl_savepoints(struct ctl *c, const struct ctl_args *a)
+ctl_job_table(struct ctl *c, const struct ctl_args *a,
+    const char *const *header, size_t ncols, ctl_lister list, const char *what)
 {
-	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
-		"TRIGGER ID", "KIND", "STATUS", "CHECKPOINT", "FORMAT",
-		"CLIENT", "RESULT" };
 	struct ctl_table t;
 	struct store *s;
 	struct id job;
-	enum store_rc rc;
 	int ret;
 
 	if (a->opt[CTL_OPT_JOB] != NULL &&
@@ -952,13 +1097,31 @@ ctl_savepoints(struct ctl *c, const struct ctl_args *a)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	ctl_table_init(&t, header, sizeof(header) / sizeof(header[0]));
-	rc = store_savepoint_list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
-	    ctl_savepoint_row, &t);
-	if ((ret = ctl_store_done(c, rc, "savepoints")) == 0)
+	ctl_table_init(&t, header, ncols);
+	if ((ret = ctl_store_done(c,
+		 list(s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL, &t),
+		 what)) == 0)
 		ret = ctl_table_print(&t);
 	ctl_table_free(&t);
 	return ret;
+}
+
+static enum store_rc
+ctl_list_savepoints(struct store *s, const struct id *job, struct ctl_table *t)
+{
+	return store_savepoint_list(s, job, ctl_savepoint_row, t);
+}
+
+/* Every savepoint and stop, newest first: where, who, and if disposed. */
+static int
+ctl_savepoints(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "CREATED (UTC)", "JOB ID",
+		"TRIGGER ID", "KIND", "STATUS", "CHECKPOINT", "FORMAT",
+		"CLIENT", "RESULT" };
+
+	return ctl_job_table(c, a, header, sizeof(header) / sizeof(header[0]),
+	    ctl_list_savepoints, "savepoints");
 }
 
 /* What migrate copied, and the first import that failed. */
@@ -1085,9 +1248,9 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 		    CTL_EXIT_FAIL;
 		if (rc == STORE_OK) {
 			store_redact(from, shown, sizeof(shown));
-			ctl_err(
-			    "%s: holds savepoints or disposals, which "
-			    "migrate does not copy yet; nothing was changed",
+			ctl_err("%s: holds savepoints, disposals or schedules, "
+				"which migrate does not copy yet; nothing was "
+				"changed",
 			    shown);
 		}
 		store_close(src);
@@ -1108,6 +1271,49 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
  * The checkpoint history's own retention is applied too, as the runner's
  * pass applies it, and said only when it dropped something.
  */
+/* One schedule: its rule, the slot it last fired and the next. */
+static int
+ctl_schedule_row(const struct schedule_row *r, void *arg)
+{
+	struct ctl_table *t = arg;
+	struct schedule_rule rule = { r->every_ms, r->cron, r->since_ms };
+	int64_t next = schedule_next(&rule, schedule_now());
+	char what[SCHEDULE_CRON_MAX + 16];
+
+	ctl_table_add(t, r->job.s);
+	ctl_table_add(t, r->kind);
+	schedule_describe(&rule, what, sizeof(what));
+	ctl_table_add(t, what);
+	if (r->last_slot_ms > r->since_ms)
+		ctl_table_add_when(t, r->last_slot_ms);
+	else
+		ctl_table_add(t, NULL);
+	if (next > 0 && r->job_state != NULL &&
+	    strcmp(r->job_state, "RUNNING") == 0)
+		ctl_table_add_when(t, next);
+	else
+		ctl_table_add(t, r->job_state != NULL ? r->job_state : NULL);
+	ctl_table_add(t, r->set_by);
+	return t->oom;
+}
+
+static enum store_rc
+ctl_list_schedules(struct store *s, const struct id *job, struct ctl_table *t)
+{
+	return store_schedule_list(s, job, ctl_schedule_row, t);
+}
+
+/* Every schedule, by job and kind (checkpoint-runner(8), "Schedules"). */
+static int
+ctl_schedules(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "JOB ID", "KIND", "RULE",
+		"LAST SLOT (UTC)", "NEXT SLOT (UTC)", "SET BY" };
+
+	return ctl_job_table(c, a, header, sizeof(header) / sizeof(header[0]),
+	    ctl_list_schedules, "schedules");
+}
+
 static int
 ctl_purge(struct ctl *c, const struct ctl_args *a)
 {

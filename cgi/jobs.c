@@ -5,6 +5,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "exchange.h"
@@ -13,10 +14,20 @@
 /* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
 #define JOBS_NO_INTERVAL "9223372036854775807"
 
+/* A checkpoint schedule's interval, into *arg; a cron one has none. */
+static int
+jobs_interval(const struct schedule_row *r, void *arg)
+{
+	if (strcmp(r->kind, "CHECKPOINT") == 0 && r->every_ms > 0)
+		*(int64_t *)arg = r->every_ms;
+	return 0;
+}
+
 /*
  * GET /jobs/:jobid/checkpoints/config: what the job's registration says
- * (no periodic checkpoints, its action's timeout, one at a time), and
- * Flink 1.20's defaults where it says nothing (checkpoint-api(7)).
+ * (its checkpoint schedule's interval, else none; its action's timeout;
+ * one at a time), and Flink 1.20's defaults where it says nothing
+ * (checkpoint-api(7)).
  */
 void
 jobs_get_config(struct exchange *x)
@@ -27,6 +38,8 @@ jobs_get_config(struct exchange *x)
 	struct store *s;
 	struct id job;
 	enum store_rc rc;
+	int64_t every = 0;
+	char interval[24] = JOBS_NO_INTERVAL;
 
 	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
 	    (s = exchange_store(x)) == NULL)
@@ -35,13 +48,17 @@ jobs_get_config(struct exchange *x)
 		http_error(r, ERR_NO_JOB, job.s);
 		return;
 	}
+	if (rc == STORE_OK)
+		rc = store_schedule_list(s, &job, jobs_interval, &every);
 	if (rc != STORE_OK) {
 		exchange_store_failed(x, rc);
 		return;
 	}
+	if (every > 0)
+		snprintf(interval, sizeof(interval), "%lld", (long long)every);
 	buf_reset(&r->body);
 	if (buf_printf(&r->body,
-		"{\"mode\":\"exactly_once\",\"interval\":" JOBS_NO_INTERVAL
+		"{\"mode\":\"exactly_once\",\"interval\":%s"
 		",\"timeout\":%lld,\"min_pause\":0,\"max_concurrent\":1,"
 		"\"externalization\":{\"enabled\":false,"
 		"\"delete_on_cancellation\":true},"
@@ -54,7 +71,7 @@ jobs_get_config(struct exchange *x)
 		"\"state_changelog_enabled\":false,"
 		"\"changelog_periodic_materialization_interval\":600000,"
 		"\"changelog_storage\":\"memory\"}",
-		(long long)c.timeout_s * 1000) == -1) {
+		interval, (long long)c.timeout_s * 1000) == -1) {
 		http_error(r, ERR_INTERNAL);
 		return;
 	}

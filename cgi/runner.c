@@ -36,6 +36,7 @@
 #include "jobmanager.h"
 #include "log.h"
 #include "runner.h"
+#include "schedule.h"
 
 #define RUNNER_LEASE_GRACE_MS 30000 /* beyond the job's timeout */
 #define RUNNER_POLL_MS 50 /* how often a pass looks for news */
@@ -1244,6 +1245,133 @@ pass_wait(struct pass *p)
  */
 static enum store_rc pass_savepoints(struct pass *, volatile sig_atomic_t *);
 
+/*
+ * --- Schedules ---
+ *
+ * Each pass first fires what is due: per schedule, the latest slot since
+ * the one it last fired (one, however many were missed while no runner
+ * ran), each in its own transaction that only one runner can win
+ * (store_schedule_fire).  The triggers it records are this pass's to run,
+ * as if a client had posted them.  The pass also learns when the next
+ * slot of any schedule comes, so that a watching runner wakes for it.
+ */
+struct sched_due {
+	struct schedule_row row;
+	int64_t slot_ms;
+	char *strings; /* the row's strings, copied */
+};
+
+struct sched_scan {
+	int64_t now_ms;
+	int64_t next_ms;
+	struct sched_due *due;
+	size_t n, cap;
+	int oom;
+};
+
+static char *
+sched_copy(const char *v, char **at)
+{
+	char *p;
+
+	if (v == NULL)
+		return NULL;
+	p = *at;
+	*at = stpcpy(p, v) + 1;
+	return p;
+}
+
+static int
+sched_collect(const struct schedule_row *row, void *arg)
+{
+	struct sched_scan *sc = arg;
+	struct schedule_rule rule = { row->every_ms, row->cron, row->since_ms };
+	int64_t slot = schedule_due(&rule, row->last_slot_ms, sc->now_ms);
+	int64_t next = schedule_next(&rule, sc->now_ms);
+	const char *const text[] = { row->kind, row->cron, row->set_by,
+		row->job_state, row->savepoint_dir };
+	struct sched_due *d;
+	size_t i, len = 0;
+	char *at;
+
+	if (next > 0 && (sc->next_ms == 0 || next < sc->next_ms))
+		sc->next_ms = next;
+	if (slot == 0)
+		return 0;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap > 0 ? sc->cap * 2 : 16;
+		void *p = realloc(sc->due, cap * sizeof(*sc->due));
+
+		if (p == NULL)
+			return sc->oom = 1;
+		sc->due = p;
+		sc->cap = cap;
+	}
+	for (i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		len += text[i] != NULL ? strlen(text[i]) + 1 : 0;
+	d = &sc->due[sc->n];
+	d->row = *row;
+	d->slot_ms = slot;
+	if ((d->strings = at = malloc(len + 1)) == NULL)
+		return sc->oom = 1;
+	d->row.kind = sched_copy(row->kind, &at);
+	d->row.cron = sched_copy(row->cron, &at);
+	d->row.set_by = sched_copy(row->set_by, &at);
+	d->row.job_state = sched_copy(row->job_state, &at);
+	d->row.savepoint_dir = sched_copy(row->savepoint_dir, &at);
+	sc->n++;
+	return 0;
+}
+
+static enum store_rc
+pass_schedules(struct pass *p)
+{
+	struct sched_scan sc;
+	struct schedule_fire f;
+	enum store_rc rc;
+	size_t i;
+	int fired;
+
+	memset(&sc, 0, sizeof(sc));
+	if ((sc.now_ms = schedule_now()) <= 0)
+		return STORE_OK;
+	rc = store_schedule_list(p->store, NULL, sched_collect, &sc);
+	if (sc.oom && rc == STORE_OK)
+		rc = STORE_ERROR;
+	p->stats->next_slot_ms = sc.next_ms;
+	for (i = 0; i < sc.n && rc == STORE_OK; i++) {
+		const struct schedule_row *row = &sc.due[i].row;
+
+		memset(&f, 0, sizeof(f));
+		f.slot_ms = sc.due[i].slot_ms;
+		f.now_ms = clock_ms(CLOCK_REALTIME);
+		f.store_ms = p->o->store_ms;
+		f.max_queued = p->o->max_queued;
+		if (id_random(&f.trigger) == -1) {
+			rc = STORE_ERROR;
+			break;
+		}
+		if ((rc = store_schedule_fire(p->store, row, &f, &fired)) !=
+		    STORE_OK)
+			break;
+		if (fired == 1) {
+			p->stats->scheduled++;
+			log_info("job %s: scheduled %s %s (slot %lld)",
+			    row->job.s,
+			    strcmp(row->kind, "SAVEPOINT") == 0 ? "savepoint" :
+								  "checkpoint",
+			    f.trigger.s, (long long)f.slot_ms);
+		} else if (fired == 2)
+			log_info("job %s: scheduled %s skipped (slot %lld): %s",
+			    row->job.s, row->kind, (long long)f.slot_ms,
+			    f.skipped);
+	}
+	for (i = 0; i < sc.n; i++)
+		free(sc.due[i].strings);
+	free(sc.due);
+	return rc;
+}
+
 int
 runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
     struct runner_stats *stats, volatile sig_atomic_t *quit)
@@ -1266,8 +1394,18 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	pass_unrecorded(&p);
 	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
 		log_error("resolving stale claims: %s", store_rc_name(rc));
-	else
+	else {
+		/*
+		 * After the dead runners' claims are resolved, which would
+		 * otherwise hold a slot back; a failing schedule is logged,
+		 * and the triggers still run.
+		 */
+		enum store_rc src;
+
+		if ((src = pass_schedules(&p)) != STORE_OK)
+			log_error("schedules: %s", store_rc_name(src));
 		pass_start_due(&p, quit);
+	}
 
 	while (rc == STORE_OK || rc == STORE_BUSY) {
 		if (*quit)

@@ -19,6 +19,7 @@ struct runner_opts {
 	int64_t store_ms; /* retention, for purging */
 	int64_t history_keep; /* the history's retention: ids per job */
 	int64_t history_age_ms; /* and age; 0: no bound */
+	int64_t max_queued; /* a scheduled trigger's queue bound */
 };
 
 struct runner_stats {
@@ -28,6 +29,8 @@ struct runner_stats {
 	int64_t purged; /* expired results dropped */
 	int64_t actions; /* commands run */
 	int64_t transactions; /* write transactions committed */
+	int64_t scheduled; /* slots fired (schedules) */
+	int64_t next_slot_ms; /* the next slot of any schedule; 0: none */
 	int64_t duration_ms;
 };
 

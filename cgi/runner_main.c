@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "runner.h"
+#include "schedule.h"
 #include "settings.h"
 
 /* Exit statuses, as checkpoint-runner(8) lists them. */
@@ -243,10 +244,10 @@ run_once(struct store *s, const struct settings *st,
  * may wake us before the commit is visible (a writer's sync may follow
  * the write the watch saw), so after a wake-up the data version
  * is looked at again every few milliseconds for a short while before
- * sleeping long.
+ * sleeping long.  It wakes for the next slot of a schedule too.
  */
 static void
-watch_sleep(struct store *s, int wfd, int64_t seen)
+watch_sleep(struct store *s, int wfd, int64_t seen, int64_t slot_ms)
 {
 	int64_t version, last_pass;
 	int hot = 0;
@@ -266,6 +267,9 @@ watch_sleep(struct store *s, int wfd, int64_t seen)
 		last_pass += hot > 0 ? WATCH_HOT_STEP_MS : 1000;
 		if (store_data_version(s, &version) != STORE_OK ||
 		    version != seen || store_moved(s))
+			break;
+		/* A schedule's next slot: on the second, not a minute on. */
+		if (slot_ms > 0 && schedule_now() >= slot_ms)
 			break;
 	}
 }
@@ -315,7 +319,7 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 		if (runner_unsettled(runner) > 0)
 			pause_ms(1000);
 		else
-			watch_sleep(s, wfd, seen);
+			watch_sleep(s, wfd, seen, stats.next_slot_ms);
 	}
 	store_close(s);
 	log_info("stopped");
@@ -345,6 +349,7 @@ main(int argc, char *argv[])
 	ro.store_ms = st.store_ms;
 	ro.history_keep = st.history_keep;
 	ro.history_age_ms = st.history_age_ms;
+	ro.max_queued = st.max_queued;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
 		goto out;

@@ -605,7 +605,10 @@ struct savepoint_row {
 	const char *remote_user, *remote_addr;
 };
 typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
-/* Whether the store holds any savepoint or disposal: migrate copies none. */
+/*
+ * Whether the store holds any savepoint, disposal or schedule: migrate
+ * copies none.
+ */
 enum store_rc store_savepoints_any(struct store *, int *any);
 /* Every savepoint of job (NULL: of every job), newest first. */
 enum store_rc store_savepoint_list(struct store *, const struct id *job,
@@ -671,5 +674,56 @@ enum store_rc store_disposal_complete(struct store *, int64_t row,
 /* Every claim of savepoints (disposals 0) or disposals (1). */
 enum store_rc store_op_claims(struct store *, int disposals, int64_t now_ms,
     store_op_claim_cb, void *);
+
+/*
+ * --- Schedules (schema/0011; schedule.h has the arithmetic) ---
+ *
+ * Sets a job's schedule of kind (CHECKPOINT, SAVEPOINT): every_ms > 0 or
+ * a cron expression, counted from now_ms; neither clears it.
+ * STORE_NOTFOUND: no such job.
+ */
+enum store_rc store_schedule_set(struct store *, const struct id *job,
+    const char *kind, int64_t every_ms, const char *cron, const char *set_by,
+    int64_t now_ms);
+
+/* One schedule with what its job says now. */
+struct schedule_row {
+	struct id job;
+	const char *kind;
+	int64_t every_ms; /* 0: cron */
+	const char *cron; /* NULL: every_ms */
+	int64_t since_ms;
+	int64_t last_slot_ms; /* the slot last fired or skipped */
+	const char *set_by;
+	const char *job_state;
+	const char *savepoint_dir; /* the job's default; may be NULL */
+};
+typedef int (*store_schedule_cb)(const struct schedule_row *, void *);
+/* Every schedule (of job, unless NULL), by job and kind. */
+enum store_rc store_schedule_list(struct store *, const struct id *job,
+    store_schedule_cb, void *);
+
+/* What a slot becomes when it fires. */
+struct schedule_fire {
+	int64_t slot_ms;
+	int64_t now_ms;
+	int64_t store_ms; /* a checkpoint trigger's retention */
+	int64_t max_queued;
+	struct id trigger; /* a fresh id for it */
+	const char *skipped; /* set by store_schedule_fire: why, if skipped */
+};
+/*
+ * Fires slot_ms of the schedule as row read it, in one transaction: the
+ * schedule moves up to the slot, the slot is recorded, and a trigger (or
+ * a savepoint into the job's directory) is recorded with "scheduler" as
+ * its caller, unless the job is not RUNNING (or has no directory for a
+ * savepoint, or one of the kind is still in progress), when the slot is
+ * recorded skipped, with why in f->skipped.  *fired is 1 for a
+ * trigger recorded, 2 for a slot skipped, 0 when another runner fired the
+ * slot first or the rule changed since.
+ */
+enum store_rc store_schedule_fire(struct store *, const struct schedule_row *,
+    struct schedule_fire *, int *fired);
+#define SCHEDULE_CALLER "scheduler"
 
 #endif /* STORE_H */

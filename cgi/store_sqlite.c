@@ -530,7 +530,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
 	    " ORDER BY id DESC",
 	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
-			" OR EXISTS (SELECT 1 FROM savepoint_disposals)",
+			" OR EXISTS (SELECT 1 FROM savepoint_disposals)"
+			" OR EXISTS (SELECT 1 FROM schedules)",
 	/*
 	 * The history's retention (store_history_prune): below a job's
 	 * newest ?2 ids, a walk of the key from the counters' rows (one
@@ -564,6 +565,43 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " failure_throwable = coalesce(?9, serialized_throwable(?5, ?6)),"
 	    " completed_ms = ?7"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?8",
+	/* Schedules: a rule set afresh starts at its since_ms. */
+	[STMT_SCHED_SET] =
+	    "INSERT INTO schedules (job_id, kind, every_ms, cron, since_ms,"
+	    " last_slot_ms, set_by)"
+	    " SELECT job_id, ?2, ?3, ?4, ?5, ?5, ?6 FROM jobs WHERE job_id = ?1"
+	    " ON CONFLICT (job_id, kind) DO UPDATE SET every_ms ="
+	    " excluded.every_ms, cron = excluded.cron, since_ms ="
+	    " excluded.since_ms, last_slot_ms = excluded.last_slot_ms,"
+	    " set_by = excluded.set_by",
+	[STMT_SCHED_CLEAR] =
+	    "DELETE FROM schedules WHERE job_id = ?1 AND kind = ?2",
+	[STMT_SCHED_LIST] =
+	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
+	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
+	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
+	    " WHERE ?1 IS NULL OR s.job_id = ?1 ORDER BY s.job_id, s.kind",
+	/* Only the rule that was read, and only forward: one runner wins. */
+	[STMT_SCHED_ADVANCE] =
+	    "UPDATE schedules SET last_slot_ms = ?3 WHERE job_id = ?1"
+	    " AND kind = ?2 AND since_ms = ?4 AND last_slot_ms < ?3",
+	/* Whether the job has one of kind ?2 still in progress. */
+	[STMT_SCHED_BUSY] =
+	    "SELECT CASE WHEN ?2 = 'SAVEPOINT' THEN EXISTS (SELECT 1"
+	    " FROM savepoints WHERE job_id = ?1 AND status = 'IN_PROGRESS')"
+	    " ELSE EXISTS (SELECT 1 FROM triggers WHERE job_id = ?1"
+	    " AND status = 'IN_PROGRESS') END",
+	[STMT_SCHED_RECORD] =
+	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
+	    " created_ms, remote_user) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[STMT_SCHED_SLOT] =
+	    "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
+	    " trigger_id, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[STMT_SCHED_SLOTS_PRUNE] =
+	    "DELETE FROM schedule_slots WHERE job_id = ?1 AND kind = ?2"
+	    " AND slot_ms < (SELECT slot_ms FROM schedule_slots"
+	    " WHERE job_id = ?1 AND kind = ?2"
+	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 99)",
 	[STMT_COUNTER_FOLLOW] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id)"
 	    " SELECT job_id, ?2 FROM triggers WHERE id = ?1"

@@ -182,6 +182,16 @@ pg_app_db() {
 	export CHECKPOINT_DB
 }
 
+# pg_runner_db: for the runner's tests (runner-lib.sh), a started cluster
+# and its database "runner" as the store, which dbq asks.
+pg_runner_db() {
+	pg_start
+	pg_app_db runner
+	dbq() {
+		pg_sql "$1"
+	}
+}
+
 # pg_sql SQL: pg_app_db's database, as an operator would ask it.
 pg_sql() {
 	psql_q "$1" "$PG_DB"

@@ -25,17 +25,7 @@
 . "$(dirname "$0")/runner-lib.sh"
 . "$(dirname "$0")/pg.sh"
 
-pg_start
-psql_q "CREATE DATABASE runner" postgres || bail "CREATE DATABASE runner"
-# The password comes from the test's password file, named in the URI:
-# lighttpd hands the app CHECKPOINT_DB but not PGPASSFILE.
-CHECKPOINT_DB="$(pg_uri runner)?passfile=$PGPASSFILE"
-export CHECKPOINT_DB
-
-# The database, as an operator asks it (runner-lib.sh's helpers use it).
-dbq() {
-	psql_q "$1" runner
-}
+pg_runner_db
 
 pass
 ok $? "a pass over a new PostgreSQL database makes the schema and exits 0"

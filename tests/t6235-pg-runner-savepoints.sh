@@ -8,14 +8,7 @@
 . "$(dirname "$0")/runner-lib.sh"
 . "$(dirname "$0")/pg.sh"
 
-pg_start
-psql_q "CREATE DATABASE runner" postgres || bail "CREATE DATABASE runner"
-CHECKPOINT_DB="$(pg_uri runner)?passfile=$PGPASSFILE"
-export CHECKPOINT_DB
-
-dbq() {
-	psql_q "$1" runner
-}
+pg_runner_db
 
 . "$(dirname "$0")/runner-savepoint-checks.sh"
 

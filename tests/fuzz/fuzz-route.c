@@ -77,8 +77,8 @@ route_shape(const struct route *r, const char *path, size_t len)
 			break;
 		case ROUTE_SAVEPOINT:
 		case ROUTE_SAVEPOINTS:
-			snprintf(want, n, "%sjobs/%.*s/savepoints",
-			    prefixes[i], (int)r->jobid.len, r->jobid.p);
+			snprintf(want, n, "%sjobs/%.*s/savepoints", prefixes[i],
+			    (int)r->jobid.len, r->jobid.p);
 			break;
 		case ROUTE_STOP:
 			snprintf(want, n, "%sjobs/%.*s/stop", prefixes[i],
