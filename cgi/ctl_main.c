@@ -28,6 +28,7 @@
 #include "ctl_setup.h"
 #include "ids.h"
 #include "log.h"
+#include "retention.h"
 #include "schedule.h"
 #include "settings.h"
 #include "store.h"
@@ -66,6 +67,9 @@ enum ctl_opt {
 	CTL_OPT_CRON,
 	CTL_OPT_SAVEPOINT_EVERY,
 	CTL_OPT_SAVEPOINT_CRON,
+	CTL_OPT_KEEP_SAVEPOINTS,
+	CTL_OPT_KEEP_SAVEPOINTS_FOR,
+	CTL_OPT_DRY_RUN, /* a flag: takes no value */
 	CTL_OPT__MAX
 };
 
@@ -93,6 +97,9 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_CRON] = "cron",
 	[CTL_OPT_SAVEPOINT_EVERY] = "savepoint-every",
 	[CTL_OPT_SAVEPOINT_CRON] = "savepoint-cron",
+	[CTL_OPT_KEEP_SAVEPOINTS] = "keep-savepoints",
+	[CTL_OPT_KEEP_SAVEPOINTS_FOR] = "keep-savepoints-for",
+	[CTL_OPT_DRY_RUN] = "dry-run",
 };
 
 #define CTL_BIT(o) (1u << (o))
@@ -103,8 +110,8 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	    CTL_BIT(CTL_OPT_SAVEPOINT_COMMAND) | \
 	    CTL_BIT(CTL_OPT_STOP_COMMAND) | CTL_BIT(CTL_OPT_DISPOSE_COMMAND))
 
-/* The most words any command has ("job add JOBID"), and one more. */
-#define CTL_MAXWORDS 4
+/* The most words any command has ("savepoint keep JOBID ID"), and one more. */
+#define CTL_MAXWORDS 5
 
 /* The command line, split into words and option values (argv's strings). */
 struct ctl_args {
@@ -113,6 +120,7 @@ struct ctl_args {
 	const char *word[CTL_MAXWORDS];
 	int nwords;
 	const char *operand; /* the word after the command, or NULL */
+	const char *operand2; /* the one after it, for two operands */
 	int help;
 	int version;
 };
@@ -125,7 +133,7 @@ struct ctl {
 struct ctl_cmd {
 	const char *title; /* the words that name it */
 	const char *synopsis; /* what follows the title in usage */
-	int operands; /* 0, or 1 for JOBID */
+	int operands; /* 0, 1 for JOBID, 2 for JOBID ID */
 	unsigned opts; /* CTL_BIT()s it takes besides --db */
 	int (*run)(struct ctl *, const struct ctl_args *);
 };
@@ -156,6 +164,8 @@ static int ctl_job_list(struct ctl *, const struct ctl_args *);
 static int ctl_triggers(struct ctl *, const struct ctl_args *);
 static int ctl_savepoints(struct ctl *, const struct ctl_args *);
 static int ctl_schedules(struct ctl *, const struct ctl_args *);
+static int ctl_savepoint_keep(struct ctl *, const struct ctl_args *);
+static int ctl_retention(struct ctl *, const struct ctl_args *);
 struct ctl_sched;
 static enum store_rc ctl_schedule_write(struct store *, const struct id *,
     const struct ctl_sched *);
@@ -167,7 +177,9 @@ static int ctl_doctor_cmd(struct ctl *, const struct ctl_args *);
 #define CTL_SCHEDULE_OPTS \
 	(CTL_BIT(CTL_OPT_EVERY) | CTL_BIT(CTL_OPT_CRON) | \
 	    CTL_BIT(CTL_OPT_SAVEPOINT_EVERY) | \
-	    CTL_BIT(CTL_OPT_SAVEPOINT_CRON))
+	    CTL_BIT(CTL_OPT_SAVEPOINT_CRON) | \
+	    CTL_BIT(CTL_OPT_KEEP_SAVEPOINTS) | \
+	    CTL_BIT(CTL_OPT_KEEP_SAVEPOINTS_FOR))
 
 #define CTL_DEPLOY_OPTS \
 	(CTL_BIT(CTL_OPT_USER) | CTL_BIT(CTL_OPT_GROUP) | \
@@ -190,7 +202,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
 	    "\t    [--every INTERVAL] [--cron 'M H DOM MON DOW']\n"
 	    "\t    [--savepoint-every INTERVAL]\n"
-	    "\t    [--savepoint-cron 'M H DOM MON DOW']",
+	    "\t    [--savepoint-cron 'M H DOM MON DOW']\n"
+	    "\t    [--keep-savepoints N] [--keep-savepoints-for AGE]",
 	    1, CTL_JOB_FIELDS | CTL_SCHEDULE_OPTS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
@@ -199,7 +212,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
 	    "\t    [--every INTERVAL|none] [--cron 'M H DOM MON DOW'|none]\n"
 	    "\t    [--savepoint-every INTERVAL|none]\n"
-	    "\t    [--savepoint-cron 'M H DOM MON DOW'|none]",
+	    "\t    [--savepoint-cron 'M H DOM MON DOW'|none]\n"
+	    "\t    [--keep-savepoints N|none] [--keep-savepoints-for AGE|none]",
 	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE) | CTL_SCHEDULE_OPTS,
 	    ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
@@ -210,6 +224,10 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    ctl_savepoints },
 	{ "schedules", "[--job JOBID]", 0, CTL_BIT(CTL_OPT_JOB),
 	    ctl_schedules },
+	{ "savepoint keep", "JOBID ID", 2, 0, ctl_savepoint_keep },
+	{ "savepoint unkeep", "JOBID ID", 2, 0, ctl_savepoint_keep },
+	{ "retention", "[--job JOBID] [--dry-run]", 0,
+	    CTL_BIT(CTL_OPT_JOB) | CTL_BIT(CTL_OPT_DRY_RUN), ctl_retention },
 	{ "purge", "", 0, 0, ctl_purge },
 	{ "migrate", "--from SRC --to DST", 0,
 	    CTL_BIT(CTL_OPT_FROM) | CTL_BIT(CTL_OPT_TO), ctl_migrate },
@@ -297,7 +315,9 @@ ctl_parse(int argc, char *argv[], struct ctl_args *a)
 			ctl_err("unknown option %.64s; see %s -h", arg,
 			    CTL_PROG);
 			return -1;
-		} else if (arg[len] == '=') {
+		} else if (o == CTL_OPT_DRY_RUN && arg[len] == '\0')
+			a->opt[o] = "";
+		else if (arg[len] == '=') {
 			a->opt[o] = arg + len + 1;
 			if (o == CTL_OPT_DB)
 				a->db_arg = argv[i] + len + 1;
@@ -352,7 +372,8 @@ ctl_cmd_find(struct ctl_args *a)
 		return NULL;
 	}
 	if (a->nwords - used < cmd->operands) {
-		ctl_err("%s: missing JOBID", cmd->title);
+		ctl_err("%s: missing %s", cmd->title,
+		    a->nwords == used ? "JOBID" : "ID");
 		return NULL;
 	}
 	if (a->nwords - used > cmd->operands) {
@@ -362,6 +383,8 @@ ctl_cmd_find(struct ctl_args *a)
 	}
 	if (cmd->operands > 0)
 		a->operand = a->word[used];
+	if (cmd->operands > 1)
+		a->operand2 = a->word[used + 1];
 	for (o = 0; o < CTL_OPT__MAX; o++)
 		if (o != CTL_OPT_DB && a->opt[o] != NULL &&
 		    (cmd->opts & CTL_BIT(o)) == 0) {
@@ -571,6 +594,60 @@ ctl_caller(void)
 	struct passwd *pw = getpwuid(getuid());
 
 	return pw != NULL ? pw->pw_name : "unknown";
+}
+
+/* A retention policy given on the command line: each rule, or none. */
+struct ctl_retain {
+	int given_last, given_ms;
+	int64_t last, ms; /* 0: none */
+};
+
+static int
+ctl_retain_parse(const struct ctl_args *a, struct ctl_retain *rt)
+{
+	const char *last = a->opt[CTL_OPT_KEEP_SAVEPOINTS];
+	const char *age = a->opt[CTL_OPT_KEEP_SAVEPOINTS_FOR];
+	const char *why;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->given_last = last != NULL;
+	rt->given_ms = age != NULL;
+	if (last != NULL && strcmp(last, "none") != 0 &&
+	    ctl_parse_num("keep-savepoints", last, 1000000, &rt->last) == -1)
+		return -1;
+	if (age != NULL && strcmp(age, "none") != 0 &&
+	    schedule_parse_every(age, &rt->ms, &why) == -1) {
+		ctl_err("bad --keep-savepoints-for '%.64s': %s (e.g. 12h, 30d)",
+		    age, why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The rules given, over the job's policy so far; none left clears it.
+ * STORE_NOTFOUND: said why.
+ */
+static enum store_rc
+ctl_retain_write(struct store *s, const struct id *job,
+    const struct ctl_retain *rt)
+{
+	int64_t last = 0, ms = 0;
+	enum store_rc rc;
+
+	if (!rt->given_last && !rt->given_ms)
+		return STORE_OK;
+	rc = store_retention_get(s, job, &last, &ms);
+	if (rc != STORE_OK && rc != STORE_NOTFOUND)
+		return rc;
+	if (rt->given_last)
+		last = rt->last;
+	if (rt->given_ms)
+		ms = rt->ms;
+	if ((rc = store_retention_set(s, job, last, ms, ctl_caller(),
+		 clock_ms(CLOCK_REALTIME))) == STORE_NOTFOUND)
+		ctl_err("job %s not found", job->s);
+	return rc;
 }
 
 /* --- The store. --- */
@@ -791,6 +868,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
 	struct ctl_sched sc[2];
+	struct ctl_retain rt;
 	struct store *s;
 	enum store_rc rc;
 	const char *flink;
@@ -802,7 +880,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	j.timeout_s = CTL_TIMEOUT_DEFAULT;
 	if (ctl_job_parse(a, &j, &fields) == -1 ||
 	    ctl_flink_parse(a, &flink, &bind) == -1 ||
-	    ctl_schedule_parse(a, sc) == -1)
+	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, &rt) == -1)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -812,10 +890,14 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
-	/* Then its schedules: a refused one leaves the job, said so. */
+	/* Then its schedules and policy: a refused one leaves the job. */
 	if (rc == STORE_OK &&
-	    (rc = ctl_schedule_write(s, &j.id, sc)) == STORE_NOTFOUND) {
-		ctl_err("job %s added without its schedules", j.id.s);
+	    ((rc = ctl_schedule_write(s, &j.id, sc)) == STORE_NOTFOUND ||
+		(rc == STORE_OK &&
+		    (rc = ctl_retain_write(s, &j.id, &rt)) ==
+			STORE_NOTFOUND))) {
+		ctl_err("job %s added without its schedules or retention",
+		    j.id.s);
 		return CTL_EXIT_FAIL;
 	}
 	return ctl_store_done(c, rc, "job add");
@@ -862,6 +944,7 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
 	struct ctl_sched sc[2];
+	struct ctl_retain rt;
 	struct store *s;
 	enum store_rc rc = STORE_OK;
 	const char *flink;
@@ -870,14 +953,16 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	memset(&j, 0, sizeof(j));
 	if (ctl_job_parse(a, &j, &fields) == -1 ||
 	    ctl_flink_parse(a, &flink, &bind) == -1 ||
-	    ctl_schedule_parse(a, sc) == -1)
+	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, &rt) == -1)
 		return CTL_EXIT_USAGE;
-	if (fields == 0 && !bind && !sc[0].given && !sc[1].given) {
+	if (fields == 0 && !bind && !sc[0].given && !sc[1].given &&
+	    !rt.given_last && !rt.given_ms) {
 		ctl_err("job set: nothing to change; give --state, --name, "
 			"--type, --command, --timeout, --flink, "
 			"--savepoint-dir, a savepoint, stop or dispose "
-			"command, or a schedule (--every, --cron, "
-			"--savepoint-every, --savepoint-cron)");
+			"command, a schedule (--every, --cron, "
+			"--savepoint-every, --savepoint-cron) or a retention "
+			"(--keep-savepoints, --keep-savepoints-for)");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
@@ -890,6 +975,8 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	}
 	if (rc == STORE_OK)
 		rc = ctl_schedule_write(s, &j.id, sc);
+	if (rc == STORE_OK)
+		rc = ctl_retain_write(s, &j.id, &rt);
 	return rc == STORE_NOTFOUND ? CTL_EXIT_FAIL :
 				      ctl_store_done(c, rc, "job set");
 }
@@ -1069,7 +1156,8 @@ ctl_savepoint_row(const struct savepoint_row *r, void *arg)
 	if (r->failure_class != NULL)
 		ctl_table_add_failure(t, r->failure_class, r->failure_trace);
 	else if (r->location != NULL)
-		ctl_table_addf(t, "%s%s", r->location,
+		ctl_table_addf(t, "%s%s%s", r->location,
+		    r->kept_ms > 0 ? " (kept)" : "",
 		    r->disposed_ms > 0 ? " (disposed)" : "");
 	else
 		ctl_table_add(t, NULL);
@@ -1248,9 +1336,9 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 		    CTL_EXIT_FAIL;
 		if (rc == STORE_OK) {
 			store_redact(from, shown, sizeof(shown));
-			ctl_err("%s: holds savepoints, disposals or schedules, "
-				"which migrate does not copy yet; nothing was "
-				"changed",
+			ctl_err("%s: holds savepoints, disposals, schedules or "
+				"retention policies, which migrate does not "
+				"copy yet; nothing was changed",
 			    shown);
 		}
 		store_close(src);
@@ -1312,6 +1400,133 @@ ctl_schedules(struct ctl *c, const struct ctl_args *a)
 
 	return ctl_job_table(c, a, header, sizeof(header) / sizeof(header[0]),
 	    ctl_list_schedules, "schedules");
+}
+
+/*
+ * savepoint keep JOBID ID, savepoint unkeep JOBID ID: ID is the
+ * savepoint's trigger id (32 hexadecimal characters) or its checkpoint id.
+ */
+static int
+ctl_savepoint_keep(struct ctl *c, const struct ctl_args *a)
+{
+	int keep = strcmp(a->word[1], "keep") == 0;
+	struct id job, trigger;
+	int64_t checkpoint_id = 0;
+	struct store *s;
+	enum store_rc rc;
+	int by_trigger;
+
+	if (ctl_parse_id("job id", a->operand, &job) == -1)
+		return CTL_EXIT_USAGE;
+	by_trigger = strlen(a->operand2) == ID_LEN;
+	if (by_trigger ?
+		ctl_parse_id("savepoint id", a->operand2, &trigger) == -1 :
+		settings_parse_int(a->operand2, 1, INT64_MAX, &checkpoint_id) ==
+		    -1) {
+		if (!by_trigger)
+			ctl_err("bad savepoint id '%.64s': expected its "
+				"checkpoint id or its trigger id",
+			    a->operand2);
+		return CTL_EXIT_USAGE;
+	}
+	if ((s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	rc = store_savepoint_keep(s, &job, by_trigger ? &trigger : NULL,
+	    checkpoint_id, keep ? clock_ms(CLOCK_REALTIME) : 0);
+	if (rc == STORE_NOTFOUND) {
+		ctl_err("job %s has no completed savepoint %s", job.s,
+		    a->operand2);
+		return CTL_EXIT_FAIL;
+	}
+	return ctl_store_done(c, rc,
+	    keep ? "savepoint keep" : "savepoint unkeep");
+}
+
+/* What retention says of each savepoint; with act, the disposals asked. */
+struct ctl_retain_list {
+	struct ctl_table t;
+	struct id job;
+	size_t index;
+	int64_t now_ms;
+	int act;
+	struct store *s;
+	size_t asked;
+};
+
+static void
+ctl_retention_asked(const struct retention_go *g, const struct id *disposal,
+    void *arg)
+{
+	(void)g;
+	(void)disposal;
+	(*(size_t *)arg)++;
+}
+
+static int
+ctl_retention_row(const struct retention_row *r, void *arg)
+{
+	struct ctl_retain_list *l = arg;
+	struct retention_decision d;
+	char what[160];
+
+	if (strcmp(l->job.s, r->job.s) != 0) {
+		l->job = r->job;
+		l->index = 0;
+	}
+	retention_decide(r, l->index++, l->now_ms, &d);
+	retention_describe(&d, what, sizeof(what));
+	ctl_table_add(&l->t, r->job.s);
+	ctl_table_add(&l->t, r->trigger.s);
+	ctl_table_addf(&l->t, "%lld", (long long)r->checkpoint_id);
+	ctl_table_add(&l->t, r->location);
+	ctl_table_add(&l->t, what);
+	return l->t.oom;
+}
+
+/*
+ * retention [--job JOBID] [--dry-run]: what each job's policy says of its
+ * live savepoints; without --dry-run, the disposals of those it lets go
+ * are asked for, which the runner carries out.
+ */
+static int
+ctl_retention(struct ctl *c, const struct ctl_args *a)
+{
+	static const char *const header[] = { "JOB ID", "TRIGGER ID",
+		"CHECKPOINT", "LOCATION", "RETENTION" };
+	struct ctl_retain_list l;
+	struct id job;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	if (a->opt[CTL_OPT_JOB] != NULL &&
+	    ctl_parse_id("--job", a->opt[CTL_OPT_JOB], &job) == -1)
+		return CTL_EXIT_USAGE;
+	if ((l.s = ctl_open(c)) == NULL)
+		return CTL_EXIT_FAIL;
+	if ((l.now_ms = schedule_now()) <= 0) {
+		ctl_err("CHECKPOINT_TEST_CLOCK: no time in that file");
+		return CTL_EXIT_FAIL;
+	}
+	l.act = a->opt[CTL_OPT_DRY_RUN] == NULL;
+	ctl_table_init(&l.t, header, sizeof(header) / sizeof(header[0]));
+	ret = ctl_store_done(c,
+	    store_retention_list(l.s, a->opt[CTL_OPT_JOB] != NULL ? &job : NULL,
+		ctl_retention_row, &l),
+	    "retention");
+	if (ret == 0)
+		ret = ctl_table_print(&l.t);
+	ctl_table_free(&l.t);
+	if (ret == 0 && l.act) {
+		ret = ctl_store_done(c,
+		    retention_dispose(l.s,
+			a->opt[CTL_OPT_JOB] != NULL ? &job : NULL, l.now_ms,
+			ctl_retention_asked, &l.asked),
+		    "retention");
+		printf("%zu disposal%s asked for; the runner carries them "
+		       "out\n",
+		    l.asked, l.asked == 1 ? "" : "s");
+	}
+	return ret;
 }
 
 static int

@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "jobmanager.h"
 #include "log.h"
+#include "retention.h"
 #include "runner.h"
 #include "schedule.h"
 
@@ -1246,6 +1247,32 @@ pass_wait(struct pass *p)
 static enum store_rc pass_savepoints(struct pass *, volatile sig_atomic_t *);
 
 /*
+ * --- Retention ---
+ *
+ * Before the savepoints and disposals of a pass, the jobs' policies ask
+ * for the disposal of the savepoints they let go (retention.h): the pass
+ * then runs them as any.
+ */
+static void
+retention_asked(const struct retention_go *g, const struct id *disposal,
+    void *arg)
+{
+	(void)arg;
+	log_info("job %s: retention disposes %s (%s), disposal %s", g->job.s,
+	    g->location, g->why, disposal->s);
+}
+
+static enum store_rc
+pass_retention(struct pass *p)
+{
+	int64_t now = schedule_now();
+
+	if (now <= 0)
+		return STORE_OK;
+	return retention_dispose(p->store, NULL, now, retention_asked, NULL);
+}
+
+/*
  * --- Schedules ---
  *
  * Each pass first fires what is due: per schedule, the latest slot since
@@ -1455,6 +1482,13 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	while (p.nrun > 0)
 		pass_wait(&p);
 	free(p.pend);
+	if (rc == STORE_OK && !*quit) {
+		enum store_rc rrc;
+
+		/* Its disposals are this pass's to run, just below. */
+		if ((rrc = pass_retention(&p)) != STORE_OK)
+			log_error("retention: %s", store_rc_name(rrc));
+	}
 	if (rc == STORE_OK && !*quit &&
 	    (rc = pass_savepoints(&p, quit)) != STORE_OK)
 		log_error("savepoints: %s", store_rc_name(rc));

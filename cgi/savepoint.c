@@ -192,7 +192,7 @@ disposal_post(struct exchange *x)
 	if ((s = exchange_store(x)) == NULL)
 		goto out;
 	if ((rc = store_record_disposal(s, &fresh, path, req->remote_user,
-		 req->remote_addr, x->now_ms, &trigger, &created)) !=
+		 req->remote_addr, NULL, x->now_ms, &trigger, &created)) !=
 	    STORE_OK) {
 		exchange_store_failed(x, rc);
 		goto out;

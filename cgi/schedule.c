@@ -294,7 +294,7 @@ schedule_next(const struct schedule_rule *r, int64_t now_ms)
 }
 
 int
-schedule_describe(const struct schedule_rule *r, char *buf, size_t len)
+schedule_duration(int64_t ms, char *buf, size_t len)
 {
 	static const struct {
 		int64_t ms;
@@ -303,14 +303,22 @@ schedule_describe(const struct schedule_rule *r, char *buf, size_t len)
 		{ 1000, 's' } };
 	size_t i;
 
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ms > 0 && ms % units[i].ms == 0)
+			return snprintf(buf, len, "%lld%c",
+			    (long long)(ms / units[i].ms), units[i].unit);
+	return snprintf(buf, len, "%lldms", (long long)ms);
+}
+
+int
+schedule_describe(const struct schedule_rule *r, char *buf, size_t len)
+{
+	char d[32];
+
 	if (r->cron != NULL)
 		return snprintf(buf, len, "cron %s", r->cron);
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (r->every_ms % units[i].ms == 0)
-			return snprintf(buf, len, "every %lld%c",
-			    (long long)(r->every_ms / units[i].ms),
-			    units[i].unit);
-	return snprintf(buf, len, "every %lldms", (long long)r->every_ms);
+	schedule_duration(r->every_ms, d, sizeof(d));
+	return snprintf(buf, len, "every %s", d);
 }
 
 int64_t

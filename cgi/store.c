@@ -1723,10 +1723,11 @@ store_read_savepoint_status(struct store *s, const struct id *job,
 enum store_rc
 store_record_disposal(struct store *s, const struct id *trigger,
     const char *path, const char *remote_user, const char *remote_addr,
-    int64_t now_ms, struct id *out, int *created)
+    const char *reason, int64_t now_ms, struct id *out, int *created)
 {
 	struct store_val v[] = { VAL_TEXT(trigger->s), VAL_TEXT(path),
-		VAL_TEXT(remote_user), VAL_TEXT(remote_addr), VAL_INT(now_ms) };
+		VAL_TEXT(remote_user), VAL_TEXT(remote_addr), VAL_INT(now_ms),
+		VAL_TEXT(reason) };
 	struct store_val key[] = { VAL_TEXT(path) };
 	struct store_rows r;
 	enum store_rc rc;
@@ -2034,6 +2035,7 @@ store_savepoint_list(struct store *s, const struct id *job,
 			e.disposed_ms = col_int(&r, 15);
 			e.remote_user = col_text(&r, 16);
 			e.remote_addr = col_text(&r, 17);
+			e.kept_ms = col_int(&r, 18);
 			if (cb(&e, arg) != 0)
 				break;
 		}
@@ -2189,4 +2191,85 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 		f->skipped = skip;
 	}
 	return rc;
+}
+
+/* --- Retention --- */
+
+enum store_rc
+store_retention_set(struct store *s, const struct id *job, int64_t keep_last,
+    int64_t keep_ms, const char *set_by, int64_t now_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s),
+		VAL_INT_OR_NULL(keep_last, keep_last <= 0),
+		VAL_INT_OR_NULL(keep_ms, keep_ms <= 0), VAL_TEXT(set_by),
+		VAL_INT(now_ms) };
+	enum store_rc rc;
+
+	if (keep_last > 0 || keep_ms > 0)
+		return run_one(s, STMT_RETAIN_SET, v, NVAL(v), "set retention");
+	if ((rc = store_job_known(s, job)) != STORE_OK)
+		return rc;
+	return run(s, STMT_RETAIN_CLEAR, v, 1, "clear retention", NULL);
+}
+
+enum store_rc
+store_retention_get(struct store *s, const struct id *job, int64_t *keep_last,
+    int64_t *keep_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_rows r;
+	int found = 0;
+
+	*keep_last = *keep_ms = 0;
+	if (query(s, &r, STMT_RETAIN_GET, v, NVAL(v), "read retention") ==
+		STORE_OK &&
+	    (found = next(&r))) {
+		*keep_last = col_int(&r, 0);
+		*keep_ms = col_int(&r, 1);
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+enum store_rc
+store_savepoint_keep(struct store *s, const struct id *job,
+    const struct id *trigger, int64_t checkpoint_id, int64_t kept_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s),
+		VAL_TEXT(trigger != NULL ? trigger->s : NULL),
+		VAL_INT_OR_NULL(checkpoint_id, trigger != NULL),
+		VAL_INT_OR_NULL(kept_ms, kept_ms <= 0) };
+
+	return run_one(s, STMT_SP_KEEP, v, NVAL(v), "keep savepoint");
+}
+
+enum store_rc
+store_retention_list(struct store *s, const struct id *job,
+    store_retention_cb cb, void *arg)
+{
+	struct store_val v[] = { VAL_TEXT(job != NULL ? job->s : NULL) };
+	struct store_rows r;
+	struct retention_row e;
+
+	if (query(s, &r, STMT_RETAIN_CANDIDATES, v, NVAL(v),
+		"list retention") == STORE_OK)
+		while (next(&r)) {
+			memset(&e, 0, sizeof(e));
+			col_id(&r, 0, &e.job);
+			col_id(&r, 1, &e.trigger);
+			e.checkpoint_id = col_int(&r, 2);
+			e.location = col_text(&r, 3);
+			e.completed_ms = col_int(&r, 4);
+			e.kept_ms = col_int(&r, 5);
+			e.keep_last = col_int(&r, 6);
+			e.keep_ms = col_int(&r, 7);
+			e.disposal_status = col_text(&r, 8);
+			e.disposal_failed = col_text(&r, 9) != NULL;
+			e.disposal_attempts = col_int(&r, 10);
+			e.disposal_completed_ms = col_int(&r, 11);
+			if (cb(&e, arg) != 0)
+				break;
+		}
+	return end(&r);
 }

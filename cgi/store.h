@@ -585,7 +585,7 @@ enum store_rc store_read_savepoint_status(struct store *, const struct id *job,
  */
 enum store_rc store_record_disposal(struct store *, const struct id *trigger,
     const char *path, const char *remote_user, const char *remote_addr,
-    int64_t now_ms, struct id *out, int *created);
+    const char *reason, int64_t now_ms, struct id *out, int *created);
 /* GET /savepoint-disposal/:triggerid's answer. */
 enum store_rc store_read_disposal_status(struct store *,
     const struct id *trigger, struct buf *json);
@@ -603,11 +603,13 @@ struct savepoint_row {
 	const char *location, *failure_class, *failure_trace;
 	int64_t created_ms, claimed_ms, completed_ms, disposed_ms; /* 0: not */
 	const char *remote_user, *remote_addr;
+	int64_t
+	    kept_ms; /* marked kept (checkpointctl savepoint keep); 0: not */
 };
 typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
 /*
- * Whether the store holds any savepoint, disposal or schedule: migrate
- * copies none.
+ * Whether the store holds any savepoint, disposal, schedule or retention
+ * policy: migrate copies none.
  */
 enum store_rc store_savepoints_any(struct store *, int *any);
 /* Every savepoint of job (NULL: of every job), newest first. */
@@ -725,5 +727,46 @@ struct schedule_fire {
 enum store_rc store_schedule_fire(struct store *, const struct schedule_row *,
     struct schedule_fire *, int *fired);
 #define SCHEDULE_CALLER "scheduler"
+
+/*
+ * --- Retention (schema/0012; retention.h decides) ---
+ *
+ * Sets a job's policy: keep its newest keep_last savepoints (0: no such
+ * rule) and those younger than keep_ms (0: none); both 0 clears it.
+ * STORE_NOTFOUND: no such job.
+ */
+enum store_rc store_retention_set(struct store *, const struct id *job,
+    int64_t keep_last, int64_t keep_ms, const char *set_by, int64_t now_ms);
+/* The job's policy; STORE_NOTFOUND: it has none. */
+enum store_rc store_retention_get(struct store *, const struct id *job,
+    int64_t *keep_last, int64_t *keep_ms);
+/*
+ * Marks a completed savepoint of job kept (kept_ms > 0) or not (0), named
+ * by its trigger id (trigger not NULL) or its checkpoint id.
+ * STORE_NOTFOUND: no such completed savepoint.
+ */
+enum store_rc store_savepoint_keep(struct store *, const struct id *job,
+    const struct id *trigger, int64_t checkpoint_id, int64_t kept_ms);
+
+/* One live savepoint of a job with a policy, and its disposal so far. */
+struct retention_row {
+	struct id job;
+	struct id trigger;
+	int64_t checkpoint_id;
+	const char *location;
+	int64_t completed_ms;
+	int64_t kept_ms; /* 0: not kept */
+	int64_t keep_last, keep_ms; /* the job's policy; 0: no such rule */
+	const char *disposal_status; /* NULL: never asked for */
+	int disposal_failed;
+	int64_t disposal_attempts;
+	int64_t disposal_completed_ms;
+};
+typedef int (*store_retention_cb)(const struct retention_row *, void *);
+/* Of every job with a policy (or job's), by job, newest first. */
+enum store_rc store_retention_list(struct store *, const struct id *job,
+    store_retention_cb, void *);
+
+#define RETENTION_CALLER "retention"
 
 #endif /* STORE_H */

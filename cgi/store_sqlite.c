@@ -426,7 +426,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* Only a failed disposal starts again, under its first id. */
 	[STMT_DISPOSAL_RECORD] =
 	    "INSERT INTO savepoint_disposals (trigger_id, savepoint_path,"
-	    " remote_user, remote_addr, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " remote_user, remote_addr, created_ms, reason)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
 	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
 	    " status = 'IN_PROGRESS', failure_class = NULL,"
 	    " failure_trace = NULL, failure_throwable = NULL,"
@@ -434,7 +435,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms = NULL, attempts = attempts + 1,"
 	    " created_ms = excluded.created_ms,"
 	    " remote_user = excluded.remote_user,"
-	    " remote_addr = excluded.remote_addr"
+	    " remote_addr = excluded.remote_addr, reason = excluded.reason"
 	    " WHERE failure_class IS NOT NULL",
 	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
 			     " WHERE savepoint_path = ?1",
@@ -526,12 +527,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT job_id, trigger_id, kind, status, checkpoint_id,"
 	    " target_directory, format_type, cancel_job, drain, location,"
 	    " failure_class, failure_trace, created_ms, claimed_ms,"
-	    " completed_ms, disposed_ms, remote_user, remote_addr"
+	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
 	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
 	    " ORDER BY id DESC",
 	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
 			" OR EXISTS (SELECT 1 FROM savepoint_disposals)"
-			" OR EXISTS (SELECT 1 FROM schedules)",
+			" OR EXISTS (SELECT 1 FROM schedules)"
+			" OR EXISTS (SELECT 1 FROM retention)",
 	/*
 	 * The history's retention (store_history_prune): below a job's
 	 * newest ?2 ids, a walk of the key from the counters' rows (one
@@ -602,6 +604,34 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND slot_ms < (SELECT slot_ms FROM schedule_slots"
 	    " WHERE job_id = ?1 AND kind = ?2"
 	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 99)",
+	/* Retention (schema/0012, retention.h). */
+	[STMT_RETAIN_SET] =
+	    "INSERT INTO retention (job_id, keep_last, keep_ms, set_by, set_ms)"
+	    " SELECT job_id, ?2, ?3, ?4, ?5 FROM jobs WHERE job_id = ?1"
+	    " ON CONFLICT (job_id) DO UPDATE SET keep_last = excluded.keep_last,"
+	    " keep_ms = excluded.keep_ms, set_by = excluded.set_by,"
+	    " set_ms = excluded.set_ms",
+	[STMT_RETAIN_CLEAR] = "DELETE FROM retention WHERE job_id = ?1",
+	[STMT_RETAIN_GET] =
+	    "SELECT keep_last, keep_ms FROM retention WHERE job_id = ?1",
+	/* A completed savepoint, by trigger id or checkpoint id. */
+	[STMT_SP_KEEP] = "UPDATE savepoints SET kept_ms = ?4 WHERE job_id = ?1"
+			 " AND (trigger_id = ?2 OR checkpoint_id = ?3)"
+			 " AND status = 'COMPLETED' AND location IS NOT NULL",
+	/*
+	 * The live savepoints of the jobs with a policy, newest first, each
+	 * with its disposal so far.
+	 */
+	[STMT_RETAIN_CANDIDATES] =
+	    "SELECT s.job_id, s.trigger_id, s.checkpoint_id, s.location,"
+	    " s.completed_ms, s.kept_ms, r.keep_last, r.keep_ms, d.status,"
+	    " d.failure_class, d.attempts, d.completed_ms"
+	    " FROM savepoints s JOIN retention r ON r.job_id = s.job_id"
+	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = s.location"
+	    " WHERE s.status = 'COMPLETED' AND s.failure_class IS NULL"
+	    " AND s.location IS NOT NULL AND s.disposed_ms IS NULL"
+	    " AND (?1 IS NULL OR s.job_id = ?1)"
+	    " ORDER BY s.job_id, s.checkpoint_id DESC, s.id DESC",
 	[STMT_COUNTER_FOLLOW] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id)"
 	    " SELECT job_id, ?2 FROM triggers WHERE id = ?1"

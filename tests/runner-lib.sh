@@ -85,6 +85,31 @@ failed_body() {
 	printf '{"status":{"id":"COMPLETED"},"operation":{"failureCause":{"class":"%s","stack-trace":"%s' "$1" "$2"
 }
 
+# test_clock MS: from now on the runner's and checkpointctl's schedules
+# and retention take MS as the time (CHECKPOINT_TEST_CLOCK); at SECONDS
+# moves it to MS + SECONDS.  Written aside and renamed: a watching runner
+# never reads half a file.
+test_clock() {
+	CHECKPOINT_TEST_CLOCK=$T/clock
+	export CHECKPOINT_TEST_CLOCK
+	T0=$1
+	at 0
+}
+at() {
+	echo $((T0 + $1 * 1000)) > "$CHECKPOINT_TEST_CLOCK.new" &&
+	    mv "$CHECKPOINT_TEST_CLOCK.new" "$CHECKPOINT_TEST_CLOCK"
+}
+
+# ctl_fails CODE MESSAGE DESCRIPTION ARGS...: checkpointctl ARGS exits
+# with CODE and says MESSAGE, in one line on stderr.
+ctl_fails() {
+	_code=$1 _msg=$2 _desc=$3
+	shift 3
+	"$CTL" "$@" >"$T/ctl.out" 2>"$T/ctl.err"
+	_rc=$?
+	is "$_rc $(cat "$T/ctl.err")" "$_code checkpointctl: $_msg" "$_desc"
+}
+
 # One pass of the runner (its log goes to $RLOG).
 pass() {
 	"$RUNNER" "$@" 2>>"$RLOG"

@@ -10,22 +10,14 @@
 # shellcheck disable=SC2016,SC2086
 
 command -v jq >/dev/null 2>&1 || bail "jq is missing"
-CHECKPOINT_TEST_CLOCK=$T/clock
-export CHECKPOINT_TEST_CLOCK
-# T0: 2026-01-01 00:00:00 UTC; at SECONDS after it.
-T0=1767225600000
-# Written aside and renamed: a watching runner never reads half a file.
-at() {
-	echo $((T0 + $1 * 1000)) > "$CHECKPOINT_TEST_CLOCK.new" &&
-	    mv "$CHECKPOINT_TEST_CLOCK.new" "$CHECKPOINT_TEST_CLOCK"
-}
 # interval: GET .../checkpoints/config's interval, as digits (jq would
 # round Long.MAX_VALUE).
 interval() {
 	http GET "/jobs/$1/checkpoints/config"
 	printf '%s' "$BODY" | sed -n 's/^.*"interval":\([0-9]*\),.*$/\1/p'
 }
-at 0
+# From 2026-01-01 00:00:00 UTC.
+test_clock 1767225600000
 pass || bail "checkpoint-runner cannot create its database"
 start_lighttpd
 
@@ -38,14 +30,6 @@ slots() {
 scheduled() {
 	dbq "SELECT count(*) FROM triggers WHERE job_id = '$1'
 	    AND remote_user = 'scheduler'"
-}
-# ctl_fails CODE MESSAGE DESCRIPTION ARGS...: exit CODE, MESSAGE on stderr.
-ctl_fails() {
-	_code=$1 _msg=$2 _desc=$3
-	shift 3
-	"$CTL" "$@" >"$T/ctl.out" 2>"$T/ctl.err"
-	_rc=$?
-	is "$_rc $(cat "$T/ctl.err")" "$_code checkpointctl: $_msg" "$_desc"
 }
 
 J=$(jid 61)

@@ -157,13 +157,13 @@ cp "$SRC" "$T/with-savepoints.db"
 sqlite3 "$T/with-savepoints.db" "INSERT INTO savepoints (job_id, trigger_id,
     kind, target_directory, format_type, created_ms)
     VALUES ('$J1', '$J1', 'SAVEPOINT', 'file:/sp', 'CANONICAL', 1)"
-refused 1 "$T/with-savepoints.db: holds savepoints, disposals or schedules, which migrate does not copy yet; nothing was changed" \
+refused 1 "$T/with-savepoints.db: holds savepoints, disposals, schedules or retention policies, which migrate does not copy yet; nothing was changed" \
     "a source holding savepoints: refused, rather than copied in part" \
     migrate --from "$T/with-savepoints.db" --to "$T/new.db"
 cp "$SRC" "$T/with-schedule.db"
 "$CTL" --db "$T/with-schedule.db" job set "$J1" --every 1h ||
     bail "job set --every"
-refused 1 "$T/with-schedule.db: holds savepoints, disposals or schedules, which migrate does not copy yet; nothing was changed" \
+refused 1 "$T/with-schedule.db: holds savepoints, disposals, schedules or retention policies, which migrate does not copy yet; nothing was changed" \
     "a source holding a schedule: refused, rather than copied in part" \
     migrate --from "$T/with-schedule.db" --to "$T/new.db"
 like "$("$CTL" -h)" "migrate --from SRC --to DST" "-h lists migrate"

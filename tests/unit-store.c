@@ -1648,13 +1648,13 @@ test_any_savepoints(struct store *s)
 	/* Disposal: one per path, a failed one retried under its id. */
 	fresh = mkid("d15b0000000000000000000000000001");
 	tap_is_int(store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL,
-		       NULL, 4000, &got, &created),
+		       NULL, NULL, 4000, &got, &created),
 	    STORE_OK, "disposal recorded");
 	tap_ok(created == 1 && strcmp(got.s, fresh.s) == 0,
 	    "disposal: new, under the id given");
 	fresh = mkid("d15b0000000000000000000000000002");
-	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, 4000,
-	    &got, &created);
+	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, NULL,
+	    4000, &got, &created);
 	tap_ok(created == 0 && strcmp(got.s + 28, "0001") == 0,
 	    "disposal of the same path: the first id, nothing new");
 	n = 0;
@@ -1680,8 +1680,8 @@ test_any_savepoints(struct store *s)
 		   "{\"failure-cause\":{\"class\":\"java.io.IOException\"",
 		   79) == 0,
 	    "failed disposal: its cause (%s)", buf_str(&b));
-	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, 6000,
-	    &got, &created);
+	store_record_disposal(s, &fresh, "file:/dir/sp-1", NULL, NULL, NULL,
+	    6000, &got, &created);
 	tap_ok(created == 1 && strcmp(got.s + 28, "0001") == 0,
 	    "failed disposal again: retried under its id");
 	n = 0;

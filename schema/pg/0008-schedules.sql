@@ -1,6 +1,6 @@
 -- PostgreSQL 0008: schedules, as SQLite's 0011 (the comments there).
 CREATE TABLE schedules (
-	job_id       text NOT NULL,
+	job_id       text COLLATE "C" NOT NULL,
 	kind         text NOT NULL CHECK (kind IN ('CHECKPOINT', 'SAVEPOINT')),
 	every_ms     bigint CHECK (every_ms IS NULL OR every_ms >= 1000),
 	cron         text CHECK (cron IS NULL OR length(cron) BETWEEN 9 AND 127),
@@ -12,7 +12,7 @@ CREATE TABLE schedules (
 );
 
 CREATE TABLE schedule_slots (
-	job_id     text NOT NULL,
+	job_id     text COLLATE "C" NOT NULL,
 	kind       text NOT NULL,
 	slot_ms    bigint NOT NULL,
 	fired_ms   bigint NOT NULL,

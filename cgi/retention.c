@@ -1,0 +1,178 @@
+/*
+ * Retention's verdicts: see retention.h.  A job's live savepoints are its
+ * completed ones with a location, not disposed, newest (highest
+ * checkpoint id) first.  Its newest is never disposed, nor one marked
+ * kept; of the others, those among the newest keep_last and those younger
+ * than keep_ms stay, so that with both rules a savepoint goes when it is
+ * past the count and past the age.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "retention.h"
+#include "schedule.h"
+
+static int64_t
+retention_backoff(int64_t attempts)
+{
+	int64_t ms = RETENTION_BACKOFF_MS;
+
+	while (--attempts > 0 && ms < RETENTION_BACKOFF_MAX_MS)
+		ms *= 2;
+	return ms < RETENTION_BACKOFF_MAX_MS ? ms : RETENTION_BACKOFF_MAX_MS;
+}
+
+/* Which rule lets r go, in words. */
+static void
+retention_why(const struct retention_row *r, char *buf, size_t len)
+{
+	char age[32];
+
+	schedule_duration(r->keep_ms, age, sizeof(age));
+	if (r->keep_last > 0 && r->keep_ms > 0)
+		snprintf(buf, len, "past the newest %lld and older than %s",
+		    (long long)r->keep_last, age);
+	else if (r->keep_last > 0)
+		snprintf(buf, len, "past the newest %lld",
+		    (long long)r->keep_last);
+	else
+		snprintf(buf, len, "older than %s", age);
+}
+
+void
+retention_decide(const struct retention_row *r, size_t index, int64_t now_ms,
+    struct retention_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (index == 0)
+		d->verdict = RETAIN_LATEST;
+	else if (r->kept_ms > 0)
+		d->verdict = RETAIN_KEPT;
+	else if (r->keep_last > 0 && index < (size_t)r->keep_last)
+		d->verdict = RETAIN_NEWEST;
+	else if (r->keep_ms > 0 && now_ms - r->completed_ms < r->keep_ms)
+		d->verdict = RETAIN_YOUNG;
+	else if (r->disposal_status != NULL &&
+	    strcmp(r->disposal_status, "IN_PROGRESS") == 0)
+		d->verdict = RETAIN_IN_FLIGHT;
+	else if (r->disposal_failed &&
+	    now_ms < r->disposal_completed_ms +
+		    retention_backoff(r->disposal_attempts)) {
+		d->verdict = RETAIN_BACKOFF;
+		d->retry_ms = r->disposal_completed_ms +
+		    retention_backoff(r->disposal_attempts);
+	} else {
+		d->verdict = RETAIN_GO;
+		retention_why(r, d->why, sizeof(d->why));
+	}
+}
+
+int
+retention_describe(const struct retention_decision *d, char *buf, size_t len)
+{
+	switch (d->verdict) {
+	case RETAIN_LATEST:
+		return snprintf(buf, len, "kept: the newest");
+	case RETAIN_KEPT:
+		return snprintf(buf, len, "kept: marked kept");
+	case RETAIN_NEWEST:
+		return snprintf(buf, len, "kept: among the newest");
+	case RETAIN_YOUNG:
+		return snprintf(buf, len, "kept: young enough");
+	case RETAIN_IN_FLIGHT:
+		return snprintf(buf, len, "disposal in progress");
+	case RETAIN_BACKOFF: {
+		struct tm tm;
+		time_t t = (time_t)(d->retry_ms / 1000);
+		char when[32] = "later";
+
+		if (gmtime_r(&t, &tm) != NULL)
+			strftime(when, sizeof(when), "at %Y-%m-%d %H:%M:%S",
+			    &tm);
+		return snprintf(buf, len, "disposal failed; tried again %s",
+		    when);
+	}
+	case RETAIN_GO:
+	default:
+		return snprintf(buf, len, "goes: %s", d->why);
+	}
+}
+
+/* The rows retention lets go, gathered before any is written. */
+struct retain_scan {
+	int64_t now_ms;
+	struct id job; /* the job of the rows so far */
+	size_t index; /* the next row's place among them */
+	struct retention_go *go;
+	size_t n, cap;
+	int oom;
+};
+
+static int
+retain_collect(const struct retention_row *r, void *arg)
+{
+	struct retain_scan *sc = arg;
+	struct retention_decision d;
+	struct retention_go *g;
+
+	if (strcmp(sc->job.s, r->job.s) != 0) {
+		sc->job = r->job;
+		sc->index = 0;
+	}
+	retention_decide(r, sc->index++, sc->now_ms, &d);
+	if (d.verdict != RETAIN_GO)
+		return 0;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap > 0 ? sc->cap * 2 : 16;
+		void *p = realloc(sc->go, cap * sizeof(*sc->go));
+
+		if (p == NULL)
+			return sc->oom = 1;
+		sc->go = p;
+		sc->cap = cap;
+	}
+	g = &sc->go[sc->n];
+	g->job = r->job;
+	memcpy(g->why, d.why, sizeof(g->why));
+	if ((g->location = strdup(r->location)) == NULL)
+		return sc->oom = 1;
+	sc->n++;
+	return 0;
+}
+
+enum store_rc
+retention_dispose(struct store *s, const struct id *job, int64_t now_ms,
+    retention_asked_cb asked, void *arg)
+{
+	struct retain_scan sc;
+	struct id fresh, out;
+	enum store_rc rc;
+	size_t i;
+	int created;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.now_ms = now_ms;
+	rc = store_retention_list(s, job, retain_collect, &sc);
+	if (sc.oom && rc == STORE_OK)
+		rc = STORE_ERROR;
+	for (i = 0; i < sc.n && rc == STORE_OK; i++) {
+		if (id_random(&fresh) == -1) {
+			rc = STORE_ERROR;
+			break;
+		}
+		rc = store_record_disposal(s, &fresh, sc.go[i].location,
+		    RETENTION_CALLER, NULL, sc.go[i].why,
+		    clock_ms(CLOCK_REALTIME), &out, &created);
+		if (rc == STORE_OK && created && asked != NULL)
+			asked(&sc.go[i], &out, arg);
+	}
+	for (i = 0; i < sc.n; i++)
+		free(sc.go[i].location);
+	free(sc.go);
+	return rc;
+}

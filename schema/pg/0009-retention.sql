@@ -1,0 +1,26 @@
+-- PostgreSQL 0009: retention of savepoints, as SQLite's 0012 (the
+-- comments there).
+CREATE TABLE retention (
+	job_id    text COLLATE "C" PRIMARY KEY,
+	keep_last bigint CHECK (keep_last IS NULL OR keep_last >= 1),
+	keep_ms   bigint CHECK (keep_ms IS NULL OR keep_ms >= 1000),
+	set_by    text,
+	set_ms    bigint NOT NULL,
+	CHECK (keep_last IS NOT NULL OR keep_ms IS NOT NULL)
+);
+
+ALTER TABLE savepoints ADD COLUMN kept_ms bigint;
+ALTER TABLE savepoint_disposals ADD COLUMN reason text;
+
+CREATE FUNCTION jobs_retention_gone() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	DELETE FROM retention WHERE job_id = OLD.job_id;
+	RETURN OLD;
+END
+$$;
+CREATE TRIGGER jobs_retention_gone AFTER DELETE ON jobs
+FOR EACH ROW EXECUTE FUNCTION jobs_retention_gone();
+
+UPDATE schema_version SET version = version + 1,
+	applied_ms = floor(extract(epoch FROM now()) * 1000)::bigint;
