@@ -19,6 +19,7 @@
 
 #include "exchange.h"
 #include "metrics.h"
+#include "schedule.h"
 
 /*
  * Flink's job-scope checkpoint gauges (DefaultCheckpointStatsTracker) and
@@ -231,6 +232,71 @@ metrics_service(struct buf *b, const struct service_metrics *m, int64_t now_ms)
 	return rc;
 }
 
+/* A schedule's next slot, in seconds; none for a job not RUNNING. */
+struct slots {
+	struct buf *b;
+	int64_t now_ms;
+	int n, failed;
+};
+
+static int
+metrics_slot(const struct schedule_row *r, void *arg)
+{
+	struct slots *sl = arg;
+	struct schedule_rule rule = { r->every_ms, r->cron, r->since_ms };
+	int64_t next = schedule_next(&rule, sl->now_ms);
+
+	if (next <= 0 || r->job_state == NULL ||
+	    strcmp(r->job_state, "RUNNING") != 0)
+		return 0;
+	if ((sl->n++ == 0 &&
+		buf_adds(sl->b,
+		    "# HELP checkpoint_api_schedule_next_slot_timestamp_seconds "
+		    "When a job's schedule fires next, by kind; none for a "
+		    "job not RUNNING.\n"
+		    "# TYPE checkpoint_api_schedule_next_slot_timestamp_seconds "
+		    "gauge\n") == -1) ||
+	    buf_printf(sl->b,
+		"checkpoint_api_schedule_next_slot_timestamp_seconds"
+		"{job_id=\"%s\",kind=\"%s\"} %lld.%03lld\n",
+		r->job.s,
+		strcmp(r->kind, "SAVEPOINT") == 0 ? "savepoint" : "checkpoint",
+		(long long)(next / 1000), (long long)(next % 1000)) == -1)
+		return sl->failed = 1;
+	return 0;
+}
+
+/*
+ * Beyond Flink: the disposals of savepoints by status (the last attempt
+ * of each path), then each schedule's next slot, if there is any.
+ */
+static enum store_rc
+metrics_beyond(struct store *s, int64_t now_ms, struct buf *out)
+{
+	static const char *const status[] = { "in_progress", "completed",
+		"failed" };
+	struct slots sl = { out, now_ms, 0, 0 };
+	int64_t n[3];
+	enum store_rc rc;
+	int i;
+
+	if ((rc = store_disposal_counts(s, n)) != STORE_OK)
+		return rc;
+	if (buf_adds(out,
+		"# HELP checkpoint_api_savepoint_disposals Disposals of "
+		"savepoints by status, each path's last attempt.\n"
+		"# TYPE checkpoint_api_savepoint_disposals gauge\n") == -1)
+		return STORE_ERROR;
+	for (i = 0; i < 3; i++)
+		if (buf_printf(out,
+			"checkpoint_api_savepoint_disposals{status=\"%s\"} "
+			"%lld\n",
+			status[i], (long long)n[i]) == -1)
+			return STORE_ERROR;
+	rc = store_schedule_list(s, NULL, metrics_slot, &sl);
+	return rc == STORE_OK && sl.failed ? STORE_ERROR : rc;
+}
+
 /*
  * Writes the whole exposition into out (reset first).  STORE_ERROR also
  * stands for memory exhausted.
@@ -264,6 +330,8 @@ metrics_write(struct store *s, int filter, int64_t now_ms, struct buf *out)
 	}
 	if (rc == STORE_OK && metrics_service(out, &m, now_ms) == -1)
 		rc = STORE_ERROR;
+	if (rc == STORE_OK)
+		rc = metrics_beyond(s, now_ms, out);
 	for (g = 0; g < FG__MAX; g++)
 		buf_free(&r.family[g]);
 	return rc;

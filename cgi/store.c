@@ -2273,3 +2273,18 @@ store_retention_list(struct store *s, const struct id *job,
 		}
 	return end(&r);
 }
+
+enum store_rc
+store_disposal_counts(struct store *s, int64_t n[3])
+{
+	struct store_rows r;
+	int i;
+
+	n[0] = n[1] = n[2] = 0;
+	if (query(s, &r, STMT_DISPOSAL_COUNTS, NULL, 0, "count disposals") ==
+		STORE_OK &&
+	    next(&r))
+		for (i = 0; i < 3; i++)
+			n[i] = col_int(&r, i);
+	return end(&r);
+}

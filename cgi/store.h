@@ -769,4 +769,8 @@ enum store_rc store_retention_list(struct store *, const struct id *job,
 
 #define RETENTION_CALLER "retention"
 
+/* Disposals by status, for /metrics: in progress, completed, failed. */
+enum { DISPOSALS_IN_PROGRESS, DISPOSALS_COMPLETED, DISPOSALS_FAILED };
+enum store_rc store_disposal_counts(struct store *, int64_t n[3]);
+
 #endif /* STORE_H */

@@ -719,6 +719,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND s.location IS NOT NULL AND s.disposed_ms IS NULL"
 	    " AND ($1::text IS NULL OR s.job_id = $1)"
 	    " ORDER BY s.job_id, s.checkpoint_id DESC, s.id DESC",
+	/* /metrics: disposals in progress, completed, failed. */
+	[STMT_DISPOSAL_COUNTS] =
+	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"
+	    " ELSE 0 END), 0), coalesce(sum(CASE WHEN status = 'COMPLETED'"
+	    " AND failure_class IS NULL THEN 1 ELSE 0 END), 0),"
+	    " coalesce(sum(CASE WHEN failure_class IS NOT NULL THEN 1"
+	    " ELSE 0 END), 0) FROM savepoint_disposals",
 	[STMT_COUNTER_FOLLOW] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id)"
 	    " SELECT job_id, $2::bigint FROM triggers WHERE id = $1"

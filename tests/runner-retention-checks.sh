@@ -118,6 +118,11 @@ is "$(dbq "SELECT count(*) FROM savepoint_disposals
     WHERE remote_user = 'retention' AND reason = 'older than 1h'")" 2 \
     "  each recorded with its reason"
 
+http GET /metrics
+is "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_savepoint_disposals' |
+    cut -d' ' -f2 | tr '\n' ' ')" "0 4 0 " \
+    "GET /metrics: disposals in progress, completed, failed"
+
 # --- removal ---------------------------------------------------------------------
 "$CTL" job rm "$J"
 is "$(dbq "SELECT count(*) FROM retention")" 0 "job rm: its policy goes with it"

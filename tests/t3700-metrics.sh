@@ -151,6 +151,11 @@ service_expected() {
 	# HELP checkpoint_api_runner_last_pass_duration_seconds How long that pass took.
 	# TYPE checkpoint_api_runner_last_pass_duration_seconds gauge
 	checkpoint_api_runner_last_pass_duration_seconds ${10}
+	# HELP checkpoint_api_savepoint_disposals Disposals of savepoints by status, each path's last attempt.
+	# TYPE checkpoint_api_savepoint_disposals gauge
+	checkpoint_api_savepoint_disposals{status="in_progress"} 0
+	checkpoint_api_savepoint_disposals{status="completed"} 0
+	checkpoint_api_savepoint_disposals{status="failed"} 0
 	EOF
 }
 
