@@ -78,6 +78,38 @@ jobs_get_config(struct exchange *x)
 	r->status = HTTP_200;
 }
 
+/*
+ * GET /jobs/:jobid/status: Flink's JobStatusInfo, the job's registered
+ * state (RestClusterClient.getJobStatus).
+ */
+void
+jobs_get_status(struct exchange *x)
+{
+	struct response *r = x->res;
+	struct buf state = { 0 };
+	struct store *s;
+	struct id job;
+	enum store_rc rc;
+
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &job) == -1 ||
+	    (s = exchange_store(x)) == NULL)
+		return;
+	rc = store_job_state(s, &job, &state);
+	if (rc == STORE_NOTFOUND)
+		http_error(r, ERR_NO_JOB, job.s);
+	else if (rc != STORE_OK)
+		exchange_store_failed(x, rc);
+	else {
+		buf_reset(&r->body);
+		if (buf_printf(&r->body, "{\"status\":\"%s\"}",
+			buf_str(&state)) == -1)
+			http_error(r, ERR_INTERNAL);
+		else
+			r->status = HTTP_200;
+	}
+	buf_free(&state);
+}
+
 /* A string or JSON null. */
 int
 jobs_opt_string(struct buf *b, const char *v)

@@ -19,6 +19,7 @@ int jobs_opt_ms(struct buf *, int64_t);
 
 void jobs_get(struct exchange *);
 void jobs_get_config(struct exchange *);
+void jobs_get_status(struct exchange *);
 void jobs_get_triggers(struct exchange *);
 
 #endif /* JOBS_H */

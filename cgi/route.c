@@ -45,6 +45,8 @@ static const struct {
 	    { "jobs", NULL, "checkpoints", "details", NULL } },
 	{ ROUTE_TRIGGERS, jobs_get_triggers, "GET", "GET", 0, 3,
 	    { "jobs", NULL, "triggers" } },
+	{ ROUTE_JOB_STATUS, jobs_get_status, "GET", "GET", 0, 3,
+	    { "jobs", NULL, "status" } },
 	{ ROUTE_JOBS, jobs_get, "GET", "GET", 0, 1, { "jobs" } },
 	{ ROUTE_OVERVIEW, jobs_get, "GET", "GET", 0, 2,
 	    { "jobs", "overview" } },

@@ -25,7 +25,8 @@ enum route_id {
 	ROUTE_SAVEPOINT_STATUS, /* /jobs/:jobid/savepoints/:triggerid */
 	ROUTE_DISPOSAL, /* POST /savepoint-disposal */
 	ROUTE_DISPOSAL_STATUS, /* /savepoint-disposal/:triggerid */
-	ROUTE_SAVEPOINTS /* GET /jobs/:jobid/savepoints, beyond Flink */
+	ROUTE_SAVEPOINTS, /* GET /jobs/:jobid/savepoints, beyond Flink */
+	ROUTE_JOB_STATUS /* GET /jobs/:jobid/status */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

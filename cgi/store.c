@@ -594,6 +594,14 @@ store_job_known(struct store *s, const struct id *job)
 }
 
 enum store_rc
+store_job_state(struct store *s, const struct id *job, struct buf *state)
+{
+	struct store_val v[] = { VAL_TEXT(job->s) };
+
+	return first_text(s, STMT_JOB_KNOWN, v, NVAL(v), "job state", state);
+}
+
+enum store_rc
 store_job_add(struct store *s, const struct job *j, int64_t now_ms)
 {
 	struct store_val v[] = { VAL_TEXT(j->id.s),

@@ -143,6 +143,9 @@ struct status_read {
 enum store_rc store_read_statuses(struct store *, struct status_read *const *,
     size_t n, int64_t now_ms, int64_t store_ms);
 enum store_rc store_job_known(struct store *, const struct id *job);
+/* The job's state (RUNNING, ...), appended to state; STORE_NOTFOUND. */
+enum store_rc store_job_state(struct store *, const struct id *job,
+    struct buf *state);
 
 /* --- Jobs (checkpointctl). --- */
 

@@ -146,7 +146,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND s.trigger_id = k.trigger_id"
 	    " WHERE s.status = 'IN_PROGRESS' OR $3::bigint = 0"
 	    " OR s.completed_ms > " NOW_MS " - $3::bigint",
-	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = $1",
+	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = $1",
 	/*
 	 * A job added or changed may free triggers waiting for it: the
 	 * watching runners are told, inside the transaction (rare).

@@ -90,7 +90,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT response FROM trigger_status"
 	    " WHERE job_id = ?1 AND trigger_id = ?2"
 	    " AND (status = 'IN_PROGRESS' OR ?4 = 0 OR completed_ms > ?3 - ?4)",
-	[STMT_JOB_KNOWN] = "SELECT 1 FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = ?1",
 	[STMT_JOB_ADD] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
 	    " timeout_s, created_ms, updated_ms)"

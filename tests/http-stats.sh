@@ -143,6 +143,15 @@ check "config under /v1, trailing slash, query" 200 "$CONFIG"
 http GET /jobs/$JB/checkpoints/config
 check "config of an unknown job: Flink's 404" 404 "$(no_job $JB)"
 
+http GET /jobs/$JS/status
+check "GET /jobs/:jobid/status: the registered state" 200 '{"status":"RUNNING"}'
+http GET "/v1/jobs/$JF/status/"
+check "GET /jobs/:jobid/status of a FINISHED job, under /v1" 200 \
+    '{"status":"FINISHED"}'
+http GET /jobs/$JB/status
+check "status of an unknown job: Flink's 404" 404 "$(no_job $JB)"
+method "POST on the job status path" POST /jobs/$JS/status GET
+
 http GET /jobs
 check "GET /jobs: id and status, by id" 200 "$JOBS"
 http GET "/v1/jobs/?x=1"

@@ -183,6 +183,7 @@ answer_is "details, failed" 200 GET /jobs/$JF/checkpoints/details/$CK_F
 answer_is "details, running" 200 GET /v1/jobs/$JS/checkpoints/details/$CK_S/
 answer_is "config" 200 GET /jobs/$J/checkpoints/config
 answer_is "config under /v1" 200 GET /v1/jobs/$JS/checkpoints/config/
+answer_is "job status" 200 GET /jobs/$J/status
 answer_is "triggers, one running" 200 GET /jobs/$JS/triggers
 like "$BODY" '^\{"in_progress":1,"oldest_in_progress_ms":[0-9]+,' \
     "triggers, one running: waiting counted"
@@ -235,6 +236,8 @@ answer_is "details, an unknown job" 404 GET /jobs/$JX/checkpoints/details/1
 answer_is "details, a bad checkpointid" 400 GET /jobs/$J/checkpoints/details/abc
 answer_is "details, a bad jobid" 400 GET /jobs/xyz/checkpoints/details/1
 answer_is "config, an unknown job" 404 GET /jobs/$JX/checkpoints/config
+answer_is "job status, an unknown job" 404 GET /jobs/$JX/status
+answer_is "job status, a bad jobid" 400 GET /jobs/xyz/status
 answer_is "config, a bad jobid" 400 GET /jobs/xyz/checkpoints/config
 answer_is "triggers, an unknown job" 404 GET /jobs/$JX/triggers
 answer_is "triggers, a bad jobid" 400 GET /jobs/xyz/triggers
@@ -313,6 +316,7 @@ not_allowed "status path, DELETE" DELETE /jobs/$J/checkpoints/$TJ
 not_allowed "job list, POST" POST /jobs
 not_allowed "job overview, DELETE" DELETE /jobs/overview
 not_allowed "config, POST" POST /jobs/$J/checkpoints/config
+not_allowed "job status, POST" POST /jobs/$J/status
 not_allowed "details, PUT" PUT /jobs/$J/checkpoints/details/1
 not_allowed "triggers, POST" POST /jobs/$J/triggers
 not_allowed "metrics, POST" POST /metrics
@@ -364,6 +368,7 @@ answer_is "job overview, the database cannot be opened" 503 GET /jobs/overview
 answer_is "statistics, the database cannot be opened" 503 GET /jobs/$J/checkpoints
 answer_is "details, the database cannot be opened" 503 GET /jobs/$J/checkpoints/details/1
 answer_is "config, the database cannot be opened" 503 GET /jobs/$J/checkpoints/config
+answer_is "job status, the database cannot be opened" 503 GET /jobs/$J/status
 answer_is "triggers, the database cannot be opened" 503 GET /jobs/$J/triggers
 answer_is "metrics, the database cannot be opened" 503 GET /metrics
 DB=$DB_KEPT

@@ -119,7 +119,8 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	java -cp "$CP" FlinkClientChecks "$PORT" \
 	    trigger:$OKJOB:CONFIGURED trigger:$OKJOB:FULL \
 	    trigger:$OKJOB:INCREMENTAL trigger:$DECLINES:CONFIGURED \
-	    trigger:$EXPIRES:FULL trigger:$UNKNOWN:CONFIGURED list \
+	    trigger:$EXPIRES:FULL trigger:$UNKNOWN:CONFIGURED \
+	    status:$OKJOB status:$UNKNOWN list \
 	    > "$T/client-$S.out" 2> "$T/client-$S.err"
 	ok $? "$S: RestClusterClient made every call"
 	grep -v '^SLF4J: ' "$T/client-$S.err" | sed 's/^/# /'
@@ -139,6 +140,11 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	is "$(got "trigger:$UNKNOWN:CONFIGURED")" \
 	    "failed $SER java.util.concurrent.CompletionException: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($UNKNOWN)" \
 	    "$S: an unknown job: FlinkJobNotFoundException inside a CompletionException"
+	is "$(got "status:$OKJOB")" "ok RUNNING" \
+	    "$S: getJobStatus: the job's registered state"
+	like "$(got "status:$UNKNOWN")" \
+	    "^failed .*RestClientException: \\[Job $UNKNOWN not found\\]" \
+	    "$S: getJobStatus of an unknown job: Flink's client fails with the 404's message"
 	is "$(rows $DECLINES; rows $EXPIRES)" "$(lines \
 	    "CONFIGURED COMPLETED 1 $CKPT" "FULL COMPLETED 1 $CKPT")" \
 	    "$S: the service recorded both failures"
@@ -223,6 +229,8 @@ done
 # that BEYOND FLINK in checkpoint-api(7) lists, and each listed one must
 # still be there.  The tasks map's keys are the job's vertex ids.
 REFJOB=0123456789abcdef0123456789abcdef
+# FlinkReference's job that neither side knows.
+UNKNOWN_REF=feed00000000000000000000000000ff
 if [ ! -f "$B/classes/FlinkReference.class" ]; then
 	# The pom leaves FlinkReference out of a 2.x build: its job is
 	# written against the sink API 2.x removed (addSink, DiscardingSink).
@@ -259,7 +267,8 @@ else
 	ok $? "reference: a MiniCluster ran the job, both sides answered every request"
 	# BEYOND FLINK: INCREMENTAL accepted; a wrong method's 405; the
 	# constants of the configuration and details (storage, no tasks,
-	# never discarded).  Error texts without Java's trace are the rule.
+	# never discarded); an unknown job's status a 404, not a 500.  Error
+	# texts without Java's trace are the rule.
 	is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
 	    "$T/reference.out")" "$(lines \
 	    'trigger INCREMENTAL: status 500 | 202' \
@@ -268,7 +277,9 @@ else
 	    "DELETE of the trigger path: .errors[0]: \"Not found: /jobs/$REFJOB/checkpoints\" | \"Method DELETE is not allowed here; see the Allow header.\"" \
 	    'configuration: .checkpoint_storage: "FileSystemCheckpointStorage" | "JobManagerCheckpointStorage"' \
 	    'details: .tasks: keys [<vertex>, <vertex>] | []' \
-	    'details: .discarded: true | false')" \
+	    'details: .discarded: true | false' \
+	    'status of an unknown job: status 500 | 404' \
+	    "status of an unknown job: .errors[0]: \"Internal server error.\" | \"Job $UNKNOWN_REF not found\"")" \
 	    "reference: the only differences from Flink are those BEYOND FLINK lists"
 	term_wait "$WATCHER"
 	stop_server

@@ -66,6 +66,14 @@ static const struct route_case {
 	{ __LINE__, "GET", "/jobs/" J "/Triggers", ROUTE_NONE, 0, NULL, "",
 	    "" },
 
+	/* The job's status, as Flink's (RestClusterClient.getJobStatus). */
+	{ __LINE__, "GET", "/jobs/" J "/status", ROUTE_JOB_STATUS, 1, "GET", J,
+	    "" },
+	{ __LINE__, "GET", "/v1/jobs/" J "/status/", ROUTE_JOB_STATUS, 1, "GET",
+	    J, "" },
+	{ __LINE__, "POST", "/jobs/" J "/status", ROUTE_JOB_STATUS, 0, "GET", J,
+	    "" },
+
 	/* The status route. */
 	{ __LINE__, "GET", "/jobs/" J "/checkpoints/" T, ROUTE_STATUS, 1, "GET",
 	    J, T },

@@ -64,6 +64,10 @@ route_shape(const struct route *r, const char *path, size_t len)
 			snprintf(want, n, "%sjobs/%.*s/triggers", prefixes[i],
 			    (int)r->jobid.len, r->jobid.p);
 			break;
+		case ROUTE_JOB_STATUS:
+			snprintf(want, n, "%sjobs/%.*s/status", prefixes[i],
+			    (int)r->jobid.len, r->jobid.p);
+			break;
 		case ROUTE_STATUS:
 			snprintf(want, n, "%sjobs/%.*s/checkpoints/%.*s",
 			    prefixes[i], (int)r->jobid.len, r->jobid.p,
@@ -145,6 +149,7 @@ static const struct expect {
 	[ROUTE_JOBS] = { "GET", "GET", 0, 0 },
 	[ROUTE_OVERVIEW] = { "GET", "GET", 0, 0 },
 	[ROUTE_TRIGGERS] = { "GET", "GET", 1, 0 },
+	[ROUTE_JOB_STATUS] = { "GET", "GET", 1, 0 },
 	[ROUTE_SAVEPOINT] = { "POST", "GET, POST", 1, 0 },
 	[ROUTE_SAVEPOINTS] = { "GET", "GET, POST", 1, 0 },
 	[ROUTE_STOP] = { "POST", "POST", 1, 0 },
@@ -213,6 +218,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case ROUTE_JOBS:
 	case ROUTE_OVERVIEW:
 	case ROUTE_TRIGGERS:
+	case ROUTE_JOB_STATUS:
 	case ROUTE_SAVEPOINT:
 	case ROUTE_SAVEPOINTS:
 	case ROUTE_STOP:

@@ -24,6 +24,7 @@ import org.apache.flink.util.SerializedThrowable;
  *   trigger:JOBID:TYPE  triggerCheckpoint; "ok <checkpoint id>", or
  *                       "failed <exception class> <original class>:
  *                       <message>" as Flink's client raises it
+ *   status:JOBID        getJobStatus; "ok <status>", or "failed ..."
  *   list                listJobs; the count, then "job <id> <status>
  *                       <name> <start time>" a line, sorted; or
  *                       "failed ..." and each cause after " <- ", for
@@ -75,6 +76,10 @@ public final class FlinkClientChecks {
 				return "ok " + client.triggerCheckpoint(
 				    JobID.fromHexString(part[1]),
 				    CheckpointType.valueOf(part[2]))
+				    .get(WAIT_SECONDS, TimeUnit.SECONDS);
+			case "status":
+				return "ok " + client.getJobStatus(
+				    JobID.fromHexString(part[1]))
 				    .get(WAIT_SECONDS, TimeUnit.SECONDS);
 			case "list":
 				return jobs(client.listJobs()

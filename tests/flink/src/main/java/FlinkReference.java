@@ -186,6 +186,9 @@ public final class FlinkReference {
 		    send(app, "GET", base + "/details/" + ids[1], null));
 		same("details of an unknown checkpoint", "GET",
 		    base + "/details/987654", null);
+		same("job status", "GET", "/jobs/" + job + "/status", null);
+		same("status of an unknown job", "GET",
+		    "/jobs/" + UNKNOWN_JOB + "/status", null);
 		same("job overview", "GET", "/jobs/overview", null);
 		same("jobs", "GET", "/jobs", null);
 	}
