@@ -103,6 +103,14 @@ exchange_path_error(struct exchange *x, const struct segment *seg,
 	buf_free(&raw);
 }
 
+struct store *
+exchange_job(struct exchange *x, struct id *job)
+{
+	if (exchange_path_id(x, &x->route->jobid, "jobid", job) == -1)
+		return NULL;
+	return exchange_store(x);
+}
+
 /* Validates a path id; on failure answers Flink's 400. */
 int
 exchange_path_id(struct exchange *x, const struct segment *seg,

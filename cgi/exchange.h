@@ -28,6 +28,11 @@ enum api_error exchange_store_error(enum store_rc);
 void exchange_store_failed(struct exchange *, enum store_rc);
 int exchange_path_id(struct exchange *, const struct segment *,
     const char *name, struct id *);
+/*
+ * The path's job id into job, then the store: NULL when either failed,
+ * the answer already given.
+ */
+struct store *exchange_job(struct exchange *, struct id *job);
 void exchange_path_error(struct exchange *, const struct segment *,
     const char *name);
 

@@ -32,7 +32,6 @@ jobs_interval(const struct schedule_row *r, void *arg)
 void
 jobs_get_config(struct exchange *x)
 {
-	const struct route *rt = x->route;
 	struct response *r = x->res;
 	struct ckpt_counts c;
 	struct store *s;
@@ -41,8 +40,7 @@ jobs_get_config(struct exchange *x)
 	int64_t every = 0;
 	char interval[24] = JOBS_NO_INTERVAL;
 
-	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
-	    (s = exchange_store(x)) == NULL)
+	if ((s = exchange_job(x, &job)) == NULL)
 		return;
 	if ((rc = store_ckpt_counts(s, &job, &c)) == STORE_NOTFOUND) {
 		http_error(r, ERR_NO_JOB, job.s);
@@ -91,8 +89,7 @@ jobs_get_status(struct exchange *x)
 	struct id job;
 	enum store_rc rc;
 
-	if (exchange_path_id(x, &x->route->jobid, "jobid", &job) == -1 ||
-	    (s = exchange_store(x)) == NULL)
+	if ((s = exchange_job(x, &job)) == NULL)
 		return;
 	rc = store_job_state(s, &job, &state);
 	if (rc == STORE_NOTFOUND)
@@ -180,7 +177,6 @@ jobs_trigger(const struct trigger_row *t, void *arg)
 void
 jobs_get_triggers(struct exchange *x)
 {
-	const struct route *rt = x->route;
 	struct response *r = x->res;
 	struct listing l = { &r->body, 0, 0 };
 	struct store *s;
@@ -188,8 +184,7 @@ jobs_get_triggers(struct exchange *x)
 	enum store_rc rc;
 	int64_t n = 0, oldest = 0, pass = 0;
 
-	if (exchange_path_id(x, &rt->jobid, "jobid", &job) == -1 ||
-	    (s = exchange_store(x)) == NULL)
+	if ((s = exchange_job(x, &job)) == NULL)
 		return;
 	/* One snapshot: the count agrees with the list. */
 	if ((rc = store_read_begin(s)) != STORE_OK) {

@@ -297,8 +297,7 @@ savepoint_list(struct exchange *x)
 	struct id job;
 	enum store_rc rc;
 
-	if (exchange_path_id(x, &x->route->jobid, "jobid", &job) == -1 ||
-	    (s = exchange_store(x)) == NULL)
+	if ((s = exchange_job(x, &job)) == NULL)
 		return;
 	buf_reset(&r->body);
 	if (buf_adds(&r->body, "{\"savepoints\":[") == -1)
