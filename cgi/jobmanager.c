@@ -15,6 +15,14 @@
  *   GET .../checkpoints       the one checkpoint triggered since the POST,
  *                             if there is exactly one: its outcome
  *
+ * A savepoint or stop (POST .../savepoints or .../stop, 202) is polled at
+ * .../savepoints/:tid until COMPLETED with a location, then its id is
+ * looked for in the statistics (JM_SP_ID: the history's savepoint at that
+ * path, asked again while the statistics' cache may hide it); a disposal
+ * (POST /savepoint-disposal, 200 with Flink's own request id) at
+ * /savepoint-disposal/:rid until COMPLETED.  Their failures are Flink's
+ * "failure-cause".
+ *
  * No answer (refused, timed out) or a 503 is tried again after a wait that
  * doubles up to 10 s, however long it takes: nothing is lost while a
  * JobManager is down.  Any other answer ends the follow with Flink's own
@@ -53,12 +61,16 @@
 #define JM_REST_CLASS "org.apache.flink.runtime.rest.util.RestClientException"
 #define JM_CKPT_CLASS "org.apache.flink.runtime.checkpoint.CheckpointException"
 
-enum jm_state { JM_POST, JM_STATUS, JM_DETAILS, JM_HISTORY, JM_DONE };
+enum jm_state { JM_POST, JM_STATUS, JM_DETAILS, JM_HISTORY, JM_SP_ID, JM_DONE };
 
 struct jm_follow {
 	char *url; /* the JobManager's REST endpoint, no trailing slash */
 	char job[33], trigger[33];
 	enum ckpt_type type;
+	enum jm_kind kind;
+	char *target_dir, *dispose_path; /* JM_SAVEPOINT, JM_STOP; JM_DISPOSE */
+	int native, cancel_job, drain;
+	char rid[33]; /* a disposal: Flink's own request id */
 	enum jm_state state;
 	int accepted;
 	int down; /* the last attempt did not reach the JobManager */
@@ -103,6 +115,18 @@ struct jm_follow *
 jm_start(const char *url, const char *job, const char *trigger,
     enum ckpt_type type, int64_t now_ms)
 {
+	struct jm_op op = { JM_CHECKPOINT, NULL, 0, 0, 0, NULL };
+	struct jm_follow *f = jm_start_op(url, job, trigger, &op, now_ms);
+
+	if (f != NULL)
+		f->type = type;
+	return f;
+}
+
+struct jm_follow *
+jm_start_op(const char *url, const char *job, const char *trigger,
+    const struct jm_op *op, int64_t now_ms)
+{
 	struct jm_follow *f;
 	size_t len;
 
@@ -117,7 +141,17 @@ jm_start(const char *url, const char *job, const char *trigger,
 		f->url[--len] = '\0';
 	snprintf(f->job, sizeof(f->job), "%s", job);
 	snprintf(f->trigger, sizeof(f->trigger), "%s", trigger);
-	f->type = type;
+	f->kind = op->kind;
+	f->native = op->native;
+	f->cancel_job = op->cancel_job;
+	f->drain = op->drain;
+	if ((op->target_dir != NULL &&
+		(f->target_dir = strdup(op->target_dir)) == NULL) ||
+	    (op->path != NULL &&
+		(f->dispose_path = strdup(op->path)) == NULL)) {
+		jm_free(f);
+		return NULL;
+	}
 	f->state = JM_POST;
 	f->next_ms = now_ms;
 #ifdef HAVE_LIBCURL
@@ -181,24 +215,99 @@ jm_end_request(struct jm_follow *f)
 	f->easy = NULL;
 }
 
+/* The POST's path, by what is asked. */
+static void
+jm_post_path(struct jm_follow *f)
+{
+	switch (f->kind) {
+	case JM_CHECKPOINT:
+		buf_printf(&f->path, "/jobs/%s/checkpoints", f->job);
+		break;
+	case JM_SAVEPOINT:
+		buf_printf(&f->path, "/jobs/%s/savepoints", f->job);
+		break;
+	case JM_STOP:
+		buf_printf(&f->path, "/jobs/%s/stop", f->job);
+		break;
+	case JM_DISPOSE:
+		buf_printf(&f->path, "/savepoint-disposal");
+		break;
+	}
+}
+
+/* The POST's body, in Flink's names (a stop's directory is camelCase). */
+static int
+jm_post_body(const struct jm_follow *f, struct buf *b)
+{
+	struct json_object *o = json_object_new_object();
+	const char *format = f->native ? "NATIVE" : "CANONICAL";
+	int rc = -1;
+
+	if (o == NULL)
+		return -1;
+	switch (f->kind) {
+	case JM_CHECKPOINT:
+		json_object_object_add(o, "checkpointType",
+		    json_object_new_string(ckpt_type_name(f->type)));
+		break;
+	case JM_SAVEPOINT:
+		json_object_object_add(o, "target-directory",
+		    json_object_new_string(f->target_dir));
+		json_object_object_add(o, "cancel-job",
+		    json_object_new_boolean(f->cancel_job));
+		json_object_object_add(o, "formatType",
+		    json_object_new_string(format));
+		break;
+	case JM_STOP:
+		json_object_object_add(o, "targetDirectory",
+		    json_object_new_string(f->target_dir));
+		json_object_object_add(o, "drain",
+		    json_object_new_boolean(f->drain));
+		json_object_object_add(o, "formatType",
+		    json_object_new_string(format));
+		break;
+	case JM_DISPOSE:
+		json_object_object_add(o, "savepoint-path",
+		    json_object_new_string(f->dispose_path));
+		break;
+	}
+	if (f->kind != JM_DISPOSE)
+		json_object_object_add(o, "triggerId",
+		    json_object_new_string(f->trigger));
+	rc = buf_adds(b,
+		 json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) ==
+		0 ?
+	    0 :
+	    -1;
+	json_object_put(o);
+	return rc;
+}
+
 /* Sends the request of f's state; -1: it could not be made. */
 static int
 jm_request(struct jm_follow *f, int64_t now_ms)
 {
-	struct buf url = { 0 };
-	char body[128];
+	struct buf url = { 0 }, body = { 0 };
 	int rc = -1;
 
 	buf_reset(&f->path);
 	buf_reset(&f->body);
 	switch (f->state) {
 	case JM_POST:
+		jm_post_path(f);
+		break;
 	case JM_HISTORY:
+	case JM_SP_ID:
 		buf_printf(&f->path, "/jobs/%s/checkpoints", f->job);
 		break;
 	case JM_STATUS:
-		buf_printf(&f->path, "/jobs/%s/checkpoints/%s", f->job,
-		    f->trigger);
+		if (f->kind == JM_DISPOSE)
+			buf_printf(&f->path, "/savepoint-disposal/%s", f->rid);
+		else
+			buf_printf(&f->path, "/jobs/%s/%s/%s", f->job,
+			    f->kind == JM_CHECKPOINT ? "checkpoints" :
+						       "savepoints",
+			    f->trigger);
 		break;
 	case JM_DETAILS:
 		buf_printf(&f->path, "/jobs/%s/checkpoints/details/%lld",
@@ -221,12 +330,15 @@ jm_request(struct jm_follow *f, int64_t now_ms)
 	curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
 	curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
 	if (f->state == JM_POST) {
-		/* The service's triggerId: Flink starts one checkpoint for
-		 * it, however often it is sent. */
-		snprintf(body, sizeof(body),
-		    "{\"checkpointType\":\"%s\",\"triggerId\":\"%s\"}",
-		    ckpt_type_name(f->type), f->trigger);
-		curl_easy_setopt(f->easy, CURLOPT_COPYPOSTFIELDS, body);
+		/* The service's triggerId: Flink starts one checkpoint (or
+		 * savepoint) for it, however often it is sent. */
+		if (jm_post_body(f, &body) == -1) {
+			curl_easy_cleanup(f->easy);
+			f->easy = NULL;
+			goto out;
+		}
+		curl_easy_setopt(f->easy, CURLOPT_COPYPOSTFIELDS,
+		    buf_str(&body));
 	}
 	if (curl_multi_add_handle(f->multi, f->easy) != CURLM_OK) {
 		curl_easy_cleanup(f->easy);
@@ -237,6 +349,7 @@ jm_request(struct jm_follow *f, int64_t now_ms)
 	rc = 0;
 out:
 	buf_free(&url);
+	buf_free(&body);
 	return rc;
 }
 
@@ -370,6 +483,89 @@ jm_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 }
 
 /*
+ * A savepoint's or disposal's status answer (200): IN_PROGRESS, or
+ * COMPLETED with a location (a disposal: nothing) or Flink's
+ * "failure-cause".
+ */
+static void
+jm_op_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
+{
+	struct json_object *status, *op, *cause;
+	const char *id = NULL, *location;
+
+	if (json_object_object_get_ex(root, "status", &status))
+		id = jm_string(status, "id");
+	if (id != NULL && strcmp(id, "IN_PROGRESS") == 0) {
+		jm_later(f, now_ms, JM_POLL_FIRST_MS, JM_POLL_MAX_MS);
+		return;
+	}
+	if (id == NULL || strcmp(id, "COMPLETED") != 0 ||
+	    !json_object_object_get_ex(root, "operation", &op)) {
+		jm_fail_answer(f, 200);
+		return;
+	}
+	if (json_object_object_get_ex(op, "failure-cause", &cause) &&
+	    jm_string(cause, "class") != NULL) {
+		f->class = jm_strdup(jm_string(cause, "class"));
+		f->trace = jm_strdup(jm_string(cause, "stack-trace") != NULL ?
+			jm_string(cause, "stack-trace") :
+			f->class);
+		f->throwable = jm_strdup(
+		    jm_string(cause, "serialized-throwable"));
+		f->state = JM_DONE;
+		return;
+	}
+	if (f->kind == JM_DISPOSE) {
+		f->state = JM_DONE;
+		return;
+	}
+	if ((location = jm_string(op, "location")) == NULL) {
+		jm_fail_answer(f, 200);
+		return;
+	}
+	f->location = jm_strdup(location);
+	f->state = JM_SP_ID;
+	f->wait_ms = 0;
+	f->next_ms = now_ms;
+	f->completed_ms = now_ms;
+}
+
+/*
+ * The statistics, asked for a completed savepoint's id: the history's
+ * savepoint at its location.  Not there yet (the statistics' cache):
+ * asked again a while, then recorded without an id.
+ */
+static void
+jm_sp_id(struct jm_follow *f, struct json_object *root, int64_t now_ms)
+{
+	struct json_object *history, *e, *v;
+	const char *path;
+	size_t i;
+
+	if (root != NULL &&
+	    json_object_object_get_ex(root, "history", &history) &&
+	    json_object_is_type(history, json_type_array))
+		for (i = 0; i < json_object_array_length(history); i++) {
+			e = json_object_array_get_idx(history, i);
+			if ((path = jm_string(e, "external_path")) != NULL &&
+			    strcmp(path, f->location) == 0 &&
+			    json_object_object_get_ex(e, "id", &v)) {
+				f->id = json_object_get_int64(v);
+				f->state = JM_DONE;
+				return;
+			}
+		}
+	if (now_ms - f->completed_ms < JM_DETAILS_MS) {
+		jm_later(f, now_ms, JM_POLL_MAX_MS / 2, JM_POLL_MAX_MS);
+		return;
+	}
+	log_warn("savepoint %s job %s: the JobManager %s's statistics do not "
+		 "show it: recorded without its checkpoint id",
+	    f->trigger, f->job, f->url);
+	f->state = JM_DONE;
+}
+
+/*
  * The statistics, asked when Flink no longer knew the trigger: the
  * checkpoints (not savepoints) it triggered since the POST was sent.
  * Exactly one: this trigger's, whatever its end; none or several: the
@@ -462,6 +658,14 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 		root = json_tokener_parse(buf_str(&f->body));
 	switch (f->state) {
 	case JM_POST:
+		/* A disposal is 200 with Flink's own request id. */
+		if (f->kind == JM_DISPOSE && http == 200 && root != NULL &&
+		    jm_string(root, "request-id") != NULL &&
+		    strlen(jm_string(root, "request-id")) < sizeof(f->rid)) {
+			snprintf(f->rid, sizeof(f->rid), "%s",
+			    jm_string(root, "request-id"));
+			http = 202;
+		}
 		if (http != 202) {
 			jm_fail_answer(f, http);
 			break;
@@ -473,6 +677,14 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 		f->next_ms = now_ms;
 		break;
 	case JM_STATUS:
+		if (f->kind != JM_CHECKPOINT) {
+			/* Flink forgot it: its outcome cannot be told. */
+			if (root == NULL)
+				jm_fail_answer(f, http);
+			else
+				jm_op_status(f, root, now_ms);
+			break;
+		}
 		if (http == 404) {
 			log_warn("trigger %s job %s: the JobManager %s no "
 				 "longer knows it: looking for it in its "
@@ -513,6 +725,9 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 			jm_fail_answer(f, http);
 		else
 			jm_history(f, root, now_ms);
+		break;
+	case JM_SP_ID:
+		jm_sp_id(f, root, now_ms);
 		break;
 	case JM_DONE:
 		break;
@@ -572,6 +787,8 @@ jm_free(struct jm_follow *f)
 	buf_free(&f->body);
 	buf_free(&f->path);
 	free(f->url);
+	free(f->target_dir);
+	free(f->dispose_path);
 	free(f->location);
 	free(f->class);
 	free(f->trace);

@@ -1,7 +1,8 @@
 /*
  * A checkpoint triggered on a Flink JobManager through its REST API, and
  * followed to its end, for a job bound to one (checkpointctl job add
- * --flink URL): POST /jobs/:jobid/checkpoints with the service's own
+ * --flink URL), and its savepoints, stops and disposals likewise
+ * (jm_start_op): POST /jobs/:jobid/checkpoints with the service's own
  * triggerId (so that Flink starts one checkpoint however often it is
  * sent), then GET /jobs/:jobid/checkpoints/:triggerid until COMPLETED,
  * then the checkpoint's external_path from .../details/:checkpointid.
@@ -37,6 +38,24 @@ struct jm_result {
  */
 struct jm_follow *jm_start(const char *url, const char *job,
     const char *trigger, enum ckpt_type type, int64_t now_ms);
+/*
+ * A savepoint, a stop with a savepoint or a disposal, asked of the
+ * JobManager as a client would (POST /jobs/:jobid/savepoints with the
+ * service's triggerId, /jobs/:jobid/stop, /savepoint-disposal), followed
+ * to its end: a savepoint's location, and its checkpoint id from Flink's
+ * statistics when they have it; a disposal's success; or Flink's failure.
+ */
+enum jm_kind { JM_CHECKPOINT, JM_SAVEPOINT, JM_STOP, JM_DISPOSE };
+struct jm_op {
+	enum jm_kind kind;
+	const char *target_dir; /* savepoint, stop */
+	int native; /* formatType NATIVE, else CANONICAL */
+	int cancel_job; /* savepoint */
+	int drain; /* stop */
+	const char *path; /* disposal: the savepoint's */
+};
+struct jm_follow *jm_start_op(const char *url, const char *job,
+    const char *trigger, const struct jm_op *, int64_t now_ms);
 /* Moves it on without waiting; 1 once it has ended (jm_result). */
 int jm_step(struct jm_follow *, int64_t now_ms);
 /* Whether Flink has taken the trigger (answered 202 to its POST). */

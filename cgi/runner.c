@@ -1526,8 +1526,8 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
  * other, at the end of the pass: savepoints are rare next to checkpoints.
  * A claim whose runner is gone from this host, or whose lease ran out,
  * fails as expired, as a checkpoint's; its command is not run again.
- * Jobs bound to a JobManager would take a command of their own kind here
- * (op_command): the seam is that one function.
+ * A job bound to a JobManager runs no command: its JobManager takes the
+ * savepoint, stop or disposal (op_flink), and gives the id.
  */
 
 #define OP_BATCH 16
@@ -1632,7 +1632,8 @@ op_run(const char *command, char *const *env, size_t nenv, int64_t timeout_s,
 
 /*
  * The command a savepoint runs: the job's savepoint or stop command.  A
- * job bound to a JobManager would answer its own here.
+ * job bound to a JobManager runs none: its JobManager takes it
+ * (op_flink).
  */
 static const char *
 op_command(const struct savepoint_task *t)
@@ -1640,10 +1641,37 @@ op_command(const struct savepoint_task *t)
 	return t->command;
 }
 
+/*
+ * Follows a savepoint, stop or disposal on the job's JobManager to its
+ * end, as op_run waits for a command, up to the job's timeout; NULL: out
+ * of memory.  The caller reads jm_result and frees it.  *expired: the
+ * timeout came first.
+ */
+static struct jm_follow *
+op_flink(const char *url, const struct id *job, const struct id *trigger,
+    const struct jm_op *op, int64_t timeout_s, int *expired)
+{
+	int64_t start = action_now_ms(), now = start;
+	struct jm_follow *f;
+
+	*expired = 0;
+	if ((f = jm_start_op(url, job->s, trigger->s, op, now)) == NULL)
+		return NULL;
+	while (!jm_step(f, now)) {
+		if (now - start >= timeout_s * 1000) {
+			*expired = 1;
+			break;
+		}
+		poll(NULL, 0, 20);
+		now = action_now_ms();
+	}
+	return f;
+}
+
 /* Records the end of a claimed savepoint, in a transaction of its own. */
 static enum store_rc
 op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
-    const char *location, const char *trace)
+    const char *location, const char *class, const char *trace)
 {
 	int64_t now = clock_ms(CLOCK_REALTIME);
 	enum store_rc rc;
@@ -1651,7 +1679,7 @@ op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
 	rc = store_savepoint_complete(p->store, t->row, p->o->owner, id,
-	    location, trace != NULL ? FAIL_CKPT_CLASS : NULL, trace, now);
+	    location, trace != NULL ? class : NULL, trace, now);
 	if (rc == STORE_OK && trace == NULL && (t->stop || t->cancel_job))
 		rc = store_savepoint_end_job(p->store, &t->job,
 		    t->stop ? "FINISHED" : "CANCELED", now);
@@ -1666,6 +1694,50 @@ op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 		else
 			p->stats->failed++;
 	}
+	return rc;
+}
+
+/*
+ * A claimed savepoint or stop of a job bound to a JobManager: asked of
+ * it under the service's trigger id, and Flink's location, id or failure
+ * recorded.
+ */
+static enum store_rc
+op_flink_savepoint(struct pass *p, const struct savepoint_task *t)
+{
+	struct jm_op op = { t->stop ? JM_STOP : JM_SAVEPOINT, t->target_dir,
+		t->native, t->cancel_job, t->drain, NULL };
+	struct jm_follow *f;
+	struct jm_result r;
+	struct buf trace = { 0 };
+	enum store_rc rc;
+	int expired;
+
+	log_info("%s %s job %s: asked of the JobManager %s",
+	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
+	    t->flink_url);
+	if ((f = op_flink(t->flink_url, &t->job, &t->trigger, &op, t->timeout_s,
+		 &expired)) == NULL)
+		return STORE_ERROR;
+	p->stats->actions++;
+	jm_result(f, &r);
+	if (expired)
+		buf_printf(&trace,
+		    "%s: %s\n\tat checkpoint-runner (the JobManager %s did "
+		    "not finish it within the job's timeout of %lld s)\n",
+		    FAIL_CKPT_CLASS, FAIL_EXPIRED, t->flink_url,
+		    (long long)t->timeout_s);
+	rc = op_record_savepoint(p, t, r.checkpoint_id,
+	    expired ? NULL : r.location,
+	    expired ? FAIL_CKPT_CLASS : r.failure_class,
+	    expired ? buf_str(&trace) : r.failure_trace);
+	if (rc != STORE_OK)
+		log_error("%s %s job %s: its result could not be recorded "
+			  "(%s); its claim expires with its lease",
+		    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
+		    store_rc_name(rc));
+	jm_free(f);
+	buf_free(&trace);
 	return rc;
 }
 
@@ -1710,7 +1782,7 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id)
 	if (res.status != ACTION_OK)
 		action_failure_trace(&trace, &res, t->timeout_s, "savepoint");
 	rc = op_record_savepoint(p, t, id,
-	    res.status == ACTION_OK ? res.last_line : NULL,
+	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
 	    res.status == ACTION_OK ? NULL : buf_str(&trace));
 	if (rc != STORE_OK)
 		log_error("%s %s job %s: its result could not be recorded "
@@ -1756,10 +1828,13 @@ op_savepoint_round(struct pass *p, int *more)
 		/* One command of a job at a time, and this pass's own. */
 		if (t[i].job_busy)
 			continue;
-		if ((rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
-		    STORE_OK)
+		/* A JobManager gives its own id, at the end. */
+		id = 0;
+		if (t[i].flink_url == NULL &&
+		    (rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
+			STORE_OK)
 			break;
-		if (op_command(&t[i]) == NULL) {
+		if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
 			/* Recorded only, as a checkpoint of a job without
 			 * a command: Flink's name for the savepoint. */
 			buf_reset(&location);
@@ -1799,12 +1874,51 @@ op_savepoint_round(struct pass *p, int *more)
 		 */
 		*more = decided > 0;
 		for (i = 0; i < n; i++)
-			if (claimed[i])
+			if (claimed[i] && t[i].flink_url != NULL)
+				(void)op_flink_savepoint(p, &t[i]);
+			else if (claimed[i])
 				(void)op_run_savepoint(p, &t[i], ids[i]);
 	} else
 		store_rollback(p->store);
 	store_savepoint_tasks_free(t, n);
 	return rc;
+}
+
+/*
+ * A disposal of a bound job's savepoint, asked of its JobManager: *class
+ * stays NULL on success, else it and trace are Flink's failure.
+ */
+static void
+op_flink_disposal(const struct disposal_task *t, const char **class,
+    struct buf *trace)
+{
+	static char kept[256];
+	struct jm_op op = { JM_DISPOSE, NULL, 0, 0, 0, t->path };
+	struct jm_follow *f;
+	struct jm_result r;
+	int expired;
+
+	memset(&r, 0, sizeof(r));
+	log_info("disposal %s of %s: asked of the JobManager %s", t->trigger.s,
+	    t->path, t->flink_url);
+	f = op_flink(t->flink_url, &t->job, &t->trigger, &op, t->timeout_s,
+	    &expired);
+	if (f != NULL)
+		jm_result(f, &r);
+	if (f == NULL || expired) {
+		*class = FAIL_JOB_CLASS;
+		buf_printf(trace,
+		    FAIL_DISPOSE_TRACE "\n\tat checkpoint-runner (the "
+				       "JobManager %s %s)\n",
+		    t->path, t->flink_url,
+		    f == NULL ? "could not be asked: out of memory" :
+				"did not finish it within the job's timeout");
+	} else if (r.failure_class != NULL) {
+		snprintf(kept, sizeof(kept), "%s", r.failure_class);
+		*class = kept;
+		buf_adds(trace, r.failure_trace);
+	}
+	jm_free(f);
 }
 
 /* Runs a claimed disposal's command and records its end. */
@@ -1813,6 +1927,7 @@ op_run_disposal(struct pass *p, const struct disposal_task *t)
 {
 	struct action_result res;
 	struct buf env[3], trace = { 0 };
+	const char *class = NULL;
 	char *envp[3];
 	enum store_rc rc;
 	size_t i;
@@ -1823,17 +1938,23 @@ op_run_disposal(struct pass *p, const struct disposal_task *t)
 	buf_printf(&env[2], "CHECKPOINT_SAVEPOINT_PATH=%s", t->path);
 	for (i = 0; i < 3; i++)
 		envp[i] = (char *)buf_str(&env[i]);
-	log_info("disposal %s of %s: action started", t->trigger.s, t->path);
-	op_run(t->command, envp, 3, t->timeout_s, &res);
-	p->stats->actions++;
-	if (res.status != ACTION_OK) {
-		buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t->path);
-		action_failure_trace(&trace, &res, t->timeout_s, "dispose");
+	if (t->flink_url != NULL)
+		op_flink_disposal(t, &class, &trace);
+	else {
+		log_info("disposal %s of %s: action started", t->trigger.s,
+		    t->path);
+		op_run(t->command, envp, 3, t->timeout_s, &res);
+		if (res.status != ACTION_OK) {
+			class = FAIL_JOB_CLASS;
+			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t->path);
+			action_failure_trace(&trace, &res, t->timeout_s,
+			    "dispose");
+		}
 	}
+	p->stats->actions++;
 	if ((rc = store_begin(p->store)) == STORE_OK) {
 		rc = store_disposal_complete(p->store, t->row, p->o->owner,
-		    t->path, res.status == ACTION_OK ? NULL : FAIL_JOB_CLASS,
-		    res.status == ACTION_OK ? NULL : buf_str(&trace),
+		    t->path, class, class != NULL ? buf_str(&trace) : NULL,
 		    clock_ms(CLOCK_REALTIME));
 		if (rc == STORE_OK)
 			rc = store_commit(p->store);
@@ -1871,7 +1992,8 @@ op_disposal_round(struct pass *p, int *more)
 		return rc;
 	rc = store_disposals_pending(p->store, t, OP_BATCH, &n);
 	for (i = 0; rc == STORE_OK && i < n; i++) {
-		if (!t[i].job_found || t[i].command == NULL) {
+		if (!t[i].job_found ||
+		    (t[i].command == NULL && t[i].flink_url == NULL)) {
 			buf_reset(&trace);
 			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t[i].path);
 			buf_printf(&trace,

@@ -1815,7 +1815,8 @@ store_savepoints_pending(struct store *s, struct savepoint_task *t, size_t max,
 			e->job_busy = col_int(&r, 12) != 0;
 			(*n)++;
 			if (col_dup(&r, 4, &e->target_dir) == -1 ||
-			    col_dup(&r, 10, &e->command) == -1) {
+			    col_dup(&r, 10, &e->command) == -1 ||
+			    col_dup(&r, 13, &e->flink_url) == -1) {
 				r.rc = STORE_ERROR;
 				break;
 			}
@@ -1836,7 +1837,8 @@ store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
 	for (i = 0; i < n; i++) {
 		free(t[i].target_dir);
 		free(t[i].command);
-		t[i].target_dir = t[i].command = NULL;
+		free(t[i].flink_url);
+		t[i].target_dir = t[i].command = t[i].flink_url = NULL;
 	}
 }
 
@@ -1845,8 +1847,8 @@ store_savepoint_claim(struct store *s, int64_t row, const char *owner,
     int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms)
 {
 	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
-		VAL_INT(checkpoint_id), VAL_INT(now_ms),
-		VAL_INT(lease_ms - now_ms) };
+		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+		VAL_INT(now_ms), VAL_INT(lease_ms - now_ms) };
 
 	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
 }
@@ -1923,7 +1925,8 @@ store_disposals_pending(struct store *s, struct disposal_task *t, size_t max,
 			e->timeout_s = col_int(&r, 5);
 			(*n)++;
 			if (col_dup(&r, 2, &e->path) == -1 ||
-			    col_dup(&r, 4, &e->command) == -1) {
+			    col_dup(&r, 4, &e->command) == -1 ||
+			    col_dup(&r, 6, &e->flink_url) == -1) {
 				r.rc = STORE_ERROR;
 				break;
 			}
@@ -1944,7 +1947,8 @@ store_disposal_tasks_free(struct disposal_task *t, size_t n)
 	for (i = 0; i < n; i++) {
 		free(t[i].path);
 		free(t[i].command);
-		t[i].path = t[i].command = NULL;
+		free(t[i].flink_url);
+		t[i].path = t[i].command = t[i].flink_url = NULL;
 	}
 }
 

@@ -630,6 +630,7 @@ struct savepoint_task {
 	char *command; /* owned; NULL: the job has none */
 	int64_t timeout_s;
 	int job_busy; /* a command of the job runs */
+	char *flink_url; /* owned; the job's JobManager, NULL: not bound */
 };
 struct disposal_task {
 	int64_t row;
@@ -639,6 +640,7 @@ struct disposal_task {
 	struct id job;
 	char *command; /* owned; NULL: none */
 	int64_t timeout_s;
+	char *flink_url; /* owned; the job's JobManager, NULL: not bound */
 };
 /* A claim of either table, and whether its lease is over. */
 struct op_claim {

@@ -456,7 +456,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " EXISTS (SELECT 1 FROM triggers t WHERE t.job_id = s.job_id"
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
 	    " OR EXISTS (SELECT 1 FROM savepoints o WHERE o.job_id = s.job_id"
-	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL)"
+	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL),"
+	    " j.flink_url"
 	    " FROM savepoints s LEFT JOIN jobs j ON j.job_id = s.job_id"
 	    " WHERE s.status = 'IN_PROGRESS' AND s.claimed_by IS NULL"
 	    " ORDER BY s.id LIMIT ?1",
@@ -485,7 +486,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_DISPOSAL_PENDING] =
 	    "SELECT d.id, d.trigger_id, d.savepoint_path, s.job_id,"
-	    " j.dispose_command, coalesce(j.timeout_s, 600)"
+	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url"
 	    " FROM savepoint_disposals d"
 	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
 	    "  WHERE location = d.savepoint_path)"

@@ -13,7 +13,9 @@
 # failure as Flink sent it (serialized-throwable byte for byte), one
 # pass of a runner from cron follows a checkpoint to its end, and a
 # JobManager that forgot a trigger (Flink's own 404 on its status) has
-# its outcome recovered from Flink's checkpoint statistics.
+# its outcome recovered from Flink's checkpoint statistics.  A savepoint,
+# its disposal and a stop go through the JobManager too, and are Flink's
+# own on disk.
 # FLINK_STORE=pg runs it all on PostgreSQL (t6500).
 
 . "$(dirname "$0")/lib.sh"
@@ -228,6 +230,73 @@ check $T4
 is "$(jm "/jobs/$JOB/checkpoints" | python3 -c '
 import json, sys; print(json.load(sys.stdin)["counts"]["total"])')" \
     "$((BEFORE + 1))" "Flink took one checkpoint for it"
+
+# --- savepoints, a disposal and a stop, through the JobManager -------------------
+#
+# Each asked of Flink under the service's trigger id by one pass, as a
+# command would run: Flink's location, on disk, and Flink's own answer for
+# the same trigger id; the disposal removes it from disk; the stop ends
+# the job on both sides.
+SP1=000000000000000000000000000000d1
+SP2=000000000000000000000000000000d2
+SPDIR=file://$T/flink-savepoints
+mkdir -p "$T/flink-savepoints"
+# spost PATH BODY: a POST's status; its body in $T/spost.
+spost() {
+	curl -s -o "$T/spost" -w '%{http_code}' -X POST --data "$2" "$BASE$1"
+}
+# sp_col TRIGGER COLUMN: one column of the service's row of a savepoint.
+sp_col() {
+	sql "SELECT coalesce(CAST($2 AS TEXT), '-') FROM savepoints
+	    WHERE trigger_id = '$1'"
+}
+is "$(spost /jobs/$JOB/savepoints \
+    "{\"target-directory\":\"$SPDIR\",\"triggerId\":\"$SP1\"}")" 202 \
+    "a savepoint of the bound job: 202"
+"$RUNNER" 2>>"$T/runner.log"
+SPLOC=$(sp_col $SP1 location)
+is "$? $(curl -s "$BASE/jobs/$JOB/savepoints/$SP1")" \
+    "0 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"location\":\"$SPLOC\"}}" \
+    "one pass: the savepoint COMPLETED with a location"
+is "$(jm "/jobs/$JOB/savepoints/$SP1" | python3 -c '
+import json, sys; print(json.load(sys.stdin)["operation"]["location"])')" \
+    "$SPLOC" "... the location Flink answers for the same trigger id"
+test -f "${SPLOC#file:}/_metadata"
+ok $? "... a savepoint on disk, its _metadata there"
+wait_until 100 "jm /jobs/$JOB/checkpoints | grep -q '$SPLOC'"
+is "$(sp_col $SP1 checkpoint_id)" "$(jm "/jobs/$JOB/checkpoints" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["history"]:
+    if c["external_path"] == sys.argv[1]:
+        print(c["id"])' "$SPLOC")" \
+    "... its id Flink's, from its statistics"
+
+is "$(spost /savepoint-disposal "{\"savepoint-path\":\"$SPLOC\"}")" 200 \
+    "its disposal: 200"
+D1=$(cut -d'"' -f4 "$T/spost")
+"$RUNNER" 2>>"$T/runner.log"
+is "$(curl -s "$BASE/savepoint-disposal/$D1")" \
+    '{"status":{"id":"COMPLETED"},"operation":{}}' \
+    "one pass: the disposal COMPLETED"
+test ! -e "${SPLOC#file:}"
+ok $? "... Flink removed the savepoint from disk"
+is "$(sp_col $SP1 "CASE WHEN disposed_ms IS NOT NULL THEN 1 ELSE 0 END")" 1 \
+    "... marked disposed"
+
+is "$(spost /jobs/$JOB/stop \
+    "{\"targetDirectory\":\"$SPDIR\",\"triggerId\":\"$SP2\"}")" 202 \
+    "a stop of the bound job: 202"
+"$RUNNER" 2>>"$T/runner.log"
+STOPLOC=$(sp_col $SP2 location)
+like "$STOPLOC" "^file:$T/flink-savepoints/savepoint-" \
+    "one pass: the stop COMPLETED with Flink's location"
+test -f "${STOPLOC#file:}/_metadata"
+ok $? "... its savepoint on disk"
+is "$(sql "SELECT state FROM jobs WHERE job_id = '$JOB'")" FINISHED \
+    "... the service's job FINISHED"
+wait_until 100 "jm /jobs/$JOB/status | grep -q FINISHED"
+is "$(jm "/jobs/$JOB/status")" '{"status":"FINISHED"}' \
+    "... and Flink's job FINISHED"
 
 stop_pid "$JM_PID" KILL
 
