@@ -251,21 +251,18 @@ jm_post_body(const struct jm_follow *f, struct buf *b)
 		    json_object_new_string(ckpt_type_name(f->type)));
 		break;
 	case JM_SAVEPOINT:
-		json_object_object_add(o, "target-directory",
+	case JM_STOP: {
+		int stop = f->kind == JM_STOP;
+
+		json_object_object_add(o,
+		    stop ? "targetDirectory" : "target-directory",
 		    json_object_new_string(f->target_dir));
-		json_object_object_add(o, "cancel-job",
-		    json_object_new_boolean(f->cancel_job));
+		json_object_object_add(o, stop ? "drain" : "cancel-job",
+		    json_object_new_boolean(stop ? f->drain : f->cancel_job));
 		json_object_object_add(o, "formatType",
 		    json_object_new_string(format));
 		break;
-	case JM_STOP:
-		json_object_object_add(o, "targetDirectory",
-		    json_object_new_string(f->target_dir));
-		json_object_object_add(o, "drain",
-		    json_object_new_boolean(f->drain));
-		json_object_object_add(o, "formatType",
-		    json_object_new_string(format));
-		break;
+	}
 	case JM_DISPOSE:
 		json_object_object_add(o, "savepoint-path",
 		    json_object_new_string(f->dispose_path));
