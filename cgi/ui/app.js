@@ -31,6 +31,8 @@ const state = {
 	waits: new Map(), // jid -> the service's own ../triggers: { data } or { error }
 	rows: new Map(), // jid -> the row's elements, kept between refreshes
 	triggers: new Map(), // jid -> the page's own trigger, followed
+	savepoints: new Map(), // jid -> ../savepoints (beyond Flink): { data } or { error }
+	sp: null, // the page's own savepoint or stop: { jid, busy, cls, text, trace }
 	runner: null, // { passMs }: ../triggers' runner_last_pass_ms, the same for every job
 	down: null, // the error that stopped the last refresh
 	page: 0,
@@ -77,6 +79,30 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const jobUrl = (jid) => `../jobs/${encodeURIComponent(jid)}/checkpoints`;
 // Beyond Flink: the job's newest triggers and what waits for the runner.
 const triggersUrl = (jid) => `../jobs/${encodeURIComponent(jid)}/triggers`;
+// The job's savepoints: Flink's family, and beyond Flink the listing.
+const savepointsUrl = (jid) => `../jobs/${encodeURIComponent(jid)}/savepoints`;
+
+// GETs a status until COMPLETED, as the flink CLI does (10 ms doubling to
+// 2 s), saying how long it has waited; a 502 or 503 is waited out.
+async function follow(url, say) {
+	const start = Date.now();
+	for (let wait = 10; ; wait = Math.min(wait * 2, 2000)) {
+		let s;
+		try {
+			s = await api(url);
+		} catch (e) {
+			if (e.status > 0 && e.status !== 503 && e.status !== 502)
+				throw e;
+			say(`Following ${url.split('/').pop().slice(0, 8)}…: ${e.message}`);
+			await sleep(2000);
+			continue;
+		}
+		if (s.status?.id === 'COMPLETED')
+			return s.operation ?? {};
+		say(`In progress for ${fmtDuration(Date.now() - start)}…`);
+		await sleep(wait);
+	}
+}
 
 function h(tag, { dataset, ...props } = {}, ...kids) {
 	const e = document.createElement(tag);
@@ -86,6 +112,10 @@ function h(tag, { dataset, ...props } = {}, ...kids) {
 	return e;
 }
 const line = (cls, ...kids) => h('div', { className: `ln ${cls}` }, ...kids);
+// A table cell that names its column, for the phone's cards.
+const td = (label, ...kids) => h('td', { dataset: { label } }, ...kids);
+// A failure: its cause line, the whole trace on demand.
+const failEl = (line, trace) => [h('div', { className: 'bad', textContent: line }), traceEl(trace)];
 // One line cut with an ellipsis, whole on hover.
 const cut = (cls, text) => h('div', { className: `ln ${cls}`, textContent: text, title: text });
 
@@ -264,51 +294,76 @@ function showTrigger(jid) {
 	row.out.replaceChildren(t.text, traceEl(t.trace) ?? '');
 }
 
-// POSTs exactly as Flink's clients do, then follows the trigger as the
-// flink CLI does (10 ms doubling to 2 s) until it completes.
-async function trigger(jid, type) {
-	const t = { busy: true, text: 'Triggering…' };
-	const set = (u) => {
-		Object.assign(t, u);
-		showTrigger(jid);
-	};
-	state.triggers.set(jid, t);
-	showTrigger(jid);
+// POSTs body to url as Flink's clients do, then follows what it started
+// (status: its status path) to its end; t, the page's record of it, is
+// shown by show at each step, and ok says a success.
+async function act(t, show, url, body, status, ok) {
+	const set = (u) => show(Object.assign(t, u));
+	set({ busy: true });
 	try {
-		const r = await api(jobUrl(jid), {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ checkpointType: type, triggerId: null }),
-		});
-		const rid = r['request-id'], start = Date.now();
-		for (let wait = 10; ; wait = Math.min(wait * 2, 2000)) {
-			let s;
-			try {
-				s = await api(`${jobUrl(jid)}/${encodeURIComponent(rid)}`);
-			} catch (e) {
-				if (e.status > 0 && e.status !== 503 && e.status !== 502)
-					throw e;
-				set({ text: `Following trigger ${rid.slice(0, 8)}…: ${e.message}` });
-				await sleep(2000);
-				continue;
-			}
-			if (s.status?.id === 'COMPLETED') {
-				const op = s.operation ?? {};
-				if (op.failureCause) {
-					const trace = op.failureCause['stack-trace'] ?? '';
-					set({ busy: false, cls: 'bad', trace,
-						text: `Failed: ${causeLine(trace) || op.failureCause.class || 'unknown cause'}` });
-				} else
-					set({ busy: false, cls: 'ok', text: `Checkpoint ${op.checkpointId} completed` });
-				break;
-			}
-			set({ text: `In progress for ${fmtDuration(Date.now() - start)}…` });
-			await sleep(wait);
-		}
+		const r = await api(url, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify(body) });
+		const op = await follow(`${status}/${encodeURIComponent(r['request-id'])}`, (text) => set({ text }));
+		const cause = op.failureCause ?? op['failure-cause'], trace = cause?.['stack-trace'] ?? '';
+		set(cause ? { busy: false, cls: 'bad', trace, text: `Failed: ${causeLine(trace) || cause.class || 'unknown cause'}` } :
+			{ busy: false, cls: 'ok', text: ok(op) });
 	} catch (e) {
 		set({ busy: false, cls: 'bad', text: `Not triggered: ${e.message}` });
 	}
+}
+
+async function trigger(jid, type) {
+	const t = { text: 'Triggering…' };
+	state.triggers.set(jid, t);
+	await act(t, () => showTrigger(jid), jobUrl(jid), { checkpointType: type, triggerId: null }, jobUrl(jid),
+		(op) => `Checkpoint ${op.checkpointId} completed`);
 	refreshStats([jid]).then(render);
+}
+
+// A savepoint into the job's own directory, or a stop with one (asked
+// first: the job ends).
+async function savepoint(jid, stop) {
+	const job = state.jobs.find((j) => j.jid === jid);
+	if (stop && !confirm(`Stop ${job?.name || jid} with a savepoint? The job ends.`))
+		return;
+	state.sp = { jid, text: stop ? 'Stopping…' : 'Taking a savepoint…' };
+	await act(state.sp, () => renderSavepoints(jid), `../jobs/${encodeURIComponent(jid)}/${stop ? 'stop' : 'savepoints'}`,
+		{ triggerId: null }, savepointsUrl(jid), (op) => `${stop ? 'Stopped; savepoint' : 'Savepoint'} at ${op.location}`);
+	refreshSavepoints(jid).then(render);
+}
+
+async function refreshSavepoints(jid) {
+	try {
+		state.savepoints.set(jid, { data: await api(savepointsUrl(jid)) });
+	} catch (e) {
+		state.savepoints.set(jid, { error: e.message });
+	}
+}
+
+function savepointRow(e) {
+	const cls = e.status === 'COMPLETED' ? (e.failure_class ? 'bad' : 'ok') : '';
+	const what = e.failure_class ? failEl(causeLine(e.failure_trace ?? '') || e.failure_class, e.failure_trace) :
+		[cut('loc', (e.location ?? '') + (e.disposed_ms ? ' (disposed)' : ''))];
+	return h('tr', {}, td('Id', e.checkpoint_id ? `#${e.checkpoint_id}` : ''),
+		td('Kind', e.kind === 'STOP' ? 'stop' : 'savepoint'),
+		td('Status', h('span', { className: cls, textContent: e.failure_class ? 'FAILED' : e.status })),
+		td('Asked', timeEl(e.created_ms, true)), td('By', [e.remote_user, e.remote_addr].filter(Boolean).join('@')),
+		td(e.failure_class ? 'Failure' : 'Location', ...what));
+}
+
+function renderSavepoints(jid) {
+	const job = state.jobs.find((j) => j.jid === jid), sp = state.sp?.jid === jid ? state.sp : null;
+	const up = job?.state === 'RUNNING', s = state.savepoints.get(jid), list = s?.data?.savepoints ?? [];
+	$('sp-controls').hidden = !up && !sp;
+	$('sp-take').disabled = $('sp-stop').disabled = !!state.down || !!sp?.busy || !up;
+	$('sp-out').className = sp?.cls ?? '';
+	$('sp-out').replaceChildren(sp?.text ?? '', traceEl(sp?.trace) ?? '');
+	$('sp-none').textContent = s?.error ?? (list.length ? '' : 'None.');
+	const sig = JSON.stringify(list), t = $('savepoints');
+	if (t.dataset.sig !== sig)
+		t.tBodies[0].replaceChildren(...list.map(savepointRow));
+	t.dataset.sig = sig;
+	t.hidden = !list.length;
 }
 
 function makeRow(job) {
@@ -388,9 +443,8 @@ function renderList() {
 function historyRow(c) {
 	const cls = c.status === 'COMPLETED' ? 'ok' : c.status === 'FAILED' ? 'bad' : '';
 	const what = c.status === 'FAILED' ?
-		[h('div', { className: 'bad', textContent: causeLine(c.failure) || 'no message' }), traceEl(c.trace ?? c.failure)] :
+		failEl(causeLine(c.failure) || 'no message', c.trace ?? c.failure) :
 		[cut('loc', c.path ?? '')];
-	const td = (label, ...kids) => h('td', { dataset: { label } }, ...kids);
 	return h('tr', {}, td('Id', `#${c.id}`), td('Status', h('span', { className: cls, textContent: c.status })),
 		td('Triggered', timeEl(c.posted > 0 ? c.posted : c.claim, true)),
 		td('Waited', c.wait >= 0 ? fmtDuration(c.wait) : 'n/a'), td('Ran', fmtDuration(c.dur)),
@@ -399,6 +453,7 @@ function historyRow(c) {
 
 function renderJob(jid) {
 	const job = state.jobs.find((j) => j.jid === jid);
+	renderSavepoints(jid);
 	if (job) {
 		const row = rowOf(job);
 		if (row.controls.parentNode !== $('job-trigger'))
@@ -485,7 +540,7 @@ async function refresh() {
 		// Every job's health is needed for the order and the summary;
 		// on the first load, what is on screen is read and shown first.
 		const jid = selected(), now = jid ? [jid] : first ? visibleJobs().shown.map((j) => j.jid) : [];
-		await refreshStats(now);
+		await Promise.all([refreshStats(now), jid ? refreshSavepoints(jid) : null]);
 		if (now.length)
 			render();
 		const shown = new Set(selected() ? now : visibleJobs().shown.map((j) => j.jid));
@@ -535,6 +590,8 @@ window.addEventListener('hashchange', () => {
 	render();
 	const jid = selected();
 	if (jid)
-		refreshStats([jid]).then(render);
+		Promise.all([refreshStats([jid]), refreshSavepoints(jid)]).then(render);
 });
+$('sp-take').addEventListener('click', () => savepoint(selected(), false));
+$('sp-stop').addEventListener('click', () => savepoint(selected(), true));
 refresh();

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 33;
+export const CHECKS = 35;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -263,6 +263,36 @@ try {
 		const text = await cell.textContent();
 		return (/ UTC$/.test(title) && text.includes(`file:/ckpt/${OK_JOB}/chk-${id}`)) || `${text} / ${title}`;
 	});
+	let spId = 0; // the savepoint's id, from the job's checkpoint sequence
+	await step('the job\'s view: Take savepoint POSTs, the runner completes it, its location listed', async () => {
+		await page.goto(`${BASE}/ui/#job/${OK_JOB}`);
+		await page.click('#sp-take');
+		const out = page.locator('#sp-out');
+		await out.filter({ hasText: /^Savepoint at file:\/sp\/sp-\d+$/ }).waitFor({ timeout: 20000 });
+		const where = (await out.textContent()).slice('Savepoint at '.length);
+		const first = page.locator('#savepoints tbody tr').first();
+		await first.filter({ hasText: where }).waitFor({ timeout: 10000 });
+		const cells = await first.textContent();
+		spId = Number(where.match(/sp-(\d+)$/)[1]);
+		const rows = sql(DB, `SELECT kind, location FROM savepoints WHERE job_id = '${OK_JOB}'`).trim();
+		return (cells.includes('savepoint') && cells.includes('COMPLETED') && rows === `SAVEPOINT|${where}`) ||
+			`${cells} / ${rows}`;
+	});
+	await step('Stop with savepoint asks first; dismissed, nothing is asked of the service', async () => {
+		let asked = '';
+		page.once('dialog', (d) => {
+			asked = d.message();
+			d.dismiss();
+		});
+		await page.click('#sp-stop');
+		await page.waitForTimeout(500);
+		const stops = sql(DB, 'SELECT count(*) FROM savepoints WHERE kind = \'STOP\'').trim();
+		const busy = await page.locator('#sp-take').isDisabled();
+		await page.goto(`${BASE}/ui/`);
+		await page.locator('#updated', { hasText: 'Updated' }).waitFor();
+		return (asked.startsWith('Stop orders with a savepoint?') && stops === '0' && !busy) ||
+			`"${asked}", ${stops} stops, buttons busy ${busy}`;
+	});
 	await step('a failing job\'s trigger shows its failure text and, on demand, its stack trace', async () => {
 		await page.fill('#filter', FAIL_JOB);
 		await row(FAIL_JOB).getByRole('button', { name: 'Trigger checkpoint' }).click();
@@ -423,7 +453,8 @@ try {
 		await r.locator('output').filter({ hasText: /Checkpoint \d+ completed/ }).waitFor({ timeout: 20000 });
 		const text = await r.locator('output').textContent();
 		await p4.close();
-		return text.includes(`Checkpoint ${Number(id) + 1} completed`) || text;
+		// The savepoint took the id after the page's first checkpoint.
+		return (spId === Number(id) + 1 && text.includes(`Checkpoint ${spId + 1} completed`)) || `${text} (savepoint ${spId})`;
 	});
 	await step('triggers queued with no runner: the waiting count, the oldest\'s age; no alarm while its last pass is recent, said plainly once it is not', async () => {
 		// The runner is stopped (the last check: none follows that needs it).
