@@ -69,6 +69,8 @@ enum ctl_opt {
 	CTL_OPT_SAVEPOINT_CRON,
 	CTL_OPT_KEEP_SAVEPOINTS,
 	CTL_OPT_KEEP_SAVEPOINTS_FOR,
+	CTL_OPT_KEEP_CHECKPOINTS,
+	CTL_OPT_KEEP_CHECKPOINTS_FOR,
 	CTL_OPT_DRY_RUN, /* a flag: takes no value */
 	CTL_OPT__MAX
 };
@@ -99,6 +101,8 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_SAVEPOINT_CRON] = "savepoint-cron",
 	[CTL_OPT_KEEP_SAVEPOINTS] = "keep-savepoints",
 	[CTL_OPT_KEEP_SAVEPOINTS_FOR] = "keep-savepoints-for",
+	[CTL_OPT_KEEP_CHECKPOINTS] = "keep-checkpoints",
+	[CTL_OPT_KEEP_CHECKPOINTS_FOR] = "keep-checkpoints-for",
 	[CTL_OPT_DRY_RUN] = "dry-run",
 };
 
@@ -179,7 +183,9 @@ static int ctl_doctor_cmd(struct ctl *, const struct ctl_args *);
 	    CTL_BIT(CTL_OPT_SAVEPOINT_EVERY) | \
 	    CTL_BIT(CTL_OPT_SAVEPOINT_CRON) | \
 	    CTL_BIT(CTL_OPT_KEEP_SAVEPOINTS) | \
-	    CTL_BIT(CTL_OPT_KEEP_SAVEPOINTS_FOR))
+	    CTL_BIT(CTL_OPT_KEEP_SAVEPOINTS_FOR) | \
+	    CTL_BIT(CTL_OPT_KEEP_CHECKPOINTS) | \
+	    CTL_BIT(CTL_OPT_KEEP_CHECKPOINTS_FOR))
 
 #define CTL_DEPLOY_OPTS \
 	(CTL_BIT(CTL_OPT_USER) | CTL_BIT(CTL_OPT_GROUP) | \
@@ -203,7 +209,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--every INTERVAL] [--cron 'M H DOM MON DOW']\n"
 	    "\t    [--savepoint-every INTERVAL]\n"
 	    "\t    [--savepoint-cron 'M H DOM MON DOW']\n"
-	    "\t    [--keep-savepoints N] [--keep-savepoints-for AGE]",
+	    "\t    [--keep-savepoints N] [--keep-savepoints-for AGE]\n"
+	    "\t    [--keep-checkpoints N] [--keep-checkpoints-for AGE]",
 	    1, CTL_JOB_FIELDS | CTL_SCHEDULE_OPTS, ctl_job_add },
 	{ "job set",
 	    "JOBID [--state STATE] [--name NAME] [--type TYPE]\n"
@@ -213,7 +220,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--every INTERVAL|none] [--cron 'M H DOM MON DOW'|none]\n"
 	    "\t    [--savepoint-every INTERVAL|none]\n"
 	    "\t    [--savepoint-cron 'M H DOM MON DOW'|none]\n"
-	    "\t    [--keep-savepoints N|none] [--keep-savepoints-for AGE|none]",
+	    "\t    [--keep-savepoints N|none] [--keep-savepoints-for AGE|none]\n"
+	    "\t    [--keep-checkpoints N|none] [--keep-checkpoints-for AGE|none]",
 	    1, CTL_JOB_FIELDS | CTL_BIT(CTL_OPT_STATE) | CTL_SCHEDULE_OPTS,
 	    ctl_job_set },
 	{ "job rm", "JOBID", 1, 0, ctl_job_rm },
@@ -596,30 +604,43 @@ ctl_caller(void)
 	return pw != NULL ? pw->pw_name : "unknown";
 }
 
-/* A retention policy given on the command line: each rule, or none. */
+/*
+ * A retention policy given on the command line, of a kind: each rule, or
+ * none.
+ */
 struct ctl_retain {
+	const char *kind; /* CHECKPOINT, SAVEPOINT */
 	int given_last, given_ms;
 	int64_t last, ms; /* 0: none */
 };
 
+/* --keep-checkpoints[-for] into rt[0], --keep-savepoints[-for] rt[1]. */
 static int
-ctl_retain_parse(const struct ctl_args *a, struct ctl_retain *rt)
+ctl_retain_parse(const struct ctl_args *a, struct ctl_retain rt[2])
 {
-	const char *last = a->opt[CTL_OPT_KEEP_SAVEPOINTS];
-	const char *age = a->opt[CTL_OPT_KEEP_SAVEPOINTS_FOR];
-	const char *why;
+	static const int opts[2][2] = { { CTL_OPT_KEEP_CHECKPOINTS,
+					    CTL_OPT_KEEP_CHECKPOINTS_FOR },
+		{ CTL_OPT_KEEP_SAVEPOINTS, CTL_OPT_KEEP_SAVEPOINTS_FOR } };
+	const char *last, *age, *why;
+	int k;
 
-	memset(rt, 0, sizeof(*rt));
-	rt->given_last = last != NULL;
-	rt->given_ms = age != NULL;
-	if (last != NULL && strcmp(last, "none") != 0 &&
-	    ctl_parse_num("keep-savepoints", last, 1000000, &rt->last) == -1)
-		return -1;
-	if (age != NULL && strcmp(age, "none") != 0 &&
-	    schedule_parse_every(age, &rt->ms, &why) == -1) {
-		ctl_err("bad --keep-savepoints-for '%.64s': %s (e.g. 12h, 30d)",
-		    age, why);
-		return -1;
+	for (k = 0; k < 2; k++) {
+		memset(&rt[k], 0, sizeof(rt[k]));
+		rt[k].kind = k == 0 ? "CHECKPOINT" : "SAVEPOINT";
+		last = a->opt[opts[k][0]];
+		age = a->opt[opts[k][1]];
+		rt[k].given_last = last != NULL;
+		rt[k].given_ms = age != NULL;
+		if (last != NULL && strcmp(last, "none") != 0 &&
+		    ctl_parse_num(ctl_opt_names[opts[k][0]], last, 1000000,
+			&rt[k].last) == -1)
+			return -1;
+		if (age != NULL && strcmp(age, "none") != 0 &&
+		    schedule_parse_every(age, &rt[k].ms, &why) == -1) {
+			ctl_err("bad --%s '%.64s': %s (e.g. 12h, 30d)",
+			    ctl_opt_names[opts[k][1]], age, why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -632,21 +653,26 @@ static enum store_rc
 ctl_retain_write(struct store *s, const struct id *job,
     const struct ctl_retain *rt)
 {
-	int64_t last = 0, ms = 0;
-	enum store_rc rc;
+	int64_t last, ms;
+	enum store_rc rc = STORE_OK;
+	int k;
 
-	if (!rt->given_last && !rt->given_ms)
-		return STORE_OK;
-	rc = store_retention_get(s, job, &last, &ms);
-	if (rc != STORE_OK && rc != STORE_NOTFOUND)
-		return rc;
-	if (rt->given_last)
-		last = rt->last;
-	if (rt->given_ms)
-		ms = rt->ms;
-	if ((rc = store_retention_set(s, job, last, ms, ctl_caller(),
-		 clock_ms(CLOCK_REALTIME))) == STORE_NOTFOUND)
-		ctl_err("job %s not found", job->s);
+	for (k = 0; k < 2 && rc == STORE_OK; k++) {
+		if (!rt[k].given_last && !rt[k].given_ms)
+			continue;
+		last = ms = 0;
+		rc = store_retention_get(s, job, rt[k].kind, &last, &ms);
+		if (rc != STORE_OK && rc != STORE_NOTFOUND)
+			return rc;
+		if (rt[k].given_last)
+			last = rt[k].last;
+		if (rt[k].given_ms)
+			ms = rt[k].ms;
+		if ((rc = store_retention_set(s, job, rt[k].kind, last, ms,
+			 ctl_caller(), clock_ms(CLOCK_REALTIME))) ==
+		    STORE_NOTFOUND)
+			ctl_err("job %s not found", job->s);
+	}
 	return rc;
 }
 
@@ -868,7 +894,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
 	struct ctl_sched sc[2];
-	struct ctl_retain rt;
+	struct ctl_retain rt[2];
 	struct store *s;
 	enum store_rc rc;
 	const char *flink;
@@ -880,7 +906,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	j.timeout_s = CTL_TIMEOUT_DEFAULT;
 	if (ctl_job_parse(a, &j, &fields) == -1 ||
 	    ctl_flink_parse(a, &flink, &bind) == -1 ||
-	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, &rt) == -1)
+	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, rt) == -1)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
@@ -894,8 +920,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	if (rc == STORE_OK &&
 	    ((rc = ctl_schedule_write(s, &j.id, sc)) == STORE_NOTFOUND ||
 		(rc == STORE_OK &&
-		    (rc = ctl_retain_write(s, &j.id, &rt)) ==
-			STORE_NOTFOUND))) {
+		    (rc = ctl_retain_write(s, &j.id, rt)) == STORE_NOTFOUND))) {
 		ctl_err("job %s added without its schedules or retention",
 		    j.id.s);
 		return CTL_EXIT_FAIL;
@@ -944,7 +969,7 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 {
 	struct job j;
 	struct ctl_sched sc[2];
-	struct ctl_retain rt;
+	struct ctl_retain rt[2];
 	struct store *s;
 	enum store_rc rc = STORE_OK;
 	const char *flink;
@@ -953,16 +978,18 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	memset(&j, 0, sizeof(j));
 	if (ctl_job_parse(a, &j, &fields) == -1 ||
 	    ctl_flink_parse(a, &flink, &bind) == -1 ||
-	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, &rt) == -1)
+	    ctl_schedule_parse(a, sc) == -1 || ctl_retain_parse(a, rt) == -1)
 		return CTL_EXIT_USAGE;
 	if (fields == 0 && !bind && !sc[0].given && !sc[1].given &&
-	    !rt.given_last && !rt.given_ms) {
+	    !rt[0].given_last && !rt[0].given_ms && !rt[1].given_last &&
+	    !rt[1].given_ms) {
 		ctl_err("job set: nothing to change; give --state, --name, "
 			"--type, --command, --timeout, --flink, "
 			"--savepoint-dir, a savepoint, stop or dispose "
 			"command, a schedule (--every, --cron, "
 			"--savepoint-every, --savepoint-cron) or a retention "
-			"(--keep-savepoints, --keep-savepoints-for)");
+			"(--keep-savepoints, --keep-checkpoints and their "
+			"-for)");
 		return CTL_EXIT_USAGE;
 	}
 	if ((s = ctl_open(c)) == NULL)
@@ -976,7 +1003,7 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 	if (rc == STORE_OK)
 		rc = ctl_schedule_write(s, &j.id, sc);
 	if (rc == STORE_OK)
-		rc = ctl_retain_write(s, &j.id, &rt);
+		rc = ctl_retain_write(s, &j.id, rt);
 	return rc == STORE_NOTFOUND ? CTL_EXIT_FAIL :
 				      ctl_store_done(c, rc, "job set");
 }
@@ -1446,6 +1473,7 @@ ctl_savepoint_keep(struct ctl *c, const struct ctl_args *a)
 struct ctl_retain_list {
 	struct ctl_table t;
 	struct id job;
+	char kind[16];
 	size_t index;
 	int64_t now_ms;
 	int act;
@@ -1469,15 +1497,17 @@ ctl_retention_row(const struct retention_row *r, void *arg)
 	struct retention_decision d;
 	char what[160];
 
-	if (strcmp(l->job.s, r->job.s) != 0) {
-		l->job = r->job;
-		l->index = 0;
-	}
-	retention_decide(r, l->index++, l->now_ms, &d);
+	retention_decide(r,
+	    retention_index(&l->job, l->kind, sizeof(l->kind), &l->index, r),
+	    l->now_ms, &d);
 	retention_describe(&d, what, sizeof(what));
 	ctl_table_add(&l->t, r->job.s);
+	ctl_table_add(&l->t, r->kind);
 	ctl_table_add(&l->t, r->trigger.s);
-	ctl_table_addf(&l->t, "%lld", (long long)r->checkpoint_id);
+	if (r->checkpoint_id > 0)
+		ctl_table_addf(&l->t, "%lld", (long long)r->checkpoint_id);
+	else
+		ctl_table_add(&l->t, NULL);
 	ctl_table_add(&l->t, r->location);
 	ctl_table_add(&l->t, what);
 	return l->t.oom;
@@ -1491,7 +1521,7 @@ ctl_retention_row(const struct retention_row *r, void *arg)
 static int
 ctl_retention(struct ctl *c, const struct ctl_args *a)
 {
-	static const char *const header[] = { "JOB ID", "TRIGGER ID",
+	static const char *const header[] = { "JOB ID", "KIND", "TRIGGER ID",
 		"CHECKPOINT", "LOCATION", "RETENTION" };
 	struct ctl_retain_list l;
 	struct id job;

@@ -1,10 +1,10 @@
 /*
- * Retention's verdicts: see retention.h.  A job's live savepoints are its
- * completed ones with a location, not disposed, newest (highest
- * checkpoint id) first.  Its newest is never disposed, nor one marked
- * kept; of the others, those among the newest keep_last and those younger
- * than keep_ms stay, so that with both rules a savepoint goes when it is
- * past the count and past the age.
+ * Retention's verdicts: see retention.h.  A job's live snapshots of a kind
+ * are its completed ones with a location, not disposed, newest (highest
+ * checkpoint id) first.  Its newest is never disposed, nor a savepoint
+ * marked kept; of the others, those among the newest keep_last and those
+ * younger than keep_ms stay, so that with both rules a snapshot goes when
+ * it is past the count and past the age.
  */
 #include <config.h>
 
@@ -103,10 +103,23 @@ retention_describe(const struct retention_decision *d, char *buf, size_t len)
 	}
 }
 
+size_t
+retention_index(struct id *job, char *kind, size_t len, size_t *next,
+    const struct retention_row *r)
+{
+	if (strcmp(job->s, r->job.s) != 0 || strcmp(kind, r->kind) != 0) {
+		*job = r->job;
+		snprintf(kind, len, "%s", r->kind);
+		*next = 0;
+	}
+	return (*next)++;
+}
+
 /* The rows retention lets go, gathered before any is written. */
 struct retain_scan {
 	int64_t now_ms;
 	struct id job; /* the job of the rows so far */
+	char kind[16]; /* and their kind */
 	size_t index; /* the next row's place among them */
 	struct retention_go *go;
 	size_t n, cap;
@@ -120,11 +133,10 @@ retain_collect(const struct retention_row *r, void *arg)
 	struct retention_decision d;
 	struct retention_go *g;
 
-	if (strcmp(sc->job.s, r->job.s) != 0) {
-		sc->job = r->job;
-		sc->index = 0;
-	}
-	retention_decide(r, sc->index++, sc->now_ms, &d);
+	retention_decide(r,
+	    retention_index(&sc->job, sc->kind, sizeof(sc->kind), &sc->index,
+		r),
+	    sc->now_ms, &d);
 	if (d.verdict != RETAIN_GO)
 		return 0;
 	if (sc->n == sc->cap) {

@@ -33,10 +33,17 @@ struct retention_decision {
 
 /*
  * The verdict on row, the index-th (0: newest) of its job's live
- * savepoints, at now_ms.
+ * snapshots of its kind, at now_ms.
  */
 void retention_decide(const struct retention_row *, size_t index,
     int64_t now_ms, struct retention_decision *);
+/*
+ * Row's place among its job's snapshots of its kind, for rows listed by
+ * job and kind (store_retention_list): job, kind and next carry what the
+ * rows so far were, and start zeroed.
+ */
+size_t retention_index(struct id *job, char *kind, size_t len, size_t *next,
+    const struct retention_row *);
 /* The verdict in a few words, as checkpointctl retention shows it. */
 int retention_describe(const struct retention_decision *, char *buf,
     size_t len);

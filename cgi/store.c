@@ -1991,6 +1991,10 @@ store_disposal_complete(struct store *s, int64_t row, const char *owner,
 	if (rc == STORE_OK && failure_class == NULL)
 		rc = run(s, STMT_DISPOSAL_MARK, mark, NVAL(mark),
 		    "mark disposed", NULL);
+	/* A checkpoint's path (retention), marked in the history. */
+	if (rc == STORE_OK && failure_class == NULL)
+		rc = run(s, STMT_DISPOSAL_MARK_HISTORY, mark, NVAL(mark),
+		    "mark disposed", NULL);
 	return rc;
 }
 
@@ -2208,10 +2212,10 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 /* --- Retention --- */
 
 enum store_rc
-store_retention_set(struct store *s, const struct id *job, int64_t keep_last,
-    int64_t keep_ms, const char *set_by, int64_t now_ms)
+store_retention_set(struct store *s, const struct id *job, const char *kind,
+    int64_t keep_last, int64_t keep_ms, const char *set_by, int64_t now_ms)
 {
-	struct store_val v[] = { VAL_TEXT(job->s),
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(kind),
 		VAL_INT_OR_NULL(keep_last, keep_last <= 0),
 		VAL_INT_OR_NULL(keep_ms, keep_ms <= 0), VAL_TEXT(set_by),
 		VAL_INT(now_ms) };
@@ -2221,14 +2225,14 @@ store_retention_set(struct store *s, const struct id *job, int64_t keep_last,
 		return run_one(s, STMT_RETAIN_SET, v, NVAL(v), "set retention");
 	if ((rc = store_job_known(s, job)) != STORE_OK)
 		return rc;
-	return run(s, STMT_RETAIN_CLEAR, v, 1, "clear retention", NULL);
+	return run(s, STMT_RETAIN_CLEAR, v, 2, "clear retention", NULL);
 }
 
 enum store_rc
-store_retention_get(struct store *s, const struct id *job, int64_t *keep_last,
-    int64_t *keep_ms)
+store_retention_get(struct store *s, const struct id *job, const char *kind,
+    int64_t *keep_last, int64_t *keep_ms)
 {
-	struct store_val v[] = { VAL_TEXT(job->s) };
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(kind) };
 	struct store_rows r;
 	int found = 0;
 
@@ -2269,17 +2273,18 @@ store_retention_list(struct store *s, const struct id *job,
 		while (next(&r)) {
 			memset(&e, 0, sizeof(e));
 			col_id(&r, 0, &e.job);
-			col_id(&r, 1, &e.trigger);
-			e.checkpoint_id = col_int(&r, 2);
-			e.location = col_text(&r, 3);
-			e.completed_ms = col_int(&r, 4);
-			e.kept_ms = col_int(&r, 5);
-			e.keep_last = col_int(&r, 6);
-			e.keep_ms = col_int(&r, 7);
-			e.disposal_status = col_text(&r, 8);
-			e.disposal_failed = col_text(&r, 9) != NULL;
-			e.disposal_attempts = col_int(&r, 10);
-			e.disposal_completed_ms = col_int(&r, 11);
+			e.kind = col_text(&r, 1);
+			col_id(&r, 2, &e.trigger);
+			e.checkpoint_id = col_int(&r, 3);
+			e.location = col_text(&r, 4);
+			e.completed_ms = col_int(&r, 5);
+			e.kept_ms = col_int(&r, 6);
+			e.keep_last = col_int(&r, 7);
+			e.keep_ms = col_int(&r, 8);
+			e.disposal_status = col_text(&r, 9);
+			e.disposal_failed = col_text(&r, 10) != NULL;
+			e.disposal_attempts = col_int(&r, 11);
+			e.disposal_completed_ms = col_int(&r, 12);
 			if (cb(&e, arg) != 0)
 				break;
 		}

@@ -736,15 +736,16 @@ enum store_rc store_schedule_fire(struct store *, const struct schedule_row *,
 /*
  * --- Retention (schema/0012; retention.h decides) ---
  *
- * Sets a job's policy: keep its newest keep_last savepoints (0: no such
- * rule) and those younger than keep_ms (0: none); both 0 clears it.
- * STORE_NOTFOUND: no such job.
+ * Sets a job's policy for kind (CHECKPOINT, SAVEPOINT): keep its newest
+ * keep_last (0: no such rule) and those younger than keep_ms (0: none);
+ * both 0 clears it.  STORE_NOTFOUND: no such job.
  */
 enum store_rc store_retention_set(struct store *, const struct id *job,
-    int64_t keep_last, int64_t keep_ms, const char *set_by, int64_t now_ms);
-/* The job's policy; STORE_NOTFOUND: it has none. */
+    const char *kind, int64_t keep_last, int64_t keep_ms, const char *set_by,
+    int64_t now_ms);
+/* The job's policy for kind; STORE_NOTFOUND: it has none. */
 enum store_rc store_retention_get(struct store *, const struct id *job,
-    int64_t *keep_last, int64_t *keep_ms);
+    const char *kind, int64_t *keep_last, int64_t *keep_ms);
 /*
  * Marks a completed savepoint of job kept (kept_ms > 0) or not (0), named
  * by its trigger id (trigger not NULL) or its checkpoint id.
@@ -753,14 +754,18 @@ enum store_rc store_retention_get(struct store *, const struct id *job,
 enum store_rc store_savepoint_keep(struct store *, const struct id *job,
     const struct id *trigger, int64_t checkpoint_id, int64_t kept_ms);
 
-/* One live savepoint of a job with a policy, and its disposal so far. */
+/*
+ * One live snapshot (a savepoint, or a checkpoint of the history with a
+ * location) of a job with a policy for its kind, and its disposal so far.
+ */
 struct retention_row {
 	struct id job;
+	const char *kind; /* CHECKPOINT, SAVEPOINT */
 	struct id trigger;
-	int64_t checkpoint_id;
+	int64_t checkpoint_id; /* 0: none (a bound job's, unknown) */
 	const char *location;
 	int64_t completed_ms;
-	int64_t kept_ms; /* 0: not kept */
+	int64_t kept_ms; /* 0: not kept (a savepoint only) */
 	int64_t keep_last, keep_ms; /* the job's policy; 0: no such rule */
 	const char *disposal_status; /* NULL: never asked for */
 	int disposal_failed;
@@ -768,7 +773,7 @@ struct retention_row {
 	int64_t disposal_completed_ms;
 };
 typedef int (*store_retention_cb)(const struct retention_row *, void *);
-/* Of every job with a policy (or job's), by job, newest first. */
+/* Of every job with a policy (or job's), by job and kind, newest first. */
 enum store_rc store_retention_list(struct store *, const struct id *job,
     store_retention_cb, void *);
 

@@ -485,13 +485,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * path as its location.
 	 */
 	[STMT_DISPOSAL_PENDING] =
-	    "SELECT d.id, d.trigger_id, d.savepoint_path, s.job_id,"
+	    "SELECT d.id, d.trigger_id, d.savepoint_path, d.owner,"
 	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url"
-	    " FROM savepoint_disposals d"
-	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
-	    "  WHERE location = d.savepoint_path)"
-	    " LEFT JOIN jobs j ON j.job_id = s.job_id"
-	    " WHERE d.status = 'IN_PROGRESS' AND d.claimed_by IS NULL"
+	    /* Whose snapshot: a savepoint's job, else a checkpoint's. */
+	    " FROM (SELECT *, coalesce((SELECT job_id FROM savepoints"
+	    "  WHERE location = savepoint_path ORDER BY id DESC LIMIT 1),"
+	    "  (SELECT job_id FROM checkpoint_history"
+	    "  WHERE location = savepoint_path LIMIT 1)) AS owner"
+	    "  FROM savepoint_disposals"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) AS d"
+	    " LEFT JOIN jobs j ON j.job_id = d.owner"
 	    " ORDER BY d.id LIMIT ?1",
 	[STMT_DISPOSAL_CLAIM] =
 	    "UPDATE savepoint_disposals SET claimed_by = ?2, claimed_ms = ?3,"
@@ -504,6 +507,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms = ?5, claimed_by = NULL, claimed_ms = NULL,"
 	    " lease_ms = NULL"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by IS ?6",
+	[STMT_DISPOSAL_MARK_HISTORY] =
+	    "UPDATE checkpoint_history SET disposed_ms = ?2"
+	    " WHERE location = ?1 AND disposed_ms IS NULL",
 	[STMT_DISPOSAL_MARK] = "UPDATE savepoints SET disposed_ms = ?2"
 			       " WHERE location = ?1 AND disposed_ms IS NULL",
 	[STMT_DISPOSAL_CLAIMS] =
@@ -605,34 +611,46 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND slot_ms < (SELECT slot_ms FROM schedule_slots"
 	    " WHERE job_id = ?1 AND kind = ?2"
 	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 99)",
-	/* Retention (schema/0012, retention.h). */
+	/* Retention (schema/0012, retention.h): ?2 is the kind. */
 	[STMT_RETAIN_SET] =
-	    "INSERT INTO retention (job_id, keep_last, keep_ms, set_by, set_ms)"
-	    " SELECT job_id, ?2, ?3, ?4, ?5 FROM jobs WHERE job_id = ?1"
-	    " ON CONFLICT (job_id) DO UPDATE SET keep_last = excluded.keep_last,"
-	    " keep_ms = excluded.keep_ms, set_by = excluded.set_by,"
-	    " set_ms = excluded.set_ms",
-	[STMT_RETAIN_CLEAR] = "DELETE FROM retention WHERE job_id = ?1",
-	[STMT_RETAIN_GET] =
-	    "SELECT keep_last, keep_ms FROM retention WHERE job_id = ?1",
+	    "INSERT INTO retention (job_id, kind, keep_last, keep_ms, set_by,"
+	    " set_ms) SELECT job_id, ?2, ?3, ?4, ?5, ?6 FROM jobs"
+	    " WHERE job_id = ?1"
+	    " ON CONFLICT (job_id, kind) DO UPDATE SET"
+	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
+	    " set_by = excluded.set_by, set_ms = excluded.set_ms",
+	[STMT_RETAIN_CLEAR] =
+	    "DELETE FROM retention WHERE job_id = ?1 AND kind = ?2",
+	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
+			    " WHERE job_id = ?1 AND kind = ?2",
 	/* A completed savepoint, by trigger id or checkpoint id. */
 	[STMT_SP_KEEP] = "UPDATE savepoints SET kept_ms = ?4 WHERE job_id = ?1"
 			 " AND (trigger_id = ?2 OR checkpoint_id = ?3)"
 			 " AND status = 'COMPLETED' AND location IS NOT NULL",
 	/*
-	 * The live savepoints of the jobs with a policy, newest first, each
-	 * with its disposal so far.
+	 * The live snapshots of the jobs with a policy for their kind (the
+	 * savepoints, and the history's checkpoints with a location), by job
+	 * and kind, newest first, each with its disposal so far.
 	 */
 	[STMT_RETAIN_CANDIDATES] =
-	    "SELECT s.job_id, s.trigger_id, s.checkpoint_id, s.location,"
-	    " s.completed_ms, s.kept_ms, r.keep_last, r.keep_ms, d.status,"
-	    " d.failure_class, d.attempts, d.completed_ms"
-	    " FROM savepoints s JOIN retention r ON r.job_id = s.job_id"
-	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = s.location"
-	    " WHERE s.status = 'COMPLETED' AND s.failure_class IS NULL"
-	    " AND s.location IS NOT NULL AND s.disposed_ms IS NULL"
-	    " AND (?1 IS NULL OR s.job_id = ?1)"
-	    " ORDER BY s.job_id, s.checkpoint_id DESC, s.id DESC",
+	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
+	    " c.location, c.completed_ms, c.kept_ms, r.keep_last, r.keep_ms,"
+	    " d.status, d.failure_class, d.attempts, d.completed_ms"
+	    " FROM (SELECT job_id, 'SAVEPOINT' AS kind, trigger_id,"
+	    "  checkpoint_id, location, completed_ms, kept_ms, id AS seq"
+	    "  FROM savepoints WHERE status = 'COMPLETED'"
+	    "  AND failure_class IS NULL AND location IS NOT NULL"
+	    "  AND disposed_ms IS NULL"
+	    " UNION ALL SELECT job_id, 'CHECKPOINT', trigger_id, checkpoint_id,"
+	    "  location, completed_ms, NULL, trigger_row FROM checkpoint_history"
+	    "  WHERE kind = 'CHECKPOINT' AND status = 'COMPLETED'"
+	    "  AND location IS NOT NULL AND location NOT LIKE '<%'"
+	    "  AND disposed_ms IS NULL) AS c"
+	    " JOIN retention r ON r.job_id = c.job_id AND r.kind = c.kind"
+	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
+	    " WHERE ?1 IS NULL OR c.job_id = ?1"
+	    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
+	    " c.seq DESC",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

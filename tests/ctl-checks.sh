@@ -89,7 +89,7 @@ refused 2 "bad --type 'CONFIGURED': expected FULL or INCREMENTAL" \
     "job set refuses --type CONFIGURED" job set "$J1" --type CONFIGURED
 refused 2 "bad --timeout '0': expected a whole number from 1 to 31536000" \
     "job set refuses --timeout 0" job set "$J1" --timeout 0 --name x
-refused 2 "job set: nothing to change; give --state, --name, --type, --command, --timeout, --flink, --savepoint-dir, a savepoint, stop or dispose command, a schedule (--every, --cron, --savepoint-every, --savepoint-cron) or a retention (--keep-savepoints, --keep-savepoints-for)" \
+refused 2 "job set: nothing to change; give --state, --name, --type, --command, --timeout, --flink, --savepoint-dir, a savepoint, stop or dispose command, a schedule (--every, --cron, --savepoint-every, --savepoint-cron) or a retention (--keep-savepoints, --keep-checkpoints and their -for)" \
     "job set without an option" job set "$J1"
 refused 2 "bad job id 'nope': expected 32 hexadecimal characters" \
     "job set refuses a bad id" job set nope --state FAILED

@@ -17,8 +17,8 @@ start_lighttpd
 
 # verdicts: checkpoint id and verdict of each live savepoint, one a line.
 verdicts() {
-	"$CTL" retention --dry-run --job "$J" | tail -n +2 |
-	    awk '{ $1 = $2 = $4 = ""; print }' | sed 's/^ *//; s/  */ /g'
+	"$CTL" retention --dry-run --job "${1:-$J}" | tail -n +2 |
+	    awk '{ $1 = $2 = $3 = $5 = ""; print }' | sed 's/^ *//; s/  */ /g'
 }
 disposed() {
 	dbq "SELECT checkpoint_id FROM savepoints WHERE job_id = '$J'
@@ -122,6 +122,33 @@ http GET /metrics
 is "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_savepoint_disposals' |
     cut -d' ' -f2 | tr '\n' ' ')" "0 4 0 " \
     "GET /metrics: disposals in progress, completed, failed"
+
+# --- checkpoints: the history's, with their locations ---------------------------
+J3=$(jid 73)
+"$CTL" job add "$J3" --command 'echo "file:/chk/$CHECKPOINT_ID"' \
+    --dispose-command 'echo "$CHECKPOINT_SAVEPOINT_PATH" >> '"$T"'/chk-disposed' \
+    || bail "job add $J3"
+for i in 1 2 3 4; do
+	post "$J3" "$(tid 730$i)" || bail "post"
+	pass
+done
+"$CTL" job set "$J3" --keep-checkpoints 2
+ok $? "job set --keep-checkpoints 2"
+is "$(verdicts "$J3")" "4 kept: the newest
+3 kept: among the newest
+2 goes: past the newest 2
+1 goes: past the newest 2" "--keep-checkpoints 2: the history's checkpoints and their verdicts"
+pass
+is "$(sort "$T/chk-disposed" | tr '\n' ' ')" "file:/chk/1 file:/chk/2 " \
+    "the runner disposes of the two oldest through the job's dispose command"
+is "$(dbq "SELECT checkpoint_id FROM checkpoint_history WHERE job_id = '$J3'
+    AND disposed_ms IS NOT NULL ORDER BY checkpoint_id" | tr '\n' ' ')" "1 2 " \
+    "  marked disposed in the history"
+is "$(verdicts "$J3")" "4 kept: the newest
+3 kept: among the newest" "  the others kept"
+"$CTL" job set "$J3" --keep-checkpoints none
+is "$(dbq "SELECT count(*) FROM retention WHERE job_id = '$J3'")" 0 \
+    "--keep-checkpoints none: the policy gone"
 
 # --- removal ---------------------------------------------------------------------
 "$CTL" job rm "$J"

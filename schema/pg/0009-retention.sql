@@ -1,16 +1,21 @@
--- PostgreSQL 0009: retention of savepoints, as SQLite's 0012 (the
--- comments there).
+-- PostgreSQL 0009: retention of savepoints and checkpoints, as SQLite's
+-- 0012 (the comments there).
 CREATE TABLE retention (
-	job_id    text COLLATE "C" PRIMARY KEY,
+	job_id    text COLLATE "C" NOT NULL,
+	kind      text NOT NULL CHECK (kind IN ('CHECKPOINT', 'SAVEPOINT')),
 	keep_last bigint CHECK (keep_last IS NULL OR keep_last >= 1),
 	keep_ms   bigint CHECK (keep_ms IS NULL OR keep_ms >= 1000),
 	set_by    text,
 	set_ms    bigint NOT NULL,
-	CHECK (keep_last IS NOT NULL OR keep_ms IS NOT NULL)
+	CHECK (keep_last IS NOT NULL OR keep_ms IS NOT NULL),
+	PRIMARY KEY (job_id, kind)
 );
 
 ALTER TABLE savepoints ADD COLUMN kept_ms bigint;
 ALTER TABLE savepoint_disposals ADD COLUMN reason text;
+ALTER TABLE checkpoint_history ADD COLUMN disposed_ms bigint;
+CREATE INDEX checkpoint_history_location ON checkpoint_history (location)
+	WHERE location IS NOT NULL;
 
 CREATE FUNCTION jobs_retention_gone() RETURNS trigger
 LANGUAGE plpgsql AS $$
