@@ -34,3 +34,13 @@ CREATE TRIGGER jobs_retention_gone AFTER DELETE ON jobs
 BEGIN
 	DELETE FROM retention WHERE job_id = old.job_id;
 END;
+
+-- Who asked for a savepoint or a stop is never changed afterwards, as a
+-- trigger's (0010): no statement writes them after the insert.
+CREATE TRIGGER savepoints_caller_fixed BEFORE UPDATE OF remote_user, remote_addr
+ON savepoints
+WHEN old.remote_user IS NOT new.remote_user
+    OR old.remote_addr IS NOT new.remote_addr
+BEGIN
+	SELECT RAISE(ABORT, 'the caller recorded with a savepoint is never changed');
+END;

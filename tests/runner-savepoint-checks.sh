@@ -180,6 +180,17 @@ is "$(printf '%s' "$BODY" | jq -r '.savepoints[] | [.trigger_id, .kind,
 $S3 STOP 4 file:/sp/stopped-4 false 127.0.0.1
 $S1 SAVEPOINT 2 file:/sp/savepoint-2 true 127.0.0.1" \
     "listing: every savepoint of the job, newest first, the disposed one marked"
+# Who asked for a savepoint is never changed afterwards (0012, pg 0009).
+for col in remote_user remote_addr; do
+	dbq "UPDATE savepoints SET $col = 'mallory' WHERE trigger_id = '$S1'" \
+	    > "$T/update.out" 2>&1
+	like "$? $(cat "$T/update.out")" \
+	    '^[1-9].*the caller recorded with a savepoint is never changed' \
+	    "an UPDATE of a savepoint's $col is refused, with why"
+done
+is "$(dbq "SELECT coalesce(remote_user, '-') || ' ' || remote_addr
+    FROM savepoints WHERE trigger_id = '$S1'")" "- 127.0.0.1" \
+    "  the caller is as recorded"
 like "$("$CTL" savepoints --job "$J" | grep "$S1")" \
     " SAVEPOINT +COMPLETED +2 +NATIVE +127\.0\.0\.1 +file:/sp/savepoint-2 \(disposed\)$" \
     "checkpointctl savepoints: the disposed savepoint marked"

@@ -27,5 +27,19 @@ $$;
 CREATE TRIGGER jobs_retention_gone AFTER DELETE ON jobs
 FOR EACH ROW EXECUTE FUNCTION jobs_retention_gone();
 
+CREATE FUNCTION savepoints_caller_fixed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'the caller recorded with a savepoint is never changed'
+	    USING ERRCODE = 'check_violation';
+END
+$$;
+CREATE TRIGGER savepoints_caller_fixed BEFORE UPDATE OF remote_user, remote_addr
+ON savepoints
+FOR EACH ROW
+WHEN (OLD.remote_user IS DISTINCT FROM NEW.remote_user
+    OR OLD.remote_addr IS DISTINCT FROM NEW.remote_addr)
+EXECUTE FUNCTION savepoints_caller_fixed();
+
 UPDATE schema_version SET version = version + 1,
 	applied_ms = floor(extract(epoch FROM now()) * 1000)::bigint;
