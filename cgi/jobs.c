@@ -10,6 +10,7 @@
 
 #include "exchange.h"
 #include "jobs.h"
+#include "schedule.h"
 
 /* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
 #define JOBS_NO_INTERVAL "9223372036854775807"
@@ -130,7 +131,43 @@ struct listing {
 	struct buf *b;
 	int n;
 	int err;
+	int64_t now_ms;
 };
+
+/*
+ * One schedule of GET /jobs/:jobid/triggers: its rule, in words and as
+ * set, when it last fired and fires next (none while the job is not
+ * RUNNING), and who set it.
+ */
+static int
+jobs_schedule(const struct schedule_row *e, void *arg)
+{
+	struct listing *l = arg;
+	struct buf *b = l->b;
+	struct schedule_rule rule = { e->every_ms, e->cron, e->since_ms };
+	char what[SCHEDULE_CRON_MAX + 16];
+	int64_t next = e->job_state != NULL &&
+		strcmp(e->job_state, "RUNNING") == 0 ?
+	    schedule_next(&rule, l->now_ms) :
+	    0;
+
+	schedule_describe(&rule, what, sizeof(what));
+	if ((l->n++ > 0 && buf_add(b, ",", 1) == -1) ||
+	    buf_printf(b, "{\"kind\":\"%s\",\"rule\":", e->kind) == -1 ||
+	    jobs_opt_string(b, what) == -1 ||
+	    buf_adds(b, ",\"every_ms\":") == -1 ||
+	    jobs_opt_ms(b, e->every_ms) == -1 ||
+	    buf_adds(b, ",\"cron\":") == -1 ||
+	    jobs_opt_string(b, e->cron) == -1 ||
+	    buf_adds(b, ",\"last_slot_ms\":") == -1 ||
+	    jobs_opt_ms(b,
+		e->last_slot_ms > e->since_ms ? e->last_slot_ms : 0) == -1 ||
+	    buf_adds(b, ",\"next_slot_ms\":") == -1 ||
+	    jobs_opt_ms(b, next) == -1 || buf_adds(b, ",\"set_by\":") == -1 ||
+	    jobs_opt_string(b, e->set_by) == -1 || buf_adds(b, "}") == -1)
+		return l->err = 1;
+	return 0;
+}
 
 /* One entry of GET /jobs/:jobid/triggers. */
 static int
@@ -178,7 +215,7 @@ void
 jobs_get_triggers(struct exchange *x)
 {
 	struct response *r = x->res;
-	struct listing l = { &r->body, 0, 0 };
+	struct listing l = { &r->body, 0, 0, x->now_ms };
 	struct store *s;
 	struct id job;
 	enum store_rc rc;
@@ -207,6 +244,12 @@ jobs_get_triggers(struct exchange *x)
 		else
 			rc = store_trigger_recent(s, &job, JOBS_TRIGGERS,
 			    jobs_trigger, &l);
+		if (rc == STORE_OK &&
+		    (l.err || buf_adds(&r->body, "],\"schedules\":[") == -1))
+			rc = STORE_ERROR;
+		l.n = 0;
+		if (rc == STORE_OK)
+			rc = store_schedule_list(s, &job, jobs_schedule, &l);
 		if (rc == STORE_OK && (l.err || buf_adds(&r->body, "]}") == -1))
 			rc = STORE_ERROR;
 	}

@@ -188,7 +188,7 @@ T4='{"trigger_id":"'${JS%????}0004'","status":"IN_PROGRESS","requested_type":"FU
 T3='{"trigger_id":"'${JS%????}0003'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":3,"created_ms":1700000099000,"claimed_ms":null,"completed_ms":1700000099035,"location":null,"failure_class":null,"failure_trace":null,"remote_user":null,"remote_addr":null}'
 T2='{"trigger_id":"'${JS%????}0002'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":2,"created_ms":1700000059000,"claimed_ms":1700000060000,"completed_ms":1700000060080,"location":"file:/ckpt/'$JS'/chk-2","failure_class":null,"failure_trace":null,"remote_user":null,"remote_addr":null}'
 T1='{"trigger_id":"'${JS%????}0001'","status":"COMPLETED","requested_type":"FULL","checkpoint_id":1,"created_ms":1699999999000,"claimed_ms":1700000000000,"completed_ms":1700000600001,"location":null,"failure_class":"'$CKX'","failure_trace":"'$CKX': Checkpoint expired before completing.\n\tat checkpoint action (killed after its timeout of 600 s)\n","remote_user":null,"remote_addr":null}'
-TRIGGERS='{"in_progress":2,"oldest_in_progress_ms":1700000119000,"runner_last_pass_ms":null,"triggers":['$T6,$T4,$T3,$T2,$T1']}'
+TRIGGERS='{"in_progress":2,"oldest_in_progress_ms":1700000119000,"runner_last_pass_ms":null,"triggers":['$T6,$T4,$T3,$T2,$T1'],"schedules":[]}'
 http GET /jobs/$JS/triggers
 check "triggers: waiting count, oldest, no runner pass yet, newest first, traces" \
     200 "$TRIGGERS"
@@ -199,7 +199,7 @@ check "triggers under /v1, uppercase jobid, trailing slash, query" 200 \
 sql "UPDATE service_metrics SET pass_ms = 1700000150000 WHERE id = 1"
 http GET /jobs/$JN/triggers
 check "triggers of a job that has none, with the runner's last pass" 200 \
-    '{"in_progress":0,"oldest_in_progress_ms":null,"runner_last_pass_ms":1700000150000,"triggers":[]}'
+    '{"in_progress":0,"oldest_in_progress_ms":null,"runner_last_pass_ms":1700000150000,"triggers":[],"schedules":[]}'
 sql "UPDATE service_metrics SET pass_ms = 0 WHERE id = 1"
 http GET /jobs/$JB/triggers
 check "triggers of an unknown job: the statistics' 404" 404 "$(no_job $JB)"

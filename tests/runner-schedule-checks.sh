@@ -91,6 +91,10 @@ like "$("$CTL" schedules --job "$J" | tail -n 1)" \
 http GET /jobs/$J/triggers
 is "$(printf '%s' "$BODY" | jq -r '[.triggers[].remote_user] | unique | join(",")')" \
     scheduler "GET /jobs/:jobid/triggers: the scheduler as the caller"
+is "$(printf '%s' "$BODY" | jq -c '.schedules[] | [.kind, .rule, .every_ms,
+    .cron, .last_slot_ms - '$T0', .set_by, (.next_slot_ms > 0)]')" \
+    "[\"CHECKPOINT\",\"every 10s\",10000,null,40000,\"$(id -un)\",true]" \
+    "  and its schedule: the rule, the last slot, who set it, a next slot"
 
 # --- a watching runner, killed with SIGKILL across slots -------------------------
 spawn "$RUNNER" --watch 2>>"$RLOG"

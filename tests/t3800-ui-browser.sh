@@ -50,8 +50,8 @@ NBULK=500
     --command 'echo "file:/ckpt/$CHECKPOINT_JOB_ID/chk-$CHECKPOINT_ID"' \
     --savepoint-dir file:/sp \
     --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"' \
-    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' ||
-    bail "job add"
+    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
+    --every 1h || bail "job add"
 "$CTL" job add $FAIL_JOB --name payments --type INCREMENTAL \
     --command 'echo disk quota exceeded >&2; exit 1' || bail "job add"
 "$CTL" job add $BIG_JOB --name history --type FULL || bail "job add"

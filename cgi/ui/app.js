@@ -466,6 +466,9 @@ function renderJob(jid) {
 		$('job-sub').textContent = s ? `${jid}: ${s.error}` : jid;
 		return;
 	}
+	const sch = state.waits.get(jid)?.data?.schedules ?? [];
+	$('job-sched').textContent = sch.length ? 'Scheduled: ' + sch.map((x) => `${x.kind === 'SAVEPOINT' ? 'savepoints' : 'checkpoints'} ` +
+		`${x.rule}${x.next_slot_ms ? `, next ${fmtTime(x.next_slot_ms)}` : ''}`).join('; ') : '';
 	const cps = checkpoints(jid), c = s.data.counts, e = s.data.summary.end_to_end_duration;
 	const wait = job ? keyOf(inProgress(job)).replace('|', ': ') : '';
 	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${cps.length} in the history; in progress: ${wait}`;
