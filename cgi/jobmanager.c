@@ -438,56 +438,25 @@ jm_later(struct jm_follow *f, int64_t now_ms, int64_t first, int64_t max)
 	f->next_ms = now_ms + f->wait_ms;
 }
 
-/* A status answer (200): IN_PROGRESS, or COMPLETED with id or failure. */
+/* Waits a moment, then asks the next request of state. */
+static void
+jm_next(struct jm_follow *f, enum jm_state state, int64_t now_ms)
+{
+	f->state = state;
+	f->wait_ms = 0;
+	f->next_ms = now_ms;
+	f->completed_ms = now_ms;
+}
+
+/*
+ * A status answer (200): IN_PROGRESS, or COMPLETED with Flink's failure
+ * ("failureCause" for a checkpoint, "failure-cause" for the rest), or
+ * else a checkpoint's id, a savepoint's location, a disposal's nothing.
+ */
 static void
 jm_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 {
 	struct json_object *status, *op, *v, *cause;
-	const char *id = NULL;
-
-	if (json_object_object_get_ex(root, "status", &status))
-		id = jm_string(status, "id");
-	if (id != NULL && strcmp(id, "IN_PROGRESS") == 0) {
-		jm_later(f, now_ms, JM_POLL_FIRST_MS, JM_POLL_MAX_MS);
-		return;
-	}
-	if (id == NULL || strcmp(id, "COMPLETED") != 0 ||
-	    !json_object_object_get_ex(root, "operation", &op)) {
-		jm_fail_answer(f, 200);
-		return;
-	}
-	if (json_object_object_get_ex(op, "checkpointId", &v) &&
-	    json_object_is_type(v, json_type_int)) {
-		f->id = json_object_get_int64(v);
-		f->state = JM_DETAILS;
-		f->wait_ms = 0;
-		f->next_ms = now_ms;
-		f->completed_ms = now_ms;
-		return;
-	}
-	if (!json_object_object_get_ex(op, "failureCause", &cause) ||
-	    jm_string(cause, "class") == NULL) {
-		jm_fail_answer(f, 200);
-		return;
-	}
-	/* Flink's own failure, every field as it sent it. */
-	f->class = jm_strdup(jm_string(cause, "class"));
-	f->trace = jm_strdup(jm_string(cause, "stack-trace") != NULL ?
-		jm_string(cause, "stack-trace") :
-		f->class);
-	f->throwable = jm_strdup(jm_string(cause, "serialized-throwable"));
-	f->state = JM_DONE;
-}
-
-/*
- * A savepoint's or disposal's status answer (200): IN_PROGRESS, or
- * COMPLETED with a location (a disposal: nothing) or Flink's
- * "failure-cause".
- */
-static void
-jm_op_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
-{
-	struct json_object *status, *op, *cause;
 	const char *id = NULL, *location;
 
 	if (json_object_object_get_ex(root, "status", &status))
@@ -501,8 +470,11 @@ jm_op_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 		jm_fail_answer(f, 200);
 		return;
 	}
-	if (json_object_object_get_ex(op, "failure-cause", &cause) &&
+	if (json_object_object_get_ex(op,
+		f->kind == JM_CHECKPOINT ? "failureCause" : "failure-cause",
+		&cause) &&
 	    jm_string(cause, "class") != NULL) {
+		/* Flink's own failure, every field as it sent it. */
 		f->class = jm_strdup(jm_string(cause, "class"));
 		f->trace = jm_strdup(jm_string(cause, "stack-trace") != NULL ?
 			jm_string(cause, "stack-trace") :
@@ -510,21 +482,19 @@ jm_op_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 		f->throwable = jm_strdup(
 		    jm_string(cause, "serialized-throwable"));
 		f->state = JM_DONE;
-		return;
-	}
-	if (f->kind == JM_DISPOSE) {
+	} else if (f->kind == JM_DISPOSE)
 		f->state = JM_DONE;
-		return;
-	}
-	if ((location = jm_string(op, "location")) == NULL) {
+	else if (f->kind == JM_CHECKPOINT &&
+	    json_object_object_get_ex(op, "checkpointId", &v) &&
+	    json_object_is_type(v, json_type_int)) {
+		f->id = json_object_get_int64(v);
+		jm_next(f, JM_DETAILS, now_ms);
+	} else if (f->kind != JM_CHECKPOINT &&
+	    (location = jm_string(op, "location")) != NULL) {
+		f->location = jm_strdup(location);
+		jm_next(f, JM_SP_ID, now_ms);
+	} else
 		jm_fail_answer(f, 200);
-		return;
-	}
-	f->location = jm_strdup(location);
-	f->state = JM_SP_ID;
-	f->wait_ms = 0;
-	f->next_ms = now_ms;
-	f->completed_ms = now_ms;
 }
 
 /*
@@ -674,15 +644,8 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 		f->next_ms = now_ms;
 		break;
 	case JM_STATUS:
-		if (f->kind != JM_CHECKPOINT) {
-			/* Flink forgot it: its outcome cannot be told. */
-			if (root == NULL)
-				jm_fail_answer(f, http);
-			else
-				jm_op_status(f, root, now_ms);
-			break;
-		}
-		if (http == 404) {
+		/* A savepoint Flink forgot: its outcome cannot be told. */
+		if (http == 404 && f->kind == JM_CHECKPOINT) {
 			log_warn("trigger %s job %s: the JobManager %s no "
 				 "longer knows it: looking for it in its "
 				 "checkpoint statistics",
