@@ -17,6 +17,7 @@
 #define ACTION_MAX_ENV 8 /* CHECKPOINT_ variables */
 #define ACTION_TAIL 2048 /* bytes of stderr kept */
 #define ACTION_LINE 4096 /* bytes of the last stdout line kept */
+#define ACTION_POLLFDS 2 /* stdout, stderr */
 
 struct action_spec {
 	const char *command;
@@ -59,6 +60,8 @@ void action_output_result(const struct action_output *, struct action_result *);
 
 struct action;
 
+void action_wake_on_exit(void);
+int action_poll(struct pollfd *, size_t, int timeout_ms);
 int action_start(const struct action_spec *, struct action **);
 pid_t action_pid(const struct action *);
 size_t action_pollfds(const struct action *, struct pollfd *, size_t max);

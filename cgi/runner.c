@@ -1204,7 +1204,7 @@ pass_unrecorded(struct pass *p)
 static int
 pass_wait(struct pass *p)
 {
-	struct pollfd pfd[2 * RUNNER_MAX_ACTIVE];
+	struct pollfd pfd[ACTION_POLLFDS * RUNNER_MAX_ACTIVE];
 	size_t i, n = 0;
 	int timeout = RUNNER_POLL_MS, t, finished = 0;
 	int64_t now = action_now_ms();
@@ -1216,11 +1216,11 @@ pass_wait(struct pass *p)
 			timeout = 0;
 			continue;
 		}
-		n += action_pollfds(p->run[i].action, pfd + n, 2);
+		n += action_pollfds(p->run[i].action, pfd + n, ACTION_POLLFDS);
 		if ((t = action_timeout(p->run[i].action, now)) < timeout)
 			timeout = t;
 	}
-	if (poll(pfd, n, timeout) == -1 && errno != EINTR)
+	if (action_poll(pfd, n, timeout) == -1 && errno != EINTR)
 		log_warn("poll: %s", strerror(errno));
 	now = action_now_ms();
 	for (i = 0; i < p->nrun;) {

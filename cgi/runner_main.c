@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "action.h"
 #include "log.h"
 #include "runner.h"
 #include "schedule.h"
@@ -367,12 +368,8 @@ main(int argc, char *argv[])
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/*
-	 * An ignored SIGCHLD, inherited from whatever started the runner,
-	 * would have the kernel reap each action's shell at once: no exit
-	 * status to wait for, and an action that never ends.
-	 */
-	signal(SIGCHLD, SIG_DFL);
+	/* An action's end wakes the pass (and an ignored SIGCHLD is undone). */
+	action_wake_on_exit();
 
 	/* A large page cache: batches over large queues stay in memory. */
 	if (open_store(&st, &s, 64 * 1024) == -1)

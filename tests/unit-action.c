@@ -386,7 +386,7 @@ test_step_api(void)
 {
 	struct action_spec spec;
 	struct action *a = NULL;
-	struct pollfd pfd[2];
+	struct pollfd pfd[ACTION_POLLFDS];
 	size_t n;
 	pid_t pid;
 	int steps = 0;
@@ -402,7 +402,7 @@ test_step_api(void)
 	pid = action_pid(a);
 	tap_ok(pid > 1 && getpgid(pid) == pid,
 	    "action_pid is the leader of its group");
-	n = action_pollfds(a, pfd, 2);
+	n = action_pollfds(a, pfd, ACTION_POLLFDS);
 	tap_is_int(n, 2, "two pipes to poll while it runs");
 	tap_ok(action_timeout(a, action_now_ms()) > 0,
 	    "action_timeout: a wait before the deadline");
@@ -425,16 +425,53 @@ test_step_api(void)
 		return;
 	}
 	while (!action_step(a, action_now_ms()) && steps++ < 10000) {
-		n = action_pollfds(a, pfd, 2);
+		n = action_pollfds(a, pfd, ACTION_POLLFDS);
 		poll(pfd, n, action_timeout(a, action_now_ms()));
 	}
 	action_result(a, &res);
 	tap_is_int(res.status, ACTION_OK, "driven by action_step: OK");
 	tap_is_str(res.last_line, "two", "driven by action_step: last line");
-	tap_is_int(action_pollfds(a, pfd, 2), 0, "no pipes left once over");
+	tap_is_int(action_pollfds(a, pfd, ACTION_POLLFDS), 0,
+	    "no pipes left once over");
 	action_free(a);
 	action_free(NULL);
 	tap_ok(1, "action_free(NULL) is harmless");
+}
+
+/*
+ * With action_wake_on_exit, the shell's exit interrupts action_poll: the
+ * wait is the deadline's, and a command that closes its pipes and exits
+ * is over after a step or two, not after polls every ACTION_REAP_POLL_MS.
+ * Last: it changes the process's signal handling.
+ */
+static void
+test_wake_on_exit(void)
+{
+	struct action_spec spec;
+	struct action *a = NULL;
+	struct pollfd pfd[ACTION_POLLFDS];
+	sigset_t set;
+	int steps = 0;
+
+	action_wake_on_exit();
+	sigprocmask(SIG_SETMASK, NULL, &set);
+	tap_ok(sigismember(&set, SIGCHLD), "SIGCHLD blocked outside the poll");
+	memset(&spec, 0, sizeof(spec));
+	spec.command = "exec >&- 2>&-; sleep 0.3";
+	spec.timeout_ms = 60000;
+	if (action_start(&spec, &a) == -1 || a == NULL) {
+		tap_ok(0, "action_start (wake on exit)");
+		return;
+	}
+	tap_ok(action_timeout(a, action_now_ms()) > 1000,
+	    "the wait is the deadline's, no short poll for the exit");
+	while (!action_step(a, action_now_ms()) && steps++ < 1000)
+		action_poll(pfd, action_pollfds(a, pfd, ACTION_POLLFDS),
+		    action_timeout(a, action_now_ms()));
+	tap_ok(steps <= 4, "pipes closed, then the exit: woken by it");
+	action_result(a, &res);
+	tap_is_int(res.status, ACTION_OK, "woken by the exit: OK");
+	action_free(a);
 }
 
 int
@@ -452,5 +489,6 @@ main(void)
 	test_timeout();
 	test_leftovers();
 	test_step_api();
+	test_wake_on_exit();
 	return tap_done();
 }
