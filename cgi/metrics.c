@@ -205,6 +205,10 @@ metrics_service(struct buf *b, const struct service_metrics *m, int64_t now_ms)
 		    "{kind=\"expired\"}", m->expired, 0 },
 		{ "checkpoint_api_triggers_failed_total", NULL, NULL,
 		    "{kind=\"job_not_found\"}", m->job_not_found, 0 },
+		{ "checkpoint_api_triggers_refused_total", "counter",
+		    "Triggers failed at once: their job had "
+		    "CHECKPOINT_MAX_QUEUED triggers waiting.",
+		    "", m->queue_refused, 0 },
 		{ "checkpoint_api_runner_last_pass_timestamp_seconds", "gauge",
 		    "When a runner last recorded a pass: each that advanced "
 		    "triggers, others at most every 10 s; 0: never.",

@@ -909,6 +909,7 @@ metrics_service(struct store *s, struct service_metrics *m)
 		m->pass_ms = col_int(&r, 7);
 		m->pass_advanced = col_int(&r, 8);
 		m->pass_duration_ms = col_int(&r, 9);
+		m->queue_refused = col_int(&r, 10);
 	}
 	if (end(&r) != STORE_OK)
 		return r.rc;
@@ -1053,6 +1054,7 @@ export_item(const struct store_rows *r, struct store_item *item)
 		m->pass_ms = col_int(r, 1);
 		m->pass_advanced = col_int(r, 2);
 		m->pass_duration_ms = col_int(r, 3);
+		m->queue_refused = col_int(r, 4);
 		break;
 	case STORE_ITEM_TRIGGER:
 		export_trigger(r, d);
@@ -1095,7 +1097,10 @@ store_export(struct store *s, int64_t now_ms, int64_t store_ms,
 		return rc;
 	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
 		if (query(s, &r, parts[k].id, v,
-			parts[k].id == STMT_EXPORT_TRIGGERS ? NVAL(v) : 0,
+			parts[k].id == STMT_EXPORT_TRIGGERS ||
+				parts[k].id == STMT_EXPORT_SERVICE ?
+			    NVAL(v) :
+			    0,
 			"export") == STORE_OK)
 			while (!stop && next(&r)) {
 				memset(&item, 0, sizeof(item));
@@ -1214,7 +1219,7 @@ store_import(struct store *s, const struct store_item *item)
 	case STORE_ITEM_SERVICE: {
 		struct store_val v[] = { VAL_INT(m->job_not_found),
 			VAL_INT(m->pass_ms), VAL_INT(m->pass_advanced),
-			VAL_INT(m->pass_duration_ms) };
+			VAL_INT(m->pass_duration_ms), VAL_INT(m->queue_refused) };
 		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_HISTORY:

@@ -450,6 +450,7 @@ struct service_metrics {
 	int64_t pass_ms; /* when a runner's pass was last recorded; 0: never */
 	int64_t pass_advanced; /* triggers that pass completed or failed */
 	int64_t pass_duration_ms;
+	int64_t queue_refused; /* triggers refused by CHECKPOINT_MAX_QUEUED */
 };
 
 typedef int (*store_metrics_cb)(const struct job_metrics *, void *);

@@ -158,6 +158,16 @@ enum stmt {
 	" kind, status"
 
 /*
+ * A trigger refused by the queue bound (store_queue_full_trace): the
+ * predicate of the index triggers_refused (SQLite 0013, PostgreSQL 0010),
+ * word for word, so that the count of those still stored uses it.
+ */
+#define REFUSED \
+	"status = 'COMPLETED' AND failure_trace LIKE" \
+	" 'org.apache.flink.runtime.checkpoint.CheckpointException:" \
+	" The maximum number of queued checkpoint requests exceeded%'"
+
+/*
  * A statement's parameter: an integer, or text (NULL text: SQL NULL).
  * Both dialects get the same list, in the same order; a dialect's SQL
  * may leave one unused (PostgreSQL's times come from the server clock,

@@ -388,7 +388,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  FROM triggers"
 	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL),"
 	    " m.c, m.f - m.x, m.x, s.job_not_found, s.pass_ms, s.pass_advanced,"
-	    " s.pass_duration_ms"
+	    " s.pass_duration_ms, s.queue_refused + (SELECT count(*)"
+	    "  FROM triggers WHERE " REFUSED ")"
 	    " FROM service_metrics s,"
 	    " (SELECT count(*) AS n, min(created_ms) AS oldest FROM triggers"
 	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) AS q,"
@@ -440,8 +441,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_location, coalesce(last_failed, 0),"
 	    " coalesce(failed_trigger_ms, 0), coalesce(failed_ms, 0),"
 	    " failed_class, failed_trace FROM checkpoint_stats ORDER BY job_id",
+	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
-	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms"
+	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
+	    " queue_refused + (SELECT count(*) FROM triggers WHERE " REFUSED
+	    "  AND $2::bigint > 0 AND completed_ms <= " NOW_MS " - $2::bigint)"
 	    " FROM service_metrics WHERE id = 1",
 	[STMT_EXPORT_TRIGGERS] =
 	    "SELECT id, job_id, trigger_id, status, requested_type,"
@@ -479,7 +483,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " $11, $12, $13, $14, $15, $16)",
 	[STMT_IMPORT_SERVICE] =
 	    "UPDATE service_metrics SET job_not_found = $1, pass_ms = $2,"
-	    " pass_advanced = $3, pass_duration_ms = $4 WHERE id = 1",
+	    " pass_advanced = $3, pass_duration_ms = $4, queue_refused = $5"
+	    " WHERE id = 1",
 	/*
 	 * Inserted whole, with its id (the identity is BY DEFAULT for this):
 	 * the statistics' triggers (AFTER UPDATE OF status) do not fire, the

@@ -129,6 +129,36 @@ is "$(waiting "$JB")" 3 "60 POSTs from 8 clients at once: 3 waiting"
 is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$JB'")" 62 \
     "  every one recorded"
 
+# GET /metrics counts the refused, also once their results are purged.
+refused_metric() {
+	http GET /metrics
+	printf '%s\n' "$BODY" |
+	    sed -n 's/^checkpoint_api_triggers_refused_total //p'
+}
+refused_rows() {
+	sql "SELECT count(*) FROM triggers
+	    WHERE failure_trace LIKE '%: CHECKPOINT_MAX_QUEUED)%'"
+}
+n=$(refused_rows)
+is "$(refused_metric)" "$n" \
+    "checkpoint_api_triggers_refused_total: the $n refused"
+[ "$n" -gt 50 ] || bail "only $n refused"
+# One whose result expired, posted again: a new trigger, refused again.
+sql "UPDATE triggers SET created_ms = 1000, completed_ms = 1000
+    WHERE job_id = '$J' AND trigger_id = '$(tid 4)'" > /dev/null
+like "$(trig "$J" 4)" '^202 200 \{"status":\{"id":"COMPLETED"\}' \
+    "an expired refused trigger posted again is refused again"
+is "$(refused_metric)" "$((n + 1))" "  and counted again: $((n + 1))"
+is "$(refused_rows)" "$n" "  its row is the new refusal"
+# The runner's purge (results of a second) takes every refused row.
+sleep 1.1
+CHECKPOINT_STORE_DURATION=1 "$RUNNER" --db "$CHECKPOINT_DB" \
+    > "$T/runner.out" 2>&1 || bail "checkpoint-runner: $(cat "$T/runner.out")"
+is "$(refused_rows)" 0 "the runner's purge took the refused rows"
+is "$(refused_metric)" "$((n + 1))" "  and the count stays: $((n + 1))"
+is "$(sql "SELECT queue_refused FROM service_metrics")" "$((n + 1))" \
+    "  kept in service_metrics as they left"
+
 stop_server
 CHECKPOINT_MAX_QUEUED=0 "$API" < /dev/null > "$T/check.out" 2>&1
 rc=$?

@@ -135,7 +135,8 @@ is "$(sqlite3 "$OLD" "SELECT name FROM sqlite_schema WHERE type = 'index'
 triggers_claimed
 triggers_completed
 triggers_pending
-triggers_queue" "migration: the triggers indexes are there again"
+triggers_queue
+triggers_refused" "migration: the triggers indexes are there again"
 is "$(sqlite3 "$OLD" "SELECT job_id, checkpoint_id, kind, status, trigger_row,
     trigger_id, created_ms, completed_ms FROM checkpoint_history")" \
     "$J1|4|CHECKPOINT|COMPLETED|9|$J3|1000|2000" \

@@ -168,4 +168,32 @@ refused 1 "$T/with-schedule.db: holds savepoints, disposals, schedules or retent
     migrate --from "$T/with-schedule.db" --to "$T/new.db"
 like "$("$CTL" -h)" "migrate --from SRC --to DST" "-h lists migrate"
 
+# The triggers refused by the queue bound are counted across a copy: one
+# refused long ago and purged, one whose result expired (not copied), one
+# still stored (copied).
+REFUSAL="'org.apache.flink.runtime.checkpoint.CheckpointException: The maximum number of queued checkpoint requests exceeded
+	at checkpoint-api (the job has 1 triggers waiting: CHECKPOINT_MAX_QUEUED)
+'"
+refusal() {	# TID CREATED-MS
+	printf "INSERT INTO triggers (job_id, trigger_id, requested_type,
+	    status, failure_class, failure_trace, failure_throwable,
+	    created_ms, completed_ms) VALUES ('%s', '%s', 'CONFIGURED',
+	    'COMPLETED', 'org.apache.flink.runtime.checkpoint.CheckpointException',
+	    %s, 'rO0ABQ==', %s, %s);" "$J2" "$(tid "$1")" "$REFUSAL" "$2" "$2"
+}
+"$CTL" --db "$T/refused.db" init > /dev/null || bail "init refused.db"
+now=$(now_ms)
+sqlite3 "$T/refused.db" "$(refusal 1 1000) $(refusal 2 1000) $(refusal 3 "$now")
+    DELETE FROM triggers WHERE trigger_id = '$(tid 1)'" ||
+    bail "sqlite3 refused.db"
+refused_count() {
+	sqlite3 "$1" "SELECT queue_refused, (SELECT count(*) FROM triggers
+	    WHERE failure_trace LIKE '%CHECKPOINT_MAX_QUEUED%') FROM service_metrics"
+}
+is "$(refused_count "$T/refused.db")" "1|2" \
+    "a refusal purged is counted in service_metrics as it leaves"
+run migrate --from "$T/refused.db" --to "$T/refused-copy.db"
+is "$RC $(refused_count "$T/refused-copy.db")" "0 2|1" \
+    "  the copy: the refused still stored, the others counted (3 in all)"
+
 done_testing

@@ -142,6 +142,9 @@ service_expected() {
 	checkpoint_api_triggers_failed_total{kind="declined"} $5
 	checkpoint_api_triggers_failed_total{kind="expired"} $6
 	checkpoint_api_triggers_failed_total{kind="job_not_found"} $7
+	# HELP checkpoint_api_triggers_refused_total Triggers failed at once: their job had CHECKPOINT_MAX_QUEUED triggers waiting.
+	# TYPE checkpoint_api_triggers_refused_total counter
+	checkpoint_api_triggers_refused_total 0
 	# HELP checkpoint_api_runner_last_pass_timestamp_seconds When a runner last recorded a pass: each that advanced triggers, others at most every 10 s; 0: never.
 	# TYPE checkpoint_api_runner_last_pass_timestamp_seconds gauge
 	checkpoint_api_runner_last_pass_timestamp_seconds $8

@@ -112,7 +112,7 @@ is "$(psql_q "SELECT string_agg(indexname::text, ',' ORDER BY indexname)
 is "$(psql_q "SELECT string_agg(indexname || ':' || (indexdef LIKE '% WHERE %'),
     ',' ORDER BY indexname) FROM pg_indexes WHERE indexname LIKE 'triggers\_%'
     AND indexname NOT LIKE '%_key'")" \
-    "triggers_checkpoint:true,triggers_claimed:true,triggers_completed:true,triggers_pending:true,triggers_queue:true" \
+    "triggers_checkpoint:true,triggers_claimed:true,triggers_completed:true,triggers_pending:true,triggers_queue:true,triggers_refused:true" \
     "  each of them partial"
 is "$(psql_q "SELECT string_agg(tgname::text, ',' ORDER BY tgname)
     FROM pg_trigger WHERE NOT tgisinternal")" \
