@@ -77,6 +77,16 @@ static const struct store_ops pg_ops;
 	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
 	" FROM savepoint_checkpoints"
 
+/* A job's savepoints in its counts and durations, as store_sqlite.c's. */
+#define SAVEPOINT_COUNTS \
+	"count(*) FILTER (WHERE status = 'COMPLETED')" \
+	" AS completed, count(*) FILTER (WHERE status = 'FAILED') AS failed," \
+	" count(*) FILTER (WHERE status = 'IN_PROGRESS') AS running," \
+	" min(duration_ms) FILTER (WHERE status = 'COMPLETED') AS dmin," \
+	" max(duration_ms) FILTER (WHERE status = 'COMPLETED') AS dmax," \
+	" coalesce(sum(duration_ms) FILTER (WHERE status = 'COMPLETED'), 0)" \
+	"::bigint AS dsum"
+
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN",
 	/* One snapshot for several reads. */
@@ -176,12 +186,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
 	    " ORDER BY job_id",
 	[STMT_CKPT_COUNTS] =
-	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
-	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
-	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
+	    "SELECT j.timeout_s, coalesce(s.completed, 0) + p.completed,"
+	    " coalesce(s.failed, 0) + p.failed,"
+	    " coalesce(least(s.duration_min, p.dmin), 0),"
+	    " coalesce(greatest(s.duration_max, p.dmax), 0),"
+	    " coalesce(s.duration_sum, 0) + p.dsum,"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
-	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " + p.running"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id,"
+	    " (SELECT " SAVEPOINT_COUNTS " FROM savepoint_checkpoints"
+	    "  WHERE job_id = $1) AS p"
 	    " WHERE j.job_id = $1",
 	[STMT_CKPT_LATEST] =
 	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
@@ -227,9 +242,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM checkpoints WHERE job_id = $1 AND checkpoint_id = $2"
 	    " UNION ALL " SAVEPOINT_ROWS
 	    " WHERE job_id = $1 AND checkpoint_id = $2 LIMIT 1",
-	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
-				" WHERE job_id = $1 AND status = 'COMPLETED'"
-				" ORDER BY checkpoint_id DESC LIMIT $2",
+	[STMT_CKPT_DURATIONS] =
+	    "SELECT duration_ms FROM (SELECT checkpoint_id, duration_ms"
+	    " FROM checkpoints WHERE job_id = $1 AND status = 'COMPLETED'"
+	    " UNION ALL SELECT checkpoint_id, duration_ms"
+	    " FROM savepoint_checkpoints"
+	    " WHERE job_id = $1 AND status = 'COMPLETED') AS d"
+	    " ORDER BY checkpoint_id DESC LIMIT $2",
 	/* The triggers and the history, as store_sqlite.c says. */
 	[STMT_TRIGGER_LIST] = "SELECT " TRIGGER_COLS " FROM"
 			      " (SELECT * FROM (SELECT id AS ord, " TRIGGER_COLS
@@ -400,16 +419,20 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE s.id = 1",
 	/* SQLite's max(0, NULL) is NULL; greatest(0, NULL) would be 0. */
 	[STMT_METRICS_JOBS] =
-	    "SELECT j.job_id, j.name, coalesce(s.completed, 0),"
-	    " coalesce(s.failed, 0),"
+	    "SELECT j.job_id, j.name,"
+	    " coalesce(s.completed, 0) + coalesce(p.completed, 0),"
+	    " coalesce(s.failed, 0) + coalesce(p.failed, 0),"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
-	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " + coalesce(p.running, 0),"
 	    " coalesce(s.last_completed, -1),"
 	    " CASE WHEN s.completed_ms IS NULL"
 	    "  OR s.completed_trigger_ms IS NULL THEN -1"
 	    "  ELSE greatest(0, s.completed_ms - s.completed_trigger_ms) END"
 	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
-	    " ORDER BY j.job_id",
+	    " LEFT JOIN (SELECT job_id, " SAVEPOINT_COUNTS
+	    "  FROM savepoint_checkpoints GROUP BY job_id) AS p"
+	    " ON p.job_id = j.job_id ORDER BY j.job_id",
 	/*
 	 * A pass that advanced nothing is recorded only once the last record
 	 * is $4 ms old.  It never notifies: watching runners would wake each

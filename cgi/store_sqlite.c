@@ -49,6 +49,26 @@ static const struct store_ops lite_ops;
 	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
 	" FROM savepoint_checkpoints"
 
+/*
+ * A job's savepoints in its counts and durations, as Flink counts every
+ * completed or failed snapshot that took an id: read from their own table,
+ * which no purge touches, beside checkpoint_stats.
+ */
+#define SAVEPOINT_COUNTS \
+	"coalesce(sum(status = 'COMPLETED'), 0) AS completed," \
+	" coalesce(sum(status = 'FAILED'), 0) AS failed," \
+	" coalesce(sum(status = 'IN_PROGRESS'), 0) AS running," \
+	" min(CASE WHEN status = 'COMPLETED' THEN duration_ms END) AS dmin," \
+	" max(CASE WHEN status = 'COMPLETED' THEN duration_ms END) AS dmax," \
+	" coalesce(sum(CASE WHEN status = 'COMPLETED' THEN duration_ms END)," \
+	" 0) AS dsum"
+/* Of both, NULL if neither: SQLite's two-argument min and max are NULL
+ * if either is. */
+#define DURATION_MIN \
+	"min(coalesce(s.duration_min, p.dmin), coalesce(p.dmin, s.duration_min))"
+#define DURATION_MAX \
+	"max(coalesce(s.duration_max, p.dmax), coalesce(p.dmax, s.duration_max))"
+
 static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_BEGIN_READ] = "BEGIN",
@@ -117,12 +137,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * actions never overlap: at most one).
 	 */
 	[STMT_CKPT_COUNTS] =
-	    "SELECT j.timeout_s, coalesce(s.completed, 0),"
-	    " coalesce(s.failed, 0), coalesce(s.duration_min, 0),"
-	    " coalesce(s.duration_max, 0), coalesce(s.duration_sum, 0),"
+	    "SELECT j.timeout_s, coalesce(s.completed, 0) + p.completed,"
+	    " coalesce(s.failed, 0) + p.failed,"
+	    " coalesce(" DURATION_MIN ", 0), coalesce(" DURATION_MAX ", 0),"
+	    " coalesce(s.duration_sum, 0) + p.dsum,"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
-	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " + p.running"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id,"
+	    " (SELECT " SAVEPOINT_COUNTS " FROM savepoint_checkpoints"
+	    "  WHERE job_id = ?1) p"
 	    " WHERE j.job_id = ?1",
 	[STMT_CKPT_LATEST] =
 	    "SELECT last_completed, 'COMPLETED', completed_trigger_ms,"
@@ -167,9 +191,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
 	    " UNION ALL " SAVEPOINT_ROWS
 	    " WHERE job_id = ?1 AND checkpoint_id = ?2 LIMIT 1",
-	[STMT_CKPT_DURATIONS] = "SELECT duration_ms FROM checkpoints"
-				" WHERE job_id = ?1 AND status = 'COMPLETED'"
-				" ORDER BY checkpoint_id DESC LIMIT ?2",
+	[STMT_CKPT_DURATIONS] =
+	    "SELECT duration_ms FROM (SELECT checkpoint_id, duration_ms"
+	    " FROM checkpoints WHERE job_id = ?1 AND status = 'COMPLETED'"
+	    " UNION ALL SELECT checkpoint_id, duration_ms"
+	    " FROM savepoint_checkpoints"
+	    " WHERE job_id = ?1 AND status = 'COMPLETED')"
+	    " ORDER BY checkpoint_id DESC LIMIT ?2",
 	/*
 	 * The stored triggers and, for those whose results were purged, the
 	 * checkpoints they took from the history (schema/0007), as they
@@ -331,14 +359,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * disagree.
 	 */
 	[STMT_METRICS_JOBS] =
-	    "SELECT j.job_id, j.name, coalesce(s.completed, 0),"
-	    " coalesce(s.failed, 0),"
+	    "SELECT j.job_id, j.name,"
+	    " coalesce(s.completed, 0) + coalesce(p.completed, 0),"
+	    " coalesce(s.failed, 0) + coalesce(p.failed, 0),"
 	    " (SELECT count(*) FROM triggers t WHERE t.job_id = j.job_id"
-	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL),"
+	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
+	    " + coalesce(p.running, 0),"
 	    " coalesce(s.last_completed, -1),"
 	    " coalesce(max(0, s.completed_ms - s.completed_trigger_ms), -1)"
 	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
-	    " ORDER BY j.job_id",
+	    " LEFT JOIN (SELECT job_id, " SAVEPOINT_COUNTS
+	    "  FROM savepoint_checkpoints GROUP BY job_id) p"
+	    " ON p.job_id = j.job_id ORDER BY j.job_id",
 	/*
 	 * A pass that advanced nothing is recorded only once the last record
 	 * is every_ms old: each record wakes every watching runner (a

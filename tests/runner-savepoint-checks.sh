@@ -71,6 +71,19 @@ is "$(printf '%s' "$STATS" | jq -r '.latest.savepoint.external_path')" file:/sp/
     "statistics: latest.savepoint's external_path is its location"
 http GET /jobs/$J/checkpoints/details/2
 is "$(entry "$BODY")" "2 completed true NATIVE SAVEPOINT" "details of the savepoint's id"
+# Flink counts every snapshot that took an id, savepoints included, in
+# the counts, the summary and its gauges.
+is "$(printf '%s' "$STATS" | jq -c .counts)" \
+    '{"restored":0,"total":3,"in_progress":0,"completed":3,"failed":0}' \
+    "statistics: the counts hold the savepoint"
+is "$(printf '%s' "$STATS" | jq -r '[.summary.end_to_end_duration.max >=
+    .latest.savepoint.end_to_end_duration, .summary.end_to_end_duration.min
+    <= .latest.savepoint.end_to_end_duration] | map(tostring) | join(" ")')" \
+    "true true" "statistics: the summary runs over the savepoint too"
+http GET /metrics
+is "$(printf '%s\n' "$BODY" | sed -n "s/^flink_jobmanager_job_\(numberOfCompletedCheckpoints\|totalNumberOfCheckpoints\){job_id=\"$J\",.*} /\1 /p" | paste -sd ' ')" \
+    "numberOfCompletedCheckpoints 3 totalNumberOfCheckpoints 3" \
+    "metrics: Flink's gauges count the savepoint as its statistics do"
 
 # --- a failed savepoint -----------------------------------------------------
 J2=$(jid 52)
@@ -84,6 +97,10 @@ begins "$(sp_status "$J2" "$S2")" \
     "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":\"$CKPT_CLASS\",\"stack-trace\":\"$DECLINED no space left" \
     "failed savepoint: failure-cause with the command's stderr"
 is "$(job_state "$J2")" RUNNING "failed savepoint: the job still runs"
+http GET /jobs/$J2/checkpoints
+is "$(printf '%s' "$BODY" | jq -c .counts)" \
+    '{"restored":0,"total":1,"in_progress":0,"completed":0,"failed":1}' \
+    "failed savepoint: counted failed, as Flink counts it"
 
 # --- unknown job: Flink's FlinkJobNotFoundException, no id ----------------
 JX=$(jid 59)
