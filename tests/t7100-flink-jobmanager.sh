@@ -7,7 +7,8 @@
 # reached through a port the service was told of, where nothing listens
 # until a trigger came (a lighttpd proxy, started once the job runs: a
 # MiniCluster answers before its job is there): while the JobManager is
-# down the trigger waits, IN_PROGRESS, and completes once it is up.  The ids and paths recorded equal
+# down (answering 503 behind a proxy, then not at all) the trigger waits,
+# IN_PROGRESS, and completes once it is up.  The ids and paths recorded equal
 # Flink's own statistics and exist on disk, the job's counter follows
 # Flink's ids, a trigger of a job Flink does not know carries Flink's
 # failure as Flink sent it (serialized-throwable byte for byte), one
@@ -90,9 +91,24 @@ jm() {
 
 # --- a JobManager down ----------------------------------------------------------
 
+# First a proxy in front of no JobManager, which answers 503 (as a load
+# balancer does while the JobManager restarts); then nothing at all.
+mkdir -p "$T/jm-503"
+cat > "$T/jm-503/lighttpd.conf" <<EOF
+server.modules = ( "mod_proxy" )
+server.bind = "127.0.0.1"
+server.port = $JMPORT
+server.document-root = "$T/jm-503"
+server.errorlog = "$T/jm-503/error.log"
+proxy.server = ( "" => ( ( "host" => "127.0.0.1", "port" => $(free_port) ) ) )
+EOF
+spawn lighttpd -D -f "$T/jm-503/lighttpd.conf"
+PROXY503=$LAST_PID
+wait_port "$JMPORT" || bail "the 503 proxy did not start"
 is "$(post $JOB $T1)" 202 "POST to a job bound to a JobManager that is down: 202"
-wait_until 100 "grep -q 'did not answer' '$T/runner.log'"
-ok $? "the runner finds the JobManager down, and says it will ask again"
+wait_until 100 "grep -q 'did not answer (503 Service Unavailable)' '$T/runner.log'"
+ok $? "a JobManager that answers 503: the runner says it will ask again"
+stop_pid "$PROXY503"
 sleep 2
 is "$(col $T1 status)" IN_PROGRESS "the trigger waits, IN_PROGRESS"
 # Meanwhile another job, with an action, is not held up.
