@@ -555,6 +555,7 @@ workers_join(int n)
 				w->joined = 1;
 				api_free(&w->api);
 				buf_free(&w->head);
+				buf_free(&w->post.dir);
 				sem_destroy(&w->post.replied);
 			} else
 				left++;

@@ -151,6 +151,7 @@ static enum store_rc
 commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
 {
 	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
+	const struct savepoint_rec *sps[COMMIT_MAX_BATCH];
 	enum store_rc rc = STORE_OK;
 	size_t i;
 
@@ -158,13 +159,15 @@ commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
 	if (c->store == NULL &&
 	    (rc = settings_open_store(c->settings, 512, &c->store)) == STORE_OK)
 		store_on_commit(c->store, walcopy_grew, c->wal);
-	for (i = 0; i < n; i++)
-		recs[i] = &batch[i]->rec;
+	for (i = 0; i < n; i++) {
+		recs[i] = batch[i]->is_savepoint ? NULL : &batch[i]->rec;
+		sps[i] = batch[i]->is_savepoint ? &batch[i]->sp : NULL;
+	}
 	/* Kept open: see store_replaced. */
 	if (rc == STORE_OK && store_replaced(c->store, 0))
 		return STORE_UNAVAILABLE;
 	if (rc == STORE_OK)
-		rc = store_record_triggers(c->store, recs, n, created);
+		rc = store_record_posts(c->store, recs, sps, n, created);
 	if (rc != STORE_OK && rc != STORE_BUSY) {
 		/* Reopen next time: the file may be gone or replaced. */
 		store_close(c->store);
@@ -399,6 +402,20 @@ commit_main(void *arg)
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
+}
+
+/*
+ * Whether savepoints and stops may be submitted too: on a store with one
+ * writer at a time (SQLite), where a worker's own write would wait for
+ * the committer's lock, and then, busy, for the busy handler's sleep.  A
+ * database server's pipeline (commit_main_remote) sends triggers only;
+ * there a worker records a savepoint in its own transaction, beside the
+ * committer's.
+ */
+int
+commit_takes_savepoints(const struct committer *c)
+{
+	return !c->remote;
 }
 
 /* Queues p for the next transaction; the committer calls its reply. */

@@ -10,6 +10,7 @@
 
 #include <semaphore.h>
 
+#include "buf.h"
 #include "settings.h"
 #include "store.h"
 
@@ -26,7 +27,14 @@ struct response;
  * post after it returns.
  */
 struct post {
-	struct trigger_rec rec; /* its strings are the request's */
+	/*
+	 * Its strings are the request's.  Of a savepoint or stop, the job
+	 * and trigger only, which its answer names.
+	 */
+	struct trigger_rec rec;
+	int is_savepoint; /* sp, not rec, is recorded */
+	struct savepoint_rec sp; /* its target_dir is dir's */
+	struct buf dir; /* the post's own, reused */
 	enum store_rc rc; /* set by the committer before reply */
 	int created; /* STORE_OK: recorded now, not already known */
 	struct response *answer; /* made and sent by reply */
@@ -38,6 +46,7 @@ struct post {
 
 struct committer *commit_new(const struct settings *);
 void commit_submit(struct committer *, struct post *);
+int commit_takes_savepoints(const struct committer *);
 void commit_free(struct committer *);
 
 #endif /* COMMIT_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "commit.h"
 #include "exchange.h"
 #include "jobs.h"
 #include "log.h"
@@ -60,6 +61,34 @@ savepoint_default_dir(struct exchange *x, struct store *s, const struct id *job,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Hands the savepoint to the committer, as trigger_post hands a trigger:
+ * recorded in the next group commit, answered from its reply
+ * (trigger_answer), so that savepoints and triggers of one process never
+ * wait on each other's locks.  Its directory is copied into the post,
+ * since the request's body and the job's directory go before the reply.
+ */
+static void
+savepoint_submit(struct exchange *x, const struct savepoint_rec *rec)
+{
+	struct post *p = x->req->post;
+
+	buf_reset(&p->dir);
+	if (buf_adds(&p->dir, rec->target_dir) == -1) {
+		http_error(x->res, ERR_INTERNAL);
+		return;
+	}
+	memset(&p->rec, 0, sizeof(p->rec));
+	p->rec.job = rec->job;
+	p->rec.trigger = rec->trigger;
+	p->is_savepoint = 1;
+	p->sp = *rec;
+	p->sp.target_dir = p->dir.p;
+	p->answer = x->res;
+	commit_submit(x->api->committer, p);
+	x->deferred = 1;
 }
 
 /* POST /jobs/:jobid/savepoints and /jobs/:jobid/stop. */
@@ -118,6 +147,11 @@ savepoint_post(struct exchange *x)
 	rec.remote_addr = req->remote_addr;
 	rec.now_ms = x->now_ms;
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
+	if (a->committer != NULL && req->post != NULL &&
+	    commit_takes_savepoints(a->committer)) {
+		savepoint_submit(x, &rec);
+		goto out;
+	}
 	if ((rc = store_record_savepoint(s, &rec, &created)) != STORE_OK) {
 		exchange_store_failed(x, rc);
 		goto out;

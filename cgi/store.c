@@ -1219,7 +1219,8 @@ store_import(struct store *s, const struct store_item *item)
 	case STORE_ITEM_SERVICE: {
 		struct store_val v[] = { VAL_INT(m->job_not_found),
 			VAL_INT(m->pass_ms), VAL_INT(m->pass_advanced),
-			VAL_INT(m->pass_duration_ms), VAL_INT(m->queue_refused) };
+			VAL_INT(m->pass_duration_ms),
+			VAL_INT(m->queue_refused) };
 		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
 	}
 	case STORE_ITEM_HISTORY:
@@ -1721,6 +1722,33 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
 	if (rc == STORE_OK)
 		*created = changed > 0;
 	return rc;
+}
+
+enum store_rc
+store_record_posts(struct store *s, const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *sp, size_t n, int *created)
+{
+	enum store_rc rc;
+	size_t i;
+
+	for (i = 0; i < n && sp[i] == NULL; i++)
+		;
+	if (i == n)
+		return store_record_triggers(s, t, n, created);
+	if (s->ops->record_batch != NULL)
+		return s->ops->fail(s, "record savepoint",
+		    "a batch of triggers and savepoints");
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		rc = sp[i] != NULL ?
+		    store_record_savepoint(s, sp[i], &created[i]) :
+		    store_record_trigger(s, t[i], &created[i]);
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
 }
 
 enum store_rc

@@ -177,6 +177,7 @@ trigger_post(struct exchange *x)
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL && req->post != NULL) {
 		req->post->rec = rec;
+		req->post->is_savepoint = 0;
 		req->post->answer = r;
 		commit_submit(a->committer, req->post);
 		x->deferred = 1;

@@ -1711,7 +1711,68 @@ test_any_savepoints(struct store *s)
 	buf_free(&b);
 }
 
-/* The tests every driver must pass, on an empty database at db. */
+/* The tests every driver must pass, on an empty database at db. */ /*
+ * A committer's batch of triggers and savepoints in one transaction
+ * (store_record_posts): all recorded, or, on a driver that records its
+ * triggers in batches of its own, refused whole.
+ */
+static void
+test_any_posts(struct store *s)
+{
+	struct trigger_rec tr[2];
+	struct savepoint_rec sp;
+	const struct trigger_rec *t[3];
+	const struct savepoint_rec *p[3];
+	struct id tid = mkid("b0570000000000000000000000000003");
+	struct buf b = { 0 };
+	int created[3] = { -1, -1, -1 }, i;
+
+	memset(tr, 0, sizeof(tr));
+	for (i = 0; i < 2; i++) {
+		tr[i].job = mkid("b0570000000000000000000000000001");
+		tr[i].trigger = mkid(i == 0 ?
+			"b0570000000000000000000000000001" :
+			"b0570000000000000000000000000002");
+		tr[i].type = CKPT_CONFIGURED;
+		tr[i].now_ms = 1000;
+		tr[i].store_ms = 300000;
+		tr[i].max_queued = 1000;
+	}
+	memset(&sp, 0, sizeof(sp));
+	sp.job = tr[0].job;
+	sp.trigger = tid;
+	sp.target_dir = "file:/posts";
+	sp.now_ms = 1000;
+	t[0] = &tr[0], p[0] = NULL;
+	t[1] = NULL, p[1] = &sp;
+	t[2] = &tr[1], p[2] = NULL;
+	if (store_can(s, STORE_CAN_PIPELINE)) {
+		tap_is_int(store_record_posts(s, t, p, 3, created), STORE_ERROR,
+		    "any: posts: a batching driver refuses a mixed batch");
+		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
+		    STORE_NOTFOUND, "any: posts: nothing of it recorded");
+		buf_free(&b);
+		return;
+	}
+	tap_is_int(store_record_posts(s, t, p, 3, created), STORE_OK,
+	    "any: posts: two triggers and a savepoint, one transaction");
+	tap_ok(created[0] == 1 && created[1] == 1 && created[2] == 1,
+	    "any: posts: each new (%d %d %d)", created[0], created[1],
+	    created[2]);
+	tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
+	    STORE_OK, "any: posts: the savepoint's status read");
+	buf_reset(&b);
+	tap_is_int(store_read_status(s, &tr[1].job, &tr[1].trigger, 1000,
+		       300000, &b),
+	    STORE_OK, "any: posts: the second trigger's status read");
+	tap_is_int(store_record_posts(s, t, p, 3, created), STORE_OK,
+	    "any: posts: the same batch again");
+	tap_ok(created[0] == 0 && created[1] == 0 && created[2] == 0,
+	    "any: posts: nothing new (%d %d %d)", created[0], created[1],
+	    created[2]);
+	buf_free(&b);
+}
+
 static void
 test_any_driver(const char *db)
 {
@@ -1727,6 +1788,7 @@ test_any_driver(const char *db)
 	test_any_triggers(s);
 	test_any_capabilities(s);
 	test_any_savepoints(s);
+	test_any_posts(s);
 	store_close(s);
 }
 
