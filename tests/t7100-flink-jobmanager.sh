@@ -28,12 +28,8 @@ unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
     CHECKPOINT_REJECT_UNKNOWN_JOBS CHECKPOINT_BUSY_TIMEOUT CHECKPOINT_SYNC
 
 . "$top_srcdir/tests/flink-lib.sh"
-if [ ! -f "$B/classes/FlinkReference.class" ]; then
-	skip "a job bound to a MiniCluster" \
-	    "FlinkReference is written against Flink 1.20's DataStream API"
-	done_testing
-	exit 0
-fi
+[ -f "$B/classes/FlinkReference.class" ] ||
+    bail "mvn did not build FlinkReference"
 
 JOB=0123456789abcdef0123456789abcd02
 UNK=feed00000000000000000000000000aa

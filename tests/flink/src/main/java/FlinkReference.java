@@ -29,7 +29,7 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /*
@@ -139,7 +139,7 @@ public final class FlinkReference {
 		    RateLimiterStrategy.perSecond(20), Types.LONG),
 		    WatermarkStrategy.noWatermarks(), "numbers")
 		    .keyBy(v -> v % 4).map(new Count()).name("count")
-		    .addSink(new DiscardingSink<>());
+		    .sinkTo(new DiscardingSink<>());
 		StreamGraph stream = env.getStreamGraph(false);
 		stream.setJobName(name);
 		JobGraph graph = stream.getJobGraph();
