@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,15 +240,24 @@ out:
 }
 
 /*
- * The 404 of an unknown disposal id.  Flink names the key by its
- * identity hash; the id's first eight hex digits stand in for it.
+ * The 404 of an unknown disposal id, which names the operation's key as
+ * Java prints it: its hashCode in hex, which Flink's OperationKey takes
+ * from the trigger id, 31 plus the id's hash, the exclusive or of its
+ * four 32-bit words.  So the text is Flink's to the byte.
  */
 static void
 disposal_not_found(struct response *r, const struct id *trigger)
 {
-	char hash[9];
+	char word[9], hash[9];
+	uint32_t x = 0;
+	int i;
 
-	snprintf(hash, sizeof(hash), "%.8s", trigger->s);
+	for (i = 0; i < 4; i++) {
+		memcpy(word, trigger->s + 8 * i, 8);
+		word[8] = '\0';
+		x ^= (uint32_t)strtoul(word, NULL, 16);
+	}
+	snprintf(hash, sizeof(hash), "%" PRIx32, (uint32_t)(31 + x));
 	http_error(r, ERR_NO_DISPOSAL, hash);
 }
 

@@ -223,9 +223,10 @@ done
 #
 # FlinkReference starts a MiniCluster running an unbounded job with keyed
 # state, checkpoints in $T, and asks it and the service (behind lighttpd,
-# the same job id and name registered) the same requests; it prints each
-# difference, masked by its rules (numbers by kind, places and traces by
-# type, Flink's errors by their message).  Every difference must be one
+# the same job id and name registered, with savepoint, stop and disposal
+# commands) the same requests, the savepoint family's and a stop last
+# among them; it prints each difference, masked by its rules (numbers by
+# kind, places and traces by type, Flink's errors by their message).  Every difference must be one
 # that BEYOND FLINK in checkpoint-api(7) lists, and each listed one must
 # still be there.  The tasks map's keys are the job's vertex ids.
 REFJOB=0123456789abcdef0123456789abcdef
@@ -240,7 +241,10 @@ DB=$T/reference.db
 export CHECKPOINT_DB=$DB
 "$CTL" init > /dev/null || bail "checkpointctl init $DB"
 "$CTL" job add $REFJOB --name reference --type FULL \
-    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' ||
+    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' \
+    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
+    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
+    --dispose-command true ||
     bail "job add"
 SERVER=lighttpd MOUNT=
 start_server

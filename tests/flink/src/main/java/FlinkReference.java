@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -54,13 +55,14 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  */
 public final class FlinkReference {
 	private static final Set<String> MASKED_STRINGS = Set.of(
-	    "external_path", "stack-trace", "serialized-throwable",
-	    "request-id");
-	/* Flink writes an error as its exception's class, the message and
-	 * the stack trace; the service the message alone (checkpoint-api(7),
+	    "external_path", "location", "stack-trace",
+	    "serialized-throwable", "request-id");
+	/* Flink writes an error as its exception's class (a
+	 * RestHandlerException, a NotFoundException), the message and the
+	 * stack trace; the service the message alone (checkpoint-api(7),
 	 * BEYOND FLINK).  Flink's errors are compared by that message. */
-	private static final String HANDLER_EXCEPTION =
-	    "org.apache.flink.runtime.rest.handler.RestHandlerException: ";
+	private static final Pattern HANDLER_EXCEPTION = Pattern.compile(
+	    "^org\\.apache\\.flink\\.[A-Za-z0-9_.$]*Exception: ");
 	private static final ObjectMapper JSON = new ObjectMapper();
 	private static final HttpClient HTTP = HttpClient.newBuilder()
 	    .connectTimeout(Duration.ofSeconds(10)).build();
@@ -68,10 +70,12 @@ public final class FlinkReference {
 	private static final String T2 = "00000000000000000000000000000a02";
 	private static final String T3 = "00000000000000000000000000000a03";
 	private static final String T4 = "00000000000000000000000000000a04";
+	private static final String S1 = "00000000000000000000000000000c01";
+	private static final String S2 = "00000000000000000000000000000c02";
 	private static final String NO_TRIGGER = "00000000000000000000000000000bad";
 	private static final String UNKNOWN_JOB = "feed00000000000000000000000000ff";
 
-	private static String flink, app, job;
+	private static String flink, app, job, savepoints;
 	private static final List<String> diffs = new ArrayList<>();
 
 	/* The keyed state every checkpoint holds: a count per key. */
@@ -106,6 +110,7 @@ public final class FlinkReference {
 			    Duration.ofSeconds(Long.getLong("store.seconds")));
 		config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
 		    Path.of(args[3]).toUri().toString());
+		savepoints = Path.of(args[3], "savepoints").toUri().toString();
 		MiniCluster cluster = new MiniCluster(
 		    new MiniClusterConfiguration.Builder().setConfiguration(config)
 		    .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
@@ -179,6 +184,7 @@ public final class FlinkReference {
 		    "{\"triggerId\":\"" + T1 + "\"}");
 		completed("status of an unknown job's trigger",
 		    "/jobs/" + UNKNOWN_JOB + "/checkpoints/" + T1);
+		savepointFamily();
 		same("statistics", "GET", base, null);
 		same("configuration", "GET", base + "/config", null);
 		/* Each side's own id of the same trigger. */
@@ -191,6 +197,65 @@ public final class FlinkReference {
 		    "/jobs/" + UNKNOWN_JOB + "/status", null);
 		same("job overview", "GET", "/jobs/overview", null);
 		same("jobs", "GET", "/jobs", null);
+		/* Last: a stop ends the job. */
+		String dir = "\"targetDirectory\":\"" + savepoints + "\"";
+		same("stop", "POST", "/jobs/" + job + "/stop",
+		    "{" + dir + ",\"triggerId\":\"" + S2 + "\"}");
+		pair("status of a completed stop",
+		    "/jobs/" + job + "/savepoints/" + S2);
+		same("job status after the stop", "GET", "/jobs/" + job + "/status",
+		    null);
+	}
+
+	/*
+	 * Savepoints and their disposal: one taken and polled, the
+	 * synchronous refusals, an unknown job's and trigger's, and the
+	 * disposal of each side's own savepoint.
+	 */
+	private static void savepointFamily() throws Exception {
+		String sp = "/jobs/" + job + "/savepoints";
+		String dir = "\"target-directory\":\"" + savepoints + "\"";
+		same("savepoint", "POST", sp,
+		    "{" + dir + ",\"triggerId\":\"" + S1 + "\"}");
+		Answer[] taken = pair("status of a completed savepoint",
+		    sp + "/" + S1);
+		same("savepoint without a directory", "POST", sp, "{}");
+		same("savepoint with a bad formatType", "POST", sp,
+		    "{" + dir + ",\"formatType\":\"PORTABLE\"}");
+		same("savepoint of an unknown job", "POST",
+		    "/jobs/" + UNKNOWN_JOB + "/savepoints",
+		    "{" + dir + ",\"triggerId\":\"" + S1 + "\"}");
+		pair("status of an unknown job's savepoint",
+		    "/jobs/" + UNKNOWN_JOB + "/savepoints/" + S1);
+		same("status of an unknown savepoint trigger", "GET",
+		    sp + "/" + NO_TRIGGER, null);
+		same("disposal without a path", "POST", "/savepoint-disposal", "{}");
+		same("status of an unknown disposal", "GET",
+		    "/savepoint-disposal/" + NO_TRIGGER, null);
+		Answer f = send(flink, "POST", "/savepoint-disposal",
+		    disposal(taken[0])), a = send(app, "POST",
+		    "/savepoint-disposal", disposal(taken[1]));
+		compare("disposal", f, a);
+		compare("status of a completed disposal",
+		    poll(flink, "/savepoint-disposal/" + requestId(f)),
+		    poll(app, "/savepoint-disposal/" + requestId(a)));
+	}
+
+	private static String disposal(Answer savepoint) throws Exception {
+		String path = JSON.readTree(savepoint.body).path("operation")
+		    .path("location").asText();
+		return "{\"savepoint-path\":" + JSON.writeValueAsString(path) + "}";
+	}
+
+	private static String requestId(Answer a) throws Exception {
+		return JSON.readTree(a.body).path("request-id").asText();
+	}
+
+	/* Polls both sides until COMPLETED, compares, answers both. */
+	private static Answer[] pair(String name, String path) throws Exception {
+		Answer f = poll(flink, path), a = poll(app, path);
+		compare(name, f, a);
+		return new Answer[] { f, a };
 	}
 
 	private static boolean tasksRunning() throws Exception {
@@ -301,9 +366,8 @@ public final class FlinkReference {
 			if (f.size() > 0 && a.size() > 0)
 				node(name, path + "[0]", key, f.get(0), a.get(0));
 		} else if (f.isTextual() && key.equals("errors")) {
-			String m = f.asText().split("\n", 2)[0];
-			if (m.startsWith(HANDLER_EXCEPTION))
-				m = m.substring(HANDLER_EXCEPTION.length());
+			String m = HANDLER_EXCEPTION.matcher(
+			    f.asText().split("\n", 2)[0]).replaceFirst("");
 			if (!m.equals(a.asText()))
 				diffs.add(at + ": \"" + m + "\" | \"" + a.asText() + "\"");
 		} else if (f.isTextual() && !MASKED_STRINGS.contains(key)) {
