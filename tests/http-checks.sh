@@ -4,7 +4,8 @@
 # errors and their headers, GET /metrics's headers and routing,
 # idempotency, retention, the body limits, the CORS and unknown-job
 # settings, a locked and an unreachable database, a mount under /api, and
-# HTTP Basic authentication.  Each case checks the
+# HTTP Basic authentication, and the savepoint family's way through the
+# server.  Each case checks the
 # exact status line, headers and bytes, the same through every server; where
 # a server answers before the app, a case named for that server says what it
 # does.  Results are completed by hand with SQL, as an operator (or the
@@ -244,6 +245,32 @@ method "PUT on the status path" PUT /jobs/$J/checkpoints/$T8 GET
 method "DELETE on the status path" DELETE /jobs/$J/checkpoints/$T8 GET
 is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T8'")" 1 \
     "405s recorded nothing"
+
+# --- savepoints, stops, disposals: the way through this server -------------
+# (t3050 and t6205 check every rule of them behind lighttpd.)
+
+S1=5a000000000000000000000000000a01
+S2=5a000000000000000000000000000a02
+http POST /jobs/$J/savepoints "{\"target-directory\":\"file:/sp\",\"formatType\":\"NATIVE\",\"triggerId\":\"$S1\"}"
+check "POST savepoints" 202 "$(request_id $S1)"
+http GET /jobs/$J/savepoints/$S1
+check "GET the savepoint's status" 200 "$IN_PROGRESS"
+http POST /jobs/$J/stop "{\"targetDirectory\":\"file:/sp\",\"drain\":true,\"triggerId\":\"$S2\"}"
+check "POST stop" 202 "$(request_id $S2)"
+is "$(sql "SELECT kind || ' ' || target_directory || ' ' || format_type || ' ' ||
+    CASE WHEN drain THEN 1 ELSE 0 END FROM savepoints WHERE job_id = '$J'
+    ORDER BY id")" \
+    "$(printf '%s\n' 'SAVEPOINT file:/sp NATIVE 0' 'STOP file:/sp CANONICAL 1')" \
+    "the savepoint and the stop recorded as asked"
+http POST /savepoint-disposal '{"savepoint-path":"file:/sp/savepoint-1"}'
+check_like "POST savepoint-disposal" 200 "$ID_RE"
+D1=$(printf '%s' "$BODY" | cut -d'"' -f4)
+http GET /savepoint-disposal/$D1
+check "GET the disposal's status" 200 "$IN_PROGRESS"
+http POST /savepoint-disposal '{}'
+check "POST savepoint-disposal without a path: Flink's 400" 400 \
+    '{"errors":["Field savepoint-path must not be omitted or be null."]}'
+method "GET on the stop path" GET /jobs/$J/stop POST
 
 # --- GET /metrics (checkpoint-api.fcgi(8); t3700 checks its lines) -----------
 
