@@ -108,7 +108,9 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 		chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
 	fi
 	start_server
-	spawn "$RUNNER" --watch 2>>"$T/runner-$S.log"
+	# As the app's user: a runner as root that opened the database
+	# first would make its -wal root's, which the app may not write.
+	spawn as_run_user "$RUNNER" --watch 2>>"$T/runner-$S.log"
 	WATCHER=$LAST_PID
 
 	get_with_body /jobs

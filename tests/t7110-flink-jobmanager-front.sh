@@ -124,8 +124,10 @@ for SERVER in ${FLINK_SERVERS:-nginx lighttpd}; do
 
 	like "$(front GET "/jobs/$JOB")" "^200 \\{.*\"name\":\"jobmanager-side\"" \
 	    "$S: GET /jobs/:jobid: the JobManager's job details"
+	# Every id of the sequence, savepoints and stops included, as
+	# Flink counts them.
 	like "$(front GET "/v1/jobs/$JOB/checkpoints")" \
-	    "^200 \\{\"counts\":\\{\"restored\":0,\"total\":$K," \
+	    "^200 \\{\"counts\":\\{\"restored\":0,\"total\":$N," \
 	    "$S: GET /v1/jobs/:jobid/checkpoints: the app's statistics"
 	like "$(front GET "/jobs/$JOB/checkpoints/config")" \
 	    '^200 .*"checkpoint_storage":"JobManagerCheckpointStorage"' \
