@@ -1243,7 +1243,8 @@ ctl_savepoints(struct ctl *c, const struct ctl_args *a)
 struct ctl_copy {
 	struct store *to;
 	enum store_rc rc;
-	int64_t n[STORE_ITEM_HISTORY + 1]; /* by kind */
+	int64_t n[STORE_ITEM_ROW + 1]; /* by kind */
+	int64_t rows[STORE_ROW__MAX]; /* STORE_ITEM_ROW's, by table */
 };
 
 static int
@@ -1254,6 +1255,8 @@ ctl_copy_item(const struct store_item *item, void *arg)
 	if ((cp->rc = store_import(cp->to, item)) != STORE_OK)
 		return 1;
 	cp->n[item->kind]++;
+	if (item->kind == STORE_ITEM_ROW)
+		cp->rows[item->u.row.table]++;
 	return 0;
 }
 
@@ -1310,12 +1313,27 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 	}
 	if ((rc = store_import_commit(dst)) != STORE_OK)
 		return ctl_store_fail(dst, to, rc, "commit");
-	printf("%s: %lld jobs, %lld checkpoint counters, %lld job statistics "
-	       "and %lld triggers from %s\n",
-	    shown, (long long)cp.n[STORE_ITEM_JOB],
-	    (long long)cp.n[STORE_ITEM_COUNTER],
-	    (long long)cp.n[STORE_ITEM_STATS],
-	    (long long)cp.n[STORE_ITEM_TRIGGER], from_shown);
+	if (cp.n[STORE_ITEM_ROW] == 0)
+		printf("%s: %lld jobs, %lld checkpoint counters, %lld job "
+		       "statistics and %lld triggers from %s\n",
+		    shown, (long long)cp.n[STORE_ITEM_JOB],
+		    (long long)cp.n[STORE_ITEM_COUNTER],
+		    (long long)cp.n[STORE_ITEM_STATS],
+		    (long long)cp.n[STORE_ITEM_TRIGGER], from_shown);
+	else
+		printf("%s: %lld jobs, %lld checkpoint counters, %lld job "
+		       "statistics, %lld triggers, %lld savepoints, %lld "
+		       "disposals, %lld schedules (%lld slots) and %lld "
+		       "retention policies from %s\n",
+		    shown, (long long)cp.n[STORE_ITEM_JOB],
+		    (long long)cp.n[STORE_ITEM_COUNTER],
+		    (long long)cp.n[STORE_ITEM_STATS],
+		    (long long)cp.n[STORE_ITEM_TRIGGER],
+		    (long long)cp.rows[STORE_ROW_SAVEPOINT],
+		    (long long)cp.rows[STORE_ROW_DISPOSAL],
+		    (long long)cp.rows[STORE_ROW_SCHEDULE],
+		    (long long)cp.rows[STORE_ROW_SLOT],
+		    (long long)cp.rows[STORE_ROW_RETENTION], from_shown);
 	return 0;
 }
 
@@ -1324,9 +1342,8 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 {
 	const char *from = a->opt[CTL_OPT_FROM], *to = a->opt[CTL_OPT_TO];
 	struct store *src, *dst;
-	enum store_rc rc;
 	char shown[512];
-	int ret, any;
+	int ret;
 
 	if (a->opt[CTL_OPT_DB] != NULL) {
 		ctl_err("migrate: --db does not apply; give --from and --to");
@@ -1353,24 +1370,6 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 	}
 	if ((src = ctl_open_db(c, from)) == NULL)
 		return CTL_EXIT_FAIL;
-	/*
-	 * Refused before the target is made, rather than copied in part:
-	 * a savepoint's result is never dropped.
-	 */
-	if ((rc = store_savepoints_any(src, &any)) != STORE_OK || any) {
-		ret = rc != STORE_OK ?
-		    ctl_store_fail(src, from, rc, "migrate") :
-		    CTL_EXIT_FAIL;
-		if (rc == STORE_OK) {
-			store_redact(from, shown, sizeof(shown));
-			ctl_err("%s: holds savepoints, disposals, schedules or "
-				"retention policies, which migrate does not "
-				"copy yet; nothing was changed",
-			    shown);
-		}
-		store_close(src);
-		return ret;
-	}
 	if ((dst = ctl_open_db(c, to)) == NULL) {
 		store_close(src);
 		return CTL_EXIT_FAIL;

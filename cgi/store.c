@@ -1064,12 +1064,57 @@ export_item(const struct store_rows *r, struct store_item *item)
 		item->u.history.kind = col_text(r, 18);
 		item->u.history.status = col_text(r, 19);
 		break;
+	case STORE_ITEM_ROW: /* export_rows reads these */
+		break;
 	}
+}
+
+/* The tables copied whole: their statements and width. */
+static const struct {
+	enum stmt export, import;
+	int n;
+} row_tables[STORE_ROW__MAX] = {
+	[STORE_ROW_SAVEPOINT] = { STMT_EXPORT_SAVEPOINTS,
+	    STMT_IMPORT_SAVEPOINTS, 23 },
+	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
+	    16 },
+	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
+	    7 },
+	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6 },
+	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
+	    6 },
+};
+
+/* The rows of the tables copied whole, after the other items. */
+static enum store_rc
+export_rows(struct store *s, store_item_cb cb, void *arg, int *stop)
+{
+	struct store_rows r;
+	struct store_item item;
+	enum store_rc rc = STORE_OK;
+	int t, i;
+
+	for (t = 0; t < STORE_ROW__MAX && !*stop && rc == STORE_OK; t++) {
+		if (query(s, &r, row_tables[t].export, NULL, 0, "export") ==
+		    STORE_OK)
+			while (!*stop && next(&r)) {
+				memset(&item, 0, sizeof(item));
+				item.kind = STORE_ITEM_ROW;
+				item.u.row.table = (enum store_row_table)t;
+				item.u.row.n = row_tables[t].n;
+				for (i = 0; i < row_tables[t].n; i++)
+					item.u.row.v[i] = col_text(&r, i);
+				*stop = cb(&item, arg) != 0;
+			}
+		rc = end(&r);
+	}
+	return rc;
 }
 
 /*
  * Every item from one snapshot: jobs, counters, statistics, the
- * service's counts, then the triggers a purge would keep, in row order.
+ * service's counts, then the triggers a purge would keep, in row order,
+ * the history, and the rows of the tables copied whole.
  */
 enum store_rc
 store_export(struct store *s, int64_t now_ms, int64_t store_ms,
@@ -1111,6 +1156,8 @@ store_export(struct store *s, int64_t now_ms, int64_t store_ms,
 		if ((rc = end(&r)) != STORE_OK)
 			break;
 	}
+	if (rc == STORE_OK && !stop)
+		rc = export_rows(s, cb, arg, &stop);
 	/* Nothing was written: the read ends either way. */
 	store_rollback(s);
 	return rc;
@@ -1170,6 +1217,24 @@ import_history(struct store *s, const struct history_dump *h)
 	return run(s, STMT_IMPORT_HISTORY, v, NVAL(v), "import", NULL);
 }
 
+/* A row of a table copied whole, each column bound as the text it was. */
+static enum store_rc
+import_row(struct store *s, const struct row_dump *row)
+{
+	struct store_val v[STORE_ROW_COLS];
+	int i;
+
+	if (row->table < 0 || row->table >= STORE_ROW__MAX ||
+	    row->n != row_tables[row->table].n)
+		return s->ops->fail(s, "import", "a row of another shape");
+	for (i = 0; i < row->n; i++) {
+		v[i].is_int = 0;
+		v[i].i = 0;
+		v[i].s = row->v[i];
+	}
+	return run(s, row_tables[row->table].import, v, row->n, "import", NULL);
+}
+
 enum store_rc
 store_import(struct store *s, const struct store_item *item)
 {
@@ -1225,6 +1290,8 @@ store_import(struct store *s, const struct store_item *item)
 	}
 	case STORE_ITEM_HISTORY:
 		return import_history(s, &item->u.history);
+	case STORE_ITEM_ROW:
+		return import_row(s, &item->u.row);
 	case STORE_ITEM_TRIGGER:
 	default: {
 		struct store_val v[] = { VAL_INT(d->row), VAL_TEXT(d->t.job.s),
@@ -2088,19 +2155,6 @@ store_savepoint_list(struct store *s, const struct id *job,
 			if (cb(&e, arg) != 0)
 				break;
 		}
-	return end(&r);
-}
-
-enum store_rc
-store_savepoints_any(struct store *s, int *any)
-{
-	struct store_rows r;
-
-	*any = 0;
-	if (query(s, &r, STMT_SP_ANY, NULL, 0, "look for savepoints") ==
-		STORE_OK &&
-	    next(&r))
-		*any = col_int(&r, 0) != 0;
 	return end(&r);
 }
 

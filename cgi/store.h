@@ -514,7 +514,28 @@ enum store_item_kind {
 	STORE_ITEM_SERVICE, /* job_not_found and pass_* only: the rest are
 			       counted from the triggers and statistics */
 	STORE_ITEM_TRIGGER,
-	STORE_ITEM_HISTORY
+	STORE_ITEM_HISTORY,
+	STORE_ITEM_ROW /* a row of a table copied whole: row_dump */
+};
+
+/*
+ * The tables copied whole, row by row, every column as text: savepoints
+ * and disposals (with their ids), schedules and their slots, retention.
+ */
+enum store_row_table {
+	STORE_ROW_SAVEPOINT,
+	STORE_ROW_DISPOSAL,
+	STORE_ROW_SCHEDULE,
+	STORE_ROW_SLOT,
+	STORE_ROW_RETENTION,
+	STORE_ROW__MAX
+};
+#define STORE_ROW_COLS 24 /* the widest: a savepoint's 23 */
+
+struct row_dump {
+	enum store_row_table table;
+	int n;
+	const char *v[STORE_ROW_COLS]; /* NULL: SQL NULL */
 };
 
 struct store_item {
@@ -526,6 +547,7 @@ struct store_item {
 		struct service_metrics service;
 		struct trigger_dump trigger;
 		struct history_dump history;
+		struct row_dump row;
 	} u;
 };
 
@@ -621,11 +643,6 @@ struct savepoint_row {
 	    kept_ms; /* marked kept (checkpointctl savepoint keep); 0: not */
 };
 typedef int (*store_savepoint_cb)(const struct savepoint_row *, void *);
-/*
- * Whether the store holds any savepoint, disposal, schedule or retention
- * policy: migrate copies none.
- */
-enum store_rc store_savepoints_any(struct store *, int *any);
 /* Every savepoint of job (NULL: of every job), newest first. */
 enum store_rc store_savepoint_list(struct store *, const struct id *job,
     store_savepoint_cb, void *);

@@ -92,12 +92,22 @@ enum stmt {
 	STMT_JOB_SET_SAVEPOINT,
 	STMT_SP_LATEST,
 	STMT_SP_LIST,
-	STMT_SP_ANY,
 	/* The checkpoint history (schema/0007). */
 	STMT_HISTORY_PRUNE_KEEP,
 	STMT_HISTORY_PRUNE_AGE,
 	STMT_EXPORT_HISTORY,
 	STMT_IMPORT_HISTORY,
+	/* Tables copied whole, row by row (store_export's STORE_ITEM_ROW). */
+	STMT_EXPORT_SAVEPOINTS,
+	STMT_IMPORT_SAVEPOINTS,
+	STMT_EXPORT_DISPOSALS,
+	STMT_IMPORT_DISPOSALS,
+	STMT_EXPORT_SCHEDULES,
+	STMT_IMPORT_SCHEDULES,
+	STMT_EXPORT_SLOTS,
+	STMT_IMPORT_SLOTS,
+	STMT_EXPORT_RETENTION,
+	STMT_IMPORT_RETENTION,
 	/* Jobs bound to a Flink JobManager (jobmanager.h). */
 	STMT_JOB_FLINK_SET,
 	STMT_FLINK_COMPLETE,
@@ -156,6 +166,26 @@ enum stmt {
 	" failure_trace, failure_throwable, claimed_by, remote_user," \
 	" remote_addr, created_ms, completed_ms, coalesce(claimed_ms, 0), 0," \
 	" kind, status"
+
+/*
+ * The tables a migration copies row by row, every column as text in
+ * this order (a dialect's export may cast, as PostgreSQL's booleans to
+ * 0 and 1); each import binds them in the same order.
+ */
+#define SAVEPOINT_COPY_COLS \
+	"id, job_id, trigger_id, kind, target_directory, format_type," \
+	" cancel_job, drain, status, checkpoint_id, location, failure_class," \
+	" failure_trace, failure_throwable, created_ms, claimed_by," \
+	" claimed_ms, lease_ms, completed_ms, disposed_ms, remote_user," \
+	" remote_addr, kept_ms"
+#define DISPOSAL_COPY_COLS \
+	"id, trigger_id, savepoint_path, status, failure_class, failure_trace," \
+	" failure_throwable, created_ms, claimed_by, claimed_ms, lease_ms," \
+	" completed_ms, attempts, remote_user, remote_addr, reason"
+#define SCHEDULE_COPY_COLS \
+	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by"
+#define SLOT_COPY_COLS "job_id, kind, slot_ms, fired_ms, trigger_id, skipped"
+#define RETENTION_COPY_COLS "job_id, kind, keep_last, keep_ms, set_by, set_ms"
 
 /*
  * A trigger refused by the queue bound (store_queue_full_trace): the

@@ -62,7 +62,7 @@ static const struct store_ops pg_ops;
 #define PG_PURGE_BATCH 10000
 #define PG_QUOTE(x) #x
 #define PG_QUOTED(x) PG_QUOTE(x)
-#define PG_MAX_PARAMS 18
+#define PG_MAX_PARAMS 24
 /* pg_batch_params's texts. */
 #define PG_BATCH_BUFS 7
 
@@ -481,7 +481,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* Nothing else writes while the copy is checked and made. */
 	[STMT_IMPORT_LOCK] =
 	    "LOCK TABLE jobs, triggers, checkpoint_counters, checkpoint_stats,"
-	    " service_metrics, checkpoint_history IN EXCLUSIVE MODE",
+	    " service_metrics, checkpoint_history, savepoints,"
+	    " savepoint_disposals, schedules, schedule_slots, retention"
+	    " IN EXCLUSIVE MODE",
 	[STMT_IMPORT_EMPTY] =
 	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
 	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
@@ -523,7 +525,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* The next POST's row follows the last one copied. */
 	[STMT_IMPORT_SEQUENCE] =
 	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
-	    " coalesce(max(id), 0) + 1, false) FROM triggers",
+	    " (SELECT coalesce(max(id), 0) + 1 FROM triggers), false),"
+	    " setval(pg_get_serial_sequence('savepoints', 'id'),"
+	    " (SELECT coalesce(max(id), 0) + 1 FROM savepoints), false),"
+	    " setval(pg_get_serial_sequence('savepoint_disposals', 'id'),"
+	    " (SELECT coalesce(max(id), 0) + 1 FROM savepoint_disposals),"
+	    " false)",
 	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
 			" WHERE job_id = $1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
@@ -653,10 +660,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
 	    " FROM savepoints WHERE $1::text IS NULL OR job_id = $1"
 	    " ORDER BY id DESC",
-	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
-			" OR EXISTS (SELECT 1 FROM savepoint_disposals)"
-			" OR EXISTS (SELECT 1 FROM schedules)"
-			" OR EXISTS (SELECT 1 FROM retention)",
 	/* The history's retention, in batches as the purge's. */
 	[STMT_HISTORY_PRUNE_KEEP] =
 	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT h.ctid"
@@ -675,6 +678,40 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
 	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
 	    " $13, $14, $15, $16, $17, $18)",
+	/* Tables copied whole (store_impl.h's *_COPY_COLS). */
+	[STMT_EXPORT_SAVEPOINTS] =
+	    "SELECT id, job_id, trigger_id, kind, target_directory,"
+	    " format_type, cancel_job::int, drain::int, status, checkpoint_id,"
+	    " location, failure_class, failure_trace, failure_throwable,"
+	    " created_ms, claimed_by, claimed_ms, lease_ms, completed_ms,"
+	    " disposed_ms, remote_user, remote_addr, kept_ms FROM savepoints"
+	    " ORDER BY id",
+	[STMT_IMPORT_SAVEPOINTS] =
+	    "INSERT INTO savepoints (" SAVEPOINT_COPY_COLS ")"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+	    " $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,"
+	    " $23)",
+	[STMT_EXPORT_DISPOSALS] = "SELECT " DISPOSAL_COPY_COLS
+				  " FROM savepoint_disposals ORDER BY id",
+	[STMT_IMPORT_DISPOSALS] =
+	    "INSERT INTO savepoint_disposals (" DISPOSAL_COPY_COLS ")"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
+	    " $13, $14, $15, $16)",
+	[STMT_EXPORT_SCHEDULES] = "SELECT " SCHEDULE_COPY_COLS
+				  " FROM schedules ORDER BY job_id, kind",
+	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
+				  ") VALUES"
+				  " ($1, $2, $3, $4, $5, $6, $7)",
+	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
+			      " ORDER BY job_id, kind, slot_ms",
+	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
+			      ") VALUES"
+			      " ($1, $2, $3, $4, $5, $6)",
+	[STMT_EXPORT_RETENTION] = "SELECT " RETENTION_COPY_COLS
+				  " FROM retention ORDER BY job_id, kind",
+	[STMT_IMPORT_RETENTION] = "INSERT INTO retention (" RETENTION_COPY_COLS
+				  ") VALUES"
+				  " ($1, $2, $3, $4, $5, $6)",
 	/* Jobs bound to a Flink JobManager (schema/pg/0005). */
 	[STMT_JOB_FLINK_SET] = "UPDATE jobs SET flink_url = $2,"
 			       " updated_ms = " NOW_MS " WHERE job_id = $1",

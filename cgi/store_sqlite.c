@@ -575,10 +575,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
 	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
 	    " ORDER BY id DESC",
-	[STMT_SP_ANY] = "SELECT EXISTS (SELECT 1 FROM savepoints)"
-			" OR EXISTS (SELECT 1 FROM savepoint_disposals)"
-			" OR EXISTS (SELECT 1 FROM schedules)"
-			" OR EXISTS (SELECT 1 FROM retention)",
 	/*
 	 * The history's retention (store_history_prune): below a job's
 	 * newest ?2 ids, a walk of the key from the counters' rows (one
@@ -598,6 +594,35 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 	    " ?13, ?14, ?15, ?16, ?17, ?18)",
+	/* Tables copied whole (store_impl.h's *_COPY_COLS). */
+	[STMT_EXPORT_SAVEPOINTS] = "SELECT " SAVEPOINT_COPY_COLS
+				   " FROM savepoints ORDER BY id",
+	[STMT_IMPORT_SAVEPOINTS] =
+	    "INSERT INTO savepoints (" SAVEPOINT_COPY_COLS ")"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+	    " ?23)",
+	[STMT_EXPORT_DISPOSALS] = "SELECT " DISPOSAL_COPY_COLS
+				  " FROM savepoint_disposals ORDER BY id",
+	[STMT_IMPORT_DISPOSALS] =
+	    "INSERT INTO savepoint_disposals (" DISPOSAL_COPY_COLS ")"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	    " ?13, ?14, ?15, ?16)",
+	[STMT_EXPORT_SCHEDULES] = "SELECT " SCHEDULE_COPY_COLS
+				  " FROM schedules ORDER BY job_id, kind",
+	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
+				  ") VALUES"
+				  " (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
+			      " ORDER BY job_id, kind, slot_ms",
+	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
+			      ") VALUES"
+			      " (?1, ?2, ?3, ?4, ?5, ?6)",
+	[STMT_EXPORT_RETENTION] = "SELECT " RETENTION_COPY_COLS
+				  " FROM retention ORDER BY job_id, kind",
+	[STMT_IMPORT_RETENTION] = "INSERT INTO retention (" RETENTION_COPY_COLS
+				  ") VALUES"
+				  " (?1, ?2, ?3, ?4, ?5, ?6)",
 	/*
 	 * Jobs bound to a Flink JobManager (schema/0008): Flink's id
 	 * replaces the claim's none, Flink's serialized-throwable is kept as

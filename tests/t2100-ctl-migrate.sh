@@ -153,19 +153,38 @@ refused 1 "$T/new-src.db: No such file or directory" \
     migrate --from "$T/new-src.db" --to "$T/new.db"
 refused 1 "unsupported database URI scheme: use a file path or postgresql://" \
     "a target of another scheme" migrate --from "$SRC" --to mysql://db/x
+# Savepoints, disposals, schedules with their slots and retention
+# policies go too, every column of every row.
 cp "$SRC" "$T/with-savepoints.db"
-sqlite3 "$T/with-savepoints.db" "INSERT INTO savepoints (job_id, trigger_id,
-    kind, target_directory, format_type, created_ms)
-    VALUES ('$J1', '$J1', 'SAVEPOINT', 'file:/sp', 'CANONICAL', 1)"
-refused 1 "$T/with-savepoints.db: holds savepoints, disposals, schedules or retention policies, which migrate does not copy yet; nothing was changed" \
-    "a source holding savepoints: refused, rather than copied in part" \
-    migrate --from "$T/with-savepoints.db" --to "$T/new.db"
-cp "$SRC" "$T/with-schedule.db"
-"$CTL" --db "$T/with-schedule.db" job set "$J1" --every 1h ||
+"$CTL" --db "$T/with-savepoints.db" job set "$J1" --every 1h \
+    --savepoint-cron '0 3 * * *' --keep-savepoints 3 ||
     bail "job set --every"
-refused 1 "$T/with-schedule.db: holds savepoints, disposals, schedules or retention policies, which migrate does not copy yet; nothing was changed" \
-    "a source holding a schedule: refused, rather than copied in part" \
-    migrate --from "$T/with-schedule.db" --to "$T/new.db"
+sqlite3 "$T/with-savepoints.db" "INSERT INTO savepoints (job_id, trigger_id,
+    kind, target_directory, format_type, cancel_job, status, checkpoint_id,
+    location, created_ms, completed_ms, remote_addr, kept_ms)
+    VALUES ('$J1', '$J1', 'SAVEPOINT', 'file:/sp', 'NATIVE', 1, 'COMPLETED',
+    9, 'file:/sp/savepoint-9', 1, 3, '192.0.2.1', 4);
+    INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,
+    format_type, drain, created_ms) VALUES ('$J1', '$J2', 'STOP',
+    'file:/sp', 'CANONICAL', 1, 5);
+    INSERT INTO savepoint_disposals (trigger_id, savepoint_path, created_ms,
+    attempts, reason) VALUES ('$J1', 'file:/sp/savepoint-9', 6, 2,
+    'retention');
+    INSERT INTO schedule_slots VALUES ('$J1', 'CHECKPOINT', 3600000, 3600010,
+    NULL, 'not RUNNING')" || bail "sqlite3 with-savepoints.db"
+run migrate --from "$T/with-savepoints.db" --to "$T/new.db"
+is "$RC|$OUT|$ERR" "0|$T/new.db: 3 jobs, 3 checkpoint counters, 3 job statistics, 10 triggers, 2 savepoints, 1 disposals, 2 schedules (1 slots) and 1 retention policies from $T/with-savepoints.db|" \
+    "a source holding savepoints, disposals, schedules and retention: copied, and said"
+copied() {
+	sqlite3 -batch -cmd '.mode quote' "$1" "SELECT * FROM savepoints
+	    ORDER BY id; SELECT * FROM savepoint_disposals ORDER BY id;
+	    SELECT * FROM schedules ORDER BY job_id, kind;
+	    SELECT * FROM schedule_slots; SELECT * FROM retention"
+}
+is "$(copied "$T/new.db")" "$(copied "$T/with-savepoints.db")" \
+    "  every column of every row, types and NULLs as they were"
+like "$(copied "$T/new.db")" "'NATIVE',1,0,'COMPLETED',9," \
+    "  (the rows are there)"
 like "$("$CTL" -h)" "migrate --from SRC --to DST" "-h lists migrate"
 
 # The triggers refused by the queue bound are counted across a copy: one

@@ -58,6 +58,59 @@ is "$(psql_q "SELECT min(id) > $last FROM triggers
     WHERE job_id = '$J2'")" "t|2 3 4" \
     "on PostgreSQL: a new trigger's row follows the last; the job's ids go on densely"
 
+# Savepoints, disposals, schedules and retention, to PostgreSQL and back:
+# every column of every row; the savepoints' and disposals' identity
+# sequences move past the rows copied.
+SPSRC=$T/with-savepoints.db
+"$CTL" --db "$SPSRC" init > /dev/null || bail "init $SPSRC"
+"$CTL" --db "$SPSRC" job add "$J1" --every 1h --keep-savepoints 3 \
+    --savepoint-command 'echo "file:/sp/savepoint-$CHECKPOINT_ID"' ||
+    bail "job add"
+sqlite3 "$SPSRC" "INSERT INTO savepoints (id, job_id, trigger_id, kind,
+    target_directory, format_type, cancel_job, status, checkpoint_id,
+    location, created_ms, completed_ms, remote_addr, kept_ms)
+    VALUES (7, '$J1', '$J1', 'SAVEPOINT', 'file:/sp', 'NATIVE', 1,
+    'COMPLETED', 9, 'file:/sp/savepoint-9', 1, 3, '192.0.2.1', 4);
+    INSERT INTO savepoint_disposals (id, trigger_id, savepoint_path,
+    created_ms, attempts, reason) VALUES (5, '$J1', 'file:/sp/savepoint-9',
+    6, 2, 'retention');
+    INSERT INTO schedule_slots VALUES ('$J1', 'CHECKPOINT', 3600000, 3600010,
+    NULL, 'not RUNNING')" || bail "sqlite3 $SPSRC"
+psql_q "SET client_min_messages = warning; DROP SCHEMA public CASCADE;
+    CREATE SCHEMA public" > /dev/null
+run migrate --from "$SPSRC" --to "$PGURI"
+is "$RC|$ERR|$(psql_q "SELECT id, kind, cancel_job, drain, checkpoint_id,
+    kept_ms FROM savepoints; SELECT id, attempts, reason
+    FROM savepoint_disposals; SELECT kind, every_ms FROM schedules;
+    SELECT skipped FROM schedule_slots; SELECT keep_last FROM retention")" \
+    "0||7|SAVEPOINT|t|f|9|4
+5|2|retention
+CHECKPOINT|3600000
+not RUNNING
+3" "savepoints, disposals, schedules and retention copied into PostgreSQL"
+app_on "$PGURI"
+_sp=$(fcgi_raw POST "/jobs/$J1/savepoints" \
+    "{\"triggerId\":\"$(tid 31)\",\"target-directory\":\"file:/sp\"}" |
+    status_body)
+stop_pid "$APP"
+is "$_sp|$(psql_q "SELECT id > 7 FROM savepoints
+    WHERE trigger_id = '$(tid 31)'")" \
+    "202 {\"request-id\":\"$(tid 31)\"}|t" \
+    "  a new savepoint's row follows the copied ones"
+psql_q "DELETE FROM savepoints WHERE trigger_id = '$(tid 31)'" > /dev/null
+run migrate --from "$PGURI" --to "$T/sp-back.db"
+sp_rows() {
+	sqlite3 -batch -cmd '.mode quote' "$1" "SELECT * FROM savepoints
+	    ORDER BY id; SELECT * FROM savepoint_disposals ORDER BY id;
+	    SELECT * FROM schedules; SELECT * FROM schedule_slots;
+	    SELECT * FROM retention"
+}
+is "$RC|$(sp_rows "$T/sp-back.db")" "0|$(sp_rows "$SPSRC")" \
+    "  and back into SQLite: every column of every row is the source's"
+psql_q "SET client_min_messages = warning; DROP SCHEMA public CASCADE;
+    CREATE SCHEMA public" > /dev/null
+run migrate --from "$SRC" --to "$PGURI" || bail "migrate again"
+
 # A database that holds anything is refused, and left as it was.
 state() {
 	psql_q "SELECT count(*), max(id), sum(length(trigger_id)) FROM triggers;
