@@ -1063,6 +1063,7 @@ export_item(const struct store_rows *r, struct store_item *item)
 		export_trigger(r, &item->u.history.d);
 		item->u.history.kind = col_text(r, 18);
 		item->u.history.status = col_text(r, 19);
+		item->u.history.disposed_ms = col_int(r, 20);
 		break;
 	case STORE_ITEM_ROW: /* export_rows reads these */
 		break;
@@ -1212,7 +1213,8 @@ import_history(struct store *s, const struct history_dump *h)
 		VAL_INT(d->t.completed_ms), VAL_TEXT(d->t.location),
 		VAL_TEXT(d->t.failure_class), VAL_TEXT(d->t.failure_trace),
 		VAL_TEXT(d->failure_throwable), VAL_TEXT(d->t.remote_user),
-		VAL_TEXT(d->t.remote_addr) };
+		VAL_TEXT(d->t.remote_addr),
+		VAL_INT_OR_NULL(h->disposed_ms, h->disposed_ms == 0) };
 
 	return run(s, STMT_IMPORT_HISTORY, v, NVAL(v), "import", NULL);
 }

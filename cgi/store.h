@@ -505,6 +505,7 @@ struct history_dump {
 	struct trigger_dump d;
 	const char *kind; /* CHECKPOINT, or a savepoint's kind */
 	const char *status; /* COMPLETED or FAILED */
+	int64_t disposed_ms; /* disposed by retention; 0: not */
 };
 
 enum store_item_kind {

@@ -159,13 +159,13 @@ enum stmt {
 	"job_id, checkpoint_id, kind, status, trigger_row, trigger_id," \
 	" requested_type, checkpoint_type, created_ms, claimed_by, claimed_ms," \
 	" completed_ms, location, failure_class, failure_trace," \
-	" failure_throwable, remote_user, remote_addr"
+	" failure_throwable, remote_user, remote_addr, disposed_ms"
 #define HISTORY_EXPORT_COLS \
 	"trigger_row, job_id, trigger_id, 'COMPLETED', requested_type," \
 	" checkpoint_type, checkpoint_id, location, failure_class," \
 	" failure_trace, failure_throwable, claimed_by, remote_user," \
 	" remote_addr, created_ms, completed_ms, coalesce(claimed_ms, 0), 0," \
-	" kind, status"
+	" kind, status, coalesce(disposed_ms, 0)"
 
 /*
  * The tables a migration copies row by row, every column as text in

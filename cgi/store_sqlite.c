@@ -593,7 +593,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_IMPORT_HISTORY] =
 	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-	    " ?13, ?14, ?15, ?16, ?17, ?18)",
+	    " ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	/* Tables copied whole (store_impl.h's *_COPY_COLS). */
 	[STMT_EXPORT_SAVEPOINTS] = "SELECT " SAVEPOINT_COPY_COLS
 				   " FROM savepoints ORDER BY id",

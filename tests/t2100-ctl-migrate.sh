@@ -171,7 +171,10 @@ sqlite3 "$T/with-savepoints.db" "INSERT INTO savepoints (job_id, trigger_id,
     attempts, reason) VALUES ('$J1', 'file:/sp/savepoint-9', 6, 2,
     'retention');
     INSERT INTO schedule_slots VALUES ('$J1', 'CHECKPOINT', 3600000, 3600010,
-    NULL, 'not RUNNING')" || bail "sqlite3 with-savepoints.db"
+    NULL, 'not RUNNING');
+    UPDATE checkpoint_history SET disposed_ms = 77 WHERE rowid =
+    (SELECT min(rowid) FROM checkpoint_history)" ||
+    bail "sqlite3 with-savepoints.db"
 run migrate --from "$T/with-savepoints.db" --to "$T/new.db"
 is "$RC|$OUT|$ERR" "0|$T/new.db: 3 jobs, 3 checkpoint counters, 3 job statistics, 10 triggers, 2 savepoints, 1 disposals, 2 schedules (1 slots) and 1 retention policies from $T/with-savepoints.db|" \
     "a source holding savepoints, disposals, schedules and retention: copied, and said"
@@ -179,12 +182,14 @@ copied() {
 	sqlite3 -batch -cmd '.mode quote' "$1" "SELECT * FROM savepoints
 	    ORDER BY id; SELECT * FROM savepoint_disposals ORDER BY id;
 	    SELECT * FROM schedules ORDER BY job_id, kind;
-	    SELECT * FROM schedule_slots; SELECT * FROM retention"
+	    SELECT * FROM schedule_slots; SELECT * FROM retention;
+	    SELECT job_id, checkpoint_id, disposed_ms FROM checkpoint_history
+	    ORDER BY job_id, checkpoint_id"
 }
 is "$(copied "$T/new.db")" "$(copied "$T/with-savepoints.db")" \
     "  every column of every row, types and NULLs as they were"
-like "$(copied "$T/new.db")" "'NATIVE',1,0,'COMPLETED',9," \
-    "  (the rows are there)"
+is "$(copied "$T/new.db" | grep -c "'NATIVE',1,0,'COMPLETED',9,\|,77\$")" 2 \
+    "  (the rows are there: the savepoint, and a checkpoint's disposal)"
 like "$("$CTL" -h)" "migrate --from SRC --to DST" "-h lists migrate"
 
 # The triggers refused by the queue bound are counted across a copy: one
