@@ -91,6 +91,8 @@ got() {
 	sed -n "s/^$1 //p" "$T/client-$S.out"
 }
 
+# The runner runs as the app's user, who must reach the databases here.
+share_dir "$T"
 
 for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	S=$SERVER

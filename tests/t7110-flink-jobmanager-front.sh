@@ -140,6 +140,13 @@ for SERVER in ${FLINK_SERVERS:-nginx lighttpd}; do
 	    "$S: GET /jobs/overview: the JobManager's"
 	like "$(front GET '/v1/config')" '^200 .*"flink-version"' \
 	    "$S: GET /v1/config: the JobManager's cluster configuration"
+	# Flink's web dashboard, from the same address: its page, and the
+	# REST calls it makes, the JobManager's.
+	like "$(curl -s "$BASE/" | tr -d '\n')" \
+	    '<title>Apache Flink Web Dashboard</title>' \
+	    "$S: GET /: the JobManager's web dashboard"
+	like "$(front GET '/overview')" '^200 \{.*"taskmanagers":1' \
+	    "$S: GET /overview: the dashboard's cluster overview, the JobManager's"
 
 	# Each would change the JobManager's job, were it proxied: a
 	# savepoint counted in its statistics, the job stopped; the ids the
