@@ -140,8 +140,10 @@ check_status_after(const char *path, const char *rid)
 {
 	static const char in_progress[] =
 	    "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}";
+	/* A checkpoint trigger's failure (camelCase, as Flink's): only
+	 * checkpoint triggers have a queue bound. */
 	static const char failed[] = "{\"status\":{\"id\":\"COMPLETED\"},"
-				     "\"operation\":{\"failure-cause\":";
+				     "\"operation\":{\"failureCause\":";
 	struct request req;
 	struct response resp = { 0 };
 	struct route rt;
