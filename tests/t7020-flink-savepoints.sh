@@ -2,9 +2,10 @@
 # Flink's own command line against the service's savepoint family,
 # behind lighttpd and nginx (FLINK_SERVERS), with checkpoint-runner
 # --watch running the jobs' commands: flink savepoint with a directory
-# and with the job's own, -type native, flink stop -p and --drain, and
-# flink savepoint -d (disposal), every line of their output exact, and
-# what the service recorded of each.
+# and with the job's own, -type native, flink stop -p and --drain, flink
+# cancel -s (cancel with a savepoint, deprecated in Flink but still in its
+# 1.x command line), and flink savepoint -d (disposal), every line of
+# their output exact, and what the service recorded of each.
 #
 # Jobs' commands are in single quotes on purpose: their $VARS are for
 # the command's shell.
@@ -21,6 +22,7 @@ unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
 A=5afe0000000000000000000000000001 # savepoints, then a stop
 D=5afe0000000000000000000000000002 # drained
 F=5afe0000000000000000000000000003 # its savepoint fails
+C=5afe0000000000000000000000000004 # cancelled with a savepoint
 CKPT=org.apache.flink.runtime.checkpoint.CheckpointException
 
 # sp JOB: kind, status, id, format, location of its savepoints, oldest first.
@@ -46,6 +48,9 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx}; do
 	    bail "job add"
 	"$CTL" job add $D --name d --savepoint-dir file:/sp \
 	    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID-$CHECKPOINT_DRAIN"' ||
+	    bail "job add"
+	"$CTL" job add $C --name c --savepoint-dir file:/sp \
+	    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/cancel-$CHECKPOINT_ID-$CHECKPOINT_CANCEL_JOB"' ||
 	    bail "job add"
 	"$CTL" job add $F --name f \
 	    --savepoint-command 'echo "no space left" >&2; exit 3' ||
@@ -116,6 +121,20 @@ org\.apache\.flink\.util\.FlinkException: Failed to dispose the savepoint 'file:
 	    'Waiting for response...' \
 	    'Savepoint completed. Path: file:/sp/stop-1-true')" \
 	    "$S: flink stop --drain: drained, the job's directory"
+	flink cancel $M -s file:/cancels $C
+	is "$RC $ERR" "0 " "$S: flink cancel -s: exit status 0"
+	is "$OUT" "$(lines \
+	    'DEPRECATION WARNING: Cancelling a job with savepoint is deprecated. Use "stop" instead.' \
+	    "Cancelling job $C with CANONICAL savepoint to file:/cancels." \
+	    "Cancelled job $C. Savepoint stored in file:/cancels/cancel-1-true.")" \
+	    "$S: flink cancel -s: cancelled, the savepoint's location"
+	is "$(sp $C) $(state $C)" \
+	    "SAVEPOINT COMPLETED 1 CANONICAL file:/cancels/cancel-1-true CANCELED" \
+	    "$S: flink cancel -s: a savepoint with cancel-job, the job CANCELED"
+	flink cancel $M -s file:/again $C
+	is "$RC" 1 "$S: flink cancel -s of a cancelled job: exit status 1"
+	printf '%s\n' "$ERR" | grep -q "FlinkJobNotFoundException: Could not find Flink job ($C)"
+	ok $? "$S: flink cancel -s of a cancelled job: Flink's FlinkJobNotFoundException"
 	is "$(sp $A; sp $D; sp $F)" "$(lines \
 	    'SAVEPOINT COMPLETED 1 CANONICAL file:/mine/savepoint-1-CANONICAL' \
 	    'SAVEPOINT COMPLETED 2 NATIVE file:/sp/savepoint-2-NATIVE' \
