@@ -72,27 +72,8 @@ grep -q '^#define HAVE_LIBPQ 1' config.h || {
 	echo "actions: no PostgreSQL store in this build" >&2
 	exit 0
 }
-# What tests/pg.sh needs, as scripts/bench.d/pg.sh gives it.
-T=$W
-RUN_USER=$(id -un)
-RUN_GROUP=$(id -gn)
-bail() {
-	echo "actions: $*" >&2
-	exit 1
-}
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-at_cleanup() {
-	PG_HOOKS="$1 $PG_HOOKS"
-}
-gone() {
-	[ -r "/proc/$1/stat" ] || return 0
-	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-	[ -z "$_st" ] || [ "$_st" = Z ] || [ "$_st" = X ]
-}
-PG_SERVER_OPTS="-c fsync=on -c synchronous_commit=on"
-. tests/pg.sh
+STAGE_NAME=actions
+. scripts/bench.d/cluster.sh
 pg_start
 at_cleanup pg_stop
 uri="postgresql:///checkpoints?host=$PG_DIR&port=$PG_PORT&user=postgres"
