@@ -19,7 +19,9 @@
 #     postgresql:// URI, GET of GETN existing triggers and POST with
 #     fresh triggerIds (synchronous=FULL: a 202 only after the commit is
 #     on disk), then the same server in front of tests/fcgi-hello, the
-#     GET ceiling of the web stage (target 0.6 of it).
+#     GET ceiling of the web stage (target 0.6 of it).  CEILING=PROGRAM,
+#     as in the web stage, puts another build's checkpoint-api.fcgi in
+#     fcgi-hello's place, on the same database: an A/B of two builds.
 # During the app's runs it samples pg_stat_activity (5 times a second)
 # for the connections the server saw, and after each POST run it counts
 # the transactions that recorded the run's triggers (their distinct
@@ -163,7 +165,7 @@ pg_stage() {
 				if [ $target = app ]; then
 					cmd=$ROOT/cgi/checkpoint-api.fcgi
 				else
-					cmd=$ROOT/tests/fcgi-hello
+					cmd=${CEILING:-$ROOT/tests/fcgi-hello}
 				fi
 				if [ $srv = lighttpd ]; then
 					start_lighttpd "$cmd -t $THREADS"
