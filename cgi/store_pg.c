@@ -1684,8 +1684,8 @@ pg_session(struct pg *s)
 	 * times, and finds its rows by index whatever the values.  Left to
 	 * choose, the server planned the array statements (a batch's
 	 * upsert, several GETs' reads) again at every run, since knowing the
-	 * array's length always made the new plan look cheaper: 0.5 ms of
-	 * planning for a 0.1 ms read.
+	 * array's length always made the new plan look cheaper, and the
+	 * planning cost more than the read (scripts/bench.d/results.md).
 	 */
 	snprintf(sql, sizeof(sql),
 	    "SET plan_cache_mode = force_generic_plan;"
