@@ -1,8 +1,8 @@
 /*
  * A request in, an answer out: route it, refuse what no route takes, and
  * call the route's handler (route.c names one for each).  The handlers
- * are in the files named for what they answer: trigger.c, stats.c,
- * jobs.c, metrics.c and ui.c.
+ * are in the files named for what they answer: trigger.c, savepoint.c,
+ * stats.c, jobs.c, metrics.c and ui.c.
  */
 #include <config.h>
 
