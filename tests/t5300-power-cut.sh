@@ -41,8 +41,10 @@
 #   threads (the fast deployment, the largest group commits);
 # - the control, which shows that the cut loses what no sync covered:
 #   behind lighttpd with CHECKPOINT_SYNC=NORMAL, some triggers answered
-#   202 must be gone.  Up to three cuts there: a cut just after one of
-#   SQLite's checkpoints (which sync the WAL) may find nothing to lose.
+#   202 must be gone.  Up to six cuts there: a cut just after one of
+#   SQLite's checkpoints (which sync the WAL) may find nothing to lose,
+#   and under the sanitizers, where the WAL copier keeps closer pace
+#   with a slower committer, three cuts in a row once did.
 #
 # Root only (losetup, mount); without root, or without loop devices, the
 # cases are reported as skipped, with the reason.
@@ -301,7 +303,7 @@ checks "nginx keepalive" nginx-keepalive
 CHECKPOINT_SYNC=NORMAL
 export CHECKPOINT_SYNC
 lost=0 tries=0
-while [ "$tries" -lt 3 ] && [ "$lost" -eq 0 ]; do
+while [ "$tries" -lt 6 ] && [ "$lost" -eq 0 ]; do
 	tries=$((tries + 1))
 	cut lighttpd
 	lost=$(missing)
