@@ -261,6 +261,50 @@ struct sent {
 	int64_t at; /* when it was sent (us) */
 };
 
+/* With the lock held: whether the next n queued hold a savepoint or stop. */
+static int
+commit_savepoint_next(const struct committer *c, size_t n)
+{
+	const struct post *w;
+
+	for (w = c->head; w != NULL && n > 0; w = w->next, n--)
+		if (w->is_savepoint)
+			return 1;
+	return 0;
+}
+
+/*
+ * A batch taken with none in flight, so with the connection out of
+ * pipeline mode: its savepoints and stops, which the pipeline's statement
+ * does not take, are recorded in one transaction of their own and
+ * answered; b keeps the triggers, in their order.  The outcome, which
+ * the triggers share when it is a failure (their answer then an error,
+ * never a false 202).
+ */
+static enum store_rc
+commit_remote_savepoints(struct committer *c, struct sent *b, enum store_rc rc)
+{
+	struct post *sp[COMMIT_MAX_BATCH];
+	const struct savepoint_rec *recs[COMMIT_MAX_BATCH];
+	const struct trigger_rec *none[COMMIT_MAX_BATCH] = { NULL };
+	int created[COMMIT_MAX_BATCH] = { 0 };
+	size_t i, k = 0, n = 0;
+
+	for (i = 0; i < b->n; i++)
+		if (b->post[i]->is_savepoint) {
+			sp[k] = b->post[i];
+			recs[k++] = &b->post[i]->sp;
+		} else
+			b->post[n++] = b->post[i];
+	b->n = n;
+	if (k == 0)
+		return rc;
+	if (rc == STORE_OK)
+		rc = store_record_posts(c->store, none, recs, k, created);
+	commit_reply(sp, k, rc, created);
+	return rc;
+}
+
 /*
  * The committer on a database server (STORE_CAN_PIPELINE): two batches in
  * flight on its one connection (store_record_send), so that one commits
@@ -276,7 +320,8 @@ struct sent {
  * that half is bounded: with nothing out, by how long a batch takes
  * (lat, a moving average, COMMIT_GATHER_MAX_US at most); with one out,
  * by when that one should be answered, since its answer comes first.
- * One client alone, or two, have each POST sent at once.
+ * One client alone, or two, have each POST sent at once.  Savepoints and
+ * stops are taken only with no batch in flight (commit_remote_savepoints).
  */
 static void *
 commit_main_remote(struct committer *c)
@@ -300,7 +345,9 @@ commit_main_remote(struct committer *c)
 		} else if (out < STORE_IN_FLIGHT)
 			commit_wait_queued(c, target, q[head].at + lat);
 		if (out < STORE_IN_FLIGHT && c->head != NULL &&
-		    (out == 0 || c->queued >= target)) {
+		    (out == 0 ||
+			(c->queued >= target &&
+			    !commit_savepoint_next(c, target)))) {
 			/*
 			 * Half, not all that is queued: a batch that took
 			 * some of the other half's POSTs would leave the
@@ -308,13 +355,30 @@ commit_main_remote(struct committer *c)
 			 * short to hide the larger one's travel.
 			 */
 			b = &q[(head + out) % STORE_IN_FLIGHT];
-			b->n = commit_take(c, b->post, target);
+			/*
+			 * A batch with savepoints is no pipeline's half:
+			 * everything queued goes in its one transaction.
+			 */
+			b->n = commit_take(c, b->post,
+			    out == 0 && commit_savepoint_next(c, c->queued) ?
+				COMMIT_MAX_BATCH :
+				target);
 			pthread_mutex_unlock(&c->lock);
 
 			rc = STORE_OK;
 			if (c->store == NULL)
 				rc = settings_open_store(c->settings, 512,
 				    &c->store);
+			if (out == 0)
+				rc = commit_remote_savepoints(c, b, rc);
+			if (b->n == 0) {
+				if (rc != STORE_OK && rc != STORE_BUSY) {
+					store_close(c->store);
+					c->store = NULL;
+				}
+				pthread_mutex_lock(&c->lock);
+				continue;
+			}
 			for (i = 0; i < b->n; i++)
 				recs[i] = &b->post[i]->rec;
 			if (rc == STORE_OK)
@@ -402,20 +466,6 @@ commit_main(void *arg)
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
-}
-
-/*
- * Whether savepoints and stops may be submitted too: on a store with one
- * writer at a time (SQLite), where a worker's own write would wait for
- * the committer's lock, and then, busy, for the busy handler's sleep.  A
- * database server's pipeline (commit_main_remote) sends triggers only;
- * there a worker records a savepoint in its own transaction, beside the
- * committer's.
- */
-int
-commit_takes_savepoints(const struct committer *c)
-{
-	return !c->remote;
 }
 
 /* Queues p for the next transaction; the committer calls its reply. */

@@ -46,7 +46,6 @@ struct post {
 
 struct committer *commit_new(const struct settings *);
 void commit_submit(struct committer *, struct post *);
-int commit_takes_savepoints(const struct committer *);
 void commit_free(struct committer *);
 
 #endif /* COMMIT_H */

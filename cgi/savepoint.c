@@ -1,8 +1,9 @@
 /*
  * Handlers of the savepoint family, in the order a request flows, as
- * trigger.c's: method, body, path ids, store, answer.  These write
- * through the thread's own store, not the group committer: a savepoint
- * is rare next to the checkpoint triggers the committer batches.
+ * trigger.c's: method, body, path ids, store, answer.  A savepoint or a
+ * stop is recorded by the group committer, as a trigger is, where the
+ * process has one (FastCGI); a disposal, and every POST of a CGI
+ * process, through the thread's own store.
  */
 #include <config.h>
 
@@ -148,8 +149,7 @@ savepoint_post(struct exchange *x)
 	rec.remote_addr = req->remote_addr;
 	rec.now_ms = x->now_ms;
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
-	if (a->committer != NULL && req->post != NULL &&
-	    commit_takes_savepoints(a->committer)) {
+	if (a->committer != NULL && req->post != NULL) {
 		savepoint_submit(x, &rec);
 		goto out;
 	}

@@ -1772,24 +1772,64 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
 	    dir);
 }
 
-enum store_rc
-store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
-    int *created)
+/* STMT_SP_RECORD's values for sp. */
+#define SP_NVAL 10
+static void
+savepoint_vals(const struct savepoint_rec *sp, struct store_val *v)
 {
-	struct store_val v[] = { VAL_TEXT(sp->job.s), VAL_TEXT(sp->trigger.s),
+	const struct store_val vals[SP_NVAL] = { VAL_TEXT(sp->job.s),
+		VAL_TEXT(sp->trigger.s),
 		VAL_TEXT(sp->stop ? "STOP" : "SAVEPOINT"),
 		VAL_TEXT(sp->target_dir),
 		VAL_TEXT(sp->native ? "NATIVE" : "CANONICAL"),
 		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
 		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
 		VAL_INT(sp->now_ms) };
+
+	memcpy(v, vals, sizeof(vals));
+}
+
+enum store_rc
+store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
+    int *created)
+{
+	struct store_val v[SP_NVAL];
 	enum store_rc rc;
 	int64_t changed = 0;
 
 	*created = 0;
-	rc = run(s, STMT_SP_RECORD, v, NVAL(v), "record savepoint", &changed);
+	savepoint_vals(sp, v);
+	rc = run(s, STMT_SP_RECORD, v, SP_NVAL, "record savepoint", &changed);
 	if (rc == STORE_OK)
 		*created = changed > 0;
+	return rc;
+}
+
+/*
+ * A batch of savepoints alone, on a driver that runs a statement many
+ * times in one round trip: one transaction, and one wait for the server.
+ */
+static enum store_rc
+record_savepoints_batch(struct store *s, const struct savepoint_rec *const *sp,
+    size_t n, int *created)
+{
+	struct store_val *v;
+	int64_t *changes;
+	enum store_rc rc = STORE_ERROR;
+	size_t i;
+
+	v = calloc(n * SP_NVAL, sizeof(*v));
+	changes = calloc(n, sizeof(*changes));
+	if (v != NULL && changes != NULL) {
+		for (i = 0; i < n; i++)
+			savepoint_vals(sp[i], &v[i * SP_NVAL]);
+		rc = s->ops->run_batch(s, STMT_SP_RECORD, v, SP_NVAL, n,
+		    changes, "record savepoints");
+	}
+	for (i = 0; i < n; i++)
+		created[i] = rc == STORE_OK && changes[i] > 0;
+	free(v);
+	free(changes);
 	return rc;
 }
 
@@ -1798,15 +1838,18 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n, int *created)
 {
 	enum store_rc rc;
-	size_t i;
+	size_t i, nsp = 0;
 
-	for (i = 0; i < n && sp[i] == NULL; i++)
-		;
-	if (i == n)
+	for (i = 0; i < n; i++)
+		nsp += sp[i] != NULL;
+	if (nsp == 0)
 		return store_record_triggers(s, t, n, created);
-	if (s->ops->record_batch != NULL)
+	/* A server's batch of triggers is a statement of its own. */
+	if (nsp < n && s->ops->record_batch != NULL)
 		return s->ops->fail(s, "record savepoint",
 		    "a batch of triggers and savepoints");
+	if (nsp == n && s->ops->run_batch != NULL)
+		return record_savepoints_batch(s, sp, n, created);
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	for (i = 0; i < n && rc == STORE_OK; i++)

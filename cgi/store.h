@@ -602,17 +602,18 @@ enum store_rc store_job_savepoint_dir(struct store *, const struct id *job,
  */
 enum store_rc store_record_savepoint(struct store *,
     const struct savepoint_rec *, int *created);
-/* GET /jobs/:jobid/savepoints/:triggerid's answer; never expires. */
 /*
  * Records a batch in one transaction, each entry a trigger (t[i]) or a
  * savepoint or stop (sp[i]), the other NULL; all are committed, or none.
- * Without a savepoint, store_record_triggers.  STORE_ERROR on a driver
- * that records triggers in batches of its own (record_batch), which
- * records savepoints apart.
+ * Without a savepoint, store_record_triggers.  On a driver that records
+ * triggers in statements of their own (record_batch: a database
+ * server's), a batch of savepoints alone; one with triggers too is
+ * STORE_ERROR, and the committer records the two apart.
  */
 enum store_rc store_record_posts(struct store *,
     const struct trigger_rec *const *t, const struct savepoint_rec *const *sp,
     size_t n, int *created);
+/* GET /jobs/:jobid/savepoints/:triggerid's answer; never expires. */
 enum store_rc store_read_savepoint_status(struct store *, const struct id *job,
     const struct id *trigger, struct buf *json);
 /*

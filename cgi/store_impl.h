@@ -299,6 +299,13 @@ struct store_ops {
 	    *lock_round)(struct store *, int64_t, int64_t, const char **);
 	enum store_rc (*record_batch)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
+	/*
+	 * One statement run count times in one round trip and one
+	 * transaction, the k-th with v[k * nv ...], the rows each returned
+	 * in changes[k].
+	 */
+	enum store_rc (*run_batch)(struct store *, enum stmt,
+	    const struct store_val *, int, size_t, int64_t *, const char *);
 	enum store_rc (*record_send)(struct store *,
 	    const struct trigger_rec *const *, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);

@@ -1287,6 +1287,8 @@ pg_closed_idle(struct pg *s)
 	return 0;
 }
 
+static enum store_rc pg_pipe_end(struct pg *);
+
 /*
  * Ready for a statement: not dead, no NOTIFY answer pending.  A
  * connection found closed while idle is made again at once, with its
@@ -1303,6 +1305,20 @@ pg_ready(struct pg *s)
 		snprintf(s->error, sizeof(s->error),
 		    "the connection to the server was lost");
 		return STORE_UNAVAILABLE;
+	}
+	/*
+	 * The committer's pipeline is left once no batch is in it, its
+	 * NOTIFYs read, before a statement of its own (a batch's
+	 * savepoints).
+	 */
+	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF) {
+		if (s->nbatches > 0) {
+			snprintf(s->error, sizeof(s->error),
+			    "a statement while a batch is in the pipeline");
+			return STORE_ERROR;
+		}
+		if (pg_pipe_end(s) != STORE_OK)
+			return STORE_UNAVAILABLE;
 	}
 	pg_notify_done(s);
 	if (s->dead)
@@ -1433,6 +1449,37 @@ pg_param_used(const char *sql, int k)
 }
 
 /*
+ * Statement id's n values as its parameters, into p.  A parameter its SQL
+ * leaves unused is typed, since the server cannot infer its type.
+ */
+static void
+pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
+    struct params *p)
+{
+	int i;
+
+	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+		for (i = 0; i < PG_MAX_PARAMS; i++)
+			if (!pg_param_used(stmt_sql[id], i + 1))
+				s->unused[id] |= 1u << i;
+		s->scanned[id] = 1;
+	}
+	p->n = 0;
+	p->typed = 0;
+	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
+		if (v[i].is_int)
+			p_int(p, v[i].i);
+		else
+			p_text(p, v[i].s);
+		if (s->unused[id] & (1u << i)) {
+			p->type[i] = v[i].is_int ? 20 /* int8 */ :
+						   25 /* text */;
+			p->typed = 1;
+		}
+	}
+}
+
+/*
  * The driver's query, run at once: its rows are read from the result.
  * A parameter the SQL leaves unused is given its type when the
  * statement is prepared; the server could not infer it.
@@ -1444,31 +1491,95 @@ pg_query(struct store *base, struct store_rows *r, enum stmt id,
 	struct pg *s = (struct pg *)base;
 	struct params p = { .n = 0 };
 	PGresult *res;
-	int i;
 
 	r->s = base;
 	r->h = NULL;
 	r->row = -1;
 	r->what = what;
-	if (!s->scanned[id] && stmt_sql[id] != NULL) {
-		for (i = 0; i < PG_MAX_PARAMS; i++)
-			if (!pg_param_used(stmt_sql[id], i + 1))
-				s->unused[id] |= 1u << i;
-		s->scanned[id] = 1;
-	}
-	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
-		if (v[i].is_int)
-			p_int(&p, v[i].i);
-		else
-			p_text(&p, v[i].s);
-		if (s->unused[id] & (1u << i)) {
-			p.type[i] = v[i].is_int ? 20 /* int8 */ : 25 /* text */;
-			p.typed = 1;
-		}
-	}
+	pg_params(s, id, v, n, &p);
 	if ((r->rc = pg_exec(s, id, &p, what, &res)) == STORE_OK)
 		r->h = res;
 	return r->rc;
+}
+
+/*
+ * The next result before the pipeline's sync; NULL once the sync is read,
+ * or when the connection failed (*rc).
+ */
+static PGresult *
+pg_pipe_next(struct pg *s, const char *what, enum store_rc *rc)
+{
+	PGresult *res;
+
+	for (;;) {
+		res = pg_next(s, what, rc);
+		if (*rc != STORE_OK)
+			return NULL;
+		if (res == NULL)
+			continue; /* the end of a statement's results */
+		if (PQresultStatus(res) != PGRES_PIPELINE_SYNC)
+			return res;
+		PQclear(res);
+		return NULL;
+	}
+}
+
+/*
+ * Statement id count times, values v[k * nv ...] the k-th's, in one
+ * round trip: libpq's pipeline, every statement before its one sync in
+ * one implicit transaction, so all are committed or none.  changes[k]:
+ * the rows the k-th returned.
+ */
+static enum store_rc
+pg_run_batch(struct store *base, enum stmt id, const struct store_val *v,
+    int nv, size_t count, int64_t *changes, const char *what)
+{
+	struct pg *s = (struct pg *)base;
+	struct params p = { .n = 0 };
+	PGresult *res;
+	enum store_rc rc, failed = STORE_OK;
+	ExecStatusType st;
+	char name[16];
+	size_t k = 0;
+
+	memset(changes, 0, count * sizeof(*changes));
+	pg_params(s, id, v, nv, &p);
+	if ((rc = pg_ready(s)) != STORE_OK ||
+	    (rc = pg_prepare(s, id, &p)) != STORE_OK)
+		return rc;
+	if (!PQenterPipelineMode(s->conn))
+		return pg_lost(s, what, PQerrorMessage(s->conn));
+	stmt_name(id, name, sizeof(name));
+	for (k = 0; k < count; k++) {
+		pg_params(s, id, v + k * (size_t)nv, nv, &p);
+		if (!PQsendQueryPrepared(s->conn, name, p.n, p.v, NULL, NULL,
+			0))
+			return pg_lost(s, what, PQerrorMessage(s->conn));
+	}
+	if (!PQpipelineSync(s->conn))
+		return pg_lost(s, what, PQerrorMessage(s->conn));
+	s->sync_cancelled = 0;
+	k = 0;
+	while ((res = pg_pipe_next(s, what, &rc)) != NULL) {
+		st = PQresultStatus(res);
+		if (st == PGRES_TUPLES_OK && k < count)
+			changes[k++] = PQntuples(res);
+		else if (failed == STORE_OK)
+			failed = pg_rc_from(s,
+			    st == PGRES_FATAL_ERROR ? res : NULL, what);
+		PQclear(res);
+	}
+	if (rc != STORE_OK)
+		return rc;
+	if (!PQexitPipelineMode(s->conn))
+		return pg_lost(s, what, PQerrorMessage(s->conn));
+	if (failed == STORE_OK && k < count)
+		failed = pg_lost(s, what, "no result from the server");
+	if (failed == STORE_OK && s->sync_cancelled)
+		failed = pg_sync_cancelled(s, what);
+	if (failed != STORE_OK)
+		memset(changes, 0, count * sizeof(*changes));
+	return failed;
 }
 
 static int
@@ -2169,17 +2280,8 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 		return STORE_UNAVAILABLE;
 	s->sync_cancelled = 0;
 	s->state[0] = '\0';
-	for (;;) {
-		res = pg_next(s, what, &rc);
-		if (rc != STORE_OK)
-			break;
-		if (res == NULL)
-			continue; /* the end of a statement's results */
+	while ((res = pg_pipe_next(s, what, &rc)) != NULL) {
 		st = PQresultStatus(res);
-		if (st == PGRES_PIPELINE_SYNC) {
-			PQclear(res);
-			break;
-		}
 		if (st == PGRES_TUPLES_OK) {
 			PQclear(last);
 			last = res;
@@ -2629,6 +2731,7 @@ static const struct store_ops pg_ops = {
 	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
 	.record_batch = pg_record_triggers,
+	.run_batch = pg_run_batch,
 	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,

@@ -1711,10 +1711,51 @@ test_any_savepoints(struct store *s)
 	buf_free(&b);
 }
 
-/* The tests every driver must pass, on an empty database at db. */ /*
+/*
+ * Savepoints alone in one batch, on a driver that sends them in one round
+ * trip (run_batch): known is recorded already.  Each says whether it was
+ * new; a batch with one that the schema refuses records none.
+ */
+static void
+test_any_savepoint_batch(struct store *s, const struct savepoint_rec *known)
+{
+	struct savepoint_rec fresh = *known, bad = *known;
+	const struct trigger_rec *t[2] = { NULL, NULL };
+	const struct savepoint_rec *p[2] = { known, &fresh };
+	struct id other = mkid("b0570000000000000000000000000005");
+	struct buf b = { 0 };
+	int created[2] = { -1, -1 };
+
+	fresh.trigger = mkid("b0570000000000000000000000000004");
+	tap_is_int(store_record_posts(s, t, p, 2, created), STORE_OK,
+	    "any: posts: two savepoints in one round trip");
+	tap_ok(created[0] == 0 && created[1] == 1,
+	    "any: posts: the known one not new, the other new (%d %d)",
+	    created[0], created[1]);
+	bad.trigger = other;
+	bad.target_dir = NULL; /* NOT NULL */
+	fresh.trigger = mkid("b0570000000000000000000000000006");
+	p[0] = &fresh;
+	p[1] = &bad;
+	tap_is_int(store_record_posts(s, t, p, 2, created), STORE_ERROR,
+	    "any: posts: a batch with a savepoint the schema refuses fails");
+	tap_ok(created[0] == 0 && created[1] == 0,
+	    "any: posts: neither new (%d %d)", created[0], created[1]);
+	tap_is_int(store_read_savepoint_status(s, &fresh.job, &fresh.trigger,
+		       &b),
+	    STORE_NOTFOUND, "any: posts: nothing of it recorded");
+	tap_is_int(store_record_posts(s, t, p, 1, created), STORE_OK,
+	    "any: posts: the store records again after the failed batch");
+	tap_ok(created[0] == 1, "any: posts: and that one is new");
+	buf_free(&b);
+}
+
+/*
  * A committer's batch of triggers and savepoints in one transaction
  * (store_record_posts): all recorded, or, on a driver that records its
- * triggers in batches of its own, refused whole.
+ * triggers in batches of its own, refused whole; there the committer
+ * sends the triggers through the pipeline, and records the savepoints
+ * alone once none is in flight.
  */
 static void
 test_any_posts(struct store *s)
@@ -1751,6 +1792,21 @@ test_any_posts(struct store *s)
 		    "any: posts: a batching driver refuses a mixed batch");
 		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
 		    STORE_NOTFOUND, "any: posts: nothing of it recorded");
+		/*
+		 * The committer's way: the triggers through the pipeline,
+		 * then, with none in flight, the savepoints alone.
+		 */
+		tap_is_int(store_record_send(s, &t[0], 1), STORE_OK,
+		    "any: posts: a trigger sent through the pipeline");
+		tap_is_int(store_record_recv(s, created), STORE_OK,
+		    "any: posts: and its outcome read");
+		tap_is_int(store_record_posts(s, &t[1], &p[1], 1, created),
+		    STORE_OK,
+		    "any: posts: then a savepoint alone, out of the pipeline");
+		tap_ok(created[0] == 1, "any: posts: it is new");
+		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
+		    STORE_OK, "any: posts: the savepoint's status read");
+		test_any_savepoint_batch(s, &sp);
 		buf_free(&b);
 		return;
 	}
@@ -1773,6 +1829,7 @@ test_any_posts(struct store *s)
 	buf_free(&b);
 }
 
+/* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
 {
