@@ -121,3 +121,46 @@ exchange_path_id(struct exchange *x, const struct segment *seg,
 	exchange_path_error(x, seg, name);
 	return -1;
 }
+
+/*
+ * A status read together with the other threads' waiting at the same time
+ * (readers.h): read by this thread, the leader, on a connection of the
+ * pool, or by another.  A follower's failure is answered here; the
+ * leader's store is then closed as exchange_store_failed closes it.
+ */
+enum store_rc
+exchange_read_together(struct exchange *x, const struct id *job,
+    const struct id *trigger, int savepoint)
+{
+	struct api *a = x->api;
+	struct grouped_read mine;
+	struct read_batch batch;
+	struct store *s;
+	enum store_rc rc;
+	size_t n, i;
+
+	mine.read.job = job;
+	mine.read.trigger = trigger;
+	mine.read.json = &x->res->body;
+	mine.read.savepoint = savepoint;
+	if ((n = readers_join(a->readers, &mine, &x->loan, &batch)) == 0)
+		rc = mine.read.rc;
+	else {
+		x->on_loan = 1;
+		rc = (s = exchange_store(x)) == NULL ?
+		    STORE_UNAVAILABLE :
+		    store_read_statuses(s, batch.read, n, x->now_ms,
+			a->settings->store_ms);
+		if (rc != STORE_OK) {
+			for (i = 0; i < n; i++)
+				batch.read[i]->rc = rc;
+			if (s != NULL && rc != STORE_BUSY) {
+				store_close(x->loan);
+				x->loan = NULL;
+			}
+		}
+		readers_answered(a->readers, &batch);
+		rc = mine.read.rc;
+	}
+	return rc;
+}

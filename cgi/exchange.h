@@ -35,5 +35,12 @@ int exchange_path_id(struct exchange *, const struct segment *,
 struct store *exchange_job(struct exchange *, struct id *job);
 void exchange_path_error(struct exchange *, const struct segment *,
     const char *name);
+/*
+ * On a store that reads together (readers_together): a GET's status
+ * read, a savepoint's or a trigger's, with the other threads' waiting at
+ * the same time; STORE_OK, STORE_NOTFOUND, or the failure, answered.
+ */
+enum store_rc exchange_read_together(struct exchange *, const struct id *job,
+    const struct id *trigger, int savepoint);
 
 #endif /* EXCHANGE_H */

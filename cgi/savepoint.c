@@ -17,6 +17,7 @@
 #include "exchange.h"
 #include "jobs.h"
 #include "log.h"
+#include "readers.h"
 #include "route.h"
 #include "savepoint.h"
 #include "trigger.h"
@@ -179,14 +180,21 @@ savepoint_get(struct exchange *x)
 	    exchange_path_id(x, &x->route->triggerid, "triggerid", &trigger) ==
 		-1)
 		return;
-	if ((s = exchange_store(x)) == NULL)
-		return;
 	buf_reset(&r->body);
-	rc = store_read_savepoint_status(s, &job, &trigger, &r->body);
+	if (x->api->readers != NULL && readers_together(x->api->readers))
+		rc = exchange_read_together(x, &job, &trigger, 1);
+	else if ((s = exchange_store(x)) == NULL)
+		return;
+	else if ((rc = store_read_savepoint_status(s, &job, &trigger,
+		      &r->body)) != STORE_OK &&
+	    rc != STORE_NOTFOUND) {
+		exchange_store_failed(x, rc);
+		return;
+	}
 	if (rc == STORE_NOTFOUND)
 		http_error(r, ERR_NO_SAVEPOINT, trigger.s, job.s);
 	else if (rc != STORE_OK)
-		exchange_store_failed(x, rc);
+		http_error(r, exchange_store_error(rc));
 	else
 		r->status = HTTP_200;
 }

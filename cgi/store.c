@@ -1627,8 +1627,11 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	if (s->ops->read_statuses != NULL)
 		return s->ops->read_statuses(s, r, n, now_ms, store_ms);
 	for (i = 0; i < n; i++) {
-		rc = store_read_status(s, r[i]->job, r[i]->trigger, now_ms,
-		    store_ms, r[i]->json);
+		rc = r[i]->savepoint ?
+		    store_read_savepoint_status(s, r[i]->job, r[i]->trigger,
+			r[i]->json) :
+		    store_read_status(s, r[i]->job, r[i]->trigger, now_ms,
+			store_ms, r[i]->json);
 		if (rc != STORE_OK && rc != STORE_NOTFOUND)
 			return rc;
 		r[i]->rc = rc;

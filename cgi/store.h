@@ -132,12 +132,15 @@ enum store_rc store_read_status(struct store *, const struct id *job,
  * Several status reads in one statement, for the GETs of several threads
  * at once (readers.c): each read's answer is added to its json, and its
  * rc says STORE_OK or STORE_NOTFOUND.  Any other result is the whole
- * batch's failure, and the reads' rc are not set.
+ * batch's failure, and the reads' rc are not set.  A read of a savepoint
+ * or stop (savepoint) is store_read_savepoint_status's, else
+ * store_read_status's; the reads of each kind go in one statement.
  */
 struct status_read {
 	const struct id *job;
 	const struct id *trigger;
 	struct buf *json;
+	int savepoint;
 	enum store_rc rc;
 };
 enum store_rc store_read_statuses(struct store *, struct status_read *const *,

@@ -544,6 +544,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = $1 AND trigger_id = $2",
+	/* As STMT_STATUSES, of savepoints and stops: they never expire. */
+	[STMT_SP_STATUSES] =
+	    "SELECT k.i, s.response FROM unnest($1::text[], $2::text[])"
+	    " WITH ORDINALITY AS k (job_id, trigger_id, i)"
+	    " JOIN savepoint_status s ON s.job_id = k.job_id"
+	    " AND s.trigger_id = k.trigger_id",
 	/* Only a failed disposal starts again, under its first id. */
 	[STMT_DISPOSAL_RECORD] =
 	    "WITH i AS (INSERT INTO savepoint_disposals AS d (trigger_id,"
@@ -2438,49 +2444,75 @@ pg_record_recv(struct store *base, int *created)
 	return rc;
 }
 
-/* The status answers of several GETs, in one statement. */
+/*
+ * The reads of r[] of one kind (savepoint), in one statement; the others
+ * are left as they are.
+ */
 static enum store_rc
-pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
-    int64_t now_ms, int64_t store_ms)
+pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
+    int savepoint, int64_t store_ms)
 {
-	struct pg *s = (struct pg *)base;
 	struct buf jobs = { 0 }, triggers = { 0 };
 	struct params p = { .n = 0 };
 	PGresult *res = NULL;
 	enum store_rc rc = STORE_ERROR;
-	size_t i;
-	int64_t at;
+	size_t i, m = 0, *at;
+	int64_t k;
 	int row, bad;
 
-	(void)now_ms;
+	if ((at = calloc(n, sizeof(*at))) == NULL)
+		return STORE_ERROR;
 	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
 	for (i = 0; i < n && !bad; i++)
-		bad = array_add(&jobs, r[i]->job->s) != 0 ||
-		    array_add(&triggers, r[i]->trigger->s) != 0;
-	if (!bad && buf_adds(&jobs, "}") == 0 &&
+		if (r[i]->savepoint == savepoint) {
+			at[m++] = i;
+			bad = array_add(&jobs, r[i]->job->s) != 0 ||
+			    array_add(&triggers, r[i]->trigger->s) != 0;
+		}
+	if (m == 0)
+		rc = STORE_OK;
+	else if (!bad && buf_adds(&jobs, "}") == 0 &&
 	    buf_adds(&triggers, "}") == 0) {
 		p_text(&p, buf_str(&jobs));
 		p_text(&p, buf_str(&triggers));
-		p_int(&p, store_ms);
-		rc = pg_exec(s, STMT_STATUSES, &p, "read statuses", &res);
+		if (!savepoint)
+			p_int(&p, store_ms);
+		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES,
+		    &p, "read statuses", &res);
 	}
-	for (i = 0; rc == STORE_OK && i < n; i++)
-		r[i]->rc = STORE_NOTFOUND;
-	for (row = 0; rc == STORE_OK && row < PQntuples(res); row++) {
-		at = col_int(res, row, 0);
-		if (at < 1 || (size_t)at > n) {
+	for (i = 0; rc == STORE_OK && i < m; i++)
+		r[at[i]]->rc = STORE_NOTFOUND;
+	for (row = 0; rc == STORE_OK && res != NULL && row < PQntuples(res);
+	     row++) {
+		k = col_int(res, row, 0);
+		if (k < 1 || (size_t)k > m) {
 			rc = STORE_ERROR;
 			break;
 		}
-		r[at - 1]->rc = STORE_OK;
-		if (buf_add(r[at - 1]->json, PQgetvalue(res, row, 1),
+		r[at[k - 1]]->rc = STORE_OK;
+		if (buf_add(r[at[k - 1]]->json, PQgetvalue(res, row, 1),
 			(size_t)PQgetlength(res, row, 1)) != 0)
 			rc = STORE_ERROR;
 	}
 	PQclear(res);
 	buf_free(&jobs);
 	buf_free(&triggers);
+	free(at);
 	return rc;
+}
+
+/* The status answers of several GETs: a statement for each kind. */
+static enum store_rc
+pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
+    int64_t now_ms, int64_t store_ms)
+{
+	struct pg *s = (struct pg *)base;
+	enum store_rc rc;
+
+	(void)now_ms;
+	if ((rc = pg_read_kind(s, r, n, 0, store_ms)) != STORE_OK)
+		return rc;
+	return pg_read_kind(s, r, n, 1, store_ms);
 }
 
 static enum store_rc

@@ -192,48 +192,6 @@ trigger_post(struct exchange *x)
 	trigger_accepted(r, &rec, created);
 }
 
-/*
- * A status read together with the other threads' waiting at the same time
- * (readers.h): read by this thread, the leader, on a connection of the
- * pool, or by another.  A follower's failure is answered here; the
- * leader's store is then closed as exchange_store_failed closes it.
- */
-static enum store_rc
-trigger_read_together(struct exchange *x, const struct id *job,
-    const struct id *trigger)
-{
-	struct api *a = x->api;
-	struct grouped_read mine;
-	struct read_batch batch;
-	struct store *s;
-	enum store_rc rc;
-	size_t n, i;
-
-	mine.read.job = job;
-	mine.read.trigger = trigger;
-	mine.read.json = &x->res->body;
-	if ((n = readers_join(a->readers, &mine, &x->loan, &batch)) == 0)
-		rc = mine.read.rc;
-	else {
-		x->on_loan = 1;
-		rc = (s = exchange_store(x)) == NULL ?
-		    STORE_UNAVAILABLE :
-		    store_read_statuses(s, batch.read, n, x->now_ms,
-			a->settings->store_ms);
-		if (rc != STORE_OK) {
-			for (i = 0; i < n; i++)
-				batch.read[i]->rc = rc;
-			if (s != NULL && rc != STORE_BUSY) {
-				store_close(x->loan);
-				x->loan = NULL;
-			}
-		}
-		readers_answered(a->readers, &batch);
-		rc = mine.read.rc;
-	}
-	return rc;
-}
-
 /* GET: the trigger's status, as Flink's asynchronous operation result. */
 void
 trigger_get(struct exchange *x)
@@ -251,7 +209,7 @@ trigger_get(struct exchange *x)
 		return;
 	buf_reset(&r->body);
 	if (a->readers != NULL && readers_together(a->readers))
-		rc = trigger_read_together(x, &job, &trigger);
+		rc = exchange_read_together(x, &job, &trigger, 0);
 	else if ((s = exchange_store(x)) == NULL)
 		return;
 	else if ((rc = store_read_status(s, &job, &trigger, x->now_ms,

@@ -1751,6 +1751,42 @@ test_any_savepoint_batch(struct store *s, const struct savepoint_rec *known)
 }
 
 /*
+ * Status reads of both kinds in one call (store_read_statuses, as the
+ * GETs read together): t and sp are recorded; each id read as the other
+ * kind is not found.
+ */
+static void
+test_any_statuses(struct store *s, const struct trigger_rec *t,
+    const struct savepoint_rec *sp)
+{
+	struct id unknown = mkid("b0570000000000000000000000000009");
+	struct buf b[5] = { { 0 } };
+	struct status_read r[5] = {
+		{ &t->job, &t->trigger, &b[0], 0, STORE_ERROR },
+		{ &sp->job, &sp->trigger, &b[1], 1, STORE_ERROR },
+		{ &t->job, &unknown, &b[2], 0, STORE_ERROR },
+		{ &sp->job, &sp->trigger, &b[3], 0, STORE_ERROR },
+		{ &t->job, &t->trigger, &b[4], 1, STORE_ERROR },
+	};
+	struct status_read *rp[5] = { &r[0], &r[1], &r[2], &r[3], &r[4] };
+	int i;
+
+	tap_is_int(store_read_statuses(s, rp, 5, 1000, 300000), STORE_OK,
+	    "any: statuses: a trigger's and a savepoint's in one call");
+	tap_ok(r[0].rc == STORE_OK && r[1].rc == STORE_OK &&
+		r[2].rc == STORE_NOTFOUND && r[3].rc == STORE_NOTFOUND &&
+		r[4].rc == STORE_NOTFOUND,
+	    "any: statuses: found, found, and not found thrice (%d %d %d %d %d)",
+	    r[0].rc, r[1].rc, r[2].rc, r[3].rc, r[4].rc);
+	tap_ok(b[0].len > 0 && strstr(buf_str(&b[0]), "IN_PROGRESS") != NULL,
+	    "any: statuses: the trigger's answer");
+	tap_ok(b[1].len > 0 && strstr(buf_str(&b[1]), "IN_PROGRESS") != NULL,
+	    "any: statuses: the savepoint's answer");
+	for (i = 0; i < 5; i++)
+		buf_free(&b[i]);
+}
+
+/*
  * A committer's batch of triggers and savepoints in one transaction
  * (store_record_posts): all recorded, or, on a driver that records its
  * triggers in batches of its own, refused whole; there the committer
@@ -1807,6 +1843,7 @@ test_any_posts(struct store *s)
 		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
 		    STORE_OK, "any: posts: the savepoint's status read");
 		test_any_savepoint_batch(s, &sp);
+		test_any_statuses(s, &tr[0], &sp);
 		buf_free(&b);
 		return;
 	}
@@ -1826,6 +1863,7 @@ test_any_posts(struct store *s)
 	tap_ok(created[0] == 0 && created[1] == 0 && created[2] == 0,
 	    "any: posts: nothing new (%d %d %d)", created[0], created[1],
 	    created[2]);
+	test_any_statuses(s, &tr[0], &sp);
 	buf_free(&b);
 }
 
