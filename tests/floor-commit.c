@@ -144,14 +144,6 @@ commit_submit(struct committer *c, struct post *p)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* The floor records checkpoint triggers only. */
-int
-commit_takes_savepoints(const struct committer *c)
-{
-	(void)c;
-	return 0;
-}
-
 void
 commit_free(struct committer *c)
 {
