@@ -2304,7 +2304,7 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 		rc = pg_lost(s, what, "no result from the server");
 	if (rc == STORE_OK && s->sync_cancelled && !notify)
 		rc = pg_sync_cancelled(s, what);
-	if (rc == STORE_OK && !notify)
+	if (rc == STORE_OK && !notify && created != NULL)
 		pg_batch_created(last, e->r, e->n, created);
 	PQclear(last);
 	return rc;
