@@ -43,8 +43,8 @@
 #   behind lighttpd with CHECKPOINT_SYNC=NORMAL, some triggers answered
 #   202 must be gone.  Up to six cuts there: a cut just after one of
 #   SQLite's checkpoints (which sync the WAL) may find nothing to lose,
-#   and under the sanitizers, where the WAL copier keeps closer pace
-#   with a slower committer, three cuts in a row once did.
+#   and under the sanitizers, beside other tests, three cuts in a row
+#   once did.
 #
 # Root only (losetup, mount); without root, or without loop devices, the
 # cases are reported as skipped, with the reason.
