@@ -146,28 +146,40 @@ commit_free(struct committer *c)
 	free(c);
 }
 
+/* What the n posts of a batch record: a trigger, or a savepoint or stop. */
+struct records {
+	const struct trigger_rec *t[COMMIT_MAX_BATCH];
+	const struct savepoint_rec *sp[COMMIT_MAX_BATCH];
+};
+
+static void
+commit_records(struct post *const *batch, size_t n, struct records *r)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		r->t[i] = batch[i]->is_savepoint ? NULL : &batch[i]->rec;
+		r->sp[i] = batch[i]->is_savepoint ? &batch[i]->sp : NULL;
+	}
+}
+
 /* One transaction for the batch, without the lock. */
 static enum store_rc
 commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
 {
-	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
-	const struct savepoint_rec *sps[COMMIT_MAX_BATCH];
+	struct records r;
 	enum store_rc rc = STORE_OK;
-	size_t i;
 
 	memset(created, 0, n * sizeof(*created));
 	if (c->store == NULL &&
 	    (rc = settings_open_store(c->settings, 512, &c->store)) == STORE_OK)
 		store_on_commit(c->store, walcopy_grew, c->wal);
-	for (i = 0; i < n; i++) {
-		recs[i] = batch[i]->is_savepoint ? NULL : &batch[i]->rec;
-		sps[i] = batch[i]->is_savepoint ? &batch[i]->sp : NULL;
-	}
+	commit_records(batch, n, &r);
 	/* Kept open: see store_replaced. */
 	if (rc == STORE_OK && store_replaced(c->store, 0))
 		return STORE_UNAVAILABLE;
 	if (rc == STORE_OK)
-		rc = store_record_posts(c->store, recs, sps, n, created);
+		rc = store_record_posts(c->store, r.t, r.sp, n, created);
 	if (rc != STORE_OK && rc != STORE_BUSY) {
 		/* Reopen next time: the file may be gone or replaced. */
 		store_close(c->store);
@@ -261,50 +273,6 @@ struct sent {
 	int64_t at; /* when it was sent (us) */
 };
 
-/* With the lock held: whether the next n queued hold a savepoint or stop. */
-static int
-commit_savepoint_next(const struct committer *c, size_t n)
-{
-	const struct post *w;
-
-	for (w = c->head; w != NULL && n > 0; w = w->next, n--)
-		if (w->is_savepoint)
-			return 1;
-	return 0;
-}
-
-/*
- * A batch taken with none in flight, so with the connection out of
- * pipeline mode: its savepoints and stops, which the pipeline's statement
- * does not take, are recorded in one transaction of their own and
- * answered; b keeps the triggers, in their order.  The outcome, which
- * the triggers share when it is a failure (their answer then an error,
- * never a false 202).
- */
-static enum store_rc
-commit_remote_savepoints(struct committer *c, struct sent *b, enum store_rc rc)
-{
-	struct post *sp[COMMIT_MAX_BATCH];
-	const struct savepoint_rec *recs[COMMIT_MAX_BATCH];
-	const struct trigger_rec *none[COMMIT_MAX_BATCH] = { NULL };
-	int created[COMMIT_MAX_BATCH] = { 0 };
-	size_t i, k = 0, n = 0;
-
-	for (i = 0; i < b->n; i++)
-		if (b->post[i]->is_savepoint) {
-			sp[k] = b->post[i];
-			recs[k++] = &b->post[i]->sp;
-		} else
-			b->post[n++] = b->post[i];
-	b->n = n;
-	if (k == 0)
-		return rc;
-	if (rc == STORE_OK)
-		rc = store_record_posts(c->store, none, recs, k, created);
-	commit_reply(sp, k, rc, created);
-	return rc;
-}
-
 /*
  * The committer on a database server (STORE_CAN_PIPELINE): two batches in
  * flight on its one connection (store_record_send), so that one commits
@@ -320,18 +288,17 @@ commit_remote_savepoints(struct committer *c, struct sent *b, enum store_rc rc)
  * that half is bounded: with nothing out, by how long a batch takes
  * (lat, a moving average, COMMIT_GATHER_MAX_US at most); with one out,
  * by when that one should be answered, since its answer comes first.
- * One client alone, or two, have each POST sent at once.  Savepoints and
- * stops are taken only with no batch in flight (commit_remote_savepoints).
+ * One client alone, or two, have each POST sent at once.
  */
 static void *
 commit_main_remote(struct committer *c)
 {
 	struct sent q[STORE_IN_FLIGHT];
-	const struct trigger_rec *recs[COMMIT_MAX_BATCH];
+	struct records r;
 	int created[COMMIT_MAX_BATCH];
 	struct sent *b;
 	enum store_rc rc;
-	size_t i, target, clients = 1;
+	size_t target, clients = 1;
 	int head = 0, out = 0;
 	int64_t lat = COMMIT_GATHER_MAX_US / 4, now;
 
@@ -345,9 +312,7 @@ commit_main_remote(struct committer *c)
 		} else if (out < STORE_IN_FLIGHT)
 			commit_wait_queued(c, target, q[head].at + lat);
 		if (out < STORE_IN_FLIGHT && c->head != NULL &&
-		    (out == 0 ||
-			(c->queued >= target &&
-			    !commit_savepoint_next(c, target)))) {
+		    (out == 0 || c->queued >= target)) {
 			/*
 			 * Half, not all that is queued: a batch that took
 			 * some of the other half's POSTs would leave the
@@ -355,34 +320,17 @@ commit_main_remote(struct committer *c)
 			 * short to hide the larger one's travel.
 			 */
 			b = &q[(head + out) % STORE_IN_FLIGHT];
-			/*
-			 * A batch with savepoints is no pipeline's half:
-			 * everything queued goes in its one transaction.
-			 */
-			b->n = commit_take(c, b->post,
-			    out == 0 && commit_savepoint_next(c, c->queued) ?
-				COMMIT_MAX_BATCH :
-				target);
+			b->n = commit_take(c, b->post, target);
 			pthread_mutex_unlock(&c->lock);
 
 			rc = STORE_OK;
 			if (c->store == NULL)
 				rc = settings_open_store(c->settings, 512,
 				    &c->store);
-			if (out == 0)
-				rc = commit_remote_savepoints(c, b, rc);
-			if (b->n == 0) {
-				if (rc != STORE_OK && rc != STORE_BUSY) {
-					store_close(c->store);
-					c->store = NULL;
-				}
-				pthread_mutex_lock(&c->lock);
-				continue;
-			}
-			for (i = 0; i < b->n; i++)
-				recs[i] = &b->post[i]->rec;
+			commit_records(b->post, b->n, &r);
 			if (rc == STORE_OK)
-				rc = store_record_send(c->store, recs, b->n);
+				rc = store_record_send(c->store, r.t, r.sp,
+				    b->n);
 			b->at = commit_us();
 			if (rc != STORE_OK) {
 				commit_reply(b->post, b->n, rc, created);

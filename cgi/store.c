@@ -1601,14 +1601,6 @@ store_error(const struct store *s)
 }
 
 enum store_rc
-store_record_send(struct store *s, const struct trigger_rec *const *t, size_t n)
-{
-	if (s->ops->record_send == NULL)
-		return STORE_ERROR;
-	return s->ops->record_send(s, t, n);
-}
-
-enum store_rc
 store_record_recv(struct store *s, int *created)
 {
 	if (s->ops->record_recv == NULL)
@@ -1808,31 +1800,34 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
 	return rc;
 }
 
-/*
- * A batch of savepoints alone, on a driver that runs a statement many
- * times in one round trip: one transaction, and one wait for the server.
- */
-static enum store_rc
-record_savepoints_batch(struct store *s, const struct savepoint_rec *const *sp,
-    size_t n, int *created)
+/* STMT_SP_RECORD's values for the savepoints of a batch, at i * SP_NVAL. */
+static struct store_val *
+savepoints_vals(const struct savepoint_rec *const *sp, size_t n)
 {
 	struct store_val *v;
-	int64_t *changes;
-	enum store_rc rc = STORE_ERROR;
 	size_t i;
 
-	v = calloc(n * SP_NVAL, sizeof(*v));
-	changes = calloc(n, sizeof(*changes));
-	if (v != NULL && changes != NULL) {
-		for (i = 0; i < n; i++)
-			savepoint_vals(sp[i], &v[i * SP_NVAL]);
-		rc = s->ops->run_batch(s, STMT_SP_RECORD, v, SP_NVAL, n,
-		    changes, "record savepoints");
-	}
+	if ((v = calloc(n * SP_NVAL, sizeof(*v))) == NULL)
+		return NULL;
 	for (i = 0; i < n; i++)
-		created[i] = rc == STORE_OK && changes[i] > 0;
+		if (sp[i] != NULL)
+			savepoint_vals(sp[i], &v[i * SP_NVAL]);
+	return v;
+}
+
+enum store_rc
+store_record_send(struct store *s, const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *sp, size_t n)
+{
+	struct store_val *v;
+	enum store_rc rc;
+
+	if (s->ops->record_send == NULL || n == 0)
+		return STORE_ERROR;
+	if ((v = savepoints_vals(sp, n)) == NULL)
+		return s->ops->fail(s, "record triggers", "out of memory");
+	rc = s->ops->record_send(s, t, STMT_SP_RECORD, v, SP_NVAL, n);
 	free(v);
-	free(changes);
 	return rc;
 }
 
@@ -1847,23 +1842,25 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
 		nsp += sp[i] != NULL;
 	if (nsp == 0)
 		return store_record_triggers(s, t, n, created);
-	/* A server's batch of triggers is a statement of its own. */
-	if (nsp < n && s->ops->record_batch != NULL)
-		return s->ops->fail(s, "record savepoint",
-		    "a batch of triggers and savepoints");
-	if (nsp == n && s->ops->run_batch != NULL)
-		return record_savepoints_batch(s, sp, n, created);
+	/* A server's batch: sent, and its outcome waited for. */
+	if (s->ops->record_send != NULL) {
+		memset(created, 0, n * sizeof(*created));
+		if ((rc = store_record_send(s, t, sp, n)) != STORE_OK)
+			return rc;
+		return store_record_recv(s, created);
+	}
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	for (i = 0; i < n && rc == STORE_OK; i++)
 		rc = sp[i] != NULL ?
 		    store_record_savepoint(s, sp[i], &created[i]) :
 		    store_record_trigger(s, t[i], &created[i]);
-	if (rc != STORE_OK) {
+	if (rc != STORE_OK)
 		store_rollback(s);
+	else if ((rc = store_commit(s)) == STORE_OK)
 		return rc;
-	}
-	return store_commit(s);
+	memset(created, 0, n * sizeof(*created));
+	return rc;
 }
 
 enum store_rc

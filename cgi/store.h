@@ -111,19 +111,21 @@ enum store_rc store_record_triggers(struct store *,
 /*
  * Group commit with batches in flight, for the committer on a database
  * server (commit.c, STORE_CAN_PIPELINE): store_record_send sends a batch
- * to be recorded as store_record_triggers records one (its own
- * transaction, all or none, a deadlock tried once more) and returns
- * without waiting for it; store_record_recv waits for the oldest batch
- * sent and not yet received, and gives what store_record_triggers would
- * have (created[] as long as that batch).  While one batch commits, the
- * next is on its way.  At most STORE_IN_FLIGHT batches are sent and not
- * received, and a batch's trigger_recs stay valid until its
- * store_record_recv.  A batch whose send failed is not received.  Only
- * PostgreSQL has them; SQLite's answer STORE_ERROR.
+ * to be recorded as store_record_posts records one (its own transaction,
+ * all or none, a deadlock tried once more) and returns without waiting
+ * for it; store_record_recv waits for the oldest batch sent and not yet
+ * received, and gives what store_record_posts would have (created[] as
+ * long as that batch).  While one batch commits, the next is on its way.
+ * At most STORE_IN_FLIGHT batches are sent and not received, and a
+ * batch's records stay valid until its store_record_recv.  A batch whose
+ * send failed is not received.  Only PostgreSQL has them; SQLite's answer
+ * STORE_ERROR.
  */
 #define STORE_IN_FLIGHT 2
+struct savepoint_rec;
 enum store_rc store_record_send(struct store *,
-    const struct trigger_rec *const *, size_t n);
+    const struct trigger_rec *const *t, const struct savepoint_rec *const *sp,
+    size_t n);
 enum store_rc store_record_recv(struct store *, int *created);
 enum store_rc store_read_status(struct store *, const struct id *job,
     const struct id *trigger, int64_t now_ms, int64_t store_ms,
@@ -608,10 +610,8 @@ enum store_rc store_record_savepoint(struct store *,
 /*
  * Records a batch in one transaction, each entry a trigger (t[i]) or a
  * savepoint or stop (sp[i]), the other NULL; all are committed, or none.
- * Without a savepoint, store_record_triggers.  On a driver that records
- * triggers in statements of their own (record_batch: a database
- * server's), a batch of savepoints alone; one with triggers too is
- * STORE_ERROR, and the committer records the two apart.
+ * Without a savepoint, store_record_triggers; on a database server, as
+ * store_record_send and store_record_recv would.
  */
 enum store_rc store_record_posts(struct store *,
     const struct trigger_rec *const *t, const struct savepoint_rec *const *sp,

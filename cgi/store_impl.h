@@ -301,14 +301,12 @@ struct store_ops {
 	enum store_rc (*record_batch)(struct store *,
 	    const struct trigger_rec *const *, size_t, int *);
 	/*
-	 * One statement run count times in one round trip and one
-	 * transaction, the k-th with v[k * nv ...], the rows each returned
-	 * in changes[k].
+	 * record_send's batch: post i the trigger t[i], or, where that is
+	 * NULL, the statement given with the nv values at v[i * nv].
 	 */
-	enum store_rc (*run_batch)(struct store *, enum stmt,
-	    const struct store_val *, int, size_t, int64_t *, const char *);
 	enum store_rc (*record_send)(struct store *,
-	    const struct trigger_rec *const *, size_t);
+	    const struct trigger_rec *const *t, enum stmt,
+	    const struct store_val *v, int nv, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
 	enum store_rc (*read_statuses)(struct store *,
 	    struct status_read *const *, size_t, int64_t, int64_t);

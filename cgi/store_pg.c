@@ -869,12 +869,19 @@ struct rec_at {
 #define PG_PIPE_MAX (2 * STORE_IN_FLIGHT + 1)
 struct pg_sent {
 	int notify;
-	struct rec_at *r; /* the batch, sorted by key */
+	size_t posts; /* the batch's: created[] is by place among them */
+	struct rec_at *r; /* its triggers, sorted by key */
 	size_t n;
+	/* Its other posts: no of statement other, nv values each in ov[]. */
+	enum stmt other;
+	struct store_val *ov;
+	size_t *oi; /* their places */
+	size_t no;
+	int nv;
 	int retried; /* sent again after a deadlock */
 	int read; /* rc and created are its outcome */
 	enum store_rc rc;
-	int *created; /* by r[].i, when read */
+	int *created; /* when read */
 };
 
 struct pg {
@@ -1314,8 +1321,7 @@ pg_ready(struct pg *s)
 	}
 	/*
 	 * The committer's pipeline is left once no batch is in it, its
-	 * NOTIFYs read, before a statement of its own (a batch's
-	 * savepoints).
+	 * NOTIFYs read, before a statement of its own.
 	 */
 	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF) {
 		if (s->nbatches > 0) {
@@ -1528,64 +1534,6 @@ pg_pipe_next(struct pg *s, const char *what, enum store_rc *rc)
 		PQclear(res);
 		return NULL;
 	}
-}
-
-/*
- * Statement id count times, values v[k * nv ...] the k-th's, in one
- * round trip: libpq's pipeline, every statement before its one sync in
- * one implicit transaction, so all are committed or none.  changes[k]:
- * the rows the k-th returned.
- */
-static enum store_rc
-pg_run_batch(struct store *base, enum stmt id, const struct store_val *v,
-    int nv, size_t count, int64_t *changes, const char *what)
-{
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	PGresult *res;
-	enum store_rc rc, failed = STORE_OK;
-	ExecStatusType st;
-	char name[16];
-	size_t k = 0;
-
-	memset(changes, 0, count * sizeof(*changes));
-	pg_params(s, id, v, nv, &p);
-	if ((rc = pg_ready(s)) != STORE_OK ||
-	    (rc = pg_prepare(s, id, &p)) != STORE_OK)
-		return rc;
-	if (!PQenterPipelineMode(s->conn))
-		return pg_lost(s, what, PQerrorMessage(s->conn));
-	stmt_name(id, name, sizeof(name));
-	for (k = 0; k < count; k++) {
-		pg_params(s, id, v + k * (size_t)nv, nv, &p);
-		if (!PQsendQueryPrepared(s->conn, name, p.n, p.v, NULL, NULL,
-			0))
-			return pg_lost(s, what, PQerrorMessage(s->conn));
-	}
-	if (!PQpipelineSync(s->conn))
-		return pg_lost(s, what, PQerrorMessage(s->conn));
-	s->sync_cancelled = 0;
-	k = 0;
-	while ((res = pg_pipe_next(s, what, &rc)) != NULL) {
-		st = PQresultStatus(res);
-		if (st == PGRES_TUPLES_OK && k < count)
-			changes[k++] = PQntuples(res);
-		else if (failed == STORE_OK)
-			failed = pg_rc_from(s,
-			    st == PGRES_FATAL_ERROR ? res : NULL, what);
-		PQclear(res);
-	}
-	if (rc != STORE_OK)
-		return rc;
-	if (!PQexitPipelineMode(s->conn))
-		return pg_lost(s, what, PQerrorMessage(s->conn));
-	if (failed == STORE_OK && k < count)
-		failed = pg_lost(s, what, "no result from the server");
-	if (failed == STORE_OK && s->sync_cancelled)
-		failed = pg_sync_cancelled(s, what);
-	if (failed != STORE_OK)
-		memset(changes, 0, count * sizeof(*changes));
-	return failed;
 }
 
 static int
@@ -2180,8 +2128,9 @@ pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
 /*
  * --- The committer's pipeline (store_record_send, store_record_recv) ---
  *
- * libpq's pipeline mode: each batch is STMT_RECORD and a sync, its own
- * implicit transaction as pg_record_batch's, and now and then a NOTIFY
+ * libpq's pipeline mode: each batch is STMT_RECORD for its triggers, one
+ * STMT_SP_RECORD for each savepoint or stop, and a sync, one implicit
+ * transaction (pg_pipe_send_batch), and now and then a NOTIFY
  * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
  * have gone since the last, and after the last batch out, so that no
  * batch waits longer than that to wake the runners (one a batch cost
@@ -2211,32 +2160,46 @@ pg_pipe_pop(struct pg *s)
 	if (!e->notify)
 		s->nbatches--;
 	free(e->r);
+	free(e->ov);
+	free(e->oi);
 	free(e->created);
 	memset(e, 0, sizeof(*e));
 	s->pipe_head = (s->pipe_head + 1) % PG_PIPE_MAX;
 	s->npipe--;
 }
 
-/* STMT_RECORD for e's batch, and a sync. */
+/*
+ * e's batch and a sync, one implicit transaction: STMT_RECORD for its
+ * triggers, then its other statement once for each of its other posts.
+ */
 static enum store_rc
 pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 {
 	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
-	enum store_rc rc = STORE_OK;
 	char name[16];
 	size_t i;
+	int ok = 1;
 
-	if (pg_batch_params(e->r, e->n, a, &p) != 0)
-		rc = STORE_ERROR;
-	else if (!PQsendQueryPrepared(s->conn,
-		     stmt_name(STMT_RECORD, name, sizeof(name)), p.n, p.v, NULL,
-		     NULL, 0) ||
-	    !PQpipelineSync(s->conn))
-		rc = pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	if (e->n > 0 && pg_batch_params(e->r, e->n, a, &p) != 0)
+		ok = -1;
+	else if (e->n > 0)
+		ok = PQsendQueryPrepared(s->conn,
+		    stmt_name(STMT_RECORD, name, sizeof(name)), p.n, p.v, NULL,
+		    NULL, 0);
 	for (i = 0; i < PG_BATCH_BUFS; i++)
 		buf_free(&a[i]);
-	return rc;
+	stmt_name(e->other, name, sizeof(name));
+	for (i = 0; i < e->no && ok == 1; i++) {
+		pg_params(s, e->other, &e->ov[i * (size_t)e->nv], e->nv, &p);
+		ok = PQsendQueryPrepared(s->conn, name, p.n, p.v, NULL, NULL,
+		    0);
+	}
+	if (ok < 0)
+		return STORE_ERROR; /* nothing sent */
+	if (!ok || !PQpipelineSync(s->conn))
+		return pg_lost(s, "record triggers", PQerrorMessage(s->conn));
+	return STORE_OK;
 }
 
 /*
@@ -2278,9 +2241,11 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 {
 	const int notify = e->notify;
 	const char *what = notify ? "notify" : "record triggers";
-	PGresult *res, *last = NULL;
+	const size_t results = notify ? 1 : (e->n > 0) + e->no;
+	PGresult *res, *first = NULL;
 	enum store_rc rc = STORE_OK, failed = STORE_OK;
 	ExecStatusType st;
+	size_t k = 0, o;
 
 	if (s->dead)
 		return STORE_UNAVAILABLE;
@@ -2288,25 +2253,31 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 	s->state[0] = '\0';
 	while ((res = pg_pipe_next(s, what, &rc)) != NULL) {
 		st = PQresultStatus(res);
-		if (st == PGRES_TUPLES_OK) {
-			PQclear(last);
-			last = res;
-			continue;
-		}
-		if (failed == STORE_OK)
+		/* The triggers' rows first, then one result an other post. */
+		if (st == PGRES_TUPLES_OK && k < results) {
+			o = k++ - (e->n > 0); /* wraps for the triggers' */
+			if (o < e->no && created != NULL)
+				created[e->oi[o]] = PQntuples(res) > 0;
+			if (first == NULL) {
+				first = res;
+				continue;
+			}
+		} else if (failed == STORE_OK)
 			failed = pg_rc_from(s,
 			    st == PGRES_FATAL_ERROR ? res : NULL, what);
 		PQclear(res);
 	}
 	if (rc == STORE_OK)
 		rc = failed;
-	if (rc == STORE_OK && last == NULL)
+	if (rc == STORE_OK && k < results)
 		rc = pg_lost(s, what, "no result from the server");
 	if (rc == STORE_OK && s->sync_cancelled && !notify)
 		rc = pg_sync_cancelled(s, what);
-	if (rc == STORE_OK && !notify && created != NULL)
-		pg_batch_created(last, e->r, e->n, created);
-	PQclear(last);
+	if (rc == STORE_OK && e->n > 0 && created != NULL)
+		pg_batch_created(first, e->r, e->n, created);
+	if (rc != STORE_OK && created != NULL)
+		memset(created, 0, e->posts * sizeof(*created));
+	PQclear(first);
 	return rc;
 }
 
@@ -2331,33 +2302,41 @@ pg_pipe_end(struct pg *s)
 }
 
 /*
- * The oldest batch was refused by a deadlock: every entry sent after it
- * is read now (a batch's outcome kept for its turn), and it is sent again,
- * alone, and read.
+ * Reads now every entry from the k-th on that is not read yet, a batch's
+ * outcome kept for its turn.
  */
 static enum store_rc
-pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
+pg_pipe_read_ahead(struct pg *s, int k)
 {
 	struct pg_sent *x;
-	enum store_rc rc;
-	int k;
 
-	for (k = 1; k < s->npipe && !s->dead; k++) {
+	for (; k < s->npipe && !s->dead; k++) {
 		x = pg_pipe_at(s, k);
 		if (x->read)
 			continue;
 		if (!x->notify &&
-		    (x->created = calloc(x->n, sizeof(*x->created))) == NULL) {
-			pg_lost(s, "record triggers", "out of memory");
-			break;
-		}
+		    (x->created = calloc(x->posts, sizeof(*x->created))) ==
+			NULL)
+			return pg_lost(s, "record triggers", "out of memory");
 		x->rc = pg_pipe_read(s, x, x->created);
 		x->read = 1;
 	}
-	if (s->dead)
-		return STORE_UNAVAILABLE;
+	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
+}
+
+/*
+ * The oldest batch was refused by a deadlock: every entry sent after it
+ * is read now, and it is sent again, alone, and read.
+ */
+static enum store_rc
+pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
+{
+	enum store_rc rc;
+
+	if ((rc = pg_pipe_read_ahead(s, 1)) != STORE_OK)
+		return rc;
 	e->retried = 1;
-	memset(created, 0, e->n * sizeof(*created));
+	memset(created, 0, e->posts * sizeof(*created));
 	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK)
 		return rc;
 	rc = pg_pipe_read(s, e, created);
@@ -2365,35 +2344,98 @@ pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
 	return rc;
 }
 
-static enum store_rc
-pg_record_send(struct store *base, const struct trigger_rec *const *t, size_t n)
+/*
+ * The batch's posts in e: t[i], or statement other with the values
+ * v[i * nv ...] where t[i] is NULL.  -1: out of memory.
+ */
+static int
+pg_sent_fill(struct pg_sent *e, const struct trigger_rec *const *t,
+    enum stmt other, const struct store_val *v, int nv, size_t n)
 {
-	struct pg *s = (struct pg *)base;
-	struct pg_sent *e;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	e->posts = n;
+	e->other = other;
+	e->nv = nv;
+	if ((e->r = calloc(n, sizeof(*e->r))) == NULL ||
+	    (e->oi = calloc(n, sizeof(*e->oi))) == NULL ||
+	    (e->ov = calloc(n * (size_t)nv + 1, sizeof(*e->ov))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (t[i] != NULL) {
+			e->r[e->n].t = t[i];
+			e->r[e->n++].i = i;
+		} else {
+			memcpy(&e->ov[e->no * (size_t)nv], &v[i * (size_t)nv],
+			    (size_t)nv * sizeof(*v));
+			e->oi[e->no++] = i;
+		}
+	qsort(e->r, e->n, sizeof(*e->r), rec_cmp);
+	return 0;
+}
+
+/*
+ * The statements a batch sends, prepared: which pipeline mode cannot do,
+ * so with batches in flight they are read first, and the mode left.  v:
+ * the first other post's values.
+ */
+static enum store_rc
+pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
+    int nv)
+{
+	struct params p = { .n = 0 };
 	enum store_rc rc;
 
-	if (n == 0 || s->nbatches >= STORE_IN_FLIGHT)
-		return STORE_ERROR;
 	if (s->nbatches == 0) {
 		/* Its connection tested, and made again if need be. */
 		if ((rc = pg_pipe_end(s)) != STORE_OK ||
 		    (rc = pg_ready(s)) != STORE_OK ||
 		    (rc = pg_prepare(s, STMT_RECORD, NULL)) != STORE_OK)
 			return rc;
-		if (!PQenterPipelineMode(s->conn))
+	}
+	if (v != NULL && !s->prepared[other]) {
+		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK)
+			return rc;
+		if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
+		    !PQexitPipelineMode(s->conn))
 			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
+		pg_params(s, other, v, nv, &p);
+		if ((rc = pg_prepare(s, other, &p)) != STORE_OK)
+			return rc;
 	}
 	if (s->dead)
 		return STORE_UNAVAILABLE;
-	e = pg_pipe_at(s, s->npipe);
-	memset(e, 0, sizeof(*e));
-	if ((e->r = rec_sorted(t, n)) == NULL)
+	if (PQpipelineStatus(s->conn) == PQ_PIPELINE_OFF &&
+	    !PQenterPipelineMode(s->conn))
+		return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
+	return STORE_OK;
+}
+
+static enum store_rc
+pg_record_send(struct store *base, const struct trigger_rec *const *t,
+    enum stmt other, const struct store_val *v, int nv, size_t n)
+{
+	struct pg *s = (struct pg *)base;
+	struct pg_sent *e;
+	enum store_rc rc;
+	size_t i;
+
+	if (n == 0 || s->nbatches >= STORE_IN_FLIGHT)
 		return STORE_ERROR;
-	e->n = n;
-	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
-		free(e->r);
-		memset(e, 0, sizeof(*e));
+	for (i = 0; i < n && t[i] != NULL; i++)
+		;
+	if ((rc = pg_pipe_prepare(s, other, i < n ? &v[i * (size_t)nv] : NULL,
+		 nv)) != STORE_OK)
 		return rc;
+	e = pg_pipe_at(s, s->npipe);
+	if (pg_sent_fill(e, t, other, v, nv, n) != 0 ||
+	    (rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
+		free(e->r);
+		free(e->oi);
+		free(e->ov);
+		memset(e, 0, sizeof(*e));
+		return rc == STORE_OK ? STORE_ERROR : rc;
 	}
 	s->npipe++;
 	s->nbatches++;
@@ -2421,11 +2463,12 @@ pg_record_recv(struct store *base, int *created)
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
-	memset(created, 0, e->n * sizeof(*created));
+	memset(created, 0, e->posts * sizeof(*created));
 	if (e->read) {
 		rc = e->rc;
 		if (rc == STORE_OK)
-			memcpy(created, e->created, e->n * sizeof(*created));
+			memcpy(created, e->created,
+			    e->posts * sizeof(*created));
 	} else {
 		rc = pg_pipe_read(s, e, created);
 		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0 &&
@@ -2433,7 +2476,7 @@ pg_record_recv(struct store *base, int *created)
 			rc = pg_pipe_retry(s, e, created);
 	}
 	if (rc != STORE_OK)
-		memset(created, 0, e->n * sizeof(*created));
+		memset(created, 0, e->posts * sizeof(*created));
 	pg_pipe_pop(s);
 	/* The last batch out: the NOTIFY it is owed, now. */
 	if (s->nbatches == 0 && s->notify_owed) {
@@ -2763,7 +2806,6 @@ static const struct store_ops pg_ops = {
 	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
 	.record_batch = pg_record_triggers,
-	.run_batch = pg_run_batch,
 	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,

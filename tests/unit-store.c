@@ -1712,9 +1712,9 @@ test_any_savepoints(struct store *s)
 }
 
 /*
- * Savepoints alone in one batch, on a driver that sends them in one round
- * trip (run_batch): known is recorded already.  Each says whether it was
- * new; a batch with one that the schema refuses records none.
+ * Savepoints alone in one batch: known is recorded already.  Each says
+ * whether it was new; a batch with one that the schema refuses records
+ * none.
  */
 static void
 test_any_savepoint_batch(struct store *s, const struct savepoint_rec *known)
@@ -1728,7 +1728,7 @@ test_any_savepoint_batch(struct store *s, const struct savepoint_rec *known)
 
 	fresh.trigger = mkid("b0570000000000000000000000000004");
 	tap_is_int(store_record_posts(s, t, p, 2, created), STORE_OK,
-	    "any: posts: two savepoints in one round trip");
+	    "any: posts: two savepoints in one batch");
 	tap_ok(created[0] == 0 && created[1] == 1,
 	    "any: posts: the known one not new, the other new (%d %d)",
 	    created[0], created[1]);
@@ -1787,14 +1787,73 @@ test_any_statuses(struct store *s, const struct trigger_rec *t,
 }
 
 /*
- * A committer's batch of triggers and savepoints in one transaction
- * (store_record_posts): all recorded, or, on a driver that records its
- * triggers in batches of its own, refused whole; there the committer
- * sends the triggers through the pipeline, and records the savepoints
- * alone once none is in flight.
+ * On a database server, a committer's batches in flight
+ * (store_record_send): a fresh connection (db) sends a batch of a
+ * trigger, then, while it is out, one of a trigger and a savepoint, whose
+ * statement the connection has not prepared yet (which pipeline mode
+ * cannot do); then a batch of a known trigger and a known savepoint
+ * beside a third batch, and receives them in order.
  */
 static void
-test_any_posts(struct store *s)
+test_any_in_flight(const char *db, const struct trigger_rec *tr,
+    const struct savepoint_rec *sp)
+{
+	struct trigger_rec t2 = *tr, t3 = *tr;
+	struct savepoint_rec s2 = *sp;
+	const struct trigger_rec *t[2] = { &t2, NULL };
+	const struct savepoint_rec *p[2] = { NULL, &s2 };
+	const struct trigger_rec *known_t[2] = { tr, NULL };
+	const struct savepoint_rec *known_p[2] = { NULL, sp };
+	struct store *s;
+	struct buf b = { 0 };
+	char err[512];
+	int c1[1] = { -1 }, c2[2] = { -1, -1 };
+
+	if (open_at(db, &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "any: in flight: open: %s", err);
+		return;
+	}
+	t2.trigger = mkid("b0570000000000000000000000000011");
+	t3.trigger = mkid("b0570000000000000000000000000012");
+	s2.trigger = mkid("b0570000000000000000000000000013");
+	tap_is_int(store_record_send(s, (const struct trigger_rec *[]){ &t3 },
+		       (const struct savepoint_rec *[]){ NULL }, 1),
+	    STORE_OK, "any: in flight: a trigger sent");
+	tap_is_int(store_record_send(s, t, p, 2), STORE_OK,
+	    "any: in flight: a trigger and a savepoint sent beside it");
+	tap_is_int(store_record_recv(s, c1), STORE_OK,
+	    "any: in flight: the first batch's outcome");
+	tap_ok(c1[0] == 1, "any: in flight: its trigger new");
+	tap_is_int(store_record_recv(s, c2), STORE_OK,
+	    "any: in flight: the second batch's outcome");
+	tap_ok(c2[0] == 1 && c2[1] == 1, "any: in flight: both new (%d %d)",
+	    c2[0], c2[1]);
+	tap_is_int(store_record_send(s, known_t, known_p, 2), STORE_OK,
+	    "any: in flight: a known trigger and savepoint sent");
+	tap_is_int(store_record_send(s, t, p, 2), STORE_OK,
+	    "any: in flight: and the batch just recorded, beside it");
+	tap_is_int(store_record_recv(s, c2), STORE_OK,
+	    "any: in flight: the known ones' outcome");
+	tap_ok(c2[0] == 0 && c2[1] == 0, "any: in flight: neither new (%d %d)",
+	    c2[0], c2[1]);
+	c2[0] = c2[1] = -1;
+	tap_is_int(store_record_recv(s, c2), STORE_OK,
+	    "any: in flight: the other's outcome");
+	tap_ok(c2[0] == 0 && c2[1] == 0, "any: in flight: neither new (%d %d)",
+	    c2[0], c2[1]);
+	tap_is_int(store_read_savepoint_status(s, &s2.job, &s2.trigger, &b),
+	    STORE_OK, "any: in flight: the savepoint's status read after");
+	buf_free(&b);
+	store_close(s);
+}
+
+/*
+ * A committer's batch of triggers and savepoints in one transaction
+ * (store_record_posts): all recorded; the same batch again creates
+ * nothing.  On a database server, batches in flight too.
+ */
+static void
+test_any_posts(struct store *s, const char *db)
 {
 	struct trigger_rec tr[2];
 	struct savepoint_rec sp;
@@ -1823,30 +1882,6 @@ test_any_posts(struct store *s)
 	t[0] = &tr[0], p[0] = NULL;
 	t[1] = NULL, p[1] = &sp;
 	t[2] = &tr[1], p[2] = NULL;
-	if (store_can(s, STORE_CAN_PIPELINE)) {
-		tap_is_int(store_record_posts(s, t, p, 3, created), STORE_ERROR,
-		    "any: posts: a batching driver refuses a mixed batch");
-		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
-		    STORE_NOTFOUND, "any: posts: nothing of it recorded");
-		/*
-		 * The committer's way: the triggers through the pipeline,
-		 * then, with none in flight, the savepoints alone.
-		 */
-		tap_is_int(store_record_send(s, &t[0], 1), STORE_OK,
-		    "any: posts: a trigger sent through the pipeline");
-		tap_is_int(store_record_recv(s, created), STORE_OK,
-		    "any: posts: and its outcome read");
-		tap_is_int(store_record_posts(s, &t[1], &p[1], 1, created),
-		    STORE_OK,
-		    "any: posts: then a savepoint alone, out of the pipeline");
-		tap_ok(created[0] == 1, "any: posts: it is new");
-		tap_is_int(store_read_savepoint_status(s, &tr[0].job, &tid, &b),
-		    STORE_OK, "any: posts: the savepoint's status read");
-		test_any_savepoint_batch(s, &sp);
-		test_any_statuses(s, &tr[0], &sp);
-		buf_free(&b);
-		return;
-	}
 	tap_is_int(store_record_posts(s, t, p, 3, created), STORE_OK,
 	    "any: posts: two triggers and a savepoint, one transaction");
 	tap_ok(created[0] == 1 && created[1] == 1 && created[2] == 1,
@@ -1863,7 +1898,13 @@ test_any_posts(struct store *s)
 	tap_ok(created[0] == 0 && created[1] == 0 && created[2] == 0,
 	    "any: posts: nothing new (%d %d %d)", created[0], created[1],
 	    created[2]);
+	test_any_savepoint_batch(s, &sp);
 	test_any_statuses(s, &tr[0], &sp);
+	if (store_can(s, STORE_CAN_PIPELINE))
+		test_any_in_flight(db, &tr[0], &sp);
+	else
+		tap_is_int(store_record_send(s, t, p, 3), STORE_ERROR,
+		    "any: posts: no batches in flight on a file");
 	buf_free(&b);
 }
 
@@ -1883,7 +1924,7 @@ test_any_driver(const char *db)
 	test_any_triggers(s);
 	test_any_capabilities(s);
 	test_any_savepoints(s);
-	test_any_posts(s);
+	test_any_posts(s, db);
 	store_close(s);
 }
 
