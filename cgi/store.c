@@ -342,9 +342,25 @@ first_text(struct store *s, enum stmt id, const struct store_val *v, int n,
 /* --- The API's two operations --- */
 
 /*
+ * On a database server, a batch sent as the committer sends one, and its
+ * outcome waited for: its statements are the pipeline's, and so is its
+ * wake-up of the watching runners.
+ */
+static enum store_rc
+record_remote(struct store *s, const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *sp, size_t n, int *created)
+{
+	enum store_rc rc;
+
+	memset(created, 0, n * sizeof(*created));
+	if ((rc = store_record_send(s, t, sp, n)) != STORE_OK)
+		return rc;
+	return store_record_recv(s, created);
+}
+
+/*
  * A new trigger, or a fresh start for one whose result has expired; a
- * driver that records batches in one statement takes it as a batch of
- * one.
+ * database server takes it as a batch of one.
  */
 enum store_rc
 store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
@@ -353,8 +369,8 @@ store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
 	enum store_rc rc;
 	int64_t changed = 0;
 
-	if (s->ops->record_batch != NULL)
-		return s->ops->record_batch(s, &t, 1, created);
+	if (s->ops->record_send != NULL)
+		return record_remote(s, &t, NULL, 1, created);
 	*created = 0;
 	if (store_queue_full_trace(&trace, t->max_queued) != 0) {
 		buf_free(&trace);
@@ -402,8 +418,8 @@ store_record_triggers(struct store *s, const struct trigger_rec *const *t,
 	enum store_rc rc;
 	size_t i;
 
-	if (s->ops->record_batch != NULL)
-		return s->ops->record_batch(s, t, n, created);
+	if (s->ops->record_send != NULL)
+		return record_remote(s, t, NULL, n, created);
 	if (n == 1)
 		return store_record_trigger(s, t[0], &created[0]);
 	if ((rc = store_begin(s)) != STORE_OK)
@@ -1819,12 +1835,12 @@ enum store_rc
 store_record_send(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n)
 {
-	struct store_val *v;
+	struct store_val *v = NULL;
 	enum store_rc rc;
 
 	if (s->ops->record_send == NULL || n == 0)
 		return STORE_ERROR;
-	if ((v = savepoints_vals(sp, n)) == NULL)
+	if (sp != NULL && (v = savepoints_vals(sp, n)) == NULL)
 		return s->ops->fail(s, "record triggers", "out of memory");
 	rc = s->ops->record_send(s, t, STMT_SP_RECORD, v, SP_NVAL, n);
 	free(v);
@@ -1838,17 +1854,12 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
 	enum store_rc rc;
 	size_t i, nsp = 0;
 
+	if (s->ops->record_send != NULL)
+		return record_remote(s, t, sp, n, created);
 	for (i = 0; i < n; i++)
 		nsp += sp[i] != NULL;
 	if (nsp == 0)
 		return store_record_triggers(s, t, n, created);
-	/* A server's batch: sent, and its outcome waited for. */
-	if (s->ops->record_send != NULL) {
-		memset(created, 0, n * sizeof(*created));
-		if ((rc = store_record_send(s, t, sp, n)) != STORE_OK)
-			return rc;
-		return store_record_recv(s, created);
-	}
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	for (i = 0; i < n && rc == STORE_OK; i++)

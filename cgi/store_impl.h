@@ -291,15 +291,11 @@ struct store_ops {
 	 * function of the same name, but for lock_round (rounds of runners
 	 * on several hosts run at once: the jobs of a round's range
 	 * (after, upto] are locked to its end, and listed for the round's
-	 * statements in the last argument) and record_batch (several
-	 * triggers in one statement, sorted so that batches lock rows in
-	 * one order).
+	 * statements in the last argument).
 	 */
 	/* A database server's: batches, reads together, a descriptor. */
 	enum store_rc (
 	    *lock_round)(struct store *, int64_t, int64_t, const char **);
-	enum store_rc (*record_batch)(struct store *,
-	    const struct trigger_rec *const *, size_t, int *);
 	/*
 	 * record_send's batch: post i the trigger t[i], or, where that is
 	 * NULL, the statement given with the nv values at v[i * nv].

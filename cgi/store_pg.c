@@ -28,7 +28,7 @@
  *
  * Notifications.  A runner's --watch listens on checkpoint_triggers
  * (store_watch_fd); writers notify after their commit, never inside the
- * transaction of a POST (see pg_notify_send).
+ * transaction of a POST (see pg_pipe_send_notify).
  */
 #include <config.h>
 
@@ -94,7 +94,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_COMMIT] = "COMMIT",
 	[STMT_ROLLBACK] = "ROLLBACK",
 	/*
-	 * A committer's batch in one statement (pg_record_triggers), a POST
+	 * A committer's batch in one statement (pg_pipe_send_batch), a POST
 	 * of plain CGI a batch of one: the triggers as arrays ($1 jobs, $2
 	 * triggerIds, $3 types, $4 users, $5 addresses), sorted by key and
 	 * without a key twice (one statement cannot upsert a row twice),
@@ -893,7 +893,6 @@ struct pg {
 	unsigned char scanned[STMT__MAX];
 	int dead; /* the connection is lost: fail fast until closed */
 	int listening; /* LISTEN done on this connection */
-	int notify_sent; /* a NOTIFY's answer is still to be read */
 	int sync_cancelled; /* a commit was only local (pg_notice) */
 	int64_t notifications; /* store_data_version */
 	int64_t wait_ms; /* longest wait for an answer before cancelling */
@@ -1149,60 +1148,6 @@ pg_next(struct pg *s, const char *what, enum store_rc *rc)
 	return PQgetResult(s->conn);
 }
 
-/* Reads and drops what is left of the last thing sent. */
-static void
-pg_drain(struct pg *s)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	while ((res = pg_next(s, "drain", &rc)) != NULL)
-		PQclear(res);
-}
-
-/*
- * Reads the answer of a NOTIFY sent after a commit, before the
- * connection is used again.  Its failure is only logged: the runners'
- * idle pass finds what it would have woken them for.
- */
-static void
-pg_notify_done(struct pg *s)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	if (!s->notify_sent)
-		return;
-	s->notify_sent = 0;
-	while ((res = pg_next(s, "notify", &rc)) != NULL) {
-		if (PQresultStatus(res) == PGRES_FATAL_ERROR)
-			pg_rc_from(s, res, "notify");
-		PQclear(res);
-	}
-}
-
-/*
- * Tells the watching runners that triggers were recorded, after their
- * commit: NOTIFY takes a cluster-wide lock at commit, which cut the
- * POSTs' throughput sharply when it was in their transaction.  Its own
- * transaction, not waited for by a standby (losing a wake-up costs a
- * runner at most its idle pass), sent and not waited for: its answer is
- * read before the connection's next use (pg_notify_done).
- */
-static void
-pg_notify_send(struct pg *s)
-{
-	if (s->dead)
-		return;
-	if (!PQsendQuery(s->conn,
-		"BEGIN; SET LOCAL synchronous_commit = off;"
-		" NOTIFY " PG_CHANNEL "; COMMIT")) {
-		pg_rc_from(s, NULL, "notify");
-		return;
-	}
-	s->notify_sent = 1;
-}
-
 /*
  * A statement's parameters, as text (NULL: SQL NULL).  typed: the
  * statement is prepared with type, so that its SQL may leave a
@@ -1281,7 +1226,7 @@ pg_closed_idle(struct pg *s)
 	struct pollfd pfd;
 	int i;
 
-	if (s->notify_sent || PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 		return 0;
 	/*
 	 * A server that ends a connection sends its FATAL, then closes: two
@@ -1332,7 +1277,6 @@ pg_ready(struct pg *s)
 		if (pg_pipe_end(s) != STORE_OK)
 			return STORE_UNAVAILABLE;
 	}
-	pg_notify_done(s);
 	if (s->dead)
 		return STORE_UNAVAILABLE;
 	if (s->listening || !pg_closed_idle(s))
@@ -1918,8 +1862,9 @@ pg_close(struct store *base)
 
 	if (s == NULL)
 		return;
-	if (s->conn != NULL && !s->dead && s->notify_sent)
-		pg_drain(s);
+	/* A NOTIFY's answer read, so that it is not cut off. */
+	if (s->conn != NULL && s->nbatches == 0)
+		pg_pipe_end(s);
 	while (s->npipe > 0)
 		pg_pipe_pop(s);
 	PQfinish(s->conn);
@@ -1967,26 +1912,6 @@ rec_cmp(const void *a, const void *b)
 	if ((c = rec_key_cmp(x->t, y->t->job.s, y->t->trigger.s)) != 0)
 		return c;
 	return x->i < y->i ? -1 : 1;
-}
-
-/*
- * The batch t[] sorted by key, each trigger with its place in t[] (to be
- * freed); NULL: out of memory.
- */
-static struct rec_at *
-rec_sorted(const struct trigger_rec *const *t, size_t n)
-{
-	struct rec_at *r;
-	size_t i;
-
-	if ((r = calloc(n, sizeof(*r))) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		r[i].t = t[i];
-		r[i].i = i;
-	}
-	qsort(r, n, sizeof(*r), rec_cmp);
-	return r;
 }
 
 /*
@@ -2058,71 +1983,6 @@ pg_batch_created(const PGresult *res, const struct rec_at *r, size_t n,
 		if (lo < n)
 			created[r[lo].i] = 1;
 	}
-}
-
-/*
- * The batch r[] (sorted by key) in one statement, which is its own
- * transaction: all of it is committed, or none.  created[] is set from
- * the rows the statement returns.
- */
-static enum store_rc
-pg_record_batch(struct pg *s, const struct rec_at *r, size_t n, int *created)
-{
-	struct buf a[PG_BATCH_BUFS] = { 0 };
-	struct params p = { .n = 0 };
-	PGresult *res = NULL;
-	enum store_rc rc = STORE_ERROR;
-	size_t i;
-
-	if (pg_batch_params(r, n, a, &p) == 0)
-		rc = pg_exec(s, STMT_RECORD, &p, "record triggers", &res);
-	if (rc == STORE_OK)
-		pg_batch_created(res, r, n, created);
-	PQclear(res);
-	for (i = 0; i < PG_BATCH_BUFS; i++)
-		buf_free(&a[i]);
-	return rc;
-}
-
-/*
- * Records n triggers in one transaction and one round trip (group
- * commit): all are committed, or none is and the result says why;
- * created[i] tells which were new.  A deadlock (with a runner's round,
- * say) is tried once more.  Then the watching runners are told, outside
- * the transaction.
- */
-static enum store_rc
-pg_record_triggers(struct store *base, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	struct pg *s = (struct pg *)base;
-	struct rec_at *r;
-	enum store_rc rc;
-	size_t i;
-	int tries, any = 0;
-
-	memset(created, 0, n * sizeof(*created));
-	if (n == 0)
-		return STORE_OK;
-	if ((r = rec_sorted(t, n)) == NULL)
-		return STORE_ERROR;
-	for (tries = 0; tries < 2; tries++) {
-		memset(created, 0, n * sizeof(*created));
-		s->state[0] = '\0';
-		rc = pg_record_batch(s, r, n, created);
-		if (rc != STORE_BUSY || strcmp(s->state, "40P01") != 0)
-			break;
-	}
-	free(r);
-	if (rc != STORE_OK) {
-		memset(created, 0, n * sizeof(*created));
-		return rc;
-	}
-	for (i = 0; i < n; i++)
-		any |= created[i];
-	if (any)
-		pg_notify_send(s);
-	return STORE_OK;
 }
 
 /*
@@ -2203,10 +2063,12 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 }
 
 /*
- * After a batch, the NOTIFY that wakes the watching runners (as
- * pg_notify_send's, in a transaction of its own that no standby is waited
- * for), as one statement and a sync, so that a failure leaves no
- * transaction open.
+ * After a batch, the NOTIFY that wakes the watching runners, after the
+ * batch's commit: NOTIFY takes a cluster-wide lock at commit, which cut
+ * the POSTs' throughput sharply when it was in their transaction.  Its
+ * own transaction, not waited for by a standby (losing a wake-up costs a
+ * runner at most its idle pass), as one statement and a sync, so that a
+ * failure leaves no transaction open.
  */
 static void
 pg_pipe_send_notify(struct pg *s)
@@ -2425,6 +2287,8 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t,
 		return STORE_ERROR;
 	for (i = 0; i < n && t[i] != NULL; i++)
 		;
+	if (i < n && v == NULL)
+		return STORE_ERROR;
 	if ((rc = pg_pipe_prepare(s, other, i < n ? &v[i * (size_t)nv] : NULL,
 		 nv)) != STORE_OK)
 		return rc;
@@ -2805,7 +2669,6 @@ static const struct store_ops pg_ops = {
 	.sql = stmt_sql,
 	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
-	.record_batch = pg_record_triggers,
 	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,

@@ -107,6 +107,11 @@ get() {
 tid() {
 	printf '%032x' "$1"
 }
+# done_waiting JOB TRIGGER: the trigger's status is no longer IN_PROGRESS.
+# (A test, not a string: $IN_PROGRESS holds quotes.)
+done_waiting() {
+	[ "$(get "$1" "$2")" != "200 $IN_PROGRESS" ]
+}
 A=$(tid 1)
 B=$(tid 2)
 is "$(post $J1 "$A")" "202 {\"request-id\":\"$A\"}" "POST: 202 with the triggerId"
@@ -232,12 +237,30 @@ sleep 1 # its first pass done, it sleeps: up to 5 s without news
 D=$(tid 4)
 _t0=$(now_ms)
 post $J1 "$D" > /dev/null
-wait_until 30 "[ \"\$(get $J1 $D)\" != \"200 $IN_PROGRESS\" ]"
+wait_until 30 "done_waiting $J1 $D"
 ok $? "a --watch runner completes a POST within 3 s (woken by NOTIFY, $(($(now_ms) - _t0)) ms)"
 # Every trigger of the job took an id, 1..n in arrival order: this,
 # the newest, n.
 _n=$(psql_q "SELECT count(*) FROM triggers WHERE job_id = '$J1'")
 is "$(get $J1 "$D")" \
+    "200 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":$_n}}" \
+    "  with the job's next id ($_n)"
+
+# A POST of plain CGI: a process that records its trigger and exits at
+# once.  Its NOTIFY, sent after its commit and never waited for, is not
+# lost with it.
+sleep 1.5 # the watcher's pass done: it sleeps
+G=$(tid 7)
+printf '{"triggerId":"%s"}' "$G" > "$T/cgi-req"
+env -i REQUEST_METHOD=POST PATH_INFO=/jobs/$J1/checkpoints \
+    CONTENT_LENGTH="$(wc -c < "$T/cgi-req" | tr -d ' ')" \
+    CHECKPOINT_DB="$URI" "$API" < "$T/cgi-req" > "$T/cgi-out" 2>> "$T/cgi.log"
+like "$(tr -d '\r' < "$T/cgi-out")" "^Status: 202 Accepted" \
+    "a POST of plain CGI: 202"
+wait_until 30 "done_waiting $J1 $G"
+ok $? "  and the watching runner, woken by its NOTIFY, completes it within 3 s"
+_n=$(psql_q "SELECT count(*) FROM triggers WHERE job_id = '$J1'")
+is "$(get $J1 "$G")" \
     "200 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"checkpointId\":$_n}}" \
     "  with the job's next id ($_n)"
 stop_pid "$WATCHER"
@@ -332,7 +355,7 @@ ok $? "  reopened, and completed the trigger"
 sleep 1.5 # its pass done: it sleeps, and listens again
 F=$(tid 6)
 post $J1 "$F" > /dev/null
-wait_until 30 "[ \"\$(get $J1 $F)\" != \"200 $IN_PROGRESS\" ]"
+wait_until 30 "done_waiting $J1 $F"
 ok $? "  and is woken by the next POST's notification"
 stop_pid "$WATCHER"
 stop_lighttpd
