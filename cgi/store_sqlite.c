@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1236,6 +1237,33 @@ fail_msg:
 }
 
 /*
+ * Makes the database file, empty (which SQLite takes for a new database),
+ * where there is none, with the mode any program's new file gets: 0666
+ * less the umask.  SQLite alone would make it 0644 less the umask, never
+ * group-writable, and the other service sharing the setgid directory
+ * could then not write it; SQLite gives the -wal and -shm the database's
+ * mode.  open(2) applies the umask itself, so nothing here reads it: only
+ * umask(2) could, by setting it, and another of the app's threads making
+ * a file in between would get the wrong mask.  O_EXCL leaves a file
+ * already there, or one another process is making, as it is.  A failure
+ * is SQLite's to report: its open meets the same cause and says why.
+ * An in-memory database has no file, and a "file:" URI (which SQLite
+ * builds may read as one) names its file otherwise: SQLite makes those.
+ */
+static void
+lite_create(const char *path)
+{
+	int fd;
+
+	if (*path == '\0' || strcmp(path, ":memory:") == 0 ||
+	    strncmp(path, "file:", 5) == 0)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd != -1)
+		close(fd);
+}
+
+/*
  * Opens (creating if need be) and migrates the database.  On failure *out
  * is NULL and err says why, with the path: for logs, never for clients.
  */
@@ -1258,6 +1286,7 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
+	lite_create(o->path);
 	if (sqlite3_open_v2(o->path, &s->db,
 		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX,

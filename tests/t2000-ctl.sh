@@ -68,7 +68,7 @@ is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
     WHERE type IN ('table', 'view') ORDER BY name)")" \
     "checkpoint_counters checkpoint_history checkpoint_stats checkpoints job_overview jobs retention savepoint_checkpoints savepoint_disposal_status savepoint_disposals savepoint_status savepoints schedule_slots schedules service_metrics trigger_status triggers" \
     "init: the schema's tables and views are there"
-is "$(stat -c %a "$DB")" 640 "init: the database is not world-readable"
+is "$(stat -c %a "$DB")" 660 "init: the database is not world-readable"
 before=$(md5 "$DB")
 succeeds "$DB: schema version $V" "init again succeeds" init
 is "$(sed -n 's/^.*checkpoints\.db: schema version //p' \
@@ -246,6 +246,24 @@ like "$?|$(cat "$T/out")|$(cat "$T/err")" \
     "^1\|\|checkpointctl: $T/locked/ro.db: .*attempt to write a readonly database.*user $WHO may not write $T/locked/ro.db \(owner $OWNER, mode 0$(stat -c %a "$T/locked/ro.db")\)" \
     "a write to a database its user may not write: says so, with the user, owner and mode"
 chmod 0755 "$T/locked"
+
+# Whichever program makes the database, it is 0666 less that program's
+# umask of 007, as any new file: the group may write it, so that in the
+# shared setgid directory the other service is not refused
+# (checkpointctl(8), "DEPLOYMENT").  SQLite alone would make it 0640.
+mkdir "$T/fresh"
+"$CTL" --db "$T/fresh/add.db" job add "$J3" > /dev/null ||
+    bail "job add on a fresh path"
+is "$(stat -c %a "$T/fresh/add.db")" 660 \
+    "job add on a fresh path: the database it made is mode 0660"
+"$RUNNER" --db "$T/fresh/runner.db" 2> /dev/null ||
+    bail "a runner pass on a fresh path"
+is "$(stat -c %a "$T/fresh/runner.db")" 660 \
+    "the runner's pass on a fresh path: the database it made is mode 0660"
+printf '{}' | env -i REQUEST_METHOD=POST PATH_INFO="/jobs/$J3/checkpoints" \
+    CONTENT_LENGTH=2 CHECKPOINT_DB="$T/fresh/app.db" "$API" > /dev/null 2>&1
+is "$(stat -c %a "$T/fresh/app.db")" 660 \
+    "the app's POST (plain CGI) on a fresh path: the database it made is mode 0660"
 
 # init --group, or a setgid directory's group: the database is that
 # group's, mode 0660; refused, nothing made, where the group could not

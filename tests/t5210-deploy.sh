@@ -3,7 +3,8 @@
 # step"; checkpointctl(8), "DEPLOYMENT"), run as written, from a fresh
 # make install DESTDIR=$T/dest:
 # - install makes the state and run directories (mode 2770) and writes
-#   this build's paths into the examples and man pages;
+#   this build's paths into the examples and man pages, the tmpfiles file
+#   that makes the run directory again after a reboot included;
 # - the README's lines, taken from the installed README so that the doc
 #   and this test cannot drift, run as root with throwaway users in place
 #   of checkpoint and www-data (only the names, the port and the
@@ -11,9 +12,11 @@
 #   setup makes the runner's user and the shared group, init the
 #   database the group's, spawn-fcgi starts the app as the web server's
 #   user, nginx of its own runs as that user, the cron line's runner as
-#   its user;
+#   its user; systemd-tmpfiles, from the file the steps put in place,
+#   makes the run directory as setup made it (in a scratch root);
 # - a POST through that nginx is 202, the runner's pass from the
-#   installed cron line completes it, and doctor finds nothing wrong.
+#   installed cron line completes it as checkpoint 1 (not a failure),
+#   and doctor finds nothing wrong.
 # Not root, only the install's checks run: the rest needs users made.
 
 . "$(dirname "$0")/lib.sh"
@@ -65,6 +68,9 @@ else
 	skip "install: no example or man page keeps /usr/bin or /var/lib" \
 	    "this build's prefix is /usr"
 fi
+is "$(grep -v '^#' "$DEST$EXAMPLES/checkpoint-api.tmpfiles")" \
+    "d $RUNDIR 2770 checkpoint checkpoint -" \
+    "install: the tmpfiles file makes this build's run directory, as setup does"
 test -f "$DEST$EXAMPLES/nginx-instance.conf" && test -f "$DEST$EXAMPLES/README"
 ok $? "install: the README and nginx-instance.conf are in the examples"
 
@@ -130,6 +136,7 @@ change "$STATEDIR" "$DEST$STATEDIR"
 change "$RUNDIR" "$DEST$RUNDIR"
 change "$EXAMPLES" "$DEST$EXAMPLES"
 change "/etc/cron.d/" "$T/cron.d-"
+change "/etc/tmpfiles.d/" "$T/tmpfiles.d-"
 # The programs by name, as the operator's PATH finds them.
 PATH=$DEST$BINDIR:$PATH
 export PATH
@@ -145,6 +152,30 @@ is "$(stat -c '%G %a' "$DEST$STATEDIR/checkpoints.db")" "$GRP 660" \
     "init: the database is the group's, mode 0660"
 id -nG "$WEBU" | tr ' ' '\n' | grep -qx "$GRP"
 ok $? "setup: the web server's user is in the shared group"
+
+# After a reboot, systemd-tmpfiles makes the run directory from the file
+# the steps put in place, as setup made it: in a scratch root whose
+# checkpoint user and group are the ids setup gave it.
+TMPFILES=$T/tmpfiles.d-checkpoint-api.conf
+test -f "$TMPFILES"
+ok $? "the tmpfiles file is where the steps put it"
+if command -v systemd-tmpfiles >/dev/null 2>&1; then
+	mkdir -p "$T/root/etc"
+	echo "checkpoint:x:$(id -u "$RUNU"):$(id -g "$RUNU")::/:/usr/sbin/nologin" \
+	    > "$T/root/etc/passwd"
+	echo "checkpoint:x:$(getent group "$GRP" | cut -d: -f3):" \
+	    > "$T/root/etc/group"
+	systemd-tmpfiles --create --root="$T/root" "$TMPFILES" \
+	    > "$T/tmpfiles.out" 2>&1
+	ok $? "systemd-tmpfiles --create with it, in a scratch root"
+	sed 's/^/# /' "$T/tmpfiles.out"
+	is "$(stat -c '%a %u %g' "$T/root$RUNDIR" 2>&1)" \
+	    "$(stat -c '%a %u %g' "$DEST$RUNDIR")" \
+	    "systemd-tmpfiles: the run directory, with setup's mode, owner and group"
+else
+	skip "systemd-tmpfiles --create with it, in a scratch root" \
+	    "systemd-tmpfiles is missing"
+fi
 
 # A POST through nginx, answered by the app that spawn-fcgi started.
 wait_port "$PORT" || bail "nginx did not listen on $PORT"
@@ -170,9 +201,12 @@ runuser -u "$RUNU" -- env CHECKPOINT_DB="$DEST$CRON_DB" \
     $(printf '%s' "$CRON_CMD" | sed "s|$BINDIR/|$DEST$BINDIR/|") \
     > "$T/runner.out" 2>&1
 ok $? "the runner's pass, as its user, from the cron line"
-is "$(curl -s "http://127.0.0.1:$PORT/jobs/$J/checkpoints/$TID" |
-    sed -n 's/.*"status":{"id":"\([A-Z_]*\)"}.*/\1/p')" COMPLETED \
-    "the trigger is COMPLETED, through nginx"
+# The whole answer: a failed checkpoint's status is COMPLETED too, with a
+# failureCause in place of the checkpoint's id (checkpoint-api(7),
+# "GET /jobs/:jobid/checkpoints/:triggerid").
+is "$(curl -s "http://127.0.0.1:$PORT/jobs/$J/checkpoints/$TID")" \
+    '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":1}}' \
+    "the trigger is COMPLETED as checkpoint 1, through nginx"
 
 checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
     --web-user "$WEBU" --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1

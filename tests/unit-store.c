@@ -13,6 +13,8 @@
  */
 #include <config.h>
 
+#include <sys/stat.h>
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,6 +332,47 @@ test_open(void)
 		store_close(s);
 		tap_is_int(raw_int(empty, "PRAGMA user_version"),
 		    sqlite_schema_version(), "empty file: migrated");
+	}
+
+	/*
+	 * The file the open makes has the mode of any new file, 0666 less
+	 * the umask (SQLite alone: 0644 less it), whichever program opens;
+	 * 007 is the programs' own.
+	 */
+	{
+		static const struct {
+			int line;
+			mode_t mask, want;
+			const char *name;
+		} row[] = {
+			{ __LINE__, 007, 0660, "umask007.db" },
+			{ __LINE__, 022, 0644, "umask022.db" },
+			{ __LINE__, 077, 0600, "umask077.db" },
+		};
+		struct stat sb;
+		char got[8], want[8];
+		mode_t old;
+		size_t i;
+
+		for (i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
+			old = umask(row[i].mask);
+			tap_is_int_at(__FILE__, row[i].line,
+			    open_at(path_in(row[i].name), &s, err, sizeof(err)),
+			    STORE_OK, "open under umask %03o: OK",
+			    (unsigned)row[i].mask);
+			umask(old);
+			store_close(s);
+			/* In octal, as ls and stat show modes. */
+			snprintf(got, sizeof(got), "%04o",
+			    stat(path_in(row[i].name), &sb) == 0 ?
+				(unsigned)(sb.st_mode & 07777) :
+				0);
+			snprintf(want, sizeof(want), "%04o",
+			    (unsigned)row[i].want);
+			tap_is_str_at(__FILE__, row[i].line, got, want,
+			    "open under umask %03o: the new file is mode %s",
+			    (unsigned)row[i].mask, want);
+		}
 	}
 }
 
