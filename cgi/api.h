@@ -21,6 +21,7 @@ struct request {
 	const char *method; /* REQUEST_METHOD */
 	const char *path; /* PATH_INFO, decoded by the server */
 	const char *uri; /* REQUEST_URI, raw, for 404 texts */
+	const char *query; /* QUERY_STRING, raw, or NULL */
 	const char *content_length; /* CONTENT_LENGTH, may be NULL */
 	const char *transfer_encoding; /* HTTP_TRANSFER_ENCODING, or NULL */
 	const char *remote_user; /* REMOTE_USER, may be NULL */

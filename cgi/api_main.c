@@ -178,6 +178,9 @@ request_from_env(char **envp, struct request *req)
 		case 'P':
 			TAKE(v, "PATH_INFO", &req->path);
 			break;
+		case 'Q':
+			TAKE(v, "QUERY_STRING", &req->query);
+			break;
 		case 'R':
 			/* REQUEST_METHOD, REQUEST_URI, REMOTE_USER, REMOTE_ADDR */
 			if (v[1] != 'E' || v[2] == '\0')

@@ -35,6 +35,9 @@ static const struct {
 	[ERR_PATH_PARAM] = { HTTP_400,
 	    "Bad request, could not parse parameters: "
 	    "Cannot resolve path parameter (%s) from value \"%s\"." },
+	[ERR_QUERY_PARAM] = { HTTP_400,
+	    "Bad request, could not parse parameters: "
+	    "Cannot resolve query parameter (%s) from value \"%s\"." },
 	[ERR_BODY] = { HTTP_400,
 	    "Request did not match expected format "
 	    "CheckpointTriggerRequestBody." },

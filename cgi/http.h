@@ -37,6 +37,11 @@ enum api_error {
 	ERR_METHOD,
 	/* A path id that is not 32 hex.  %s: "jobid" or "triggerid", value. */
 	ERR_PATH_PARAM,
+	/*
+	 * A query parameter's value that is not one (ours, in the words of
+	 * the path's).  %s: its name, its value as sent.
+	 */
+	ERR_QUERY_PARAM,
 	/* The POST body is not a CheckpointTriggerRequestBody. */
 	ERR_BODY,
 	/* CONTENT_LENGTH disagrees with the body or is not a number. */

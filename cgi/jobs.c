@@ -11,6 +11,7 @@
 #include "exchange.h"
 #include "jobs.h"
 #include "schedule.h"
+#include "settings.h"
 
 /* Flink's CheckpointConfigInfo.interval when periodic checkpoints are off. */
 #define JOBS_NO_INTERVAL "9223372036854775807"
@@ -207,6 +208,41 @@ jobs_trigger(const struct trigger_row *t, void *arg)
 }
 
 /*
+ * The ?limit= of GET /jobs/:jobid/triggers into *limit, the first if
+ * repeated, other parameters ignored: decimal digits from 1 to
+ * JOBS_TRIGGERS_MAX, else -1 with the 400 answered, the value echoed as
+ * sent (the web server bounds a query's length).
+ */
+static int
+jobs_limit(struct exchange *x, int64_t *limit)
+{
+	const char *q = x->req->query, *v, *end;
+	struct buf raw = { 0 };
+	int rc = 0;
+
+	*limit = JOBS_TRIGGERS;
+	for (; q != NULL && *q != '\0'; q = *end == '&' ? end + 1 : end) {
+		end = q + strcspn(q, "&");
+		if (strncmp(q, "limit", 5) != 0 ||
+		    (q[5] != '=' && q + 5 != end))
+			continue;
+		v = q + 5 + (q[5] == '=');
+		if (buf_add(&raw, v, (size_t)(end - v)) == -1) {
+			http_error(x->res, ERR_INTERNAL);
+			rc = -1;
+		} else if (settings_parse_int(buf_str(&raw), 1,
+			       JOBS_TRIGGERS_MAX, limit) == -1) {
+			http_error(x->res, ERR_QUERY_PARAM, "limit",
+			    buf_str(&raw));
+			rc = -1;
+		}
+		break;
+	}
+	buf_free(&raw);
+	return rc;
+}
+
+/*
  * GET /jobs/:jobid/triggers, beyond Flink (checkpoint-api(7)): what
  * waits for the runner, which Flink's counts never show (they count
  * claimed triggers only), and each failure's whole trace.
@@ -219,9 +255,9 @@ jobs_get_triggers(struct exchange *x)
 	struct store *s;
 	struct id job;
 	enum store_rc rc;
-	int64_t n = 0, oldest = 0, pass = 0;
+	int64_t n = 0, oldest = 0, pass = 0, limit;
 
-	if ((s = exchange_job(x, &job)) == NULL)
+	if ((s = exchange_job(x, &job)) == NULL || jobs_limit(x, &limit) == -1)
 		return;
 	/* One snapshot: the count agrees with the list. */
 	if ((rc = store_read_begin(s)) != STORE_OK) {
@@ -242,8 +278,8 @@ jobs_get_triggers(struct exchange *x)
 		    buf_adds(&r->body, ",\"triggers\":[") == -1)
 			rc = STORE_ERROR;
 		else
-			rc = store_trigger_recent(s, &job, JOBS_TRIGGERS,
-			    jobs_trigger, &l);
+			rc = store_trigger_recent(s, &job, limit, jobs_trigger,
+			    &l);
 		if (rc == STORE_OK &&
 		    (l.err || buf_adds(&r->body, "],\"schedules\":[") == -1))
 			rc = STORE_ERROR;

@@ -9,6 +9,12 @@
 #include <stdint.h>
 
 #define JOBS_TRIGGERS 100 /* GET /jobs/:jobid/triggers: the newest */
+/*
+ * Its ?limit= at most: CHECKPOINT_HISTORY_KEEP's default and
+ * CHECKPOINT_HISTORY's bound, so that the answer stays the size the
+ * statistics may already have.
+ */
+#define JOBS_TRIGGERS_MAX 1000
 
 struct buf;
 struct exchange;

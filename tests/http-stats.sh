@@ -218,6 +218,33 @@ ok "$([ "$_n" -eq 100 ] && echo 0 || echo 1)" \
 check_like "triggers: all 102 waiting counted, the oldest still trigger 4" \
     200 '^\{"in_progress":102,"oldest_in_progress_ms":1700000119000,"runner_last_pass_ms":null,"triggers":\[\{"trigger_id":"'${JS%????}'0106",'
 
+# ?limit= lists more, up to 1000 (CHECKPOINT_HISTORY_KEEP's default, so
+# that the page can chart the kept history), or fewer: here the 102 waiting
+# and the 3 finished checkpoints.
+http GET "/jobs/$JS/triggers?limit=1000"
+_n=$(printf '%s' "$BODY" | grep -o '"trigger_id"' | wc -l)
+ok "$([ "$_n" -eq 105 ] && echo 0 || echo 1)" \
+    "triggers?limit=1000: all 105 listed (got $_n)"
+check_like "triggers?limit=1000: the oldest checkpoint last" 200 \
+    '"trigger_id":"'${JS%????}'0001",[^{]*\}\],"schedules":\[\]\}$'
+http GET "/v1/jobs/$JS/triggers/?x=1&limit=2&limit=7"
+check_like "triggers?limit=2, another parameter and a second limit ignored: the newest 2" \
+    200 '"triggers":\[\{"trigger_id":"'${JS%????}'0106",[^{]*\},\{"trigger_id":"'${JS%????}'0105",[^{]*\}\],'
+bad_limit() {
+	printf '{"errors":["Bad request, could not parse parameters: Cannot resolve query parameter (limit) from value \\"%s\\"."]}' "$1"
+}
+for _v in 0 1001 -1 +5 5x 1e3 ''; do
+	http GET "/jobs/$JS/triggers?limit=$_v"
+	check "triggers?limit=$_v: 400, the value echoed" 400 "$(bad_limit "$_v")"
+done
+http GET "/jobs/$JS/triggers?limit"
+check "triggers?limit without a value: 400" 400 "$(bad_limit '')"
+http GET "/jobs/xyz/triggers?limit=0"
+check "triggers, a bad jobid and a bad limit: the jobid's 400" 400 \
+    "$(bad_param jobid xyz)"
+http GET "/jobs/$JB/triggers?limit=5"
+check "triggers?limit=5 of an unknown job: 404" 404 "$(no_job $JB)"
+
 # === CHECKPOINT_HISTORY =========================================================
 export CHECKPOINT_HISTORY=2
 phase history

@@ -20,7 +20,8 @@
 # recent cron pass, a 502 page from a proxy as a banner with the buttons
 # disabled, a Python traceback's last line as the cause, the queue's wait
 # apart from the run, the chart's time axis and read-out, at 1280x900 and
-# 390 px.  Without Chromium or tests/browser/node_modules
+# 390 px.  And a job of 150 checkpoints on a server with the default
+# CHECKPOINT_HISTORY, whose chart reaches back to the oldest.  Without Chromium or tests/browser/node_modules
 # (scripts/test installs both) those checks are skipped, each saying so.
 # The screenshots are kept in test-results/ (ui*.png).  Each state is
 # judged by the positions and text of its elements, never by pixels.
@@ -33,7 +34,7 @@ for c in lighttpd sqlite3 curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
-BROWSER_CHECKS=35 # tests/browser/ui.mjs's CHECKS
+BROWSER_CHECKS=36 # tests/browser/ui.mjs's CHECKS
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 NODE_DIR=$top_srcdir/tests/browser
 OUT=$top_builddir/test-results
@@ -93,6 +94,32 @@ JOBS=$((NBULK + 5))
 
 spawn "$RUNNER" --watch 2>"$T/runner.log"
 RUNNER_PID=$LAST_PID # the browser's last check stops it
+
+# With the statistics' default history (CHECKPOINT_HISTORY, 10), a job of
+# 150 finished checkpoints, more than ../triggers lists unless asked, the
+# slowest among the oldest 50: the job's chart must still reach it.
+LONG_DB=$T/long.db
+LONG_JOB=0000000000000000000000000000b001
+"$CTL" --db "$LONG_DB" init >/dev/null || bail "the long history's database"
+sqlite3 -bail "$LONG_DB" "BEGIN;
+    INSERT INTO jobs (job_id, name, state, created_ms, updated_ms)
+    VALUES ('$LONG_JOB', 'long', 'RUNNING', $now - 86400000, $now - 86400000);
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 150)
+    INSERT INTO triggers (job_id, trigger_id, requested_type, checkpoint_type,
+        checkpoint_id, created_ms, claimed_by, claimed_ms)
+    SELECT '$LONG_JOB', printf('%032x', i), 'CONFIGURED', 'FULL', i,
+        $now - (151 - i) * 60000, 'test', $now - (151 - i) * 60000 + 50 FROM n;
+    UPDATE triggers SET status = 'COMPLETED', completed_ms = claimed_ms +
+        CASE checkpoint_id WHEN 20 THEN 4321 ELSE 40 + checkpoint_id % 9 END,
+        location = 'file:/ckpt/long/chk-' || checkpoint_id;
+    INSERT INTO checkpoint_counters VALUES ('$LONG_JOB', 150);
+    COMMIT;" || bail "the long history"
+unset CHECKPOINT_HISTORY
+CHECKPOINT_DB=$LONG_DB MOUNT= INSTANCE=-long
+start_lighttpd
+LONG_BASE=$BASE
+CHECKPOINT_DB=$DB
 
 # Two servers at once, at the root and under /api, each with its app;
 # and a third whose database is not one, for the page's 503 (the browser
@@ -238,6 +265,7 @@ else
 	    UI_SLOW_JOB=$SLOW_JOB UI_QUEUE_JOB=$QUEUE_JOB UI_RUNNER_PID=$RUNNER_PID \
 	    UI_JOBS=$JOBS CHROMIUM=$CHROMIUM UI_DB=$DB UI_RUNNER=$RUNNER \
 	    UI_FLEET_BASE=$FLEET_BASE UI_FLEET_DB=$FLEET_DB \
+	    UI_LONG_BASE=$LONG_BASE UI_LONG_JOB=$LONG_JOB \
 	    timeout 300 node "$NODE_DIR/ui.mjs" > "$T/browser.tap" 2>&1
 	rc=$?
 	while IFS= read -r line; do

@@ -241,6 +241,8 @@ answer_is "job status, a bad jobid" 400 GET /jobs/xyz/status
 answer_is "config, a bad jobid" 400 GET /jobs/xyz/checkpoints/config
 answer_is "triggers, an unknown job" 404 GET /jobs/$JX/triggers
 answer_is "triggers, a bad jobid" 400 GET /jobs/xyz/triggers
+answer_is "triggers, a bad limit" 400 GET "/jobs/$JS/triggers?limit=0"
+answer_is "triggers, limit=1000" 200 GET "/jobs/$JS/triggers?limit=1000"
 
 # --- errors -------------------------------------------------------------------------
 

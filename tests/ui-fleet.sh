@@ -6,7 +6,8 @@
 #   ok-1 .. ok-5   healthy: one checkpoint a minute, the last 30 s ago
 #   payments       0 completed, 11 failed: a Python traceback, its cause
 #                  last; its action fails so again (a one-pass runner)
-#   ledger         10 completed, then its last 5 expired
+#   ledger         10 completed, two savepoints (ids 11 and 12), then its
+#                  last 5 checkpoints expired
 #   reports        stale: one a minute until 30 min ago, none since
 #   queued         healthy, and a trigger posted 70 s ago that no runner took
 #   waited         its last checkpoint waited 76 s for a runner, ran 249 ms
@@ -83,7 +84,19 @@ fleet_fixture() {
 		done
 		fleet_ckpts "$FLEET_FAIL" 1 11 $((_now - 11 * _min)) $_min 200 900 "$_py"
 		fleet_ckpts "$FLEET_EXPIRED" 1 10 $((_now - 20 * _min)) $_min 100 80 NULL
-		fleet_ckpts "$FLEET_EXPIRED" 11 15 $((_now - 10 * _min)) $((2 * _min)) 100 \
+		# A savepoint takes the next id as a checkpoint does: these
+		# are no failures of the streak that follows.
+		for i in 11 12; do
+			echo "INSERT INTO savepoints (job_id, trigger_id, kind,
+			    target_directory, format_type, status, checkpoint_id,
+			    location, created_ms, claimed_by, claimed_ms,
+			    completed_ms) VALUES ('$FLEET_EXPIRED',
+			    '${FLEET_EXPIRED%????}5a$i', 'SAVEPOINT', 's3://sp',
+			    'CANONICAL', 'COMPLETED', $i, 's3://sp/sp-$i',
+			    $_now - 11 * $_min, 'runner', $_now - 11 * $_min,
+			    $_now - 11 * $_min + 500);"
+		done
+		fleet_ckpts "$FLEET_EXPIRED" 13 17 $((_now - 10 * _min)) $((2 * _min)) 100 \
 		    $((_min - 1000)) "$_exp"
 		fleet_ckpts "$FLEET_STALE" 1 10 $((_now - 40 * _min)) $_min 120 60 NULL
 		fleet_ckpts "$FLEET_WAITED" 1 9 $((_now - 12 * _min)) $_min 90 70 NULL

@@ -72,6 +72,9 @@ static const struct {
 	{ __LINE__, ERR_PATH_PARAM, "triggerid", "0123", HTTP_400,
 	    "{\"errors\":[\"Bad request, could not parse parameters: Cannot "
 	    "resolve path parameter (triggerid) from value \\\"0123\\\".\"]}" },
+	{ __LINE__, ERR_QUERY_PARAM, "limit", "0", HTTP_400,
+	    "{\"errors\":[\"Bad request, could not parse parameters: Cannot "
+	    "resolve query parameter (limit) from value \\\"0\\\".\"]}" },
 	{ __LINE__, ERR_BODY, NULL, NULL, HTTP_400,
 	    "{\"errors\":[\"Request did not match expected format "
 	    "CheckpointTriggerRequestBody.\"]}" },

@@ -11,6 +11,9 @@ const REFRESH_MS = 5000;
 const PAGE_ROWS = 50; // jobs shown
 const FETCHES = 6; // statistics requests at once
 const HISTORY_STEP = 100; // history rows added by "Show more"
+// The job's view reads this many of its triggers (../triggers' most, and
+// CHECKPOINT_HISTORY_KEEP's default): the chart covers the history kept.
+const KEPT = 1000;
 // A runner silent this long is taken as not at work: a --watch runner
 // records a pass at least every 15 s, cron's one a minute; a queue alone
 // proves nothing, since under cron a trigger waits up to a minute.
@@ -173,9 +176,10 @@ function health(job) {
 		return mk(4, 'unknown', 'unknown', s?.error ?? 'not read yet');
 	const d = s.data, w = state.waits.get(job.jid)?.data;
 	const cps = checkpoints(job.jid), ok = d.latest.completed?.id ?? 0, bad = d.latest.failed?.id ?? 0;
-	// Every id after the last completed one that is not in progress
-	// failed (each attempt takes an id): the streak outlives retention.
-	const streak = bad - ok - cps.filter((c) => c.status === 'IN_PROGRESS' && c.id > ok && c.id < bad).length;
+	// The failed checkpoints listed since the last completed one (a
+	// savepoint takes an id too); more may be gone when the list does not
+	// reach back to it.
+	const streak = cps.filter((c) => c.status === 'FAILED' && c.id > ok).length + (cps.at(-1)?.id > ok + 1 ? '+' : '');
 	if (bad > ok)
 		return mk(0, 'failing', `failing ×${streak}`, `${streak} failed in a row`);
 	const queued = w ? w.in_progress - d.counts.in_progress : 0;
@@ -473,7 +477,7 @@ function renderJob(jid) {
 	const wait = job ? keyOf(inProgress(job)).replace('|', ': ') : '';
 	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${cps.length} in the history; in progress: ${wait}`;
 	$('job-sum').textContent = typeof e.p50 === 'number' ?
-		`Run time of all ${c.completed} completed: median ${fmtDuration(e.p50)}, p99 ${fmtDuration(e.p99)}, max ${fmtDuration(e.max)}` : '';
+		`Run time of the completed kept: median ${fmtDuration(e.p50)}, p99 ${fmtDuration(e.p99)}; of all ${c.completed} completed: max ${fmtDuration(e.max)}` : '';
 	const sig = `${cps.length}:${state.historyShown}:${keyOf(cps.slice(0, 3).map((x) => JSON.stringify(x)))}:${cps.at(-1)?.id}`;
 	if (sig === state.historySig)
 		return;
@@ -481,7 +485,7 @@ function renderJob(jid) {
 	const oldest = cps.at(-1);
 	$('chart-cap').textContent = `Run time of the ${cps.length} newest checkpoints against the time each ended` +
 		(oldest ? ` (since ${fmtTime(oldest.claim)})` : '') + '; failures marked ×. Point at it, or focus it and use the arrow keys.' +
-		(c.completed + c.failed > cps.length ? ' No older ones are listed: CHECKPOINT_HISTORY (up to 1000) keeps more in the statistics, of those CHECKPOINT_HISTORY_KEEP and CHECKPOINT_HISTORY_AGE keep.' : '');
+		(c.completed + c.failed > cps.length ? ` Older ones are not listed: the page reads ${KEPT} at most, of those CHECKPOINT_HISTORY_KEEP and CHECKPOINT_HISTORY_AGE keep.` : '');
 	drawChart($('chart'), $('chart-tip'), cps);
 	$('history').tBodies[0].replaceChildren(...cps.slice(0, state.historyShown).map(historyRow));
 	$('more').hidden = cps.length <= state.historyShown;
@@ -513,7 +517,8 @@ async function refreshStats(jids) {
 	const one = async () => {
 		while (next < jids.length) {
 			const jid = jids[next++];
-			const [st, tr] = await Promise.allSettled([api(jobUrl(jid)), api(triggersUrl(jid))]);
+			const [st, tr] = await Promise.allSettled([api(jobUrl(jid)),
+				api(triggersUrl(jid) + (jid === selected() ? `?limit=${KEPT}` : ''))]);
 			state.stats.set(jid, st.status === 'fulfilled' ? { data: st.value } : { error: st.reason.message });
 			state.waits.set(jid, tr.status === 'fulfilled' ? { data: tr.value } : { error: tr.reason.message });
 			const pass = tr.value?.runner_last_pass_ms;
