@@ -484,17 +484,19 @@ store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(keep),
 		VAL_INT(age_ms) };
-	enum store_rc rc;
-	int64_t by_age;
+	const enum stmt by[] = { STMT_HISTORY_PRUNE_KEEP,
+		STMT_HISTORY_PRUNE_AGE, STMT_SP_PRUNE };
+	enum store_rc rc = STORE_OK;
+	int64_t n;
+	int i;
 
 	*pruned = 0;
-	if ((rc = purge_batches(s, STMT_HISTORY_PRUNE_KEEP, v, NVAL(v),
-		 "prune the history", pruned)) != STORE_OK ||
-	    (rc = purge_batches(s, STMT_HISTORY_PRUNE_AGE, v, NVAL(v),
-		 "prune the history", &by_age)) != STORE_OK)
-		return rc;
-	*pruned += by_age;
-	return STORE_OK;
+	for (i = 0; i < NVAL(by) && rc == STORE_OK; i++) {
+		rc = purge_batches(s, by[i], v, NVAL(v), "prune the history",
+		    &n);
+		*pruned += n;
+	}
+	return rc;
 }
 
 /*
@@ -1783,7 +1785,7 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
 	    dir);
 }
 
-/* STMT_SP_RECORD's values for sp. */
+/* STMT_SP_RECORD's (and STMT_SP_QUEUE's) values for sp. */
 #define SP_NVAL 10
 static void
 savepoint_vals(const struct savepoint_rec *sp, struct store_val *v)
@@ -1842,7 +1844,7 @@ store_record_send(struct store *s, const struct trigger_rec *const *t,
 		return STORE_ERROR;
 	if (sp != NULL && (v = savepoints_vals(sp, n)) == NULL)
 		return s->ops->fail(s, "record triggers", "out of memory");
-	rc = s->ops->record_send(s, t, STMT_SP_RECORD, v, SP_NVAL, n);
+	rc = s->ops->record_send(s, t, STMT_SP_QUEUE, v, SP_NVAL, n);
 	free(v);
 	return rc;
 }

@@ -303,7 +303,9 @@ enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
 /*
  * The checkpoint history's own retention, apart from the results':
  * drops each job's finished checkpoints below its newest keep ids and
- * those that ended age_ms ago (each 0: no such bound).
+ * those that ended age_ms ago (each 0: no such bound), and by the same
+ * rule the records of savepoints that no longer exist (disposed of, or
+ * failed), never the job's latest nor one marked kept.
  */
 enum store_rc store_history_prune(struct store *, int64_t now_ms, int64_t keep,
     int64_t age_ms, int64_t *pruned);

@@ -74,6 +74,7 @@ enum stmt {
 	/* Savepoints, stops and disposals (store.c, "Savepoints"). */
 	STMT_SP_DIR,
 	STMT_SP_RECORD,
+	STMT_SP_QUEUE, /* a database server's committer's; none in SQLite */
 	STMT_SP_STATUS,
 	STMT_SP_STATUSES,
 	STMT_DISPOSAL_RECORD,
@@ -96,6 +97,7 @@ enum stmt {
 	/* The checkpoint history (schema/0007). */
 	STMT_HISTORY_PRUNE_KEEP,
 	STMT_HISTORY_PRUNE_AGE,
+	STMT_SP_PRUNE,
 	STMT_EXPORT_HISTORY,
 	STMT_IMPORT_HISTORY,
 	/* Tables copied whole, row by row (store_export's STORE_ITEM_ROW). */

@@ -542,6 +542,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " $6::bigint <> 0, $7::bigint <> 0, $8, $9, " NOW_MS ")"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
+	/*
+	 * The same in the committer's batch, whose NOTIFY comes after its
+	 * commit (pg_pipe_send_notify): one inside took its lock at every
+	 * batch's commit.
+	 */
+	[STMT_SP_QUEUE] =
+	    "INSERT INTO savepoints (job_id, trigger_id, kind,"
+	    " target_directory, format_type, cancel_job, drain, remote_user,"
+	    " remote_addr, created_ms) VALUES ($1, $2, $3, $4, $5,"
+	    " $6::bigint <> 0, $7::bigint <> 0, $8, $9, " NOW_MS ")"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = $1 AND trigger_id = $2",
 	/* As STMT_STATUSES, of savepoints and stops: they never expire. */
@@ -657,7 +668,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* latest.savepoint: the job's completed savepoint of highest id. */
 	[STMT_SP_LATEST] = SAVEPOINT_ROWS
 	" WHERE job_id = $1 AND status = 'COMPLETED'"
-	" ORDER BY checkpoint_id DESC LIMIT 1",
+	" ORDER BY checkpoint_id DESC NULLS LAST LIMIT 1",
 	/* Every savepoint of a job (NULL: of all), newest first. */
 	[STMT_SP_LIST] =
 	    "SELECT job_id, trigger_id, kind, status, checkpoint_id,"
@@ -676,6 +687,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT ctid"
 	    " FROM checkpoint_history WHERE $3::bigint > 0"
 	    " AND completed_ms <= " NOW_MS " - $3::bigint"
+	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
+	[STMT_SP_PRUNE] =
+	    "DELETE FROM savepoints WHERE id IN (SELECT p.id FROM savepoints p"
+	    " LEFT JOIN checkpoint_counters c ON c.job_id = p.job_id"
+	    " WHERE p.status = 'COMPLETED' AND p.kept_ms IS NULL"
+	    " AND (p.disposed_ms IS NOT NULL OR p.location IS NULL)"
+	    " AND (($2::bigint > 0 AND p.checkpoint_id <= c.last_id - $2)"
+	    "  OR ($3::bigint > 0"
+	    "  AND p.completed_ms <= " NOW_MS " - $3::bigint))"
+	    " AND p.id IS DISTINCT FROM (SELECT l.id FROM savepoints l"
+	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
+	    "  ORDER BY l.checkpoint_id DESC NULLS LAST LIMIT 1)"
 	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
 	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
 				" FROM checkpoint_history"
@@ -1989,7 +2012,7 @@ pg_batch_created(const PGresult *res, const struct rec_at *r, size_t n,
  * --- The committer's pipeline (store_record_send, store_record_recv) ---
  *
  * libpq's pipeline mode: each batch is STMT_RECORD for its triggers, one
- * STMT_SP_RECORD for each savepoint or stop, and a sync, one implicit
+ * STMT_SP_QUEUE for each savepoint or stop, and a sync, one implicit
  * transaction (pg_pipe_send_batch), and now and then a NOTIFY
  * and a sync, another transaction: after a batch once PG_NOTIFY_EVERY_MS
  * have gone since the last, and after the last batch out, so that no

@@ -588,6 +588,20 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
 	[STMT_HISTORY_PRUNE_AGE] = "DELETE FROM checkpoint_history"
 				   " WHERE ?3 > 0 AND completed_ms <= ?1 - ?3",
+	/*
+	 * By the same rule, the records of savepoints that no longer exist
+	 * (disposed of, or failed), but the job's latest and a kept one.
+	 */
+	[STMT_SP_PRUNE] =
+	    "DELETE FROM savepoints WHERE id IN (SELECT p.id FROM savepoints p"
+	    " LEFT JOIN checkpoint_counters c ON c.job_id = p.job_id"
+	    " WHERE p.status = 'COMPLETED' AND p.kept_ms IS NULL"
+	    " AND (p.disposed_ms IS NOT NULL OR p.location IS NULL)"
+	    " AND ((?2 > 0 AND p.checkpoint_id <= c.last_id - ?2)"
+	    "  OR (?3 > 0 AND p.completed_ms <= ?1 - ?3))"
+	    " AND p.id IS NOT (SELECT l.id FROM savepoints l"
+	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
+	    "  ORDER BY l.checkpoint_id DESC LIMIT 1))",
 	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
 				" FROM checkpoint_history"
 				" ORDER BY job_id, checkpoint_id",

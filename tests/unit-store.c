@@ -1558,6 +1558,51 @@ sp_claim_cb(const struct op_claim *c, void *arg)
 }
 
 /* Savepoints, stops and disposals, as the API and the runner use them. */
+/*
+ * The history's retention (store_history_prune) takes the records of
+ * savepoints gone (failed, or disposed of) by its rule, never the job's
+ * latest nor one that exists.  sp: the job's, whose a1 is disposed of
+ * and latest, and whose stop a2 failed.
+ */
+static void
+test_savepoint_retention(struct store *s, struct savepoint_rec *sp)
+{
+	struct savepoint_task t[4];
+	struct buf b = { 0 };
+	size_t n = 0;
+	int64_t id = 0, pruned;
+	int created;
+
+	tap_is_int(store_history_prune(s, 100LL * STORE_MS, 1, 1, &pruned),
+	    STORE_OK, "retention: pruned");
+	store_savepoint_list(s, &sp->job, sp_row_cb, &b);
+	tap_is_str(buf_str(&b),
+	    "00a1:SAVEPOINT:COMPLETED:1:file:/dir/sp-1:NATIVE:disposed",
+	    "retention: the failed stop's record gone, the latest kept");
+	buf_reset(&b);
+	tap_is_int(store_read_savepoint_status(s, &sp->job, &sp->trigger, &b),
+	    STORE_NOTFOUND, "retention: the failed stop's result with it");
+	sp->stop = 0;
+	sp->trigger = mkid("5a5e00000000000000000000000000a3");
+	store_record_savepoint(s, sp, &created);
+	if (store_savepoints_pending(s, t, 4, &n) == STORE_OK && n == 1) {
+		store_next_checkpoint_id(s, &sp->job, &id);
+		tap_is_int(store_savepoint_complete(s, t[0].row, NULL, id,
+			       "file:/dir/sp-3", NULL, NULL, 8000),
+		    STORE_OK, "retention: a newer savepoint completes");
+		store_savepoint_tasks_free(t, n);
+	} else
+		tap_ok(0, "retention: the newer savepoint pending (%zu)", n);
+	store_history_prune(s, 100LL * STORE_MS, 1, 1, &pruned);
+	buf_reset(&b);
+	store_savepoint_list(s, &sp->job, sp_row_cb, &b);
+	tap_is_str(buf_str(&b),
+	    "00a3:SAVEPOINT:COMPLETED:2:file:/dir/sp-3:NATIVE:-",
+	    "retention: the disposed one's record gone once not the latest; "
+	    "the one that exists kept, past both bounds");
+	buf_free(&b);
+}
+
 static void
 test_any_savepoints(struct store *s)
 {
@@ -1687,6 +1732,12 @@ test_any_savepoints(struct store *s)
 		tap_ok(0, "the stop pending (%zu)", n);
 	tap_is_int(store_savepoint_end_job(s, &jid, "FINISHED", 3000), STORE_OK,
 	    "the job ends");
+	buf_reset(&b);
+	store_savepoint_latest(s, &jid, ckpt_cb, &b);
+	tap_ok(strncmp(buf_str(&b), "1:COMPLETED:", 12) == 0,
+	    "latest savepoint: still id 1 after the failed stop "
+	    "(%s)",
+	    buf_str(&b));
 
 	/* Disposal: one per path, a failed one retried under its id. */
 	fresh = mkid("d15b0000000000000000000000000001");
@@ -1747,6 +1798,7 @@ test_any_savepoints(struct store *s)
 	    "00a2:STOP:COMPLETED:0:-:NATIVE:-|"
 	    "00a1:SAVEPOINT:COMPLETED:1:file:/dir/sp-1:NATIVE:disposed",
 	    "listing: newest first, the disposed one marked");
+	test_savepoint_retention(s, &sp);
 	buf_reset(&b);
 	store_read_disposal_status(s, &tid, &b);
 	tap_is_int(store_read_disposal_status(s, &tid, &b), STORE_NOTFOUND,
