@@ -915,6 +915,7 @@ struct pg {
 	uint32_t unused[STMT__MAX];
 	unsigned char scanned[STMT__MAX];
 	int dead; /* the connection is lost: fail fast until closed */
+	int wants_primary; /* target_session_attrs asks for a writable host */
 	int listening; /* LISTEN done on this connection */
 	int sync_cancelled; /* a commit was only local (pg_notice) */
 	int64_t notifications; /* store_data_version */
@@ -1062,14 +1063,15 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 		return pg_lost(s, what, PQresultErrorMessage(res));
 	/*
 	 * A read-only transaction: this is no longer the primary (after a
-	 * failover), or the server was set read-only.  Writes are refused
-	 * until someone acts, which the answer says; the connection is
-	 * dropped all the same, so that the next one may find the new
-	 * primary.
+	 * failover), or the server was set read-only.  The connection is
+	 * dropped, so that the next one may find the new primary: where the
+	 * URI asks for a writable host it will look for one, and the
+	 * request may be retried; otherwise writes are refused until
+	 * someone acts, which the answer says.
 	 */
 	if (strcmp(state, "25006") == 0) {
 		pg_lost(s, what, PQresultErrorMessage(res));
-		return STORE_READONLY;
+		return s->wants_primary ? STORE_UNAVAILABLE : STORE_READONLY;
 	}
 	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
 	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
@@ -1776,6 +1778,28 @@ pg_secrets(struct pg *s, const char *uri)
  * The server as messages name it: the host it is connected to (or tried
  * last), its port and the database, as a URI without user or password.
  */
+/*
+ * Whether the connection was asked for a writable host (libpq's
+ * target_session_attrs read-write or primary): then a host found
+ * read-only is not the primary any more, and the next connection looks
+ * for the one that is.
+ */
+static void
+pg_wants_primary(struct pg *s)
+{
+	PQconninfoOption *o, *opts;
+
+	s->wants_primary = 0;
+	if ((opts = PQconninfo(s->conn)) == NULL)
+		return;
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "target_session_attrs") == 0 &&
+		    o->val != NULL)
+			s->wants_primary = strcmp(o->val, "read-write") == 0 ||
+			    strcmp(o->val, "primary") == 0;
+	PQconninfoFree(opts);
+}
+
 static void
 pg_where(struct pg *s)
 {
@@ -1788,6 +1812,7 @@ pg_where(struct pg *s)
 		port = "5432";
 	if (db == NULL)
 		db = "";
+	pg_wants_primary(s);
 	if (*host == '/')
 		snprintf(s->where, sizeof(s->where),
 		    "postgresql:///%s?host=%s&port=%s", db, host, port);

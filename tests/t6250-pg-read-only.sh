@@ -2,7 +2,9 @@
 # A PostgreSQL server that stops taking writes (a primary demoted after a
 # failover, or default_transaction_read_only set) under the running app
 # and runner: a POST is the 503 that says the database is not writable
-# (retrying alone cannot help) and stores nothing, GETs are
+# (retrying alone cannot help; but with target_session_attrs=read-write
+# in the URI, which looks for another host, the 503 to retry) and stores
+# nothing, GETs are
 # still answered, and once the server takes writes again the same app
 # behind the same lighttpd answers 202 without a restart; a runner pass
 # fails without completing anything, and the next pass completes the
@@ -73,4 +75,25 @@ is "$(get "$A")" '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":1
     "  the trigger left is completed, checkpoint 1"
 is "$(get "$B")" '200 {"status":{"id":"COMPLETED"},"operation":{"checkpointId":2}}' \
     "  the one posted after, checkpoint 2"
+
+# With target_session_attrs=read-write (a URI for failover), a host that
+# turns read-only is taken for a primary no longer: the connection looks
+# for a writable host again, and the answer is the 503 to retry, the
+# log naming the cause.
+stop_lighttpd
+CHECKPOINT_DB="$CHECKPOINT_DB&target_session_attrs=read-write"
+export CHECKPOINT_DB
+start_lighttpd
+C=$(printf '%032x' 3)
+D=$(printf '%032x' 4)
+UNAVAILABLE='{"errors":["Service temporarily unavailable: the checkpoint database cannot be opened or read. Please retry."]}'
+is "$(post "$C")" "202 {\"request-id\":\"$C\"}" "read-write URI: 202"
+read_only on
+is "$(post "$D")" "503 $UNAVAILABLE" \
+    "read-write URI, the host turned read-only: the 503 to retry"
+is "$(post "$D")" "503 $UNAVAILABLE" \
+    "  and again, no writable host found"
+read_only off
+is "$(post "$D")" "202 {\"request-id\":\"$D\"}" \
+    "  a writable host again: 202, no restart"
 done_testing
