@@ -63,8 +63,8 @@ static const struct store_ops pg_ops;
 #define PG_QUOTE(x) #x
 #define PG_QUOTED(x) PG_QUOTE(x)
 #define PG_MAX_PARAMS 24
-/* pg_batch_params's texts. */
-#define PG_BATCH_BUFS 7
+/* pg_batch_params's texts, and pg_other_params's (a savepoint's values). */
+#define PG_BATCH_BUFS 10
 
 /*
  * A job's savepoints as checkpoints (the savepoint_checkpoints view),
@@ -543,16 +543,28 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	/*
-	 * The same in the committer's batch, whose NOTIFY comes after its
+	 * The same for a committer's batch in one statement, as STMT_RECORD
+	 * for triggers: each parameter an array, its k-th element the k-th
+	 * savepoint's (pg_other_params); a row for each key recorded, the
+	 * place (from 1) of its first.  Its NOTIFY comes after the batch's
 	 * commit (pg_pipe_send_notify): one inside took its lock at every
 	 * batch's commit.
 	 */
 	[STMT_SP_QUEUE] =
-	    "INSERT INTO savepoints (job_id, trigger_id, kind,"
+	    "WITH k AS (SELECT * FROM unnest($1::text[], $2::text[],"
+	    " $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],"
+	    " $8::text[], $9::text[]) WITH ORDINALITY AS k (job_id,"
+	    " trigger_id, kind, target_directory, format_type, cancel_job,"
+	    " drain, remote_user, remote_addr, i)),"
+	    " n AS (INSERT INTO savepoints (job_id, trigger_id, kind,"
 	    " target_directory, format_type, cancel_job, drain, remote_user,"
-	    " remote_addr, created_ms) VALUES ($1, $2, $3, $4, $5,"
-	    " $6::bigint <> 0, $7::bigint <> 0, $8, $9, " NOW_MS ")"
-	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1",
+	    " remote_addr, created_ms) SELECT job_id, trigger_id, kind,"
+	    " target_directory, format_type, cancel_job <> 0, drain <> 0,"
+	    " remote_user, remote_addr, " NOW_MS " FROM k ORDER BY i"
+	    " ON CONFLICT (job_id, trigger_id) DO NOTHING"
+	    " RETURNING job_id, trigger_id)"
+	    " SELECT min(k.i) FROM n JOIN k USING (job_id, trigger_id)"
+	    " GROUP BY k.job_id, k.trigger_id",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = $1 AND trigger_id = $2",
 	/* As STMT_STATUSES, of savepoints and stops: they never expire. */
@@ -2077,8 +2089,43 @@ pg_pipe_pop(struct pg *s)
 }
 
 /*
+ * The parameters of a batch's other statement for its count posts, nv
+ * values each from v: the j-th an array of the posts' j-th values, in
+ * a[j] (PG_BATCH_BUFS at least).  A parameter the SQL leaves unused is
+ * given a type, text, when the statement is prepared.  -1: out of memory.
+ */
+static int
+pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
+    size_t count, struct buf *a, struct params *p)
+{
+	char num[24];
+	const struct store_val *x;
+	size_t k;
+	int j, bad = 0;
+
+	pg_params(s, id, NULL, 0, p); /* its unused parameters found */
+	for (j = 0; j < nv && j < PG_BATCH_BUFS && !bad; j++) {
+		bad = buf_adds(&a[j], "{") != 0;
+		for (k = 0; k < count && !bad; k++) {
+			x = &v[k * (size_t)nv + (size_t)j];
+			if (x->is_int)
+				snprintf(num, sizeof(num), "%lld",
+				    (long long)x->i);
+			bad = array_add(&a[j], x->is_int ? num : x->s) != 0;
+		}
+		bad = bad || buf_adds(&a[j], "}") != 0;
+		if (s->unused[id] & (1u << j)) {
+			p->type[j] = 25; /* text */
+			p->typed = 1;
+		}
+		p_text(p, buf_str(&a[j]));
+	}
+	return bad || j < nv ? -1 : 0;
+}
+
+/*
  * e's batch and a sync, one implicit transaction: STMT_RECORD for its
- * triggers, then its other statement once for each of its other posts.
+ * triggers, then its other statement for all its other posts.
  */
 static enum store_rc
 pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
@@ -2097,12 +2144,15 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 		    NULL, 0);
 	for (i = 0; i < PG_BATCH_BUFS; i++)
 		buf_free(&a[i]);
-	stmt_name(e->other, name, sizeof(name));
-	for (i = 0; i < e->no && ok == 1; i++) {
-		pg_params(s, e->other, &e->ov[i * (size_t)e->nv], e->nv, &p);
-		ok = PQsendQueryPrepared(s->conn, name, p.n, p.v, NULL, NULL,
-		    0);
-	}
+	if (e->no > 0 && ok == 1 &&
+	    pg_other_params(s, e->other, e->ov, e->nv, e->no, a, &p) != 0)
+		ok = -1;
+	else if (e->no > 0 && ok == 1)
+		ok = PQsendQueryPrepared(s->conn,
+		    stmt_name(e->other, name, sizeof(name)), p.n, p.v, NULL,
+		    NULL, 0);
+	for (i = 0; i < PG_BATCH_BUFS; i++)
+		buf_free(&a[i]);
 	if (ok < 0)
 		return STORE_ERROR; /* nothing sent */
 	if (!ok || !PQpipelineSync(s->conn))
@@ -2151,11 +2201,12 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 {
 	const int notify = e->notify;
 	const char *what = notify ? "notify" : "record triggers";
-	const size_t results = notify ? 1 : (e->n > 0) + e->no;
+	const size_t results = notify ? 1 : (e->n > 0) + (e->no > 0);
 	PGresult *res, *first = NULL;
 	enum store_rc rc = STORE_OK, failed = STORE_OK;
 	ExecStatusType st;
 	size_t k = 0, o;
+	int row;
 
 	if (s->dead)
 		return STORE_UNAVAILABLE;
@@ -2163,15 +2214,18 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 	s->state[0] = '\0';
 	while ((res = pg_pipe_next(s, what, &rc)) != NULL) {
 		st = PQresultStatus(res);
-		/* The triggers' rows first, then one result an other post. */
+		/* The triggers' rows first, then the other posts'. */
 		if (st == PGRES_TUPLES_OK && k < results) {
-			o = k++ - (e->n > 0); /* wraps for the triggers' */
-			if (o < e->no && created != NULL)
-				created[e->oi[o]] = PQntuples(res) > 0;
-			if (first == NULL) {
+			if (k++ == 0 && (notify || e->n > 0)) {
 				first = res;
 				continue;
 			}
+			for (row = 0; created != NULL && row < PQntuples(res);
+			     row++)
+				if ((o = strtoull(PQgetvalue(res, row, 0), NULL,
+					 10)) >= 1 &&
+				    o <= e->no)
+					created[e->oi[o - 1]] = 1;
 		} else if (failed == STORE_OK)
 			failed = pg_rc_from(s,
 			    st == PGRES_FATAL_ERROR ? res : NULL, what);
@@ -2294,8 +2348,10 @@ static enum store_rc
 pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
     int nv)
 {
+	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
 	enum store_rc rc;
+	int i;
 
 	if (s->nbatches == 0) {
 		/* Its connection tested, and made again if need be. */
@@ -2310,8 +2366,13 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 		if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
 		    !PQexitPipelineMode(s->conn))
 			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
-		pg_params(s, other, v, nv, &p);
-		if ((rc = pg_prepare(s, other, &p)) != STORE_OK)
+		if (pg_other_params(s, other, v, nv, 1, a, &p) == 0)
+			rc = pg_prepare(s, other, &p);
+		else
+			rc = pg_lost(s, "prepare", "out of memory");
+		for (i = 0; i < PG_BATCH_BUFS; i++)
+			buf_free(&a[i]);
+		if (rc != STORE_OK)
 			return rc;
 	}
 	if (s->dead)

@@ -1842,6 +1842,13 @@ test_any_savepoint_batch(struct store *s, const struct savepoint_rec *known)
 	tap_is_int(store_record_posts(s, t, p, 1, created), STORE_OK,
 	    "any: posts: the store records again after the failed batch");
 	tap_ok(created[0] == 1, "any: posts: and that one is new");
+	fresh.trigger = mkid("b0570000000000000000000000000007");
+	p[0] = p[1] = &fresh;
+	tap_is_int(store_record_posts(s, t, p, 2, created), STORE_OK,
+	    "any: posts: one savepoint twice in a batch");
+	tap_ok(created[0] == 1 && created[1] == 0,
+	    "any: posts: the first new, not the second (%d %d)", created[0],
+	    created[1]);
 	buf_free(&b);
 }
 
