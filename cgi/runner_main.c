@@ -83,16 +83,44 @@ watch_wait(int fd, int timeout_ms)
 	return poll(&pfd, 1, timeout_ms) > 0;
 }
 
-static int
+/* Sleeps ms, or until a signal. */
+static void
+pause_ms(int ms)
+{
+	poll(NULL, 0, ms);
+}
+
+static enum store_rc
 open_store(const struct settings *st, struct store **s, int64_t cache_kib)
 {
 	struct store_opts so;
+	enum store_rc rc;
 	char err[512];
 
 	settings_store_opts(st, cache_kib, &so);
-	if (store_open(&so, s, err, sizeof(err)) != STORE_OK) {
+	if ((rc = store_open(&so, s, err, sizeof(err))) != STORE_OK)
 		log_error("%s", err);
-		return -1;
+	return rc;
+}
+
+/*
+ * A watcher's open, the first as any later one: tried again each second,
+ * for a server still starting, a file a deployment has not made yet, or
+ * one another user is creating, until it opens or a signal stops the
+ * runner (*s NULL).  A database made by a newer version does not come
+ * right by waiting: -1.
+ */
+static int
+open_waiting(const struct settings *st, struct store **s)
+{
+	enum store_rc rc;
+
+	while ((rc = open_store(st, s, 64 * 1024)) != STORE_OK) {
+		if (rc == STORE_NEWER)
+			return -1;
+		if (quit)
+			return 0;
+		pause_ms(1000);
 	}
 	return 0;
 }
@@ -194,13 +222,6 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 		ro->parallel = 63;
 }
 
-/* Sleeps ms, or until a signal. */
-static void
-pause_ms(int ms)
-{
-	poll(NULL, 0, ms);
-}
-
 /*
  * One pass over everything pending; closes s.  Results that could not be
  * recorded (the database went away while their actions ran), and claims
@@ -225,7 +246,7 @@ run_once(struct store *s, const struct settings *st,
 		    runner_unsettled(runner));
 		pause_ms(1000);
 		store_close(s);
-		if (open_store(st, &s, 64 * 1024) == -1)
+		if (open_store(st, &s, 64 * 1024) != STORE_OK)
 			continue;
 		if (runner_pass(runner, s, ro, &stats, &quit) == -1)
 			rc = EXIT_PASS;
@@ -275,15 +296,19 @@ watch_sleep(struct store *s, int wfd, int64_t seen, int64_t slot_ms)
 	}
 }
 
-/* A pass each time the database changes, until a signal; closes s. */
+/* A pass each time the database changes, until a signal. */
 static int
-watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
-    int want_stats)
+watch(const struct settings *st, const struct runner_opts *ro, int want_stats)
 {
 	struct runner_stats stats;
+	struct store *s = NULL;
 	int64_t seen;
 	int wfd;
 
+	if (open_waiting(st, &s) == -1)
+		return EXIT_DB;
+	if (s == NULL)
+		return EXIT_OK;
 	log_info("watching %s", st->db_shown);
 	wfd = store_watch_fd(s);
 	seen = 0;
@@ -298,8 +323,8 @@ watch(struct store *s, const struct settings *st, const struct runner_opts *ro,
 			    st->db_shown);
 			store_close(s);
 			s = NULL;
-			while (!quit && open_store(st, &s, 64 * 1024) == -1)
-				pause_ms(1000);
+			if (open_waiting(st, &s) == -1)
+				return EXIT_DB;
 			if (s == NULL)
 				break;
 			wfd = store_watch_fd(s);
@@ -372,10 +397,10 @@ main(int argc, char *argv[])
 	action_wake_on_exit();
 
 	/* A large page cache: batches over large queues stay in memory. */
-	if (open_store(&st, &s, 64 * 1024) == -1)
+	if (cl.watch)
+		ret = watch(&st, &ro, cl.want_stats);
+	else if (open_store(&st, &s, 64 * 1024) != STORE_OK)
 		ret = EXIT_DB;
-	else if (cl.watch)
-		ret = watch(s, &st, &ro, cl.want_stats);
 	else
 		ret = run_once(s, &st, &ro, cl.want_stats);
 out:

@@ -1,6 +1,7 @@
 #!/bin/sh
 # checkpoint-runner --watch, black-box: new triggers completed as they are
-# recorded, SIGTERM when idle and while an action runs.
+# recorded, SIGTERM when idle and while an action runs; a database that
+# cannot be opened yet is waited for, one made by a newer version is not.
 #
 # Actions' commands are written in single quotes on purpose: their $VARS
 # are for the action's shell, not this one.
@@ -42,5 +43,43 @@ term_wait "$W"
 is "$RC" 0 "--watch: SIGTERM while an action runs, exit status 0"
 is "$(rows "$J")" "COMPLETED|1|FULL|done 1|-" \
     "--watch: the runner waited for the action and recorded its result"
+
+# --- a database not there yet, one too new ------------------------------------------------------
+
+# A watcher started before its database can be made (its directory comes
+# later, as a deployment's would) keeps trying, then watches it.
+LATER=$T/later/checkpoints.db
+LLOG=$T/later.log
+spawn env CHECKPOINT_DB="$LATER" "$RUNNER" --watch --log-level info 2>>"$LLOG"
+W=$LAST_PID
+sleep 2.5
+! gone "$W"
+ok $? "--watch, database not openable: still running after 2.5 s"
+grep -q "later/checkpoints.db" "$LLOG"
+ok $? "  and the log names the database it cannot open"
+mkdir "$T/later"
+wait_until 50 "grep -q 'watching $LATER' '$LLOG'"
+ok $? "  its directory made: the runner opens it and watches it"
+J=$(jid 24)
+"$CTL" --db "$LATER" job add "$J" --every 1s
+wait_until 50 "[ \"\$(sqlite3 -cmd '.timeout 5000' '$LATER' \"SELECT count(*) FROM triggers WHERE job_id = '$J' AND status = 'COMPLETED'\")\" -ge 1 ]"
+ok $? "  and completes the triggers of a job added there"
+term_wait "$W"
+is "$RC" 0 "  SIGTERM, exit status 0"
+
+# SIGTERM while it waits for a database ends it at once, 0.
+spawn env CHECKPOINT_DB="$T/never/checkpoints.db" "$RUNNER" --watch 2>>"$LLOG"
+W=$LAST_PID
+sleep 0.5
+term_wait "$W"
+is "$RC" 0 "--watch, waiting for a database: SIGTERM, exit status 0"
+
+# A newer version's database does not come right by waiting: exit 3.
+NEWER=$T/newer.db
+"$CTL" --db "$NEWER" init >/dev/null
+sqlite3 "$NEWER" "PRAGMA user_version = 9999"
+timeout 10 env CHECKPOINT_DB="$NEWER" "$RUNNER" --watch 2>>"$LLOG"
+is "$?" 3 "--watch, a newer version's database: exit status 3 at once"
+is "$(sqlite3 "$NEWER" "PRAGMA user_version")" 9999 "  and it is left untouched"
 
 done_testing
