@@ -300,6 +300,7 @@ col_dup(const struct store_rows *r, int i, char **out)
  * Reads the row's columns, from the first, into the places that follow
  * kinds, a letter a column: i an int64_t; b an int, whether the integer
  * is not 0; t a const char * (NULL for NULL, valid until the next row);
+ * n an int, whether the column is not NULL;
  * d a struct id; T an enum ckpt_type and S an enum job_state, parsed (a
  * name it does not know leaves the place as it is); c a char * of the
  * caller's own, a copy (NULL for NULL); - a column passed over, without
@@ -320,6 +321,9 @@ vcols(const struct store_rows *r, const char *kinds, va_list ap)
 			break;
 		case 't':
 			*va_arg(ap, const char **) = col_text(r, i);
+			break;
+		case 'n':
+			*va_arg(ap, int *) = col_text(r, i) != NULL;
 			break;
 		case 'd':
 			col_id(r, i, va_arg(ap, struct id *));
@@ -352,6 +356,25 @@ cols(const struct store_rows *r, const char *kinds, ...)
 	rc = vcols(r, kinds, ap);
 	va_end(ap);
 	return rc;
+}
+
+/*
+ * Moves to the next row and reads it into the struct at row (size
+ * bytes, zeroed first) as cols does, without copies: 0 when none is
+ * left.
+ */
+static int
+next_row(struct store_rows *r, void *row, size_t size, const char *kinds, ...)
+{
+	va_list ap;
+
+	if (!next(r))
+		return 0;
+	memset(row, 0, size);
+	va_start(ap, kinds);
+	vcols(r, kinds, ap);
+	va_end(ap);
+	return 1;
 }
 
 /* Lets the statement go: the first error met reading it, if any. */
@@ -435,6 +458,20 @@ one_row(struct store *s, enum stmt id, const struct store_val *v, int n,
 	if (end(&r) != STORE_OK)
 		return r.rc;
 	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Ends the transaction as rc says: commits it after STORE_OK (the
+ * commit's result), or else rolls it back (rc).
+ */
+static enum store_rc
+settle(struct store *s, enum store_rc rc)
+{
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
 }
 
 /* --- The API's two operations --- */
@@ -522,13 +559,9 @@ store_record_triggers(struct store *s, const struct trigger_rec *const *t,
 		return store_record_trigger(s, t[0], &created[0]);
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
-	for (i = 0; i < n; i++)
-		if ((rc = store_record_trigger(s, t[i], &created[i])) !=
-		    STORE_OK) {
-			store_rollback(s);
-			return rc;
-		}
-	return store_commit(s);
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		rc = store_record_trigger(s, t[i], &created[i]);
+	return settle(s, rc);
 }
 
 /*
@@ -597,6 +630,16 @@ store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
 	return rc;
 }
 
+/* The serialized-throwable of a failure, where the C code makes it. */
+static int
+failure_throwable(struct store *s, const char *class, const char *trace,
+    struct buf *th)
+{
+	if (class == NULL || s->ops->sql_throwable)
+		return 0;
+	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
+}
+
 /*
  * Completes a pending trigger.  owner is the claim it must carry (NULL: an
  * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
@@ -615,18 +658,17 @@ complete_row(struct store *s, enum stmt id, int64_t row, const char *owner,
 	struct store_rows r;
 	int64_t done = 0;
 
-	if (class != NULL) {
+	if (class != NULL)
 		trace = o->failure_trace != NULL ? o->failure_trace : "";
-		if (throwable == NULL && !s->ops->sql_throwable) {
-			if (throwable_base64(&th, class, strlen(class), trace,
-				strlen(trace)) == -1) {
-				buf_free(&th);
-				return STORE_ERROR;
-			}
-			throwable = th.len > 0 ? buf_str(&th) : NULL;
-		}
-	} else
+	else
 		throwable = NULL;
+	if (throwable == NULL &&
+	    failure_throwable(s, class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	if (throwable == NULL && th.len > 0)
+		throwable = buf_str(&th);
 	{
 		struct store_val v[] = { VAL_INT(row),
 			VAL_INT_OR_NULL(o->checkpoint_id,
@@ -830,11 +872,9 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 
 	if (query(s, &r, id, v, n, "read checkpoints") != STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&c, 0, sizeof(c));
-		cols(&r, "i-iiittt-t", &c.id, &c.trigger_ms, &c.end_ms,
-		    &c.duration_ms, &c.location, &c.failure_class,
-		    &c.failure_trace, &c.format);
+	while (next_row(&r, &c, sizeof(c), "i-iiittt-t", &c.id, &c.trigger_ms,
+	    &c.end_ms, &c.duration_ms, &c.location, &c.failure_class,
+	    &c.failure_trace, &c.format)) {
 		c.status = ckpt_status(col_text(&r, 1));
 		c.kind = (enum ckpt_kind)col_int(&r, 8);
 		rows++;
@@ -911,16 +951,14 @@ trigger_rows(struct store *s, enum stmt id, const struct id *job, int64_t limit,
 
 	if (query(s, &r, id, v, NVAL(v), "list triggers") != STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&t, 0, sizeof(t));
-		cols(&r, "ddtttittttttiii", &t.job, &t.trigger, &t.status,
-		    &t.requested_type, &t.type, &t.checkpoint_id, &t.location,
-		    &t.failure_class, &t.failure_trace, &t.claimed_by,
-		    &t.remote_user, &t.remote_addr, &t.created_ms,
-		    &t.completed_ms, &t.claimed_ms);
-		if (cb(&t, arg) != 0)
-			break;
-	}
+	while (
+	    next_row(&r, &t, sizeof(t), "ddtttittttttiii", &t.job, &t.trigger,
+		&t.status, &t.requested_type, &t.type, &t.checkpoint_id,
+		&t.location, &t.failure_class, &t.failure_trace, &t.claimed_by,
+		&t.remote_user, &t.remote_addr, &t.created_ms, &t.completed_ms,
+		&t.claimed_ms) &&
+	    cb(&t, arg) == 0)
+		;
 	return end(&r);
 }
 
@@ -984,13 +1022,11 @@ metrics_jobs(struct store *s, store_metrics_cb cb, void *arg)
 	if (query(s, &r, STMT_METRICS_JOBS, NULL, 0, "read job metrics") !=
 	    STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&j, 0, sizeof(j));
-		cols(&r, "dtiiiii", &j.job, &j.name, &j.completed, &j.failed,
-		    &j.in_progress, &j.last_id, &j.last_duration_ms);
-		if (cb(&j, arg) != 0)
-			break;
-	}
+	while (next_row(&r, &j, sizeof(j), "dtiiiii", &j.job, &j.name,
+		   &j.completed, &j.failed, &j.in_progress, &j.last_id,
+		   &j.last_duration_ms) &&
+	    cb(&j, arg) == 0)
+		;
 	return end(&r);
 }
 
@@ -1003,11 +1039,9 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 	memset(m, 0, sizeof(*m));
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	if ((rc = metrics_service(s, m)) == STORE_OK &&
-	    (rc = metrics_jobs(s, cb, arg)) == STORE_OK)
-		return store_commit(s);
-	store_rollback(s);
-	return rc;
+	if ((rc = metrics_service(s, m)) == STORE_OK)
+		rc = metrics_jobs(s, cb, arg);
+	return settle(s, rc);
 }
 
 enum store_rc
@@ -1022,6 +1056,22 @@ store_record_pass(struct store *s, int64_t now_ms, int64_t n,
 }
 
 /* --- A store copied whole --- */
+
+/* The tables copied whole: their statements and width. */
+static const struct {
+	enum stmt export, import;
+	int n;
+} row_tables[STORE_ROW__MAX] = {
+	[STORE_ROW_SAVEPOINT] = { STMT_EXPORT_SAVEPOINTS,
+	    STMT_IMPORT_SAVEPOINTS, 23 },
+	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
+	    16 },
+	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
+	    7 },
+	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6 },
+	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
+	    6 },
+};
 
 /*
  * A trigger's columns as STMT_EXPORT_TRIGGERS reads them, which
@@ -1048,6 +1098,7 @@ export_item(const struct store_rows *r, struct store_item *item)
 	struct service_metrics *m = &item->u.service;
 	struct trigger_dump *d = &item->u.trigger;
 	struct history_dump *h = &item->u.history;
+	int i;
 
 	switch (item->kind) {
 	case STORE_ITEM_JOB:
@@ -1081,51 +1132,36 @@ export_item(const struct store_rows *r, struct store_item *item)
 		h->status = col_text(r, 19);
 		h->disposed_ms = col_int(r, 20);
 		break;
-	case STORE_ITEM_ROW: /* export_rows reads these */
+	case STORE_ITEM_ROW: /* every column as text */
+		item->u.row.n = row_tables[item->u.row.table].n;
+		for (i = 0; i < item->u.row.n; i++)
+			item->u.row.v[i] = col_text(r, i);
 		break;
 	}
 }
 
-/* The tables copied whole: their statements and width. */
-static const struct {
-	enum stmt export, import;
-	int n;
-} row_tables[STORE_ROW__MAX] = {
-	[STORE_ROW_SAVEPOINT] = { STMT_EXPORT_SAVEPOINTS,
-	    STMT_IMPORT_SAVEPOINTS, 23 },
-	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
-	    16 },
-	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
-	    7 },
-	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6 },
-	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
-	    6 },
-};
-
-/* The rows of the tables copied whole, after the other items. */
+/*
+ * The rows of one export statement to cb as items of the kind (of a
+ * table copied whole, table's rows), until cb says *stop.
+ */
 static enum store_rc
-export_rows(struct store *s, store_item_cb cb, void *arg, int *stop)
+export_part(struct store *s, enum stmt id, const struct store_val *v, int nv,
+    enum store_item_kind kind, int table, store_item_cb cb, void *arg,
+    int *stop)
 {
 	struct store_rows r;
 	struct store_item item;
-	enum store_rc rc = STORE_OK;
-	int t, i;
 
-	for (t = 0; t < STORE_ROW__MAX && !*stop && rc == STORE_OK; t++) {
-		if (query(s, &r, row_tables[t].export, NULL, 0, "export") ==
-		    STORE_OK)
-			while (!*stop && next(&r)) {
-				memset(&item, 0, sizeof(item));
-				item.kind = STORE_ITEM_ROW;
-				item.u.row.table = (enum store_row_table)t;
-				item.u.row.n = row_tables[t].n;
-				for (i = 0; i < row_tables[t].n; i++)
-					item.u.row.v[i] = col_text(&r, i);
-				*stop = cb(&item, arg) != 0;
-			}
-		rc = end(&r);
-	}
-	return rc;
+	if (query(s, &r, id, v, nv, "export") == STORE_OK)
+		while (!*stop && next(&r)) {
+			memset(&item, 0, sizeof(item));
+			item.kind = kind;
+			if (kind == STORE_ITEM_ROW)
+				item.u.row.table = (enum store_row_table)table;
+			export_item(&r, &item);
+			*stop = cb(&item, arg) != 0;
+		}
+	return end(&r);
 }
 
 /*
@@ -1137,44 +1173,31 @@ enum store_rc
 store_export(struct store *s, int64_t now_ms, int64_t store_ms,
     store_item_cb cb, void *arg)
 {
+	/* Each with the values it takes of v, the first nv. */
 	static const struct {
 		enum stmt id;
 		enum store_item_kind kind;
+		int nv;
 	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY },
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB, 0 },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER, 0 },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS, 0 },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE, 2 },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER, 2 },
+		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY, 0 },
 	};
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
-	struct store_rows r;
-	struct store_item item;
 	enum store_rc rc;
-	size_t k;
-	int stop = 0;
+	int k, stop = 0;
 
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
-		if (query(s, &r, parts[k].id, v,
-			parts[k].id == STMT_EXPORT_TRIGGERS ||
-				parts[k].id == STMT_EXPORT_SERVICE ?
-			    NVAL(v) :
-			    0,
-			"export") == STORE_OK)
-			while (!stop && next(&r)) {
-				memset(&item, 0, sizeof(item));
-				item.kind = parts[k].kind;
-				export_item(&r, &item);
-				stop = cb(&item, arg) != 0;
-			}
-		if ((rc = end(&r)) != STORE_OK)
-			break;
-	}
-	if (rc == STORE_OK && !stop)
-		rc = export_rows(s, cb, arg, &stop);
+	for (k = 0; k < NVAL(parts) && !stop && rc == STORE_OK; k++)
+		rc = export_part(s, parts[k].id, v, parts[k].nv, parts[k].kind,
+		    0, cb, arg, &stop);
+	for (k = 0; k < STORE_ROW__MAX && !stop && rc == STORE_OK; k++)
+		rc = export_part(s, row_tables[k].export, NULL, 0,
+		    STORE_ITEM_ROW, k, cb, arg, &stop);
 	/* Nothing was written: the read ends either way. */
 	store_rollback(s);
 	return rc;
@@ -1330,15 +1353,11 @@ store_import(struct store *s, const struct store_item *item)
 enum store_rc
 store_import_commit(struct store *s)
 {
-	enum store_rc rc;
+	enum store_rc rc = STORE_OK;
 
-	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL &&
-	    (rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL)) !=
-		STORE_OK) {
-		store_rollback(s);
-		return rc;
-	}
-	return store_commit(s);
+	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL)
+		rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL);
+	return settle(s, rc);
 }
 
 /* --- The runner's round --- */
@@ -1835,11 +1854,8 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
 		rc = sp[i] != NULL ?
 		    store_record_savepoint(s, sp[i], &created[i]) :
 		    store_record_trigger(s, t[i], &created[i]);
-	if (rc != STORE_OK)
-		store_rollback(s);
-	else if ((rc = store_commit(s)) == STORE_OK)
-		return rc;
-	memset(created, 0, n * sizeof(*created));
+	if ((rc = settle(s, rc)) != STORE_OK)
+		memset(created, 0, n * sizeof(*created));
 	return rc;
 }
 
@@ -1875,12 +1891,9 @@ store_record_disposal(struct store *s, const struct id *trigger,
 		    "d", out);
 	if (rc == STORE_NOTFOUND)
 		rc = s->ops->fail(s, "record disposal", "its row is missing");
-	if (rc != STORE_OK) {
-		store_rollback(s);
-		return rc;
-	}
-	*created = changed > 0;
-	return store_commit(s);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return settle(s, rc);
 }
 
 enum store_rc
@@ -1988,6 +2001,17 @@ store_savepoints_pending(struct store *s, struct savepoint_task *t, size_t max,
 	return tasks_pending(s, &savepoint_tasks, t, max, n);
 }
 
+enum store_rc
+store_savepoint_claim(struct store *s, int64_t row, const char *owner,
+    int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+		VAL_INT(now_ms), VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
+}
+
 void
 store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
 {
@@ -2008,17 +2032,6 @@ store_disposal_tasks_free(struct disposal_task *t, size_t n)
 }
 
 enum store_rc
-store_savepoint_claim(struct store *s, int64_t row, const char *owner,
-    int64_t checkpoint_id, int64_t now_ms, int64_t lease_ms)
-{
-	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
-		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
-		VAL_INT(now_ms), VAL_INT(lease_ms - now_ms) };
-
-	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
-}
-
-enum store_rc
 store_disposal_claim(struct store *s, int64_t row, const char *owner,
     int64_t now_ms, int64_t lease_ms)
 {
@@ -2026,16 +2039,6 @@ store_disposal_claim(struct store *s, int64_t row, const char *owner,
 		VAL_INT(lease_ms - now_ms) };
 
 	return run_one(s, STMT_DISPOSAL_CLAIM, v, NVAL(v), "claim disposal");
-}
-
-/* The serialized-throwable of a failure, where the C code makes it. */
-static int
-failure_throwable(struct store *s, const char *class, const char *trace,
-    struct buf *th)
-{
-	if (class == NULL || s->ops->sql_throwable)
-		return 0;
-	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
 }
 
 /*
@@ -2127,10 +2130,8 @@ store_op_claims(struct store *s, int disposals, int64_t now_ms,
 
 	if (query(s, &r, disposals ? STMT_DISPOSAL_CLAIMS : STMT_SP_CLAIMS, v,
 		NVAL(v), "read claims") == STORE_OK)
-		while (next(&r)) {
-			memset(&c, 0, sizeof(c));
-			cols(&r, "iddtb", &c.row, &c.job, &c.trigger, &c.owner,
-			    &c.expired);
+		while (next_row(&r, &c, sizeof(c), "iddtb", &c.row, &c.job,
+		    &c.trigger, &c.owner, &c.expired)) {
 			if (c.owner != NULL && cb(&c, arg) != 0)
 				break;
 		}
@@ -2147,17 +2148,15 @@ store_savepoint_list(struct store *s, const struct id *job,
 
 	if (query(s, &r, STMT_SP_LIST, v, NVAL(v), "list savepoints") ==
 	    STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			cols(&r, "ddttittbbtttiiiitti", &e.job, &e.trigger,
-			    &e.kind, &e.status, &e.checkpoint_id, &e.target_dir,
-			    &e.format, &e.cancel_job, &e.drain, &e.location,
-			    &e.failure_class, &e.failure_trace, &e.created_ms,
-			    &e.claimed_ms, &e.completed_ms, &e.disposed_ms,
-			    &e.remote_user, &e.remote_addr, &e.kept_ms);
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "ddttittbbtttiiiitti",
+			   &e.job, &e.trigger, &e.kind, &e.status,
+			   &e.checkpoint_id, &e.target_dir, &e.format,
+			   &e.cancel_job, &e.drain, &e.location,
+			   &e.failure_class, &e.failure_trace, &e.created_ms,
+			   &e.claimed_ms, &e.completed_ms, &e.disposed_ms,
+			   &e.remote_user, &e.remote_addr, &e.kept_ms) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
@@ -2189,14 +2188,11 @@ store_schedule_list(struct store *s, const struct id *job, store_schedule_cb cb,
 
 	if (query(s, &r, STMT_SCHED_LIST, v, NVAL(v), "list schedules") ==
 	    STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			cols(&r, "dtitiittt", &e.job, &e.kind, &e.every_ms,
-			    &e.cron, &e.since_ms, &e.last_slot_ms, &e.set_by,
-			    &e.job_state, &e.savepoint_dir);
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "dtitiittt", &e.job, &e.kind,
+			   &e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
+			   &e.set_by, &e.job_state, &e.savepoint_dir) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
@@ -2345,17 +2341,13 @@ store_retention_list(struct store *s, const struct id *job,
 
 	if (query(s, &r, STMT_RETAIN_CANDIDATES, v, NVAL(v),
 		"list retention") == STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			cols(&r, "dtditiiiit-ii", &e.job, &e.kind, &e.trigger,
-			    &e.checkpoint_id, &e.location, &e.completed_ms,
-			    &e.kept_ms, &e.keep_last, &e.keep_ms,
-			    &e.disposal_status, &e.disposal_attempts,
-			    &e.disposal_completed_ms);
-			e.disposal_failed = col_text(&r, 10) != NULL;
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "dtditiiiitnii", &e.job,
+			   &e.kind, &e.trigger, &e.checkpoint_id, &e.location,
+			   &e.completed_ms, &e.kept_ms, &e.keep_last,
+			   &e.keep_ms, &e.disposal_status, &e.disposal_failed,
+			   &e.disposal_attempts, &e.disposal_completed_ms) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
