@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +284,99 @@ col_id(const struct store_rows *r, int i, struct id *out)
 		memset(out, 0, sizeof(*out));
 }
 
+/* A copy of a text column, NULL for NULL; -1 when out of memory. */
+static int
+col_dup(const struct store_rows *r, int i, char **out)
+{
+	const char *v = col_text(r, i);
+
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	return (*out = strdup(v)) == NULL ? -1 : 0;
+}
+
+/*
+ * Reads the row's columns, from the first, into the places that follow
+ * kinds, a letter a column: i an int64_t; b an int, whether the integer
+ * is not 0; t a const char * (NULL for NULL, valid until the next row);
+ * n an int, whether the column is not NULL;
+ * d a struct id; T an enum ckpt_type and S an enum job_state, parsed (a
+ * name it does not know leaves the place as it is); c a char * of the
+ * caller's own, a copy (NULL for NULL); - a column passed over, without
+ * a place.  -1: out of memory for a copy, the places after it unread.
+ */
+static int
+vcols(const struct store_rows *r, const char *kinds, va_list ap)
+{
+	int i;
+
+	for (i = 0; kinds[i] != '\0'; i++)
+		switch (kinds[i]) {
+		case 'i':
+			*va_arg(ap, int64_t *) = col_int(r, i);
+			break;
+		case 'b':
+			*va_arg(ap, int *) = col_int(r, i) != 0;
+			break;
+		case 't':
+			*va_arg(ap, const char **) = col_text(r, i);
+			break;
+		case 'n':
+			*va_arg(ap, int *) = col_text(r, i) != NULL;
+			break;
+		case 'd':
+			col_id(r, i, va_arg(ap, struct id *));
+			break;
+		case 'T':
+			ckpt_type_parse(col_text(r, i),
+			    va_arg(ap, enum ckpt_type *));
+			break;
+		case 'S':
+			job_state_parse(col_text(r, i),
+			    va_arg(ap, enum job_state *));
+			break;
+		case 'c':
+			if (col_dup(r, i, va_arg(ap, char **)) == -1)
+				return -1;
+			break;
+		default: /* '-' */
+			break;
+		}
+	return 0;
+}
+
+static int
+cols(const struct store_rows *r, const char *kinds, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, kinds);
+	rc = vcols(r, kinds, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * Moves to the next row and reads it into the struct at row (size
+ * bytes, zeroed first) as cols does, without copies: 0 when none is
+ * left.
+ */
+static int
+next_row(struct store_rows *r, void *row, size_t size, const char *kinds, ...)
+{
+	va_list ap;
+
+	if (!next(r))
+		return 0;
+	memset(row, 0, size);
+	va_start(ap, kinds);
+	vcols(r, kinds, ap);
+	va_end(ap);
+	return 1;
+}
+
 /* Lets the statement go: the first error met reading it, if any. */
 static enum store_rc
 end(struct store_rows *r)
@@ -337,6 +432,46 @@ first_text(struct store *s, enum stmt id, const struct store_val *v, int n,
 	if (end(&r) != STORE_OK)
 		return r.rc;
 	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Reads the statement's first row as cols does (without copies), the
+ * rest passed over: STORE_NOTFOUND if it has none, the places left as
+ * they are.
+ */
+static enum store_rc
+one_row(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, const char *kinds, ...)
+{
+	struct store_rows r;
+	va_list ap;
+	int found = 0;
+
+	if (query(s, &r, id, v, n, what) == STORE_OK && (found = next(&r))) {
+		va_start(ap, kinds);
+		if (vcols(&r, kinds, ap) == -1)
+			r.rc = s->ops->fail(s, what, "out of memory");
+		va_end(ap);
+		while (next(&r))
+			;
+	}
+	if (end(&r) != STORE_OK)
+		return r.rc;
+	return found ? STORE_OK : STORE_NOTFOUND;
+}
+
+/*
+ * Ends the transaction as rc says: commits it after STORE_OK (the
+ * commit's result), or else rolls it back (rc).
+ */
+static enum store_rc
+settle(struct store *s, enum store_rc rc)
+{
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
 }
 
 /* --- The API's two operations --- */
@@ -424,13 +559,9 @@ store_record_triggers(struct store *s, const struct trigger_rec *const *t,
 		return store_record_trigger(s, t[0], &created[0]);
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
-	for (i = 0; i < n; i++)
-		if ((rc = store_record_trigger(s, t[i], &created[i])) !=
-		    STORE_OK) {
-			store_rollback(s);
-			return rc;
-		}
-	return store_commit(s);
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		rc = store_record_trigger(s, t[i], &created[i]);
+	return settle(s, rc);
 }
 
 /*
@@ -499,6 +630,16 @@ store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
 	return rc;
 }
 
+/* The serialized-throwable of a failure, where the C code makes it. */
+static int
+failure_throwable(struct store *s, const char *class, const char *trace,
+    struct buf *th)
+{
+	if (class == NULL || s->ops->sql_throwable)
+		return 0;
+	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
+}
+
 /*
  * Completes a pending trigger.  owner is the claim it must carry (NULL: an
  * unclaimed trigger).  STORE_NOTFOUND: it was not pending with that claim
@@ -517,18 +658,17 @@ complete_row(struct store *s, enum stmt id, int64_t row, const char *owner,
 	struct store_rows r;
 	int64_t done = 0;
 
-	if (class != NULL) {
+	if (class != NULL)
 		trace = o->failure_trace != NULL ? o->failure_trace : "";
-		if (throwable == NULL && !s->ops->sql_throwable) {
-			if (throwable_base64(&th, class, strlen(class), trace,
-				strlen(trace)) == -1) {
-				buf_free(&th);
-				return STORE_ERROR;
-			}
-			throwable = th.len > 0 ? buf_str(&th) : NULL;
-		}
-	} else
+	else
 		throwable = NULL;
+	if (throwable == NULL &&
+	    failure_throwable(s, class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	if (throwable == NULL && th.len > 0)
+		throwable = buf_str(&th);
 	{
 		struct store_val v[] = { VAL_INT(row),
 			VAL_INT_OR_NULL(o->checkpoint_id,
@@ -579,16 +719,12 @@ store_claimed(struct store *s, store_claim_cb cb, void *arg)
 		now = clock_ms(CLOCK_REALTIME);
 	while (next(&r)) {
 		memset(&c, 0, sizeof(c));
-		c.row = col_int(&r, 0);
-		col_id(&r, 1, &c.job);
-		col_id(&r, 2, &c.trigger);
-		owner = col_text(&r, 3);
+		c.type = CKPT_FULL;
+		cols(&r, "iddtiiT", &c.row, &c.job, &c.trigger, &owner,
+		    &c.lease_ms, &c.checkpoint_id, &c.type);
 		snprintf(c.owner, sizeof(c.owner), "%s",
 		    owner != NULL ? owner : "");
-		c.lease_ms = col_int(&r, 4) + now;
-		c.checkpoint_id = col_int(&r, 5);
-		c.type = CKPT_FULL;
-		ckpt_type_parse(col_text(&r, 6), &c.type);
+		c.lease_ms += now;
 		if (cb(&c, arg) != 0)
 			break;
 	}
@@ -601,14 +737,8 @@ enum store_rc
 store_job_known(struct store *s, const struct id *job)
 {
 	struct store_val v[] = { VAL_TEXT(job->s) };
-	struct store_rows r;
-	int found = 0;
 
-	if (query(s, &r, STMT_JOB_KNOWN, v, NVAL(v), "look up job") == STORE_OK)
-		found = next(&r);
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK : STORE_NOTFOUND;
+	return one_row(s, STMT_JOB_KNOWN, v, NVAL(v), "look up job", "");
 }
 
 enum store_rc
@@ -679,19 +809,13 @@ jobs(struct store *s, enum stmt id, store_job_cb cb, void *arg)
 		return end(&r);
 	while (next(&r)) {
 		memset(&j, 0, sizeof(j));
-		col_id(&r, 0, &j.id);
-		j.name = col_text(&r, 1);
-		job_state_parse(col_text(&r, 2), &j.state);
-		if (id == STMT_JOB_OVERVIEW) {
-			j.created_ms = col_int(&r, 3);
-			j.updated_ms = col_int(&r, 4);
-		} else {
-			ckpt_type_parse(col_text(&r, 3), &j.type);
-			j.command = col_text(&r, 4);
-			j.timeout_s = col_int(&r, 5);
-			j.last_checkpoint_id = col_int(&r, 6);
-			j.pending = col_int(&r, 7);
-		}
+		if (id == STMT_JOB_OVERVIEW)
+			cols(&r, "dtSii", &j.id, &j.name, &j.state,
+			    &j.created_ms, &j.updated_ms);
+		else
+			cols(&r, "dtSTtiii", &j.id, &j.name, &j.state, &j.type,
+			    &j.command, &j.timeout_s, &j.last_checkpoint_id,
+			    &j.pending);
 		if (cb(&j, arg) != 0)
 			break;
 	}
@@ -716,24 +840,12 @@ enum store_rc
 store_ckpt_counts(struct store *s, const struct id *job, struct ckpt_counts *c)
 {
 	struct store_val v[] = { VAL_TEXT(job->s) };
-	struct store_rows r;
-	int found = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (query(s, &r, STMT_CKPT_COUNTS, v, NVAL(v), "checkpoint counts") ==
-		STORE_OK &&
-	    (found = next(&r))) {
-		c->timeout_s = col_int(&r, 0);
-		c->completed = col_int(&r, 1);
-		c->failed = col_int(&r, 2);
-		c->duration_min = col_int(&r, 3);
-		c->duration_max = col_int(&r, 4);
-		c->duration_sum = col_int(&r, 5);
-		c->in_progress = col_int(&r, 6);
-	}
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK : STORE_NOTFOUND;
+	return one_row(s, STMT_CKPT_COUNTS, v, NVAL(v), "checkpoint counts",
+	    "iiiiiii", &c->timeout_s, &c->completed, &c->failed,
+	    &c->duration_min, &c->duration_max, &c->duration_sum,
+	    &c->in_progress);
 }
 
 static enum ckpt_status
@@ -760,18 +872,11 @@ ckpt_rows(struct store *s, enum stmt id, const struct store_val *v, int n,
 
 	if (query(s, &r, id, v, n, "read checkpoints") != STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&c, 0, sizeof(c));
-		c.id = col_int(&r, 0);
+	while (next_row(&r, &c, sizeof(c), "i-iiittt-t", &c.id, &c.trigger_ms,
+	    &c.end_ms, &c.duration_ms, &c.location, &c.failure_class,
+	    &c.failure_trace, &c.format)) {
 		c.status = ckpt_status(col_text(&r, 1));
-		c.trigger_ms = col_int(&r, 2);
-		c.end_ms = col_int(&r, 3);
-		c.duration_ms = col_int(&r, 4);
-		c.location = col_text(&r, 5);
-		c.failure_class = col_text(&r, 6);
-		c.failure_trace = col_text(&r, 7);
 		c.kind = (enum ckpt_kind)col_int(&r, 8);
-		c.format = col_text(&r, 9);
 		rows++;
 		if (cb(&c, arg) != 0)
 			break;
@@ -846,26 +951,14 @@ trigger_rows(struct store *s, enum stmt id, const struct id *job, int64_t limit,
 
 	if (query(s, &r, id, v, NVAL(v), "list triggers") != STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&t, 0, sizeof(t));
-		col_id(&r, 0, &t.job);
-		col_id(&r, 1, &t.trigger);
-		t.status = col_text(&r, 2);
-		t.requested_type = col_text(&r, 3);
-		t.type = col_text(&r, 4);
-		t.checkpoint_id = col_int(&r, 5);
-		t.location = col_text(&r, 6);
-		t.failure_class = col_text(&r, 7);
-		t.failure_trace = col_text(&r, 8);
-		t.claimed_by = col_text(&r, 9);
-		t.remote_user = col_text(&r, 10);
-		t.remote_addr = col_text(&r, 11);
-		t.created_ms = col_int(&r, 12);
-		t.completed_ms = col_int(&r, 13);
-		t.claimed_ms = col_int(&r, 14);
-		if (cb(&t, arg) != 0)
-			break;
-	}
+	while (
+	    next_row(&r, &t, sizeof(t), "ddtttittttttiii", &t.job, &t.trigger,
+		&t.status, &t.requested_type, &t.type, &t.checkpoint_id,
+		&t.location, &t.failure_class, &t.failure_trace, &t.claimed_by,
+		&t.remote_user, &t.remote_addr, &t.created_ms, &t.completed_ms,
+		&t.claimed_ms) &&
+	    cb(&t, arg) == 0)
+		;
 	return end(&r);
 }
 
@@ -890,19 +983,14 @@ store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
     int64_t *oldest_ms, int64_t *pass_ms)
 {
 	struct store_val v[] = { VAL_TEXT(job->s) };
-	struct store_rows r;
+	enum store_rc rc;
 
 	*n = 0;
 	*oldest_ms = 0;
 	*pass_ms = 0;
-	if (query(s, &r, STMT_TRIGGER_WAITING, v, NVAL(v),
-		"count waiting triggers") == STORE_OK &&
-	    next(&r)) {
-		*n = col_int(&r, 0);
-		*oldest_ms = col_int(&r, 1);
-		*pass_ms = col_int(&r, 2);
-	}
-	return end(&r);
+	rc = one_row(s, STMT_TRIGGER_WAITING, v, NVAL(v),
+	    "count waiting triggers", "iii", n, oldest_ms, pass_ms);
+	return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }
 
 /* --- Metrics --- */
@@ -911,29 +999,16 @@ store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
 static enum store_rc
 metrics_service(struct store *s, struct service_metrics *m)
 {
-	struct store_rows r;
-	int found = 0;
+	enum store_rc rc;
 
-	if (query(s, &r, STMT_METRICS_SERVICE, NULL, 0, "read metrics") ==
-		STORE_OK &&
-	    (found = next(&r))) {
-		m->queued = col_int(&r, 0);
-		m->oldest_queued_ms = col_int(&r, 1);
-		m->claimed = col_int(&r, 2);
-		m->completed = col_int(&r, 3);
-		m->declined = col_int(&r, 4);
-		m->expired = col_int(&r, 5);
-		m->job_not_found = col_int(&r, 6);
-		m->pass_ms = col_int(&r, 7);
-		m->pass_advanced = col_int(&r, 8);
-		m->pass_duration_ms = col_int(&r, 9);
-		m->queue_refused = col_int(&r, 10);
-	}
-	if (end(&r) != STORE_OK)
-		return r.rc;
+	rc = one_row(s, STMT_METRICS_SERVICE, NULL, 0, "read metrics",
+	    "iiiiiiiiiii", &m->queued, &m->oldest_queued_ms, &m->claimed,
+	    &m->completed, &m->declined, &m->expired, &m->job_not_found,
+	    &m->pass_ms, &m->pass_advanced, &m->pass_duration_ms,
+	    &m->queue_refused);
 	/* The row the schema made is gone. */
-	return found ?
-	    STORE_OK :
+	return rc != STORE_NOTFOUND ?
+	    rc :
 	    s->ops->fail(s, "read metrics", "no service_metrics row");
 }
 
@@ -947,18 +1022,11 @@ metrics_jobs(struct store *s, store_metrics_cb cb, void *arg)
 	if (query(s, &r, STMT_METRICS_JOBS, NULL, 0, "read job metrics") !=
 	    STORE_OK)
 		return end(&r);
-	while (next(&r)) {
-		memset(&j, 0, sizeof(j));
-		col_id(&r, 0, &j.job);
-		j.name = col_text(&r, 1);
-		j.completed = col_int(&r, 2);
-		j.failed = col_int(&r, 3);
-		j.in_progress = col_int(&r, 4);
-		j.last_id = col_int(&r, 5);
-		j.last_duration_ms = col_int(&r, 6);
-		if (cb(&j, arg) != 0)
-			break;
-	}
+	while (next_row(&r, &j, sizeof(j), "dtiiiii", &j.job, &j.name,
+		   &j.completed, &j.failed, &j.in_progress, &j.last_id,
+		   &j.last_duration_ms) &&
+	    cb(&j, arg) == 0)
+		;
 	return end(&r);
 }
 
@@ -971,11 +1039,9 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 	memset(m, 0, sizeof(*m));
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	if ((rc = metrics_service(s, m)) == STORE_OK &&
-	    (rc = metrics_jobs(s, cb, arg)) == STORE_OK)
-		return store_commit(s);
-	store_rollback(s);
-	return rc;
+	if ((rc = metrics_service(s, m)) == STORE_OK)
+		rc = metrics_jobs(s, cb, arg);
+	return settle(s, rc);
 }
 
 enum store_rc
@@ -990,103 +1056,6 @@ store_record_pass(struct store *s, int64_t now_ms, int64_t n,
 }
 
 /* --- A store copied whole --- */
-
-/*
- * A trigger's columns as STMT_EXPORT_TRIGGERS reads them, which
- * STMT_EXPORT_HISTORY reads first too.
- */
-static void
-export_trigger(const struct store_rows *r, struct trigger_dump *d)
-{
-	d->row = col_int(r, 0);
-	col_id(r, 1, &d->t.job);
-	col_id(r, 2, &d->t.trigger);
-	d->t.status = col_text(r, 3);
-	d->t.requested_type = col_text(r, 4);
-	d->t.type = col_text(r, 5);
-	d->t.checkpoint_id = col_int(r, 6);
-	d->t.location = col_text(r, 7);
-	d->t.failure_class = col_text(r, 8);
-	d->t.failure_trace = col_text(r, 9);
-	d->failure_throwable = col_text(r, 10);
-	d->t.claimed_by = col_text(r, 11);
-	d->t.remote_user = col_text(r, 12);
-	d->t.remote_addr = col_text(r, 13);
-	d->t.created_ms = col_int(r, 14);
-	d->t.completed_ms = col_int(r, 15);
-	d->t.claimed_ms = col_int(r, 16);
-	d->lease_ms = col_int(r, 17);
-}
-
-/* One row of an export statement into item, by its kind. */
-static void
-export_item(const struct store_rows *r, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		col_id(r, 0, &j->id);
-		j->name = col_text(r, 1);
-		job_state_parse(col_text(r, 2), &j->state);
-		ckpt_type_parse(col_text(r, 3), &j->type);
-		j->command = col_text(r, 4);
-		j->timeout_s = col_int(r, 5);
-		j->created_ms = col_int(r, 6);
-		j->updated_ms = col_int(r, 7);
-		j->savepoint_dir = col_text(r, 8);
-		j->savepoint_command = col_text(r, 9);
-		j->stop_command = col_text(r, 10);
-		j->dispose_command = col_text(r, 11);
-		j->flink_url = col_text(r, 12);
-		break;
-	case STORE_ITEM_COUNTER:
-		col_id(r, 0, &item->u.counter.job);
-		item->u.counter.last_id = col_int(r, 1);
-		break;
-	case STORE_ITEM_STATS:
-		col_id(r, 0, &c->job);
-		c->completed = col_int(r, 1);
-		c->failed = col_int(r, 2);
-		c->expired = col_int(r, 3);
-		c->duration_min = col_int(r, 4);
-		c->duration_max = col_int(r, 5);
-		c->duration_sum = col_int(r, 6);
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_completed.id = col_int(r, 7);
-		c->last_completed.trigger_ms = col_int(r, 8);
-		c->last_completed.end_ms = col_int(r, 9);
-		c->last_completed.location = col_text(r, 10);
-		c->last_failed.status = CKPT_FAILED;
-		c->last_failed.id = col_int(r, 11);
-		c->last_failed.trigger_ms = col_int(r, 12);
-		c->last_failed.end_ms = col_int(r, 13);
-		c->last_failed.failure_class = col_text(r, 14);
-		c->last_failed.failure_trace = col_text(r, 15);
-		break;
-	case STORE_ITEM_SERVICE:
-		m->job_not_found = col_int(r, 0);
-		m->pass_ms = col_int(r, 1);
-		m->pass_advanced = col_int(r, 2);
-		m->pass_duration_ms = col_int(r, 3);
-		m->queue_refused = col_int(r, 4);
-		break;
-	case STORE_ITEM_TRIGGER:
-		export_trigger(r, d);
-		break;
-	case STORE_ITEM_HISTORY:
-		export_trigger(r, &item->u.history.d);
-		item->u.history.kind = col_text(r, 18);
-		item->u.history.status = col_text(r, 19);
-		item->u.history.disposed_ms = col_int(r, 20);
-		break;
-	case STORE_ITEM_ROW: /* export_rows reads these */
-		break;
-	}
-}
 
 /* The tables copied whole: their statements and width. */
 static const struct {
@@ -1104,30 +1073,95 @@ static const struct {
 	    6 },
 };
 
-/* The rows of the tables copied whole, after the other items. */
+/*
+ * A trigger's columns as STMT_EXPORT_TRIGGERS reads them, which
+ * STMT_EXPORT_HISTORY reads first too.
+ */
+static void
+export_trigger(const struct store_rows *r, struct trigger_dump *d)
+{
+	cols(r, "iddtttitttttttiiii", &d->row, &d->t.job, &d->t.trigger,
+	    &d->t.status, &d->t.requested_type, &d->t.type, &d->t.checkpoint_id,
+	    &d->t.location, &d->t.failure_class, &d->t.failure_trace,
+	    &d->failure_throwable, &d->t.claimed_by, &d->t.remote_user,
+	    &d->t.remote_addr, &d->t.created_ms, &d->t.completed_ms,
+	    &d->t.claimed_ms, &d->lease_ms);
+}
+
+/* One row of an export statement into item, by its kind. */
+static void
+export_item(const struct store_rows *r, struct store_item *item)
+{
+	struct job *j = &item->u.job;
+	struct ckpt_stats *c = &item->u.stats;
+	struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
+	struct service_metrics *m = &item->u.service;
+	struct trigger_dump *d = &item->u.trigger;
+	struct history_dump *h = &item->u.history;
+	int i;
+
+	switch (item->kind) {
+	case STORE_ITEM_JOB:
+		cols(r, "dtSTtiiittttt", &j->id, &j->name, &j->state, &j->type,
+		    &j->command, &j->timeout_s, &j->created_ms, &j->updated_ms,
+		    &j->savepoint_dir, &j->savepoint_command, &j->stop_command,
+		    &j->dispose_command, &j->flink_url);
+		break;
+	case STORE_ITEM_COUNTER:
+		cols(r, "di", &item->u.counter.job, &item->u.counter.last_id);
+		break;
+	case STORE_ITEM_STATS:
+		c->last_completed.status = CKPT_COMPLETED;
+		c->last_failed.status = CKPT_FAILED;
+		cols(r, "diiiiiiiiitiiitt", &c->job, &c->completed, &c->failed,
+		    &c->expired, &c->duration_min, &c->duration_max,
+		    &c->duration_sum, &lc->id, &lc->trigger_ms, &lc->end_ms,
+		    &lc->location, &lf->id, &lf->trigger_ms, &lf->end_ms,
+		    &lf->failure_class, &lf->failure_trace);
+		break;
+	case STORE_ITEM_SERVICE:
+		cols(r, "iiiii", &m->job_not_found, &m->pass_ms,
+		    &m->pass_advanced, &m->pass_duration_ms, &m->queue_refused);
+		break;
+	case STORE_ITEM_TRIGGER:
+		export_trigger(r, d);
+		break;
+	case STORE_ITEM_HISTORY:
+		export_trigger(r, &h->d);
+		h->kind = col_text(r, 18);
+		h->status = col_text(r, 19);
+		h->disposed_ms = col_int(r, 20);
+		break;
+	case STORE_ITEM_ROW: /* every column as text */
+		item->u.row.n = row_tables[item->u.row.table].n;
+		for (i = 0; i < item->u.row.n; i++)
+			item->u.row.v[i] = col_text(r, i);
+		break;
+	}
+}
+
+/*
+ * The rows of one export statement to cb as items of the kind (of a
+ * table copied whole, table's rows), until cb says *stop.
+ */
 static enum store_rc
-export_rows(struct store *s, store_item_cb cb, void *arg, int *stop)
+export_part(struct store *s, enum stmt id, const struct store_val *v, int nv,
+    enum store_item_kind kind, int table, store_item_cb cb, void *arg,
+    int *stop)
 {
 	struct store_rows r;
 	struct store_item item;
-	enum store_rc rc = STORE_OK;
-	int t, i;
 
-	for (t = 0; t < STORE_ROW__MAX && !*stop && rc == STORE_OK; t++) {
-		if (query(s, &r, row_tables[t].export, NULL, 0, "export") ==
-		    STORE_OK)
-			while (!*stop && next(&r)) {
-				memset(&item, 0, sizeof(item));
-				item.kind = STORE_ITEM_ROW;
-				item.u.row.table = (enum store_row_table)t;
-				item.u.row.n = row_tables[t].n;
-				for (i = 0; i < row_tables[t].n; i++)
-					item.u.row.v[i] = col_text(&r, i);
-				*stop = cb(&item, arg) != 0;
-			}
-		rc = end(&r);
-	}
-	return rc;
+	if (query(s, &r, id, v, nv, "export") == STORE_OK)
+		while (!*stop && next(&r)) {
+			memset(&item, 0, sizeof(item));
+			item.kind = kind;
+			if (kind == STORE_ITEM_ROW)
+				item.u.row.table = (enum store_row_table)table;
+			export_item(&r, &item);
+			*stop = cb(&item, arg) != 0;
+		}
+	return end(&r);
 }
 
 /*
@@ -1139,44 +1173,31 @@ enum store_rc
 store_export(struct store *s, int64_t now_ms, int64_t store_ms,
     store_item_cb cb, void *arg)
 {
+	/* Each with the values it takes of v, the first nv. */
 	static const struct {
 		enum stmt id;
 		enum store_item_kind kind;
+		int nv;
 	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER },
-		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY },
+		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB, 0 },
+		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER, 0 },
+		{ STMT_EXPORT_STATS, STORE_ITEM_STATS, 0 },
+		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE, 2 },
+		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER, 2 },
+		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY, 0 },
 	};
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
-	struct store_rows r;
-	struct store_item item;
 	enum store_rc rc;
-	size_t k;
-	int stop = 0;
+	int k, stop = 0;
 
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	for (k = 0; k < sizeof(parts) / sizeof(parts[0]) && !stop; k++) {
-		if (query(s, &r, parts[k].id, v,
-			parts[k].id == STMT_EXPORT_TRIGGERS ||
-				parts[k].id == STMT_EXPORT_SERVICE ?
-			    NVAL(v) :
-			    0,
-			"export") == STORE_OK)
-			while (!stop && next(&r)) {
-				memset(&item, 0, sizeof(item));
-				item.kind = parts[k].kind;
-				export_item(&r, &item);
-				stop = cb(&item, arg) != 0;
-			}
-		if ((rc = end(&r)) != STORE_OK)
-			break;
-	}
-	if (rc == STORE_OK && !stop)
-		rc = export_rows(s, cb, arg, &stop);
+	for (k = 0; k < NVAL(parts) && !stop && rc == STORE_OK; k++)
+		rc = export_part(s, parts[k].id, v, parts[k].nv, parts[k].kind,
+		    0, cb, arg, &stop);
+	for (k = 0; k < STORE_ROW__MAX && !stop && rc == STORE_OK; k++)
+		rc = export_part(s, row_tables[k].export, NULL, 0,
+		    STORE_ITEM_ROW, k, cb, arg, &stop);
 	/* Nothing was written: the read ends either way. */
 	store_rollback(s);
 	return rc;
@@ -1190,7 +1211,6 @@ store_export(struct store *s, int64_t now_ms, int64_t store_ms,
 enum store_rc
 store_import_begin(struct store *s)
 {
-	struct store_rows r;
 	enum store_rc rc;
 	int used = 0;
 
@@ -1198,24 +1218,17 @@ store_import_begin(struct store *s)
 		return rc;
 	if (s->ops->sql[STMT_IMPORT_LOCK] != NULL)
 		rc = run(s, STMT_IMPORT_LOCK, NULL, 0, "lock for import", NULL);
-	if (rc == STORE_OK) {
-		if (query(s, &r, STMT_IMPORT_EMPTY, NULL, 0, "import") ==
-			STORE_OK &&
-		    next(&r))
-			used = col_int(&r, 0) != 0;
-		if ((rc = end(&r)) == STORE_OK && used)
-			rc = STORE_EXISTS;
-	}
+	if (rc == STORE_OK)
+		rc = one_row(s, STMT_IMPORT_EMPTY, NULL, 0, "import", "b",
+		    &used);
+	if (rc == STORE_NOTFOUND)
+		rc = STORE_OK;
+	else if (rc == STORE_OK && used)
+		rc = STORE_EXISTS;
 	if (rc != STORE_OK)
 		store_rollback(s);
 	return rc;
 }
-
-/* An integer, or NULL for a value the schema never stores (0, -1). */
-#define VAL_INT_OR_NULL(v, null) \
-	{ \
-		!(null), (null) ? 0 : (v), NULL \
-	}
 
 /* A checkpoint of the history, as exported. */
 static enum store_rc
@@ -1340,15 +1353,11 @@ store_import(struct store *s, const struct store_item *item)
 enum store_rc
 store_import_commit(struct store *s)
 {
-	enum store_rc rc;
+	enum store_rc rc = STORE_OK;
 
-	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL &&
-	    (rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL)) !=
-		STORE_OK) {
-		store_rollback(s);
-		return rc;
-	}
-	return store_commit(s);
+	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL)
+		rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL);
+	return settle(s, rc);
 }
 
 /* --- The runner's round --- */
@@ -1467,35 +1476,19 @@ static enum store_rc
 pending_rows(struct store_rows *r, size_t max, struct pending *p, size_t *n)
 {
 	struct pending *e;
-	const char *cmd;
 
 	while (*n < max && next(r)) {
-		e = &p[*n];
+		e = &p[(*n)++];
 		memset(e, 0, sizeof(*e));
-		e->row = col_int(r, 0);
-		col_id(r, 1, &e->job);
-		col_id(r, 2, &e->trigger);
-		ckpt_type_parse(col_text(r, 3), &e->requested);
-		e->job_known = col_int(r, 4) != 0;
-		if (e->job_known) {
-			job_state_parse(col_text(r, 5), &e->job_state);
-			ckpt_type_parse(col_text(r, 6), &e->job_type);
-			if ((cmd = col_text(r, 7)) != NULL &&
-			    (e->command = strdup(cmd)) == NULL) {
-				r->rc = r->s->ops->fail(r->s,
-				    "read pending triggers", "out of memory");
-				break;
-			}
-			e->timeout_s = col_int(r, 8);
-			if ((cmd = col_text(r, 10)) != NULL &&
-			    (e->flink_url = strdup(cmd)) == NULL) {
-				r->rc = r->s->ops->fail(r->s,
-				    "read pending triggers", "out of memory");
-				break;
-			}
+		/* An unknown job's columns are NULL: none read. */
+		if (cols(r, "iddTbSTcibc", &e->row, &e->job, &e->trigger,
+			&e->requested, &e->job_known, &e->job_state,
+			&e->job_type, &e->command, &e->timeout_s, &e->job_busy,
+			&e->flink_url) == -1) {
+			r->rc = r->s->ops->fail(r->s, "read pending triggers",
+			    "out of memory");
+			break;
 		}
-		e->job_busy = col_int(r, 9) != 0;
-		(*n)++;
 	}
 	if (end(r) != STORE_OK) {
 		store_pending_free(p, *n);
@@ -1559,20 +1552,13 @@ enum store_rc
 store_next_checkpoint_id(struct store *s, const struct id *job, int64_t *id)
 {
 	struct store_val v[] = { VAL_TEXT(job->s) };
-	struct store_rows r;
-	int found = 0;
+	enum store_rc rc;
 
-	if (query(s, &r, STMT_NEXT_ID, v, NVAL(v), "next checkpoint id") ==
-		STORE_OK &&
-	    (found = next(&r))) {
-		*id = col_int(&r, 0);
-		while (next(&r))
-			;
-	}
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK :
-		       s->ops->fail(s, "next checkpoint id", "no id returned");
+	rc = one_row(s, STMT_NEXT_ID, v, NVAL(v), "next checkpoint id", "i",
+	    id);
+	return rc != STORE_NOTFOUND ?
+	    rc :
+	    s->ops->fail(s, "next checkpoint id", "no id returned");
 }
 
 /*
@@ -1868,11 +1854,8 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
 		rc = sp[i] != NULL ?
 		    store_record_savepoint(s, sp[i], &created[i]) :
 		    store_record_trigger(s, t[i], &created[i]);
-	if (rc != STORE_OK)
-		store_rollback(s);
-	else if ((rc = store_commit(s)) == STORE_OK)
-		return rc;
-	memset(created, 0, n * sizeof(*created));
+	if ((rc = settle(s, rc)) != STORE_OK)
+		memset(created, 0, n * sizeof(*created));
 	return rc;
 }
 
@@ -1895,31 +1878,22 @@ store_record_disposal(struct store *s, const struct id *trigger,
 		VAL_TEXT(remote_user), VAL_TEXT(remote_addr), VAL_INT(now_ms),
 		VAL_TEXT(reason) };
 	struct store_val key[] = { VAL_TEXT(path) };
-	struct store_rows r;
 	enum store_rc rc;
 	int64_t changed = 0;
-	int found = 0;
 
 	*created = 0;
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	rc = run(s, STMT_DISPOSAL_RECORD, v, NVAL(v), "record disposal",
 	    &changed);
-	if (rc == STORE_OK &&
-	    query(s, &r, STMT_DISPOSAL_ID, key, NVAL(key), "disposal id") ==
-		STORE_OK &&
-	    (found = next(&r)))
-		col_id(&r, 0, out);
 	if (rc == STORE_OK)
-		rc = end(&r);
-	if (rc == STORE_OK && !found)
+		rc = one_row(s, STMT_DISPOSAL_ID, key, NVAL(key), "disposal id",
+		    "d", out);
+	if (rc == STORE_NOTFOUND)
 		rc = s->ops->fail(s, "record disposal", "its row is missing");
-	if (rc != STORE_OK) {
-		store_rollback(s);
-		return rc;
-	}
-	*created = changed > 0;
-	return store_commit(s);
+	if (rc == STORE_OK)
+		*created = changed > 0;
+	return settle(s, rc);
 }
 
 enum store_rc
@@ -1934,70 +1908,97 @@ store_read_disposal_status(struct store *s, const struct id *trigger,
 
 /* --- The runner's savepoints and disposals --- */
 
-/* A copy of a text column, NULL for NULL; -1 when out of memory. */
-static int
-col_dup(const struct store_rows *r, int i, char **out)
-{
-	const char *v = col_text(r, i);
+/*
+ * The runner's two kinds of task, savepoints (stops too) and disposals,
+ * read and freed alike: the statement of those pending, the size of a
+ * task, how a row becomes one, and the strings it owns.
+ */
+struct task_kind {
+	enum stmt pending;
+	const char *what;
+	size_t size;
+	int (*read)(const struct store_rows *, void *);
+	size_t owned[3];
+};
 
-	*out = NULL;
-	if (v == NULL)
-		return 0;
-	return (*out = strdup(v)) == NULL ? -1 : 0;
+static int
+savepoint_task(const struct store_rows *r, void *task)
+{
+	struct savepoint_task *e = task;
+
+	return cols(r, "iddbcbbbbbcibc", &e->row, &e->job, &e->trigger,
+	    &e->stop, &e->target_dir, &e->native, &e->cancel_job, &e->drain,
+	    &e->job_known, &e->job_running, &e->command, &e->timeout_s,
+	    &e->job_busy, &e->flink_url);
+}
+
+static int
+disposal_task(const struct store_rows *r, void *task)
+{
+	struct disposal_task *e = task;
+
+	e->job_found = col_text(r, 3) != NULL;
+	return cols(r, "idcdcic", &e->row, &e->trigger, &e->path, &e->job,
+	    &e->command, &e->timeout_s, &e->flink_url);
+}
+
+static const struct task_kind savepoint_tasks = { STMT_SP_PENDING,
+	"pending savepoints", sizeof(struct savepoint_task), savepoint_task,
+	{ offsetof(struct savepoint_task, target_dir),
+	    offsetof(struct savepoint_task, command),
+	    offsetof(struct savepoint_task, flink_url) } };
+static const struct task_kind disposal_tasks = { STMT_DISPOSAL_PENDING,
+	"pending disposals", sizeof(struct disposal_task), disposal_task,
+	{ offsetof(struct disposal_task, path),
+	    offsetof(struct disposal_task, command),
+	    offsetof(struct disposal_task, flink_url) } };
+
+static void
+tasks_free(const struct task_kind *k, void *t, size_t n)
+{
+	char **owned;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 3; j++) {
+			owned = (char **)((char *)t + i * k->size +
+			    k->owned[j]);
+			free(*owned);
+			*owned = NULL;
+		}
+}
+
+/* Up to max pending tasks of the kind into t; on failure none is kept. */
+static enum store_rc
+tasks_pending(struct store *s, const struct task_kind *k, void *t, size_t max,
+    size_t *n)
+{
+	struct store_val v[] = { VAL_INT((int64_t)max) };
+	struct store_rows r;
+	void *e;
+
+	*n = 0;
+	if (query(s, &r, k->pending, v, NVAL(v), k->what) == STORE_OK)
+		while (*n < max && next(&r)) {
+			e = (char *)t + (*n)++ * k->size;
+			memset(e, 0, k->size);
+			if (k->read(&r, e) == -1) {
+				r.rc = STORE_ERROR;
+				break;
+			}
+		}
+	if (end(&r) != STORE_OK) {
+		tasks_free(k, t, *n);
+		*n = 0;
+	}
+	return r.rc;
 }
 
 enum store_rc
 store_savepoints_pending(struct store *s, struct savepoint_task *t, size_t max,
     size_t *n)
 {
-	struct store_val v[] = { VAL_INT((int64_t)max) };
-	struct store_rows r;
-	struct savepoint_task *e;
-
-	*n = 0;
-	if (query(s, &r, STMT_SP_PENDING, v, NVAL(v), "pending savepoints") ==
-	    STORE_OK)
-		while (*n < max && next(&r)) {
-			e = &t[*n];
-			memset(e, 0, sizeof(*e));
-			e->row = col_int(&r, 0);
-			col_id(&r, 1, &e->job);
-			col_id(&r, 2, &e->trigger);
-			e->stop = col_int(&r, 3) != 0;
-			e->native = col_int(&r, 5) != 0;
-			e->cancel_job = col_int(&r, 6) != 0;
-			e->drain = col_int(&r, 7) != 0;
-			e->job_known = col_int(&r, 8) != 0;
-			e->job_running = col_int(&r, 9) != 0;
-			e->timeout_s = col_int(&r, 11);
-			e->job_busy = col_int(&r, 12) != 0;
-			(*n)++;
-			if (col_dup(&r, 4, &e->target_dir) == -1 ||
-			    col_dup(&r, 10, &e->command) == -1 ||
-			    col_dup(&r, 13, &e->flink_url) == -1) {
-				r.rc = STORE_ERROR;
-				break;
-			}
-		}
-	if (end(&r) != STORE_OK) {
-		store_savepoint_tasks_free(t, *n);
-		*n = 0;
-		return r.rc;
-	}
-	return STORE_OK;
-}
-
-void
-store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(t[i].target_dir);
-		free(t[i].command);
-		free(t[i].flink_url);
-		t[i].target_dir = t[i].command = t[i].flink_url = NULL;
-	}
+	return tasks_pending(s, &savepoint_tasks, t, max, n);
 }
 
 enum store_rc
@@ -2011,14 +2012,68 @@ store_savepoint_claim(struct store *s, int64_t row, const char *owner,
 	return run_one(s, STMT_SP_CLAIM, v, NVAL(v), "claim savepoint");
 }
 
-/* The serialized-throwable of a failure, where the C code makes it. */
-static int
-failure_throwable(struct store *s, const char *class, const char *trace,
-    struct buf *th)
+void
+store_savepoint_tasks_free(struct savepoint_task *t, size_t n)
 {
-	if (class == NULL || s->ops->sql_throwable)
-		return 0;
-	return throwable_base64(th, class, strlen(class), trace, strlen(trace));
+	tasks_free(&savepoint_tasks, t, n);
+}
+
+enum store_rc
+store_disposals_pending(struct store *s, struct disposal_task *t, size_t max,
+    size_t *n)
+{
+	return tasks_pending(s, &disposal_tasks, t, max, n);
+}
+
+void
+store_disposal_tasks_free(struct disposal_task *t, size_t n)
+{
+	tasks_free(&disposal_tasks, t, n);
+}
+
+enum store_rc
+store_disposal_claim(struct store *s, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner), VAL_INT(now_ms),
+		VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, STMT_DISPOSAL_CLAIM, v, NVAL(v), "claim disposal");
+}
+
+/*
+ * Completes a claimed savepoint or disposal: v holds its statement's
+ * first nv values, the task's own, and room after them for the
+ * outcome's (the failure, if any, with its trace and
+ * serialized-throwable), the time and the owner.
+ */
+#define OUTCOME_NVAL 5
+static enum store_rc
+task_complete(struct store *s, enum stmt id, const char *what,
+    struct store_val *v, int nv, const char *owner, const char *class,
+    const char *trace, int64_t now_ms)
+{
+	struct buf th = { 0 };
+	enum store_rc rc;
+
+	if (class != NULL && trace == NULL)
+		trace = "";
+	if (failure_throwable(s, class, trace, &th) == -1) {
+		buf_free(&th);
+		return STORE_ERROR;
+	}
+	{
+		const struct store_val outcome[OUTCOME_NVAL] = {
+			VAL_TEXT(class), VAL_TEXT(class != NULL ? trace : NULL),
+			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
+			VAL_INT(now_ms), VAL_TEXT(owner)
+		};
+
+		memcpy(v + nv, outcome, sizeof(outcome));
+		rc = run_one(s, id, v, nv + OUTCOME_NVAL, what);
+	}
+	buf_free(&th);
+	return rc;
 }
 
 enum store_rc
@@ -2026,30 +2081,12 @@ store_savepoint_complete(struct store *s, int64_t row, const char *owner,
     int64_t checkpoint_id, const char *location, const char *failure_class,
     const char *failure_trace, int64_t now_ms)
 {
-	struct buf th = { 0 };
-	const char *trace = failure_class != NULL && failure_trace == NULL ?
-	    "" :
-	    failure_trace;
-	enum store_rc rc;
+	struct store_val v[3 + OUTCOME_NVAL] = { VAL_INT(row),
+		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
+		VAL_TEXT(failure_class == NULL ? location : NULL) };
 
-	if (failure_throwable(s, failure_class, trace, &th) == -1) {
-		buf_free(&th);
-		return STORE_ERROR;
-	}
-	{
-		struct store_val v[] = { VAL_INT(row),
-			VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
-			VAL_TEXT(failure_class == NULL ? location : NULL),
-			VAL_TEXT(failure_class),
-			VAL_TEXT(failure_class != NULL ? trace : NULL),
-			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
-			VAL_INT(now_ms), VAL_TEXT(owner) };
-
-		rc = run_one(s, STMT_SP_COMPLETE, v, NVAL(v),
-		    "complete savepoint");
-	}
-	buf_free(&th);
-	return rc;
+	return task_complete(s, STMT_SP_COMPLETE, "complete savepoint", v, 3,
+	    owner, failure_class, failure_trace, now_ms);
 }
 
 enum store_rc
@@ -2063,89 +2100,16 @@ store_savepoint_end_job(struct store *s, const struct id *job,
 }
 
 enum store_rc
-store_disposals_pending(struct store *s, struct disposal_task *t, size_t max,
-    size_t *n)
-{
-	struct store_val v[] = { VAL_INT((int64_t)max) };
-	struct store_rows r;
-	struct disposal_task *e;
-
-	*n = 0;
-	if (query(s, &r, STMT_DISPOSAL_PENDING, v, NVAL(v),
-		"pending disposals") == STORE_OK)
-		while (*n < max && next(&r)) {
-			e = &t[*n];
-			memset(e, 0, sizeof(*e));
-			e->row = col_int(&r, 0);
-			col_id(&r, 1, &e->trigger);
-			e->job_found = col_text(&r, 3) != NULL;
-			col_id(&r, 3, &e->job);
-			e->timeout_s = col_int(&r, 5);
-			(*n)++;
-			if (col_dup(&r, 2, &e->path) == -1 ||
-			    col_dup(&r, 4, &e->command) == -1 ||
-			    col_dup(&r, 6, &e->flink_url) == -1) {
-				r.rc = STORE_ERROR;
-				break;
-			}
-		}
-	if (end(&r) != STORE_OK) {
-		store_disposal_tasks_free(t, *n);
-		*n = 0;
-		return r.rc;
-	}
-	return STORE_OK;
-}
-
-void
-store_disposal_tasks_free(struct disposal_task *t, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(t[i].path);
-		free(t[i].command);
-		free(t[i].flink_url);
-		t[i].path = t[i].command = t[i].flink_url = NULL;
-	}
-}
-
-enum store_rc
-store_disposal_claim(struct store *s, int64_t row, const char *owner,
-    int64_t now_ms, int64_t lease_ms)
-{
-	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner), VAL_INT(now_ms),
-		VAL_INT(lease_ms - now_ms) };
-
-	return run_one(s, STMT_DISPOSAL_CLAIM, v, NVAL(v), "claim disposal");
-}
-
-enum store_rc
 store_disposal_complete(struct store *s, int64_t row, const char *owner,
     const char *path, const char *failure_class, const char *failure_trace,
     int64_t now_ms)
 {
-	struct buf th = { 0 };
-	const char *trace = failure_class != NULL && failure_trace == NULL ?
-	    "" :
-	    failure_trace;
+	struct store_val v[1 + OUTCOME_NVAL] = { VAL_INT(row) };
 	struct store_val mark[] = { VAL_TEXT(path), VAL_INT(now_ms) };
 	enum store_rc rc;
 
-	if (failure_throwable(s, failure_class, trace, &th) == -1) {
-		buf_free(&th);
-		return STORE_ERROR;
-	}
-	{
-		struct store_val v[] = { VAL_INT(row), VAL_TEXT(failure_class),
-			VAL_TEXT(failure_class != NULL ? trace : NULL),
-			VAL_TEXT(th.len > 0 ? buf_str(&th) : NULL),
-			VAL_INT(now_ms), VAL_TEXT(owner) };
-
-		rc = run_one(s, STMT_DISPOSAL_COMPLETE, v, NVAL(v),
-		    "complete disposal");
-	}
-	buf_free(&th);
+	rc = task_complete(s, STMT_DISPOSAL_COMPLETE, "complete disposal", v, 1,
+	    owner, failure_class, failure_trace, now_ms);
 	if (rc == STORE_OK && failure_class == NULL)
 		rc = run(s, STMT_DISPOSAL_MARK, mark, NVAL(mark),
 		    "mark disposed", NULL);
@@ -2166,13 +2130,8 @@ store_op_claims(struct store *s, int disposals, int64_t now_ms,
 
 	if (query(s, &r, disposals ? STMT_DISPOSAL_CLAIMS : STMT_SP_CLAIMS, v,
 		NVAL(v), "read claims") == STORE_OK)
-		while (next(&r)) {
-			memset(&c, 0, sizeof(c));
-			c.row = col_int(&r, 0);
-			col_id(&r, 1, &c.job);
-			col_id(&r, 2, &c.trigger);
-			c.owner = col_text(&r, 3);
-			c.expired = col_int(&r, 4) != 0;
+		while (next_row(&r, &c, sizeof(c), "iddtb", &c.row, &c.job,
+		    &c.trigger, &c.owner, &c.expired)) {
 			if (c.owner != NULL && cb(&c, arg) != 0)
 				break;
 		}
@@ -2189,30 +2148,15 @@ store_savepoint_list(struct store *s, const struct id *job,
 
 	if (query(s, &r, STMT_SP_LIST, v, NVAL(v), "list savepoints") ==
 	    STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			col_id(&r, 0, &e.job);
-			col_id(&r, 1, &e.trigger);
-			e.kind = col_text(&r, 2);
-			e.status = col_text(&r, 3);
-			e.checkpoint_id = col_int(&r, 4);
-			e.target_dir = col_text(&r, 5);
-			e.format = col_text(&r, 6);
-			e.cancel_job = col_int(&r, 7) != 0;
-			e.drain = col_int(&r, 8) != 0;
-			e.location = col_text(&r, 9);
-			e.failure_class = col_text(&r, 10);
-			e.failure_trace = col_text(&r, 11);
-			e.created_ms = col_int(&r, 12);
-			e.claimed_ms = col_int(&r, 13);
-			e.completed_ms = col_int(&r, 14);
-			e.disposed_ms = col_int(&r, 15);
-			e.remote_user = col_text(&r, 16);
-			e.remote_addr = col_text(&r, 17);
-			e.kept_ms = col_int(&r, 18);
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "ddttittbbtttiiiitti",
+			   &e.job, &e.trigger, &e.kind, &e.status,
+			   &e.checkpoint_id, &e.target_dir, &e.format,
+			   &e.cancel_job, &e.drain, &e.location,
+			   &e.failure_class, &e.failure_trace, &e.created_ms,
+			   &e.claimed_ms, &e.completed_ms, &e.disposed_ms,
+			   &e.remote_user, &e.remote_addr, &e.kept_ms) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
@@ -2244,20 +2188,11 @@ store_schedule_list(struct store *s, const struct id *job, store_schedule_cb cb,
 
 	if (query(s, &r, STMT_SCHED_LIST, v, NVAL(v), "list schedules") ==
 	    STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			col_id(&r, 0, &e.job);
-			e.kind = col_text(&r, 1);
-			e.every_ms = col_int(&r, 2);
-			e.cron = col_text(&r, 3);
-			e.since_ms = col_int(&r, 4);
-			e.last_slot_ms = col_int(&r, 5);
-			e.set_by = col_text(&r, 6);
-			e.job_state = col_text(&r, 7);
-			e.savepoint_dir = col_text(&r, 8);
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "dtitiittt", &e.job, &e.kind,
+			   &e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
+			   &e.set_by, &e.job_state, &e.savepoint_dir) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
@@ -2378,19 +2313,10 @@ store_retention_get(struct store *s, const struct id *job, const char *kind,
     int64_t *keep_last, int64_t *keep_ms)
 {
 	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(kind) };
-	struct store_rows r;
-	int found = 0;
 
 	*keep_last = *keep_ms = 0;
-	if (query(s, &r, STMT_RETAIN_GET, v, NVAL(v), "read retention") ==
-		STORE_OK &&
-	    (found = next(&r))) {
-		*keep_last = col_int(&r, 0);
-		*keep_ms = col_int(&r, 1);
-	}
-	if (end(&r) != STORE_OK)
-		return r.rc;
-	return found ? STORE_OK : STORE_NOTFOUND;
+	return one_row(s, STMT_RETAIN_GET, v, NVAL(v), "read retention", "ii",
+	    keep_last, keep_ms);
 }
 
 enum store_rc
@@ -2415,38 +2341,23 @@ store_retention_list(struct store *s, const struct id *job,
 
 	if (query(s, &r, STMT_RETAIN_CANDIDATES, v, NVAL(v),
 		"list retention") == STORE_OK)
-		while (next(&r)) {
-			memset(&e, 0, sizeof(e));
-			col_id(&r, 0, &e.job);
-			e.kind = col_text(&r, 1);
-			col_id(&r, 2, &e.trigger);
-			e.checkpoint_id = col_int(&r, 3);
-			e.location = col_text(&r, 4);
-			e.completed_ms = col_int(&r, 5);
-			e.kept_ms = col_int(&r, 6);
-			e.keep_last = col_int(&r, 7);
-			e.keep_ms = col_int(&r, 8);
-			e.disposal_status = col_text(&r, 9);
-			e.disposal_failed = col_text(&r, 10) != NULL;
-			e.disposal_attempts = col_int(&r, 11);
-			e.disposal_completed_ms = col_int(&r, 12);
-			if (cb(&e, arg) != 0)
-				break;
-		}
+		while (next_row(&r, &e, sizeof(e), "dtditiiiitnii", &e.job,
+			   &e.kind, &e.trigger, &e.checkpoint_id, &e.location,
+			   &e.completed_ms, &e.kept_ms, &e.keep_last,
+			   &e.keep_ms, &e.disposal_status, &e.disposal_failed,
+			   &e.disposal_attempts, &e.disposal_completed_ms) &&
+		    cb(&e, arg) == 0)
+			;
 	return end(&r);
 }
 
 enum store_rc
 store_disposal_counts(struct store *s, int64_t n[3])
 {
-	struct store_rows r;
-	int i;
+	enum store_rc rc;
 
 	n[0] = n[1] = n[2] = 0;
-	if (query(s, &r, STMT_DISPOSAL_COUNTS, NULL, 0, "count disposals") ==
-		STORE_OK &&
-	    next(&r))
-		for (i = 0; i < 3; i++)
-			n[i] = col_int(&r, i);
-	return end(&r);
+	rc = one_row(s, STMT_DISPOSAL_COUNTS, NULL, 0, "count disposals", "iii",
+	    &n[0], &n[1], &n[2]);
+	return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }
