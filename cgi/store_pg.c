@@ -1252,6 +1252,51 @@ p_int(struct params *p, int64_t v)
 	p->n++;
 }
 
+/* Whether sql names parameter $k. */
+static int
+pg_param_used(const char *sql, int k)
+{
+	const char *p;
+	char *end;
+
+	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
+		if (strtol(p + 1, &end, 10) == k && end != p + 1)
+			return 1;
+	return 0;
+}
+
+/*
+ * Statement id's n values as its parameters, into p.  A parameter its SQL
+ * leaves unused is typed, since the server cannot infer its type.
+ */
+static void
+pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
+    struct params *p)
+{
+	int i;
+
+	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+		for (i = 0; i < PG_MAX_PARAMS; i++)
+			if (!pg_param_used(stmt_sql[id], i + 1))
+				s->unused[id] |= 1u << i;
+		s->scanned[id] = 1;
+	}
+	p->n = 0;
+	p->typed = 0;
+	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
+		if (v[i].is_int)
+			p_int(p, v[i].i);
+		else
+			p_text(p, v[i].s);
+		p->type[i] = 0;
+		if (s->unused[id] & (1u << i)) {
+			p->type[i] = v[i].is_int ? 20 /* int8 */ :
+						   25 /* text */;
+			p->typed = 1;
+		}
+	}
+}
+
 /*
  * Whether an idle connection was closed by the server (restarted, failed
  * over, or the connection terminated) while nothing was asked of it: its
@@ -1346,28 +1391,38 @@ pg_sync_cancelled(struct pg *s, const char *what)
 	return STORE_UNAVAILABLE;
 }
 
+/* Sends statement id, prepared, with p's values. */
+static int
+pg_send(struct pg *s, enum stmt id, const struct params *p)
+{
+	char name[16];
+
+	return PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
+	    p->n, p->v, NULL, NULL, 0);
+}
+
 /*
- * Runs statement id with p; *out (if not NULL) gets its result, to be
- * PQclear'ed by the caller, when it succeeded.  A commit that was only
- * local (pg_notice) is STORE_UNAVAILABLE.
+ * Runs statement id with its n values v; *out (if not NULL) gets its
+ * result, to be PQclear'ed by the caller, when it succeeded.  A commit
+ * that was only local (pg_notice) is STORE_UNAVAILABLE.
  */
 static enum store_rc
-pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
-    PGresult **out)
+pg_exec(struct pg *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, PGresult **out)
 {
+	struct params p;
 	PGresult *res, *last = NULL;
 	enum store_rc rc;
-	char name[16];
 	ExecStatusType st;
 
 	if (out != NULL)
 		*out = NULL;
+	pg_params(s, id, v, n, &p);
 	if ((rc = pg_ready(s)) != STORE_OK ||
-	    (rc = pg_prepare(s, id, p)) != STORE_OK)
+	    (rc = pg_prepare(s, id, &p)) != STORE_OK)
 		return rc;
 	s->sync_cancelled = 0;
-	if (!PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
-		p != NULL ? p->n : 0, p != NULL ? p->v : NULL, NULL, NULL, 0))
+	if (!pg_send(s, id, &p))
 		return pg_rc_from(s, NULL, what);
 	while ((res = pg_next(s, what, &rc)) != NULL) {
 		PQclear(last);
@@ -1394,28 +1449,6 @@ pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
 	return STORE_OK;
 }
 
-/* Rows a statement changed (its command tag's count). */
-static enum store_rc
-pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
-    const char *what, int64_t *n)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	*n = 0;
-	if ((rc = pg_exec(s, id, p, what, &res)) == STORE_OK) {
-		*n = strtoll(PQcmdTuples(res), NULL, 10);
-		PQclear(res);
-	}
-	return rc;
-}
-
-static const char *
-col_text(const PGresult *res, int row, int col)
-{
-	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
-}
-
 /* An integer column, or a boolean one as 1 or 0 (as SQLite has them). */
 static int64_t
 col_int(const PGresult *res, int row, int col)
@@ -1428,50 +1461,6 @@ col_int(const PGresult *res, int row, int col)
 	return v[0] == 't' ? 1 : strtoll(v, NULL, 10);
 }
 
-/* Whether sql names parameter $k. */
-static int
-pg_param_used(const char *sql, int k)
-{
-	const char *p;
-	char *end;
-
-	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
-		if (strtol(p + 1, &end, 10) == k && end != p + 1)
-			return 1;
-	return 0;
-}
-
-/*
- * Statement id's n values as its parameters, into p.  A parameter its SQL
- * leaves unused is typed, since the server cannot infer its type.
- */
-static void
-pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
-    struct params *p)
-{
-	int i;
-
-	if (!s->scanned[id] && stmt_sql[id] != NULL) {
-		for (i = 0; i < PG_MAX_PARAMS; i++)
-			if (!pg_param_used(stmt_sql[id], i + 1))
-				s->unused[id] |= 1u << i;
-		s->scanned[id] = 1;
-	}
-	p->n = 0;
-	p->typed = 0;
-	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
-		if (v[i].is_int)
-			p_int(p, v[i].i);
-		else
-			p_text(p, v[i].s);
-		if (s->unused[id] & (1u << i)) {
-			p->type[i] = v[i].is_int ? 20 /* int8 */ :
-						   25 /* text */;
-			p->typed = 1;
-		}
-	}
-}
-
 /*
  * The driver's query, run at once: its rows are read from the result.
  * A parameter the SQL leaves unused is given its type when the
@@ -1481,16 +1470,14 @@ static enum store_rc
 pg_query(struct store *base, struct store_rows *r, enum stmt id,
     const struct store_val *v, int n, const char *what)
 {
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
 	PGresult *res;
 
 	r->s = base;
 	r->h = NULL;
 	r->row = -1;
 	r->what = what;
-	pg_params(s, id, v, n, &p);
-	if ((r->rc = pg_exec(s, id, &p, what, &res)) == STORE_OK)
+	if ((r->rc = pg_exec((struct pg *)base, id, v, n, what, &res)) ==
+	    STORE_OK)
 		r->h = res;
 	return r->rc;
 }
@@ -1535,7 +1522,8 @@ pg_col_int(const struct store_rows *r, int i)
 static const char *
 pg_col_text(const struct store_rows *r, int i)
 {
-	return col_text(r->h, r->row, i);
+	return PQgetisnull(r->h, r->row, i) ? NULL :
+					      PQgetvalue(r->h, r->row, i);
 }
 
 static enum store_rc
@@ -1558,38 +1546,25 @@ pg_end(struct store_rows *r)
 	r->h = NULL;
 }
 
-/* One integer of a query run as it is, outside the statement table. */
+/*
+ * Runs sql as it is, outside the statement table: the n integers of its
+ * first row in v (0 each where it has none).
+ */
 static enum store_rc
-pg_query_ints(struct pg *s, const char *sql, int64_t *v, int n)
-{
-	PGresult *res;
-	enum store_rc rc;
-	int i;
-
-	res = PQexec(s->conn, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		rc = pg_rc_from(s, res, "read the schema version");
-		PQclear(res);
-		return rc;
-	}
-	for (i = 0; i < n; i++)
-		v[i] = PQntuples(res) > 0 && i < PQnfields(res) ?
-		    col_int(res, 0, i) :
-		    0;
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_simple(struct pg *s, const char *sql, const char *what)
+pg_simple(struct pg *s, const char *sql, const char *what, int64_t *v, int n)
 {
 	PGresult *res;
 	enum store_rc rc = STORE_OK;
+	int i;
 
 	res = PQexec(s->conn, sql);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
-	    PQresultStatus(res) != PGRES_TUPLES_OK)
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+	    (n > 0 || PQresultStatus(res) != PGRES_COMMAND_OK))
 		rc = pg_rc_from(s, res, what);
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		v[i] = PQntuples(res) > 0 && i < PQnfields(res) ?
+		    col_int(res, 0, i) :
+		    0;
 	PQclear(res);
 	return rc;
 }
@@ -1607,14 +1582,14 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 	int target = pg_schema_version();
 
 	*version = 0;
-	if ((rc = pg_query_ints(s,
+	if ((rc = pg_simple(s,
 		 "SELECT (current_schema() IS NOT NULL)::int,"
 		 " count(*) FILTER (WHERE relname = 'schema_version'"
 		 "  AND relkind = 'r'), count(*) FROM pg_class"
 		 " WHERE relnamespace ="
 		 "  (SELECT oid FROM pg_namespace"
 		 "   WHERE nspname = current_schema())",
-		 v, 3)) != STORE_OK) {
+		 "read the schema version", v, 3)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1634,10 +1609,10 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 	}
 	if (v[1] == 0)
 		return STORE_OK;
-	if ((rc = pg_query_ints(s,
+	if ((rc = pg_simple(s,
 		 "SELECT version, (application = 'checkpoint-api')::int"
 		 " FROM schema_version",
-		 v, 2)) != STORE_OK) {
+		 "read the schema version", v, 2)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1673,10 +1648,10 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
 	    version == target)
 		return rc;
-	if ((rc = pg_simple(s, "BEGIN", "migrate")) != STORE_OK ||
+	if ((rc = pg_simple(s, "BEGIN", "migrate", NULL, 0)) != STORE_OK ||
 	    (rc = pg_simple(s,
 		 "SELECT pg_advisory_xact_lock(" PG_MIGRATION_LOCK ")",
-		 "lock for migration")) != STORE_OK) {
+		 "lock for migration", NULL, 0)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		goto fail;
 	}
@@ -1684,16 +1659,16 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK)
 		goto fail;
 	for (i = (int)version; i < target; i++) {
-		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration")) !=
-		    STORE_OK) {
+		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration",
+			 NULL, 0)) != STORE_OK) {
 			snprintf(err, errlen, "%s: migration %d: %s", s->where,
 			    i + 1, s->error);
 			goto fail;
 		}
 		log_info("%s: applied schema migration %d", s->where, i + 1);
 	}
-	if ((rc = pg_query_ints(s, "SELECT version FROM schema_version", &v,
-		 1)) != STORE_OK ||
+	if ((rc = pg_simple(s, "SELECT version FROM schema_version",
+		 "read the schema version", &v, 1)) != STORE_OK ||
 	    v != target) {
 		snprintf(err, errlen,
 		    "%s: the migrations left schema version %lld, not %d",
@@ -1701,7 +1676,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 		rc = rc != STORE_OK ? rc : STORE_ERROR;
 		goto fail;
 	}
-	if ((rc = pg_simple(s, "COMMIT", "migrate")) != STORE_OK) {
+	if ((rc = pg_simple(s, "COMMIT", "migrate", NULL, 0)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1738,7 +1713,7 @@ pg_session(struct pg *s)
 	    " SET lock_timeout = %lld; SET statement_timeout = %lld%s",
 	    (long long)s->busy_ms, (long long)s->busy_ms * 5,
 	    s->sync_normal ? "; SET synchronous_commit = off" : "");
-	return pg_simple(s, sql, "session settings");
+	return pg_simple(s, sql, "session settings", NULL, 0);
 }
 
 /*
@@ -1934,23 +1909,41 @@ pg_close(struct store *base)
 }
 
 /*
- * v as the next element of the text[] literal in a ("{" so far, or more),
- * quoted, with '"' and '\\' escaped; NULL for a NULL v.
+ * v as the next element of the text[] literal in a, begun here when a is
+ * empty: quoted, with '"' and '\\' escaped; NULL for a NULL v.
  */
 static int
 array_add(struct buf *a, const char *v)
 {
 	const char *c;
 
+	if (buf_adds(a, a->len == 0 ? "{" : ",") != 0)
+		return -1;
 	if (v == NULL)
-		return buf_adds(a, a->len > 1 ? ",NULL" : "NULL");
-	if (buf_adds(a, a->len > 1 ? ",\"" : "\"") != 0)
+		return buf_adds(a, "NULL");
+	if (buf_adds(a, "\"") != 0)
 		return -1;
 	for (c = v; *c != '\0'; c++)
 		if (((*c == '"' || *c == '\\') && buf_add(a, "\\", 1) != 0) ||
 		    buf_add(a, c, 1) != 0)
 			return -1;
 	return buf_adds(a, "\"");
+}
+
+/* Ends the text[] literal in a (empty: one of no elements). */
+static int
+array_end(struct buf *a)
+{
+	return buf_adds(a, a->len == 0 ? "{}" : "}");
+}
+
+static void
+bufs_free(struct buf *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_free(&a[i]);
 }
 
 static int
@@ -1990,8 +1983,6 @@ pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < 5 && !bad; i++)
-		bad = buf_adds(&a[i], "{") != 0;
 	for (i = 0; i < n && !bad; i++) {
 		t = r[i].t;
 		if (i > 0 &&
@@ -2004,7 +1995,7 @@ pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
 		    array_add(&a[4], t->remote_addr) != 0;
 	}
 	for (i = 0; i < 5 && !bad; i++) {
-		bad = buf_adds(&a[i], "}") != 0;
+		bad = array_end(&a[i]) != 0;
 		p_text(p, buf_str(&a[i]));
 	}
 	if (bad || store_queue_full_trace(&a[5], r[0].t->max_queued) != 0 ||
@@ -2071,6 +2062,16 @@ pg_pipe_at(struct pg *s, int k)
 	return &s->pipe[(s->pipe_head + k) % PG_PIPE_MAX];
 }
 
+static void
+pg_sent_free(struct pg_sent *e)
+{
+	free(e->r);
+	free(e->ov);
+	free(e->oi);
+	free(e->created);
+	memset(e, 0, sizeof(*e));
+}
+
 /* Drops the oldest entry. */
 static void
 pg_pipe_pop(struct pg *s)
@@ -2079,11 +2080,7 @@ pg_pipe_pop(struct pg *s)
 
 	if (!e->notify)
 		s->nbatches--;
-	free(e->r);
-	free(e->ov);
-	free(e->oi);
-	free(e->created);
-	memset(e, 0, sizeof(*e));
+	pg_sent_free(e);
 	s->pipe_head = (s->pipe_head + 1) % PG_PIPE_MAX;
 	s->npipe--;
 }
@@ -2098,14 +2095,13 @@ static int
 pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
     size_t count, struct buf *a, struct params *p)
 {
+	struct store_val arrays[PG_BATCH_BUFS] = { 0 };
 	char num[24];
 	const struct store_val *x;
 	size_t k;
-	int j, bad = 0;
+	int j, bad = nv > PG_BATCH_BUFS;
 
-	pg_params(s, id, NULL, 0, p); /* its unused parameters found */
-	for (j = 0; j < nv && j < PG_BATCH_BUFS && !bad; j++) {
-		bad = buf_adds(&a[j], "{") != 0;
+	for (j = 0; j < nv && !bad; j++) {
 		for (k = 0; k < count && !bad; k++) {
 			x = &v[k * (size_t)nv + (size_t)j];
 			if (x->is_int)
@@ -2113,14 +2109,11 @@ pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
 				    (long long)x->i);
 			bad = array_add(&a[j], x->is_int ? num : x->s) != 0;
 		}
-		bad = bad || buf_adds(&a[j], "}") != 0;
-		if (s->unused[id] & (1u << j)) {
-			p->type[j] = 25; /* text */
-			p->typed = 1;
-		}
-		p_text(p, buf_str(&a[j]));
+		bad = bad || array_end(&a[j]) != 0;
+		arrays[j].s = buf_str(&a[j]);
 	}
-	return bad || j < nv ? -1 : 0;
+	pg_params(s, id, arrays, bad ? 0 : nv, p);
+	return bad ? -1 : 0;
 }
 
 /*
@@ -2132,27 +2125,19 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 {
 	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
-	char name[16];
-	size_t i;
 	int ok = 1;
 
 	if (e->n > 0 && pg_batch_params(e->r, e->n, a, &p) != 0)
 		ok = -1;
 	else if (e->n > 0)
-		ok = PQsendQueryPrepared(s->conn,
-		    stmt_name(STMT_RECORD, name, sizeof(name)), p.n, p.v, NULL,
-		    NULL, 0);
-	for (i = 0; i < PG_BATCH_BUFS; i++)
-		buf_free(&a[i]);
+		ok = pg_send(s, STMT_RECORD, &p);
+	bufs_free(a, PG_BATCH_BUFS);
 	if (e->no > 0 && ok == 1 &&
 	    pg_other_params(s, e->other, e->ov, e->nv, e->no, a, &p) != 0)
 		ok = -1;
 	else if (e->no > 0 && ok == 1)
-		ok = PQsendQueryPrepared(s->conn,
-		    stmt_name(e->other, name, sizeof(name)), p.n, p.v, NULL,
-		    NULL, 0);
-	for (i = 0; i < PG_BATCH_BUFS; i++)
-		buf_free(&a[i]);
+		ok = pg_send(s, e->other, &p);
+	bufs_free(a, PG_BATCH_BUFS);
 	if (ok < 0)
 		return STORE_ERROR; /* nothing sent */
 	if (!ok || !PQpipelineSync(s->conn))
@@ -2351,7 +2336,6 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
 	enum store_rc rc;
-	int i;
 
 	if (s->nbatches == 0) {
 		/* Its connection tested, and made again if need be. */
@@ -2370,8 +2354,7 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 			rc = pg_prepare(s, other, &p);
 		else
 			rc = pg_lost(s, "prepare", "out of memory");
-		for (i = 0; i < PG_BATCH_BUFS; i++)
-			buf_free(&a[i]);
+		bufs_free(a, PG_BATCH_BUFS);
 		if (rc != STORE_OK)
 			return rc;
 	}
@@ -2404,10 +2387,7 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t,
 	e = pg_pipe_at(s, s->npipe);
 	if (pg_sent_fill(e, t, other, v, nv, n) != 0 ||
 	    (rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
-		free(e->r);
-		free(e->oi);
-		free(e->ov);
-		memset(e, 0, sizeof(*e));
+		pg_sent_free(e);
 		return rc == STORE_OK ? STORE_ERROR : rc;
 	}
 	s->npipe++;
@@ -2469,16 +2449,16 @@ pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
     int savepoint, int64_t store_ms)
 {
 	struct buf jobs = { 0 }, triggers = { 0 };
-	struct params p = { .n = 0 };
+	struct store_val v[] = { VAL_TEXT(NULL), VAL_TEXT(NULL),
+		VAL_INT(store_ms) };
 	PGresult *res = NULL;
 	enum store_rc rc = STORE_ERROR;
 	size_t i, m = 0, *at;
 	int64_t k;
-	int row, bad;
+	int row, bad = 0;
 
 	if ((at = calloc(n, sizeof(*at))) == NULL)
 		return STORE_ERROR;
-	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
 	for (i = 0; i < n && !bad; i++)
 		if (r[i]->savepoint == savepoint) {
 			at[m++] = i;
@@ -2487,14 +2467,11 @@ pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
 		}
 	if (m == 0)
 		rc = STORE_OK;
-	else if (!bad && buf_adds(&jobs, "}") == 0 &&
-	    buf_adds(&triggers, "}") == 0) {
-		p_text(&p, buf_str(&jobs));
-		p_text(&p, buf_str(&triggers));
-		if (!savepoint)
-			p_int(&p, store_ms);
-		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES,
-		    &p, "read statuses", &res);
+	else if (!bad && array_end(&jobs) == 0 && array_end(&triggers) == 0) {
+		v[0].s = buf_str(&jobs);
+		v[1].s = buf_str(&triggers);
+		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES, v,
+		    savepoint ? 2 : 3, "read statuses", &res);
 	}
 	for (i = 0; rc == STORE_OK && i < m; i++)
 		r[at[i]]->rc = STORE_NOTFOUND;
@@ -2537,7 +2514,7 @@ pg_begin(struct store *base)
 	struct pg *s = (struct pg *)base;
 
 	s->locked = 0;
-	return pg_exec(s, STMT_BEGIN, NULL, "begin", NULL);
+	return pg_exec(s, STMT_BEGIN, NULL, 0, "begin", NULL);
 }
 
 static enum store_rc
@@ -2546,7 +2523,7 @@ pg_read_begin(struct store *base)
 	struct pg *s = (struct pg *)base;
 
 	s->locked = 0;
-	return pg_exec(s, STMT_BEGIN_READ, NULL, "begin read", NULL);
+	return pg_exec(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
 }
 
 static void
@@ -2556,7 +2533,7 @@ pg_rollback(struct store *base)
 
 	s->locked = 0;
 	if (!s->dead && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
-		pg_exec(s, STMT_ROLLBACK, NULL, "rollback", NULL);
+		pg_exec(s, STMT_ROLLBACK, NULL, 0, "rollback", NULL);
 }
 
 /*
@@ -2580,7 +2557,8 @@ pg_commit(struct store *base)
 		    "commit: the transaction had failed; rolled back");
 		return STORE_ERROR;
 	}
-	if ((rc = pg_exec(s, STMT_COMMIT, NULL, "commit", &res)) != STORE_OK) {
+	if ((rc = pg_exec(s, STMT_COMMIT, NULL, 0, "commit", &res)) !=
+	    STORE_OK) {
 		pg_rollback(base);
 		return rc;
 	}
@@ -2603,7 +2581,7 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto,
     const char **jobs)
 {
 	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
+	const struct store_val v[] = { VAL_INT(after), VAL_INT(upto) };
 	PGresult *res;
 	enum store_rc rc;
 	int i;
@@ -2611,18 +2589,14 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto,
 	*jobs = buf_str(&s->jobs);
 	if (s->locked && s->locked_after == after && s->locked_upto == upto)
 		return STORE_OK;
-	p_int(&p, after);
-	p_int(&p, upto);
-	if ((rc = pg_exec(s, STMT_LOCK_JOBS, &p, "lock the round's jobs",
+	if ((rc = pg_exec(s, STMT_LOCK_JOBS, v, 2, "lock the round's jobs",
 		 &res)) != STORE_OK)
 		return rc;
 	buf_reset(&s->jobs);
-	rc = buf_adds(&s->jobs, "{") == 0 ? STORE_OK : STORE_ERROR;
 	for (i = 0; i < PQntuples(res) && rc == STORE_OK; i++)
-		if (buf_printf(&s->jobs, "%s%s", i > 0 ? "," : "",
-			PQgetvalue(res, i, 0)) != 0)
+		if (array_add(&s->jobs, PQgetvalue(res, i, 0)) != 0)
 			rc = STORE_ERROR;
-	if (rc == STORE_OK && buf_adds(&s->jobs, "}") != 0)
+	if (rc == STORE_OK && array_end(&s->jobs) != 0)
 		rc = STORE_ERROR;
 	PQclear(res);
 	if (rc != STORE_OK)
@@ -2668,52 +2642,47 @@ pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
 	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct buf jobs = { 0 }, traces = { 0 }, throws = { 0 }, trace = { 0 },
-		   th = { 0 };
+	/* The jobs, their traces and their serialized-throwables. */
+	struct buf a[3] = { 0 }, trace = { 0 }, th = { 0 };
+	struct store_val v[] = { VAL_INT(after), VAL_INT(upto), VAL_TEXT(class),
+		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL) };
 	PGresult *res;
 	enum store_rc rc;
 	const char *job;
-	int i, bad;
+	int i, bad = 0;
 
 	(void)now_ms;
 	*n = 0;
-	p_int(&p, after);
-	p_int(&p, upto);
-	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, &p, "find unknown jobs",
+	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, v, 2, "find unknown jobs",
 		 &res)) != STORE_OK)
 		return rc;
 	if (PQntuples(res) == 0) {
 		PQclear(res);
 		return STORE_OK;
 	}
-	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&traces, "{") != 0 ||
-	    buf_adds(&throws, "{") != 0;
 	for (i = 0; i < PQntuples(res) && !bad; i++) {
 		job = PQgetvalue(res, i, 0);
 		buf_reset(&th);
 		bad = pg_format_trace(&trace, trace_fmt, job) != 0 ||
 		    throwable_base64(&th, class, strlen(class), buf_str(&trace),
 			trace.len) != 0 ||
-		    array_add(&jobs, job) != 0 ||
-		    array_add(&traces, buf_str(&trace)) != 0 ||
-		    array_add(&throws, buf_str(&th)) != 0;
+		    array_add(&a[0], job) != 0 ||
+		    array_add(&a[1], buf_str(&trace)) != 0 ||
+		    array_add(&a[2], buf_str(&th)) != 0;
 	}
 	PQclear(res);
-	bad = bad || buf_adds(&jobs, "}") != 0 || buf_adds(&traces, "}") != 0 ||
-	    buf_adds(&throws, "}") != 0;
-	if (!bad) {
-		p_text(&p, class);
-		p_text(&p, buf_str(&jobs));
-		p_text(&p, buf_str(&traces));
-		p_text(&p, buf_str(&throws));
-		rc = pg_exec_changes(s, STMT_FAIL_UNKNOWN, &p,
-		    "fail unknown jobs", n);
-	} else
-		rc = STORE_ERROR;
-	buf_free(&jobs);
-	buf_free(&traces);
-	buf_free(&throws);
+	for (i = 0; i < 3 && !bad; i++) {
+		bad = array_end(&a[i]) != 0;
+		v[3 + i].s = buf_str(&a[i]);
+	}
+	rc = bad ?
+	    STORE_ERROR :
+	    pg_exec(s, STMT_FAIL_UNKNOWN, v, 6, "fail unknown jobs", &res);
+	if (rc == STORE_OK) {
+		*n = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+	}
+	bufs_free(a, 3);
 	buf_free(&trace);
 	buf_free(&th);
 	return rc;
@@ -2759,7 +2728,8 @@ pg_watch_fd(struct store *base)
 	if (pg_ready(s) != STORE_OK)
 		return -1;
 	if (!s->listening) {
-		if (pg_simple(s, "LISTEN " PG_CHANNEL, "listen") != STORE_OK)
+		if (pg_simple(s, "LISTEN " PG_CHANNEL, "listen", NULL, 0) !=
+		    STORE_OK)
 			return -1;
 		s->listening = 1;
 	}
