@@ -1238,33 +1238,6 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 	return rc != STORE_OK ? rc : failed;
 }
 
-static void
-p_text(struct params *p, const char *v)
-{
-	p->v[p->n++] = v;
-}
-
-static void
-p_int(struct params *p, int64_t v)
-{
-	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%lld", (long long)v);
-	p->v[p->n] = p->num[p->n];
-	p->n++;
-}
-
-/* Whether sql names parameter $k. */
-static int
-pg_param_used(const char *sql, int k)
-{
-	const char *p;
-	char *end;
-
-	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
-		if (strtol(p + 1, &end, 10) == k && end != p + 1)
-			return 1;
-	return 0;
-}
-
 /*
  * Statement id's n values as its parameters, into p.  A parameter its SQL
  * leaves unused is typed, since the server cannot infer its type.
@@ -1273,21 +1246,27 @@ static void
 pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
     struct params *p)
 {
+	const char *q;
+	char *end;
+	long k;
 	int i;
 
 	if (!s->scanned[id] && stmt_sql[id] != NULL) {
-		for (i = 0; i < PG_MAX_PARAMS; i++)
-			if (!pg_param_used(stmt_sql[id], i + 1))
-				s->unused[id] |= 1u << i;
+		s->unused[id] = (1u << PG_MAX_PARAMS) - 1;
+		for (q = stmt_sql[id]; (q = strchr(q, '$')) != NULL; q++)
+			if ((k = strtol(q + 1, &end, 10)) >= 1 &&
+			    k <= PG_MAX_PARAMS && end != q + 1)
+				s->unused[id] &= ~(1u << (k - 1));
 		s->scanned[id] = 1;
 	}
-	p->n = 0;
 	p->typed = 0;
 	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
-		if (v[i].is_int)
-			p_int(p, v[i].i);
-		else
-			p_text(p, v[i].s);
+		p->v[i] = v[i].s;
+		if (v[i].is_int) {
+			snprintf(p->num[i], sizeof(p->num[i]), "%lld",
+			    (long long)v[i].i);
+			p->v[i] = p->num[i];
+		}
 		p->type[i] = 0;
 		if (s->unused[id] & (1u << i)) {
 			p->type[i] = v[i].is_int ? 20 /* int8 */ :
@@ -1295,6 +1274,7 @@ pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
 			p->typed = 1;
 		}
 	}
+	p->n = i;
 }
 
 /*
@@ -1577,7 +1557,8 @@ pg_simple(struct pg *s, const char *sql, const char *what, int64_t *v, int n)
 static enum store_rc
 pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 {
-	int64_t v[3] = { 0, 0, 0 };
+	/* A schema, schema_version, objects; the version, ours. */
+	int64_t v[5] = { 0, 0, 0, 0, 0 };
 	enum store_rc rc;
 	int target = pg_schema_version();
 
@@ -1589,7 +1570,12 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 		 " WHERE relnamespace ="
 		 "  (SELECT oid FROM pg_namespace"
 		 "   WHERE nspname = current_schema())",
-		 "read the schema version", v, 3)) != STORE_OK) {
+		 "read the schema version", v, 3)) != STORE_OK ||
+	    (v[1] != 0 &&
+		(rc = pg_simple(s,
+		     "SELECT version, (application = 'checkpoint-api')::int"
+		     " FROM schema_version",
+		     "read the schema version", v + 3, 2)) != STORE_OK)) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1607,21 +1593,12 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 		    s->where, (long long)v[2]);
 		return STORE_UNAVAILABLE;
 	}
-	if (v[1] == 0)
-		return STORE_OK;
-	if ((rc = pg_simple(s,
-		 "SELECT version, (application = 'checkpoint-api')::int"
-		 " FROM schema_version",
-		 "read the schema version", v, 2)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
-		return rc;
-	}
-	if (!v[1]) {
+	if (v[1] != 0 && !v[4]) {
 		snprintf(err, errlen, "%s: not a checkpoint-api database",
 		    s->where);
 		return STORE_UNAVAILABLE;
 	}
-	*version = v[0];
+	*version = v[3];
 	if (*version > target) {
 		snprintf(err, errlen,
 		    "%s: schema version %lld is newer than "
@@ -1856,11 +1833,10 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 	/* Statements get five times the lock wait (pg_session), then a
 	 * cancel. */
 	s->wait_ms = s->busy_ms * 5 + 1000;
-	s->conn = PQconnectdbParams(keys, vals, 1);
-	if (s->conn == NULL) {
+	if ((s->conn = PQconnectdbParams(keys, vals, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		free(s);
-		return STORE_ERROR;
+		rc = STORE_ERROR;
+		goto fail;
 	}
 	pg_where(s);
 	/* Not even parsed: no server to name, so the URI, its password out. */
@@ -1976,9 +1952,13 @@ rec_cmp(const void *a, const void *b)
  * ones never do.  -1: out of memory.
  */
 static int
-pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
+pg_batch_params(struct pg *s, const struct rec_at *r, size_t n, struct buf *a,
     struct params *p)
 {
+	struct store_val v[] = { VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL),
+		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_INT(r[0].t->store_ms),
+		VAL_INT(r[0].t->max_queued), VAL_TEXT(FAIL_CKPT_CLASS),
+		VAL_TEXT(NULL), VAL_TEXT(NULL) };
 	const struct trigger_rec *t;
 	size_t i;
 	int bad = 0;
@@ -1996,17 +1976,15 @@ pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
 	}
 	for (i = 0; i < 5 && !bad; i++) {
 		bad = array_end(&a[i]) != 0;
-		p_text(p, buf_str(&a[i]));
+		v[i].s = buf_str(&a[i]);
 	}
 	if (bad || store_queue_full_trace(&a[5], r[0].t->max_queued) != 0 ||
 	    throwable_base64(&a[6], FAIL_CKPT_CLASS, strlen(FAIL_CKPT_CLASS),
 		buf_str(&a[5]), a[5].len) != 0)
 		return -1;
-	p_int(p, r[0].t->store_ms);
-	p_int(p, r[0].t->max_queued);
-	p_text(p, FAIL_CKPT_CLASS);
-	p_text(p, buf_str(&a[5]));
-	p_text(p, buf_str(&a[6]));
+	v[8].s = buf_str(&a[5]);
+	v[9].s = buf_str(&a[6]);
+	pg_params(s, STMT_RECORD, v, 10, p);
 	return 0;
 }
 
@@ -2127,7 +2105,7 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 	struct params p = { .n = 0 };
 	int ok = 1;
 
-	if (e->n > 0 && pg_batch_params(e->r, e->n, a, &p) != 0)
+	if (e->n > 0 && pg_batch_params(s, e->r, e->n, a, &p) != 0)
 		ok = -1;
 	else if (e->n > 0)
 		ok = pg_send(s, STMT_RECORD, &p);
@@ -2345,11 +2323,9 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 			return rc;
 	}
 	if (v != NULL && !s->prepared[other]) {
-		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK)
+		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK ||
+		    (rc = pg_pipe_end(s)) != STORE_OK)
 			return rc;
-		if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
-		    !PQexitPipelineMode(s->conn))
-			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
 		if (pg_other_params(s, other, v, nv, 1, a, &p) == 0)
 			rc = pg_prepare(s, other, &p);
 		else

@@ -880,15 +880,6 @@ lite_error(const struct store *base)
 	return s->error;
 }
 
-/* Whether SQLite's rc is an open or a write refused, not a bad file. */
-static int
-lite_refusal(int rc)
-{
-	rc &= 0xff;
-	return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY ||
-	    rc == SQLITE_PERM;
-}
-
 /*
  * Appends to err why path cannot be opened or written (db_access.h), and
  * says which: a write refused is STORE_READONLY, which retrying cannot
@@ -1284,8 +1275,11 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	*out = &s->base;
 	return STORE_OK;
 fail:
+	/* An open or a write refused, not a bad file: say why. */
 	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY) &&
-	    (s->db == NULL || lite_refusal(sqlite3_errcode(s->db))))
+	    (s->db == NULL || sqlite3_errcode(s->db) == SQLITE_CANTOPEN ||
+		sqlite3_errcode(s->db) == SQLITE_READONLY ||
+		sqlite3_errcode(s->db) == SQLITE_PERM))
 		rc = lite_explain(o->path, rc, err, errlen);
 	store_close(&s->base);
 	return rc;
