@@ -1122,33 +1122,6 @@ pg_notice(void *arg, const PGresult *res)
 }
 
 /*
- * Waits for the connection to have a whole result to give, or until
- * deadline (monotonic ms).  0: ready; -1: the connection failed; 1: the
- * deadline passed.
- */
-static int
-pg_wait_ready(struct pg *s, int64_t deadline)
-{
-	struct pollfd pfd;
-	int64_t left;
-
-	while (PQisBusy(s->conn)) {
-		if ((left = deadline - clock_ms(CLOCK_MONOTONIC)) <= 0)
-			return 1;
-		pfd.fd = PQsocket(s->conn);
-		pfd.events = POLLIN;
-		if (pfd.fd < 0)
-			return -1;
-		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) == -1 &&
-		    errno != EINTR)
-			return -1;
-		if (!PQconsumeInput(s->conn))
-			return -1;
-	}
-	return 0;
-}
-
-/*
  * The next result of what was sent, waiting at most s->wait_ms: past it
  * the statement is cancelled (a COMMIT waiting for a standby then ends
  * with pg_notice's warning), and if no answer comes after all the
@@ -1159,28 +1132,38 @@ static PGresult *
 pg_next(struct pg *s, const char *what, enum store_rc *rc)
 {
 	PGcancel *cancel;
+	struct pollfd pfd;
 	char why[256];
-	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + s->wait_ms;
-	int r, cancelled = 0;
+	int64_t left, deadline = clock_ms(CLOCK_MONOTONIC) + s->wait_ms;
+	int cancelled = 0;
 
 	*rc = STORE_OK;
-	while ((r = pg_wait_ready(s, deadline)) == 1 && !cancelled) {
-		cancelled = 1;
-		log_warn("%s: %s: no answer in %lld ms; cancelling", s->where,
-		    what, (long long)s->wait_ms);
-		if ((cancel = PQgetCancel(s->conn)) != NULL) {
-			PQcancel(cancel, why, sizeof(why));
-			PQfreeCancel(cancel);
+	while (PQisBusy(s->conn)) {
+		left = deadline - clock_ms(CLOCK_MONOTONIC);
+		if (left <= 0 && cancelled) {
+			*rc = pg_lost(s, what, "no answer from the server");
+			return NULL;
 		}
-		deadline = clock_ms(CLOCK_MONOTONIC) + 5000;
-	}
-	if (r == 1) {
-		*rc = pg_lost(s, what, "no answer from the server");
-		return NULL;
-	}
-	if (r == -1) {
-		*rc = pg_lost(s, what, PQerrorMessage(s->conn));
-		return NULL;
+		if (left <= 0) {
+			cancelled = 1;
+			log_warn("%s: %s: no answer in %lld ms; cancelling",
+			    s->where, what, (long long)s->wait_ms);
+			if ((cancel = PQgetCancel(s->conn)) != NULL) {
+				PQcancel(cancel, why, sizeof(why));
+				PQfreeCancel(cancel);
+			}
+			deadline = clock_ms(CLOCK_MONOTONIC) + 5000;
+			continue;
+		}
+		pfd.fd = PQsocket(s->conn);
+		pfd.events = POLLIN;
+		if (pfd.fd < 0 ||
+		    (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) == -1 &&
+			errno != EINTR) ||
+		    !PQconsumeInput(s->conn)) {
+			*rc = pg_lost(s, what, PQerrorMessage(s->conn));
+			return NULL;
+		}
 	}
 	return PQgetResult(s->conn);
 }
@@ -1339,8 +1322,6 @@ pg_ready(struct pg *s)
 		if (pg_pipe_end(s) != STORE_OK)
 			return STORE_UNAVAILABLE;
 	}
-	if (s->dead)
-		return STORE_UNAVAILABLE;
 	if (s->listening || !pg_closed_idle(s))
 		return STORE_OK;
 	log_warn("%s: the server closed the connection; connecting again",
@@ -2208,18 +2189,27 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 	return rc;
 }
 
+/* Reads and drops the NOTIFYs before the oldest batch (all, if none). */
+static void
+pg_pipe_drop_notifies(struct pg *s)
+{
+	struct pg_sent *e;
+
+	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
+		if (!e->read)
+			pg_pipe_read(s, e, NULL);
+		pg_pipe_pop(s);
+	}
+}
+
 /*
- * Leaves pipeline mode once no batch is in it, the NOTIFYs after the last
- * one read.
+ * Leaves pipeline mode, which wants every entry read: the NOTIFYs after
+ * the last batch are read here, a batch in it must have been.
  */
 static enum store_rc
 pg_pipe_end(struct pg *s)
 {
-	while (s->npipe > 0 && s->nbatches == 0) {
-		if (!pg_pipe_at(s, 0)->read)
-			pg_pipe_read(s, pg_pipe_at(s, 0), NULL);
-		pg_pipe_pop(s);
-	}
+	pg_pipe_drop_notifies(s);
 	if (s->dead)
 		return STORE_UNAVAILABLE;
 	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
@@ -2304,15 +2294,15 @@ pg_sent_fill(struct pg_sent *e, const struct trigger_rec *const *t,
 
 /*
  * The statements a batch sends, prepared: which pipeline mode cannot do,
- * so with batches in flight they are read first, and the mode left.  v:
- * the first other post's values.
+ * so with batches in flight they are read first, and the mode left.
+ * others: the batch has other posts, nv values each.
  */
 static enum store_rc
-pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
-    int nv)
+pg_pipe_prepare(struct pg *s, enum stmt other, int others, int nv)
 {
-	struct buf a[PG_BATCH_BUFS] = { 0 };
-	struct params p = { .n = 0 };
+	/* The other statement's parameters: arrays, as text literals. */
+	static const struct store_val texts[PG_MAX_PARAMS];
+	struct params p;
 	enum store_rc rc;
 
 	if (s->nbatches == 0) {
@@ -2322,16 +2312,11 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 		    (rc = pg_prepare(s, STMT_RECORD, NULL)) != STORE_OK)
 			return rc;
 	}
-	if (v != NULL && !s->prepared[other]) {
+	if (others && !s->prepared[other]) {
+		pg_params(s, other, texts, nv, &p);
 		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK ||
-		    (rc = pg_pipe_end(s)) != STORE_OK)
-			return rc;
-		if (pg_other_params(s, other, v, nv, 1, a, &p) == 0)
-			rc = pg_prepare(s, other, &p);
-		else
-			rc = pg_lost(s, "prepare", "out of memory");
-		bufs_free(a, PG_BATCH_BUFS);
-		if (rc != STORE_OK)
+		    (rc = pg_pipe_end(s)) != STORE_OK ||
+		    (rc = pg_prepare(s, other, &p)) != STORE_OK)
 			return rc;
 	}
 	if (s->dead)
@@ -2357,8 +2342,7 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t,
 		;
 	if (i < n && v == NULL)
 		return STORE_ERROR;
-	if ((rc = pg_pipe_prepare(s, other, i < n ? &v[i * (size_t)nv] : NULL,
-		 nv)) != STORE_OK)
+	if ((rc = pg_pipe_prepare(s, other, i < n, nv)) != STORE_OK)
 		return rc;
 	e = pg_pipe_at(s, s->npipe);
 	if (pg_sent_fill(e, t, other, v, nv, n) != 0 ||
@@ -2383,12 +2367,7 @@ pg_record_recv(struct store *base, int *created)
 	struct pg_sent *e;
 	enum store_rc rc;
 
-	/* The NOTIFYs sent before the oldest batch, read and dropped. */
-	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
-		if (!e->read)
-			pg_pipe_read(s, e, NULL);
-		pg_pipe_pop(s);
-	}
+	pg_pipe_drop_notifies(s);
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
