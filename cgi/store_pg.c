@@ -1021,6 +1021,13 @@ pg_set_error(struct pg *s, const char *what, const char *why, int warn)
 		log_error("%s: %s", s->where, s->error);
 }
 
+static enum store_rc
+pg_fail(struct store *base, const char *what, const char *why)
+{
+	pg_set_error((struct pg *)base, what, why, 0);
+	return STORE_ERROR;
+}
+
 static const char *
 pg_error(const struct store *base)
 {
@@ -1044,13 +1051,12 @@ pg_lost(struct pg *s, const char *what, const char *why)
 static enum store_rc
 pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 {
-	const char *state;
+	/* libpq's "" where res is NULL */
+	const char *state, *msg = PQresultErrorMessage(res);
 
 	if (res == NULL || PQstatus(s->conn) == CONNECTION_BAD)
 		return pg_lost(s, what,
-		    res != NULL && *PQresultErrorMessage(res) != '\0' ?
-			PQresultErrorMessage(res) :
-			PQerrorMessage(s->conn));
+		    *msg != '\0' ? msg : PQerrorMessage(s->conn));
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	if (state == NULL)
 		state = "";
@@ -1061,7 +1067,7 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	/* Serialization, deadlock, lock or statement timeout: retry. */
 	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
 	    strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0) {
-		pg_set_error(s, what, PQresultErrorMessage(res), 1);
+		pg_set_error(s, what, msg, 1);
 		return STORE_BUSY;
 	}
 	/*
@@ -1072,7 +1078,7 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
 	    strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
 	    strcmp(state, "53300") == 0)
-		return pg_lost(s, what, PQresultErrorMessage(res));
+		return pg_lost(s, what, msg);
 	/*
 	 * A read-only transaction: this is no longer the primary (after a
 	 * failover), or the server was set read-only.  The connection is
@@ -1082,15 +1088,13 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	 * someone acts, which the answer says.
 	 */
 	if (strcmp(state, "25006") == 0) {
-		pg_lost(s, what, PQresultErrorMessage(res));
+		pg_lost(s, what, msg);
 		return s->wants_primary ? STORE_UNAVAILABLE : STORE_READONLY;
 	}
+	pg_set_error(s, what, msg, 0);
 	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
-	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
-		pg_set_error(s, what, PQresultErrorMessage(res), 0);
+	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0)
 		return STORE_UNAVAILABLE;
-	}
-	pg_set_error(s, what, PQresultErrorMessage(res), 0);
 	return STORE_ERROR;
 }
 
@@ -1199,8 +1203,7 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 	if (s->prepared[id])
 		return STORE_OK;
 	if (stmt_sql[id] == NULL) {
-		pg_set_error(s, "prepare", "no PostgreSQL form", 0);
-		return STORE_ERROR;
+		return pg_fail(&s->base, "prepare", "no PostgreSQL form");
 	}
 	stmt_name(id, name, sizeof(name));
 	if (!PQsendPrepare(s->conn, name, stmt_sql[id],
@@ -1485,13 +1488,6 @@ pg_col_text(const struct store_rows *r, int i)
 {
 	return PQgetisnull(r->h, r->row, i) ? NULL :
 					      PQgetvalue(r->h, r->row, i);
-}
-
-static enum store_rc
-pg_fail(struct store *base, const char *what, const char *why)
-{
-	pg_set_error((struct pg *)base, what, why, 0);
-	return STORE_ERROR;
 }
 
 static int64_t

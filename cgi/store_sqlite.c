@@ -1074,12 +1074,11 @@ lite_exec(struct lite *s, const char *sql, const char *what)
 static enum store_rc
 lite_ints(struct lite *s, const char *sql, const char *what, int64_t *v, int n)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc, i;
 
-	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		return lite_rc_from(s, rc, what);
-	rc = sqlite3_step(st);
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) == SQLITE_OK)
+		rc = sqlite3_step(st);
 	for (i = 0; i < n; i++)
 		v[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, i) : 0;
 	sqlite3_finalize(st);
