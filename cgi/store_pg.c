@@ -1455,17 +1455,15 @@ pg_pipe_next(struct pg *s, const char *what, enum store_rc *rc)
 {
 	PGresult *res;
 
-	for (;;) {
+	/* Past the NULL that ends each statement's results. */
+	do
 		res = pg_next(s, what, rc);
-		if (*rc != STORE_OK)
-			return NULL;
-		if (res == NULL)
-			continue; /* the end of a statement's results */
-		if (PQresultStatus(res) != PGRES_PIPELINE_SYNC)
-			return res;
+	while (res == NULL && *rc == STORE_OK);
+	if (res != NULL && PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
 		PQclear(res);
 		return NULL;
 	}
+	return res;
 }
 
 static int
@@ -2043,8 +2041,8 @@ pg_pipe_pop(struct pg *s)
 /*
  * The parameters of a batch's other statement for its count posts, nv
  * values each from v: the j-th an array of the posts' j-th values, in
- * a[j] (PG_BATCH_BUFS at least).  A parameter the SQL leaves unused is
- * given a type, text, when the statement is prepared.  -1: out of memory.
+ * a[j] (PG_BATCH_BUFS at least): texts, as pg_pipe_prepare prepared the
+ * statement.  -1: out of memory.
  */
 static int
 pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
