@@ -1021,6 +1021,13 @@ pg_set_error(struct pg *s, const char *what, const char *why, int warn)
 		log_error("%s: %s", s->where, s->error);
 }
 
+static enum store_rc
+pg_fail(struct store *base, const char *what, const char *why)
+{
+	pg_set_error((struct pg *)base, what, why, 0);
+	return STORE_ERROR;
+}
+
 static const char *
 pg_error(const struct store *base)
 {
@@ -1044,13 +1051,12 @@ pg_lost(struct pg *s, const char *what, const char *why)
 static enum store_rc
 pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 {
-	const char *state;
+	/* libpq's "" where res is NULL */
+	const char *state, *msg = PQresultErrorMessage(res);
 
 	if (res == NULL || PQstatus(s->conn) == CONNECTION_BAD)
 		return pg_lost(s, what,
-		    res != NULL && *PQresultErrorMessage(res) != '\0' ?
-			PQresultErrorMessage(res) :
-			PQerrorMessage(s->conn));
+		    *msg != '\0' ? msg : PQerrorMessage(s->conn));
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	if (state == NULL)
 		state = "";
@@ -1061,7 +1067,7 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	/* Serialization, deadlock, lock or statement timeout: retry. */
 	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
 	    strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0) {
-		pg_set_error(s, what, PQresultErrorMessage(res), 1);
+		pg_set_error(s, what, msg, 1);
 		return STORE_BUSY;
 	}
 	/*
@@ -1072,7 +1078,7 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	if (strncmp(state, "08", 2) == 0 || strcmp(state, "57P01") == 0 ||
 	    strcmp(state, "57P02") == 0 || strcmp(state, "57P03") == 0 ||
 	    strcmp(state, "53300") == 0)
-		return pg_lost(s, what, PQresultErrorMessage(res));
+		return pg_lost(s, what, msg);
 	/*
 	 * A read-only transaction: this is no longer the primary (after a
 	 * failover), or the server was set read-only.  The connection is
@@ -1082,15 +1088,13 @@ pg_rc_from(struct pg *s, const PGresult *res, const char *what)
 	 * someone acts, which the answer says.
 	 */
 	if (strcmp(state, "25006") == 0) {
-		pg_lost(s, what, PQresultErrorMessage(res));
+		pg_lost(s, what, msg);
 		return s->wants_primary ? STORE_UNAVAILABLE : STORE_READONLY;
 	}
+	pg_set_error(s, what, msg, 0);
 	/* Disk full, out of memory, I/O error: as SQLite's FULL and IOERR. */
-	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0) {
-		pg_set_error(s, what, PQresultErrorMessage(res), 0);
+	if (strncmp(state, "53", 2) == 0 || strncmp(state, "58", 2) == 0)
 		return STORE_UNAVAILABLE;
-	}
-	pg_set_error(s, what, PQresultErrorMessage(res), 0);
 	return STORE_ERROR;
 }
 
@@ -1122,33 +1126,6 @@ pg_notice(void *arg, const PGresult *res)
 }
 
 /*
- * Waits for the connection to have a whole result to give, or until
- * deadline (monotonic ms).  0: ready; -1: the connection failed; 1: the
- * deadline passed.
- */
-static int
-pg_wait_ready(struct pg *s, int64_t deadline)
-{
-	struct pollfd pfd;
-	int64_t left;
-
-	while (PQisBusy(s->conn)) {
-		if ((left = deadline - clock_ms(CLOCK_MONOTONIC)) <= 0)
-			return 1;
-		pfd.fd = PQsocket(s->conn);
-		pfd.events = POLLIN;
-		if (pfd.fd < 0)
-			return -1;
-		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) == -1 &&
-		    errno != EINTR)
-			return -1;
-		if (!PQconsumeInput(s->conn))
-			return -1;
-	}
-	return 0;
-}
-
-/*
  * The next result of what was sent, waiting at most s->wait_ms: past it
  * the statement is cancelled (a COMMIT waiting for a standby then ends
  * with pg_notice's warning), and if no answer comes after all the
@@ -1159,28 +1136,38 @@ static PGresult *
 pg_next(struct pg *s, const char *what, enum store_rc *rc)
 {
 	PGcancel *cancel;
+	struct pollfd pfd;
 	char why[256];
-	int64_t deadline = clock_ms(CLOCK_MONOTONIC) + s->wait_ms;
-	int r, cancelled = 0;
+	int64_t left, deadline = clock_ms(CLOCK_MONOTONIC) + s->wait_ms;
+	int cancelled = 0;
 
 	*rc = STORE_OK;
-	while ((r = pg_wait_ready(s, deadline)) == 1 && !cancelled) {
-		cancelled = 1;
-		log_warn("%s: %s: no answer in %lld ms; cancelling", s->where,
-		    what, (long long)s->wait_ms);
-		if ((cancel = PQgetCancel(s->conn)) != NULL) {
-			PQcancel(cancel, why, sizeof(why));
-			PQfreeCancel(cancel);
+	while (PQisBusy(s->conn)) {
+		left = deadline - clock_ms(CLOCK_MONOTONIC);
+		if (left <= 0 && cancelled) {
+			*rc = pg_lost(s, what, "no answer from the server");
+			return NULL;
 		}
-		deadline = clock_ms(CLOCK_MONOTONIC) + 5000;
-	}
-	if (r == 1) {
-		*rc = pg_lost(s, what, "no answer from the server");
-		return NULL;
-	}
-	if (r == -1) {
-		*rc = pg_lost(s, what, PQerrorMessage(s->conn));
-		return NULL;
+		if (left <= 0) {
+			cancelled = 1;
+			log_warn("%s: %s: no answer in %lld ms; cancelling",
+			    s->where, what, (long long)s->wait_ms);
+			if ((cancel = PQgetCancel(s->conn)) != NULL) {
+				PQcancel(cancel, why, sizeof(why));
+				PQfreeCancel(cancel);
+			}
+			deadline = clock_ms(CLOCK_MONOTONIC) + 5000;
+			continue;
+		}
+		pfd.fd = PQsocket(s->conn);
+		pfd.events = POLLIN;
+		if (pfd.fd < 0 ||
+		    (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) == -1 &&
+			errno != EINTR) ||
+		    !PQconsumeInput(s->conn)) {
+			*rc = pg_lost(s, what, PQerrorMessage(s->conn));
+			return NULL;
+		}
 	}
 	return PQgetResult(s->conn);
 }
@@ -1216,8 +1203,7 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 	if (s->prepared[id])
 		return STORE_OK;
 	if (stmt_sql[id] == NULL) {
-		pg_set_error(s, "prepare", "no PostgreSQL form", 0);
-		return STORE_ERROR;
+		return pg_fail(&s->base, "prepare", "no PostgreSQL form");
 	}
 	stmt_name(id, name, sizeof(name));
 	if (!PQsendPrepare(s->conn, name, stmt_sql[id],
@@ -1238,18 +1224,43 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 	return rc != STORE_OK ? rc : failed;
 }
 
+/*
+ * Statement id's n values as its parameters, into p.  A parameter its SQL
+ * leaves unused is typed, since the server cannot infer its type.
+ */
 static void
-p_text(struct params *p, const char *v)
+pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
+    struct params *p)
 {
-	p->v[p->n++] = v;
-}
+	const char *q;
+	char *end;
+	long k;
+	int i;
 
-static void
-p_int(struct params *p, int64_t v)
-{
-	snprintf(p->num[p->n], sizeof(p->num[p->n]), "%lld", (long long)v);
-	p->v[p->n] = p->num[p->n];
-	p->n++;
+	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+		s->unused[id] = (1u << PG_MAX_PARAMS) - 1;
+		for (q = stmt_sql[id]; (q = strchr(q, '$')) != NULL; q++)
+			if ((k = strtol(q + 1, &end, 10)) >= 1 &&
+			    k <= PG_MAX_PARAMS && end != q + 1)
+				s->unused[id] &= ~(1u << (k - 1));
+		s->scanned[id] = 1;
+	}
+	p->typed = 0;
+	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
+		p->v[i] = v[i].s;
+		if (v[i].is_int) {
+			snprintf(p->num[i], sizeof(p->num[i]), "%lld",
+			    (long long)v[i].i);
+			p->v[i] = p->num[i];
+		}
+		p->type[i] = 0;
+		if (s->unused[id] & (1u << i)) {
+			p->type[i] = v[i].is_int ? 20 /* int8 */ :
+						   25 /* text */;
+			p->typed = 1;
+		}
+	}
+	p->n = i;
 }
 
 /*
@@ -1314,8 +1325,6 @@ pg_ready(struct pg *s)
 		if (pg_pipe_end(s) != STORE_OK)
 			return STORE_UNAVAILABLE;
 	}
-	if (s->dead)
-		return STORE_UNAVAILABLE;
 	if (s->listening || !pg_closed_idle(s))
 		return STORE_OK;
 	log_warn("%s: the server closed the connection; connecting again",
@@ -1346,28 +1355,38 @@ pg_sync_cancelled(struct pg *s, const char *what)
 	return STORE_UNAVAILABLE;
 }
 
+/* Sends statement id, prepared, with p's values. */
+static int
+pg_send(struct pg *s, enum stmt id, const struct params *p)
+{
+	char name[16];
+
+	return PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
+	    p->n, p->v, NULL, NULL, 0);
+}
+
 /*
- * Runs statement id with p; *out (if not NULL) gets its result, to be
- * PQclear'ed by the caller, when it succeeded.  A commit that was only
- * local (pg_notice) is STORE_UNAVAILABLE.
+ * Runs statement id with its n values v; *out (if not NULL) gets its
+ * result, to be PQclear'ed by the caller, when it succeeded.  A commit
+ * that was only local (pg_notice) is STORE_UNAVAILABLE.
  */
 static enum store_rc
-pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
-    PGresult **out)
+pg_exec(struct pg *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, PGresult **out)
 {
+	struct params p;
 	PGresult *res, *last = NULL;
 	enum store_rc rc;
-	char name[16];
 	ExecStatusType st;
 
 	if (out != NULL)
 		*out = NULL;
+	pg_params(s, id, v, n, &p);
 	if ((rc = pg_ready(s)) != STORE_OK ||
-	    (rc = pg_prepare(s, id, p)) != STORE_OK)
+	    (rc = pg_prepare(s, id, &p)) != STORE_OK)
 		return rc;
 	s->sync_cancelled = 0;
-	if (!PQsendQueryPrepared(s->conn, stmt_name(id, name, sizeof(name)),
-		p != NULL ? p->n : 0, p != NULL ? p->v : NULL, NULL, NULL, 0))
+	if (!pg_send(s, id, &p))
 		return pg_rc_from(s, NULL, what);
 	while ((res = pg_next(s, what, &rc)) != NULL) {
 		PQclear(last);
@@ -1394,28 +1413,6 @@ pg_exec(struct pg *s, enum stmt id, const struct params *p, const char *what,
 	return STORE_OK;
 }
 
-/* Rows a statement changed (its command tag's count). */
-static enum store_rc
-pg_exec_changes(struct pg *s, enum stmt id, const struct params *p,
-    const char *what, int64_t *n)
-{
-	PGresult *res;
-	enum store_rc rc;
-
-	*n = 0;
-	if ((rc = pg_exec(s, id, p, what, &res)) == STORE_OK) {
-		*n = strtoll(PQcmdTuples(res), NULL, 10);
-		PQclear(res);
-	}
-	return rc;
-}
-
-static const char *
-col_text(const PGresult *res, int row, int col)
-{
-	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
-}
-
 /* An integer column, or a boolean one as 1 or 0 (as SQLite has them). */
 static int64_t
 col_int(const PGresult *res, int row, int col)
@@ -1428,50 +1425,6 @@ col_int(const PGresult *res, int row, int col)
 	return v[0] == 't' ? 1 : strtoll(v, NULL, 10);
 }
 
-/* Whether sql names parameter $k. */
-static int
-pg_param_used(const char *sql, int k)
-{
-	const char *p;
-	char *end;
-
-	for (p = sql; (p = strchr(p, '$')) != NULL; p++)
-		if (strtol(p + 1, &end, 10) == k && end != p + 1)
-			return 1;
-	return 0;
-}
-
-/*
- * Statement id's n values as its parameters, into p.  A parameter its SQL
- * leaves unused is typed, since the server cannot infer its type.
- */
-static void
-pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
-    struct params *p)
-{
-	int i;
-
-	if (!s->scanned[id] && stmt_sql[id] != NULL) {
-		for (i = 0; i < PG_MAX_PARAMS; i++)
-			if (!pg_param_used(stmt_sql[id], i + 1))
-				s->unused[id] |= 1u << i;
-		s->scanned[id] = 1;
-	}
-	p->n = 0;
-	p->typed = 0;
-	for (i = 0; i < n && i < PG_MAX_PARAMS; i++) {
-		if (v[i].is_int)
-			p_int(p, v[i].i);
-		else
-			p_text(p, v[i].s);
-		if (s->unused[id] & (1u << i)) {
-			p->type[i] = v[i].is_int ? 20 /* int8 */ :
-						   25 /* text */;
-			p->typed = 1;
-		}
-	}
-}
-
 /*
  * The driver's query, run at once: its rows are read from the result.
  * A parameter the SQL leaves unused is given its type when the
@@ -1481,16 +1434,14 @@ static enum store_rc
 pg_query(struct store *base, struct store_rows *r, enum stmt id,
     const struct store_val *v, int n, const char *what)
 {
-	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
 	PGresult *res;
 
 	r->s = base;
 	r->h = NULL;
 	r->row = -1;
 	r->what = what;
-	pg_params(s, id, v, n, &p);
-	if ((r->rc = pg_exec(s, id, &p, what, &res)) == STORE_OK)
+	if ((r->rc = pg_exec((struct pg *)base, id, v, n, what, &res)) ==
+	    STORE_OK)
 		r->h = res;
 	return r->rc;
 }
@@ -1504,17 +1455,15 @@ pg_pipe_next(struct pg *s, const char *what, enum store_rc *rc)
 {
 	PGresult *res;
 
-	for (;;) {
+	/* Past the NULL that ends each statement's results. */
+	do
 		res = pg_next(s, what, rc);
-		if (*rc != STORE_OK)
-			return NULL;
-		if (res == NULL)
-			continue; /* the end of a statement's results */
-		if (PQresultStatus(res) != PGRES_PIPELINE_SYNC)
-			return res;
+	while (res == NULL && *rc == STORE_OK);
+	if (res != NULL && PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
 		PQclear(res);
 		return NULL;
 	}
+	return res;
 }
 
 static int
@@ -1535,14 +1484,8 @@ pg_col_int(const struct store_rows *r, int i)
 static const char *
 pg_col_text(const struct store_rows *r, int i)
 {
-	return col_text(r->h, r->row, i);
-}
-
-static enum store_rc
-pg_fail(struct store *base, const char *what, const char *why)
-{
-	pg_set_error((struct pg *)base, what, why, 0);
-	return STORE_ERROR;
+	return PQgetisnull(r->h, r->row, i) ? NULL :
+					      PQgetvalue(r->h, r->row, i);
 }
 
 static int64_t
@@ -1558,38 +1501,25 @@ pg_end(struct store_rows *r)
 	r->h = NULL;
 }
 
-/* One integer of a query run as it is, outside the statement table. */
+/*
+ * Runs sql as it is, outside the statement table: the n integers of its
+ * first row in v (0 each where it has none).
+ */
 static enum store_rc
-pg_query_ints(struct pg *s, const char *sql, int64_t *v, int n)
-{
-	PGresult *res;
-	enum store_rc rc;
-	int i;
-
-	res = PQexec(s->conn, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		rc = pg_rc_from(s, res, "read the schema version");
-		PQclear(res);
-		return rc;
-	}
-	for (i = 0; i < n; i++)
-		v[i] = PQntuples(res) > 0 && i < PQnfields(res) ?
-		    col_int(res, 0, i) :
-		    0;
-	PQclear(res);
-	return STORE_OK;
-}
-
-static enum store_rc
-pg_simple(struct pg *s, const char *sql, const char *what)
+pg_simple(struct pg *s, const char *sql, const char *what, int64_t *v, int n)
 {
 	PGresult *res;
 	enum store_rc rc = STORE_OK;
+	int i;
 
 	res = PQexec(s->conn, sql);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
-	    PQresultStatus(res) != PGRES_TUPLES_OK)
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+	    (n > 0 || PQresultStatus(res) != PGRES_COMMAND_OK))
 		rc = pg_rc_from(s, res, what);
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		v[i] = PQntuples(res) > 0 && i < PQnfields(res) ?
+		    col_int(res, 0, i) :
+		    0;
 	PQclear(res);
 	return rc;
 }
@@ -1602,19 +1532,25 @@ pg_simple(struct pg *s, const char *sql, const char *what)
 static enum store_rc
 pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 {
-	int64_t v[3] = { 0, 0, 0 };
+	/* A schema, schema_version, objects; the version, ours. */
+	int64_t v[5] = { 0, 0, 0, 0, 0 };
 	enum store_rc rc;
 	int target = pg_schema_version();
 
 	*version = 0;
-	if ((rc = pg_query_ints(s,
+	if ((rc = pg_simple(s,
 		 "SELECT (current_schema() IS NOT NULL)::int,"
 		 " count(*) FILTER (WHERE relname = 'schema_version'"
 		 "  AND relkind = 'r'), count(*) FROM pg_class"
 		 " WHERE relnamespace ="
 		 "  (SELECT oid FROM pg_namespace"
 		 "   WHERE nspname = current_schema())",
-		 v, 3)) != STORE_OK) {
+		 "read the schema version", v, 3)) != STORE_OK ||
+	    (v[1] != 0 &&
+		(rc = pg_simple(s,
+		     "SELECT version, (application = 'checkpoint-api')::int"
+		     " FROM schema_version",
+		     "read the schema version", v + 3, 2)) != STORE_OK)) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1632,21 +1568,12 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 		    s->where, (long long)v[2]);
 		return STORE_UNAVAILABLE;
 	}
-	if (v[1] == 0)
-		return STORE_OK;
-	if ((rc = pg_query_ints(s,
-		 "SELECT version, (application = 'checkpoint-api')::int"
-		 " FROM schema_version",
-		 v, 2)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
-		return rc;
-	}
-	if (!v[1]) {
+	if (v[1] != 0 && !v[4]) {
 		snprintf(err, errlen, "%s: not a checkpoint-api database",
 		    s->where);
 		return STORE_UNAVAILABLE;
 	}
-	*version = v[0];
+	*version = v[3];
 	if (*version > target) {
 		snprintf(err, errlen,
 		    "%s: schema version %lld is newer than "
@@ -1673,10 +1600,10 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
 	    version == target)
 		return rc;
-	if ((rc = pg_simple(s, "BEGIN", "migrate")) != STORE_OK ||
+	if ((rc = pg_simple(s, "BEGIN", "migrate", NULL, 0)) != STORE_OK ||
 	    (rc = pg_simple(s,
 		 "SELECT pg_advisory_xact_lock(" PG_MIGRATION_LOCK ")",
-		 "lock for migration")) != STORE_OK) {
+		 "lock for migration", NULL, 0)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		goto fail;
 	}
@@ -1684,16 +1611,16 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK)
 		goto fail;
 	for (i = (int)version; i < target; i++) {
-		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration")) !=
-		    STORE_OK) {
+		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration",
+			 NULL, 0)) != STORE_OK) {
 			snprintf(err, errlen, "%s: migration %d: %s", s->where,
 			    i + 1, s->error);
 			goto fail;
 		}
 		log_info("%s: applied schema migration %d", s->where, i + 1);
 	}
-	if ((rc = pg_query_ints(s, "SELECT version FROM schema_version", &v,
-		 1)) != STORE_OK ||
+	if ((rc = pg_simple(s, "SELECT version FROM schema_version",
+		 "read the schema version", &v, 1)) != STORE_OK ||
 	    v != target) {
 		snprintf(err, errlen,
 		    "%s: the migrations left schema version %lld, not %d",
@@ -1701,7 +1628,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 		rc = rc != STORE_OK ? rc : STORE_ERROR;
 		goto fail;
 	}
-	if ((rc = pg_simple(s, "COMMIT", "migrate")) != STORE_OK) {
+	if ((rc = pg_simple(s, "COMMIT", "migrate", NULL, 0)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->error);
 		return rc;
 	}
@@ -1738,7 +1665,7 @@ pg_session(struct pg *s)
 	    " SET lock_timeout = %lld; SET statement_timeout = %lld%s",
 	    (long long)s->busy_ms, (long long)s->busy_ms * 5,
 	    s->sync_normal ? "; SET synchronous_commit = off" : "");
-	return pg_simple(s, sql, "session settings");
+	return pg_simple(s, sql, "session settings", NULL, 0);
 }
 
 /*
@@ -1881,11 +1808,10 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 	/* Statements get five times the lock wait (pg_session), then a
 	 * cancel. */
 	s->wait_ms = s->busy_ms * 5 + 1000;
-	s->conn = PQconnectdbParams(keys, vals, 1);
-	if (s->conn == NULL) {
+	if ((s->conn = PQconnectdbParams(keys, vals, 1)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		free(s);
-		return STORE_ERROR;
+		rc = STORE_ERROR;
+		goto fail;
 	}
 	pg_where(s);
 	/* Not even parsed: no server to name, so the URI, its password out. */
@@ -1934,23 +1860,41 @@ pg_close(struct store *base)
 }
 
 /*
- * v as the next element of the text[] literal in a ("{" so far, or more),
- * quoted, with '"' and '\\' escaped; NULL for a NULL v.
+ * v as the next element of the text[] literal in a, begun here when a is
+ * empty: quoted, with '"' and '\\' escaped; NULL for a NULL v.
  */
 static int
 array_add(struct buf *a, const char *v)
 {
 	const char *c;
 
+	if (buf_adds(a, a->len == 0 ? "{" : ",") != 0)
+		return -1;
 	if (v == NULL)
-		return buf_adds(a, a->len > 1 ? ",NULL" : "NULL");
-	if (buf_adds(a, a->len > 1 ? ",\"" : "\"") != 0)
+		return buf_adds(a, "NULL");
+	if (buf_adds(a, "\"") != 0)
 		return -1;
 	for (c = v; *c != '\0'; c++)
 		if (((*c == '"' || *c == '\\') && buf_add(a, "\\", 1) != 0) ||
 		    buf_add(a, c, 1) != 0)
 			return -1;
 	return buf_adds(a, "\"");
+}
+
+/* Ends the text[] literal in a (empty: one of no elements). */
+static int
+array_end(struct buf *a)
+{
+	return buf_adds(a, a->len == 0 ? "{}" : "}");
+}
+
+static void
+bufs_free(struct buf *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_free(&a[i]);
 }
 
 static int
@@ -1983,15 +1927,17 @@ rec_cmp(const void *a, const void *b)
  * ones never do.  -1: out of memory.
  */
 static int
-pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
+pg_batch_params(struct pg *s, const struct rec_at *r, size_t n, struct buf *a,
     struct params *p)
 {
+	struct store_val v[] = { VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL),
+		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_INT(r[0].t->store_ms),
+		VAL_INT(r[0].t->max_queued), VAL_TEXT(FAIL_CKPT_CLASS),
+		VAL_TEXT(NULL), VAL_TEXT(NULL) };
 	const struct trigger_rec *t;
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < 5 && !bad; i++)
-		bad = buf_adds(&a[i], "{") != 0;
 	for (i = 0; i < n && !bad; i++) {
 		t = r[i].t;
 		if (i > 0 &&
@@ -2004,18 +1950,16 @@ pg_batch_params(const struct rec_at *r, size_t n, struct buf *a,
 		    array_add(&a[4], t->remote_addr) != 0;
 	}
 	for (i = 0; i < 5 && !bad; i++) {
-		bad = buf_adds(&a[i], "}") != 0;
-		p_text(p, buf_str(&a[i]));
+		bad = array_end(&a[i]) != 0;
+		v[i].s = buf_str(&a[i]);
 	}
 	if (bad || store_queue_full_trace(&a[5], r[0].t->max_queued) != 0 ||
 	    throwable_base64(&a[6], FAIL_CKPT_CLASS, strlen(FAIL_CKPT_CLASS),
 		buf_str(&a[5]), a[5].len) != 0)
 		return -1;
-	p_int(p, r[0].t->store_ms);
-	p_int(p, r[0].t->max_queued);
-	p_text(p, FAIL_CKPT_CLASS);
-	p_text(p, buf_str(&a[5]));
-	p_text(p, buf_str(&a[6]));
+	v[8].s = buf_str(&a[5]);
+	v[9].s = buf_str(&a[6]);
+	pg_params(s, STMT_RECORD, v, 10, p);
 	return 0;
 }
 
@@ -2071,6 +2015,16 @@ pg_pipe_at(struct pg *s, int k)
 	return &s->pipe[(s->pipe_head + k) % PG_PIPE_MAX];
 }
 
+static void
+pg_sent_free(struct pg_sent *e)
+{
+	free(e->r);
+	free(e->ov);
+	free(e->oi);
+	free(e->created);
+	memset(e, 0, sizeof(*e));
+}
+
 /* Drops the oldest entry. */
 static void
 pg_pipe_pop(struct pg *s)
@@ -2079,11 +2033,7 @@ pg_pipe_pop(struct pg *s)
 
 	if (!e->notify)
 		s->nbatches--;
-	free(e->r);
-	free(e->ov);
-	free(e->oi);
-	free(e->created);
-	memset(e, 0, sizeof(*e));
+	pg_sent_free(e);
 	s->pipe_head = (s->pipe_head + 1) % PG_PIPE_MAX;
 	s->npipe--;
 }
@@ -2091,21 +2041,20 @@ pg_pipe_pop(struct pg *s)
 /*
  * The parameters of a batch's other statement for its count posts, nv
  * values each from v: the j-th an array of the posts' j-th values, in
- * a[j] (PG_BATCH_BUFS at least).  A parameter the SQL leaves unused is
- * given a type, text, when the statement is prepared.  -1: out of memory.
+ * a[j] (PG_BATCH_BUFS at least): texts, as pg_pipe_prepare prepared the
+ * statement.  -1: out of memory.
  */
 static int
 pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
     size_t count, struct buf *a, struct params *p)
 {
+	struct store_val arrays[PG_BATCH_BUFS] = { 0 };
 	char num[24];
 	const struct store_val *x;
 	size_t k;
-	int j, bad = 0;
+	int j, bad = nv > PG_BATCH_BUFS;
 
-	pg_params(s, id, NULL, 0, p); /* its unused parameters found */
-	for (j = 0; j < nv && j < PG_BATCH_BUFS && !bad; j++) {
-		bad = buf_adds(&a[j], "{") != 0;
+	for (j = 0; j < nv && !bad; j++) {
 		for (k = 0; k < count && !bad; k++) {
 			x = &v[k * (size_t)nv + (size_t)j];
 			if (x->is_int)
@@ -2113,14 +2062,11 @@ pg_other_params(struct pg *s, enum stmt id, const struct store_val *v, int nv,
 				    (long long)x->i);
 			bad = array_add(&a[j], x->is_int ? num : x->s) != 0;
 		}
-		bad = bad || buf_adds(&a[j], "}") != 0;
-		if (s->unused[id] & (1u << j)) {
-			p->type[j] = 25; /* text */
-			p->typed = 1;
-		}
-		p_text(p, buf_str(&a[j]));
+		bad = bad || array_end(&a[j]) != 0;
+		arrays[j].s = buf_str(&a[j]);
 	}
-	return bad || j < nv ? -1 : 0;
+	pg_params(s, id, arrays, bad ? 0 : nv, p);
+	return bad ? -1 : 0;
 }
 
 /*
@@ -2132,27 +2078,19 @@ pg_pipe_send_batch(struct pg *s, const struct pg_sent *e)
 {
 	struct buf a[PG_BATCH_BUFS] = { 0 };
 	struct params p = { .n = 0 };
-	char name[16];
-	size_t i;
 	int ok = 1;
 
-	if (e->n > 0 && pg_batch_params(e->r, e->n, a, &p) != 0)
+	if (e->n > 0 && pg_batch_params(s, e->r, e->n, a, &p) != 0)
 		ok = -1;
 	else if (e->n > 0)
-		ok = PQsendQueryPrepared(s->conn,
-		    stmt_name(STMT_RECORD, name, sizeof(name)), p.n, p.v, NULL,
-		    NULL, 0);
-	for (i = 0; i < PG_BATCH_BUFS; i++)
-		buf_free(&a[i]);
+		ok = pg_send(s, STMT_RECORD, &p);
+	bufs_free(a, PG_BATCH_BUFS);
 	if (e->no > 0 && ok == 1 &&
 	    pg_other_params(s, e->other, e->ov, e->nv, e->no, a, &p) != 0)
 		ok = -1;
 	else if (e->no > 0 && ok == 1)
-		ok = PQsendQueryPrepared(s->conn,
-		    stmt_name(e->other, name, sizeof(name)), p.n, p.v, NULL,
-		    NULL, 0);
-	for (i = 0; i < PG_BATCH_BUFS; i++)
-		buf_free(&a[i]);
+		ok = pg_send(s, e->other, &p);
+	bufs_free(a, PG_BATCH_BUFS);
 	if (ok < 0)
 		return STORE_ERROR; /* nothing sent */
 	if (!ok || !PQpipelineSync(s->conn))
@@ -2245,18 +2183,27 @@ pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
 	return rc;
 }
 
+/* Reads and drops the NOTIFYs before the oldest batch (all, if none). */
+static void
+pg_pipe_drop_notifies(struct pg *s)
+{
+	struct pg_sent *e;
+
+	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
+		if (!e->read)
+			pg_pipe_read(s, e, NULL);
+		pg_pipe_pop(s);
+	}
+}
+
 /*
- * Leaves pipeline mode once no batch is in it, the NOTIFYs after the last
- * one read.
+ * Leaves pipeline mode, which wants every entry read: the NOTIFYs after
+ * the last batch are read here, a batch in it must have been.
  */
 static enum store_rc
 pg_pipe_end(struct pg *s)
 {
-	while (s->npipe > 0 && s->nbatches == 0) {
-		if (!pg_pipe_at(s, 0)->read)
-			pg_pipe_read(s, pg_pipe_at(s, 0), NULL);
-		pg_pipe_pop(s);
-	}
+	pg_pipe_drop_notifies(s);
 	if (s->dead)
 		return STORE_UNAVAILABLE;
 	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
@@ -2341,17 +2288,16 @@ pg_sent_fill(struct pg_sent *e, const struct trigger_rec *const *t,
 
 /*
  * The statements a batch sends, prepared: which pipeline mode cannot do,
- * so with batches in flight they are read first, and the mode left.  v:
- * the first other post's values.
+ * so with batches in flight they are read first, and the mode left.
+ * others: the batch has other posts, nv values each.
  */
 static enum store_rc
-pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
-    int nv)
+pg_pipe_prepare(struct pg *s, enum stmt other, int others, int nv)
 {
-	struct buf a[PG_BATCH_BUFS] = { 0 };
-	struct params p = { .n = 0 };
+	/* The other statement's parameters: arrays, as text literals. */
+	static const struct store_val texts[PG_MAX_PARAMS];
+	struct params p;
 	enum store_rc rc;
-	int i;
 
 	if (s->nbatches == 0) {
 		/* Its connection tested, and made again if need be. */
@@ -2360,19 +2306,11 @@ pg_pipe_prepare(struct pg *s, enum stmt other, const struct store_val *v,
 		    (rc = pg_prepare(s, STMT_RECORD, NULL)) != STORE_OK)
 			return rc;
 	}
-	if (v != NULL && !s->prepared[other]) {
-		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK)
-			return rc;
-		if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF &&
-		    !PQexitPipelineMode(s->conn))
-			return pg_lost(s, "pipeline", PQerrorMessage(s->conn));
-		if (pg_other_params(s, other, v, nv, 1, a, &p) == 0)
-			rc = pg_prepare(s, other, &p);
-		else
-			rc = pg_lost(s, "prepare", "out of memory");
-		for (i = 0; i < PG_BATCH_BUFS; i++)
-			buf_free(&a[i]);
-		if (rc != STORE_OK)
+	if (others && !s->prepared[other]) {
+		pg_params(s, other, texts, nv, &p);
+		if ((rc = pg_pipe_read_ahead(s, 0)) != STORE_OK ||
+		    (rc = pg_pipe_end(s)) != STORE_OK ||
+		    (rc = pg_prepare(s, other, &p)) != STORE_OK)
 			return rc;
 	}
 	if (s->dead)
@@ -2398,16 +2336,12 @@ pg_record_send(struct store *base, const struct trigger_rec *const *t,
 		;
 	if (i < n && v == NULL)
 		return STORE_ERROR;
-	if ((rc = pg_pipe_prepare(s, other, i < n ? &v[i * (size_t)nv] : NULL,
-		 nv)) != STORE_OK)
+	if ((rc = pg_pipe_prepare(s, other, i < n, nv)) != STORE_OK)
 		return rc;
 	e = pg_pipe_at(s, s->npipe);
 	if (pg_sent_fill(e, t, other, v, nv, n) != 0 ||
 	    (rc = pg_pipe_send_batch(s, e)) != STORE_OK) {
-		free(e->r);
-		free(e->oi);
-		free(e->ov);
-		memset(e, 0, sizeof(*e));
+		pg_sent_free(e);
 		return rc == STORE_OK ? STORE_ERROR : rc;
 	}
 	s->npipe++;
@@ -2427,12 +2361,7 @@ pg_record_recv(struct store *base, int *created)
 	struct pg_sent *e;
 	enum store_rc rc;
 
-	/* The NOTIFYs sent before the oldest batch, read and dropped. */
-	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
-		if (!e->read)
-			pg_pipe_read(s, e, NULL);
-		pg_pipe_pop(s);
-	}
+	pg_pipe_drop_notifies(s);
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
@@ -2469,16 +2398,16 @@ pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
     int savepoint, int64_t store_ms)
 {
 	struct buf jobs = { 0 }, triggers = { 0 };
-	struct params p = { .n = 0 };
+	struct store_val v[] = { VAL_TEXT(NULL), VAL_TEXT(NULL),
+		VAL_INT(store_ms) };
 	PGresult *res = NULL;
 	enum store_rc rc = STORE_ERROR;
 	size_t i, m = 0, *at;
 	int64_t k;
-	int row, bad;
+	int row, bad = 0;
 
 	if ((at = calloc(n, sizeof(*at))) == NULL)
 		return STORE_ERROR;
-	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
 	for (i = 0; i < n && !bad; i++)
 		if (r[i]->savepoint == savepoint) {
 			at[m++] = i;
@@ -2487,14 +2416,11 @@ pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
 		}
 	if (m == 0)
 		rc = STORE_OK;
-	else if (!bad && buf_adds(&jobs, "}") == 0 &&
-	    buf_adds(&triggers, "}") == 0) {
-		p_text(&p, buf_str(&jobs));
-		p_text(&p, buf_str(&triggers));
-		if (!savepoint)
-			p_int(&p, store_ms);
-		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES,
-		    &p, "read statuses", &res);
+	else if (!bad && array_end(&jobs) == 0 && array_end(&triggers) == 0) {
+		v[0].s = buf_str(&jobs);
+		v[1].s = buf_str(&triggers);
+		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES, v,
+		    savepoint ? 2 : 3, "read statuses", &res);
 	}
 	for (i = 0; rc == STORE_OK && i < m; i++)
 		r[at[i]]->rc = STORE_NOTFOUND;
@@ -2537,7 +2463,7 @@ pg_begin(struct store *base)
 	struct pg *s = (struct pg *)base;
 
 	s->locked = 0;
-	return pg_exec(s, STMT_BEGIN, NULL, "begin", NULL);
+	return pg_exec(s, STMT_BEGIN, NULL, 0, "begin", NULL);
 }
 
 static enum store_rc
@@ -2546,7 +2472,7 @@ pg_read_begin(struct store *base)
 	struct pg *s = (struct pg *)base;
 
 	s->locked = 0;
-	return pg_exec(s, STMT_BEGIN_READ, NULL, "begin read", NULL);
+	return pg_exec(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
 }
 
 static void
@@ -2556,7 +2482,7 @@ pg_rollback(struct store *base)
 
 	s->locked = 0;
 	if (!s->dead && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
-		pg_exec(s, STMT_ROLLBACK, NULL, "rollback", NULL);
+		pg_exec(s, STMT_ROLLBACK, NULL, 0, "rollback", NULL);
 }
 
 /*
@@ -2580,7 +2506,8 @@ pg_commit(struct store *base)
 		    "commit: the transaction had failed; rolled back");
 		return STORE_ERROR;
 	}
-	if ((rc = pg_exec(s, STMT_COMMIT, NULL, "commit", &res)) != STORE_OK) {
+	if ((rc = pg_exec(s, STMT_COMMIT, NULL, 0, "commit", &res)) !=
+	    STORE_OK) {
 		pg_rollback(base);
 		return rc;
 	}
@@ -2603,7 +2530,7 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto,
     const char **jobs)
 {
 	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
+	const struct store_val v[] = { VAL_INT(after), VAL_INT(upto) };
 	PGresult *res;
 	enum store_rc rc;
 	int i;
@@ -2611,18 +2538,14 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto,
 	*jobs = buf_str(&s->jobs);
 	if (s->locked && s->locked_after == after && s->locked_upto == upto)
 		return STORE_OK;
-	p_int(&p, after);
-	p_int(&p, upto);
-	if ((rc = pg_exec(s, STMT_LOCK_JOBS, &p, "lock the round's jobs",
+	if ((rc = pg_exec(s, STMT_LOCK_JOBS, v, 2, "lock the round's jobs",
 		 &res)) != STORE_OK)
 		return rc;
 	buf_reset(&s->jobs);
-	rc = buf_adds(&s->jobs, "{") == 0 ? STORE_OK : STORE_ERROR;
 	for (i = 0; i < PQntuples(res) && rc == STORE_OK; i++)
-		if (buf_printf(&s->jobs, "%s%s", i > 0 ? "," : "",
-			PQgetvalue(res, i, 0)) != 0)
+		if (array_add(&s->jobs, PQgetvalue(res, i, 0)) != 0)
 			rc = STORE_ERROR;
-	if (rc == STORE_OK && buf_adds(&s->jobs, "}") != 0)
+	if (rc == STORE_OK && array_end(&s->jobs) != 0)
 		rc = STORE_ERROR;
 	PQclear(res);
 	if (rc != STORE_OK)
@@ -2668,52 +2591,47 @@ pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
 	struct pg *s = (struct pg *)base;
-	struct params p = { .n = 0 };
-	struct buf jobs = { 0 }, traces = { 0 }, throws = { 0 }, trace = { 0 },
-		   th = { 0 };
+	/* The jobs, their traces and their serialized-throwables. */
+	struct buf a[3] = { 0 }, trace = { 0 }, th = { 0 };
+	struct store_val v[] = { VAL_INT(after), VAL_INT(upto), VAL_TEXT(class),
+		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL) };
 	PGresult *res;
 	enum store_rc rc;
 	const char *job;
-	int i, bad;
+	int i, bad = 0;
 
 	(void)now_ms;
 	*n = 0;
-	p_int(&p, after);
-	p_int(&p, upto);
-	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, &p, "find unknown jobs",
+	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, v, 2, "find unknown jobs",
 		 &res)) != STORE_OK)
 		return rc;
 	if (PQntuples(res) == 0) {
 		PQclear(res);
 		return STORE_OK;
 	}
-	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&traces, "{") != 0 ||
-	    buf_adds(&throws, "{") != 0;
 	for (i = 0; i < PQntuples(res) && !bad; i++) {
 		job = PQgetvalue(res, i, 0);
 		buf_reset(&th);
 		bad = pg_format_trace(&trace, trace_fmt, job) != 0 ||
 		    throwable_base64(&th, class, strlen(class), buf_str(&trace),
 			trace.len) != 0 ||
-		    array_add(&jobs, job) != 0 ||
-		    array_add(&traces, buf_str(&trace)) != 0 ||
-		    array_add(&throws, buf_str(&th)) != 0;
+		    array_add(&a[0], job) != 0 ||
+		    array_add(&a[1], buf_str(&trace)) != 0 ||
+		    array_add(&a[2], buf_str(&th)) != 0;
 	}
 	PQclear(res);
-	bad = bad || buf_adds(&jobs, "}") != 0 || buf_adds(&traces, "}") != 0 ||
-	    buf_adds(&throws, "}") != 0;
-	if (!bad) {
-		p_text(&p, class);
-		p_text(&p, buf_str(&jobs));
-		p_text(&p, buf_str(&traces));
-		p_text(&p, buf_str(&throws));
-		rc = pg_exec_changes(s, STMT_FAIL_UNKNOWN, &p,
-		    "fail unknown jobs", n);
-	} else
-		rc = STORE_ERROR;
-	buf_free(&jobs);
-	buf_free(&traces);
-	buf_free(&throws);
+	for (i = 0; i < 3 && !bad; i++) {
+		bad = array_end(&a[i]) != 0;
+		v[3 + i].s = buf_str(&a[i]);
+	}
+	rc = bad ?
+	    STORE_ERROR :
+	    pg_exec(s, STMT_FAIL_UNKNOWN, v, 6, "fail unknown jobs", &res);
+	if (rc == STORE_OK) {
+		*n = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+	}
+	bufs_free(a, 3);
 	buf_free(&trace);
 	buf_free(&th);
 	return rc;
@@ -2759,7 +2677,8 @@ pg_watch_fd(struct store *base)
 	if (pg_ready(s) != STORE_OK)
 		return -1;
 	if (!s->listening) {
-		if (pg_simple(s, "LISTEN " PG_CHANNEL, "listen") != STORE_OK)
+		if (pg_simple(s, "LISTEN " PG_CHANNEL, "listen", NULL, 0) !=
+		    STORE_OK)
 			return -1;
 		s->listening = 1;
 	}

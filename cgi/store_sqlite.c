@@ -863,12 +863,14 @@ lite_fn_throwable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* Logs an error of what s was doing, and keeps its text for store_error. */
-static void
-lite_log_error(struct lite *s, const char *what)
+static enum store_rc
+lite_fail(struct store *base, const char *what, const char *why)
 {
-	snprintf(s->error, sizeof(s->error), "%s: %s", what,
-	    sqlite3_errmsg(s->db));
+	struct lite *s = (struct lite *)base;
+
+	snprintf(s->error, sizeof(s->error), "%s: %s", what, why);
 	log_error("%s: %s", s->path, s->error);
+	return STORE_ERROR;
 }
 
 static const char *
@@ -876,15 +878,6 @@ lite_error(const struct store *base)
 {
 	const struct lite *s = (const struct lite *)base;
 	return s->error;
-}
-
-/* Whether SQLite's rc is an open or a write refused, not a bad file. */
-static int
-lite_refusal(int rc)
-{
-	rc &= 0xff;
-	return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY ||
-	    rc == SQLITE_PERM;
 }
 
 /*
@@ -948,14 +941,12 @@ lite_rc_from(struct lite *s, int rc, const char *what)
 		return STORE_BUSY;
 	case SQLITE_CONSTRAINT:
 		/* Only a duplicate key means "already there"; a CHECK is a bug. */
-		switch (sqlite3_extended_errcode(s->db)) {
-		case SQLITE_CONSTRAINT_UNIQUE:
-		case SQLITE_CONSTRAINT_PRIMARYKEY:
+		if (sqlite3_extended_errcode(s->db) ==
+			SQLITE_CONSTRAINT_UNIQUE ||
+		    sqlite3_extended_errcode(s->db) ==
+			SQLITE_CONSTRAINT_PRIMARYKEY)
 			return STORE_EXISTS;
-		default:
-			lite_log_error(s, what);
-			return STORE_ERROR;
-		}
+		return lite_fail(&s->base, what, sqlite3_errmsg(s->db));
 	case SQLITE_CANTOPEN:
 	case SQLITE_READONLY:
 	case SQLITE_PERM:
@@ -964,11 +955,10 @@ lite_rc_from(struct lite *s, int rc, const char *what)
 	case SQLITE_IOERR:
 	case SQLITE_CORRUPT:
 	case SQLITE_FULL:
-		lite_log_error(s, what);
+		lite_fail(&s->base, what, sqlite3_errmsg(s->db));
 		return STORE_UNAVAILABLE;
 	default:
-		lite_log_error(s, what);
-		return STORE_ERROR;
+		return lite_fail(&s->base, what, sqlite3_errmsg(s->db));
 	}
 }
 
@@ -1003,32 +993,6 @@ stmt_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
-static void
-bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v == NULL)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-}
-
-static const char *
-column_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-/* Runs a statement that returns no rows to its end. */
-static enum store_rc
-stmt_run(struct lite *s, sqlite3_stmt *st, const char *what)
-{
-	int rc;
-
-	rc = sqlite3_step(st);
-	stmt_done(st);
-	return lite_rc_from(s, rc, what);
-}
-
 /* The driver's query: prepared and bound, to be stepped by lite_next. */
 static enum store_rc
 lite_query(struct store *base, struct store_rows *r, enum stmt id,
@@ -1044,12 +1008,15 @@ lite_query(struct store *base, struct store_rows *r, enum stmt id,
 	r->rc = STORE_OK;
 	if ((r->h = st = stmt_get(s, id)) == NULL)
 		return r->rc = STORE_ERROR;
-	/* A parameter the statement does not use is left out (SQLITE_RANGE). */
+	/*
+	 * A parameter the statement does not use is left out (SQLITE_RANGE);
+	 * NULL text binds SQL NULL.
+	 */
 	for (i = 0; i < n; i++)
 		if (v[i].is_int)
 			sqlite3_bind_int64(st, i + 1, v[i].i);
 		else
-			bind_text(st, i + 1, v[i].s);
+			sqlite3_bind_text(st, i + 1, v[i].s, -1, SQLITE_STATIC);
 	return STORE_OK;
 }
 
@@ -1077,17 +1044,7 @@ lite_col_int(const struct store_rows *r, int i)
 static const char *
 lite_col_text(const struct store_rows *r, int i)
 {
-	return column_text(r->h, i);
-}
-
-static enum store_rc
-lite_fail(struct store *base, const char *what, const char *why)
-{
-	struct lite *s = (struct lite *)base;
-
-	snprintf(s->error, sizeof(s->error), "%s: %s", what, why);
-	log_error("%s: %s", s->path, s->error);
-	return STORE_ERROR;
+	return (const char *)sqlite3_column_text(r->h, i);
 }
 
 static int64_t
@@ -1113,124 +1070,88 @@ lite_exec(struct lite *s, const char *sql, const char *what)
 	return lite_rc_from(s, rc, what);
 }
 
+/* The n integers of sql's first row (0 each where it has none). */
 static enum store_rc
-lite_pragma_int(struct lite *s, const char *sql, int64_t *v)
+lite_ints(struct lite *s, const char *sql, const char *what, int64_t *v, int n)
 {
-	sqlite3_stmt *st;
-	int rc;
+	sqlite3_stmt *st = NULL;
+	int rc, i;
 
-	*v = 0;
-	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		return lite_rc_from(s, rc, sql);
-	rc = sqlite3_step(st);
-	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if ((rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) == SQLITE_OK)
+		rc = sqlite3_step(st);
+	for (i = 0; i < n; i++)
+		v[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, i) : 0;
 	sqlite3_finalize(st);
-	return lite_rc_from(s, rc, sql);
+	return lite_rc_from(s, rc, what);
 }
 
 /*
- * Refuses, before anything is written, a database made by a newer version
- * or one that is not ours: it must be left exactly as it was.
+ * Reads the schema version, the application id and the count of schema
+ * objects into v[3], and refuses a database made by a newer version or
+ * one that is not ours: it must be left exactly as it was.  Nothing is
+ * written.
  */
 static enum store_rc
-lite_check_ours(struct lite *s, char *err, size_t errlen)
+lite_check_ours(struct lite *s, int64_t *v, char *err, size_t errlen)
 {
 	enum store_rc rc;
-	int64_t version, appid, objects;
 	int target = lite_schema_version();
 
-	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
-		STORE_OK ||
-	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
-		STORE_OK ||
-	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
-		 &objects)) != STORE_OK) {
+	if ((rc = lite_ints(s,
+		 "SELECT (SELECT user_version FROM pragma_user_version),"
+		 " (SELECT application_id FROM pragma_application_id),"
+		 " (SELECT count(*) FROM sqlite_schema)",
+		 "read the schema version", v, 3)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
-	if (appid != STORE_APPLICATION_ID && (appid != 0 || objects != 0)) {
+	if (v[1] != STORE_APPLICATION_ID && (v[1] != 0 || v[2] != 0)) {
 		snprintf(err, errlen,
 		    "%s: not a checkpoint-api database "
 		    "(application_id %lld, %lld schema objects)",
-		    s->path, (long long)appid, (long long)objects);
+		    s->path, (long long)v[1], (long long)v[2]);
 		return STORE_UNAVAILABLE;
 	}
-	if (version > target) {
+	if (v[0] > target) {
 		snprintf(err, errlen,
 		    "%s: schema version %lld is newer than "
 		    "this program's %d; upgrade checkpoint-api",
-		    s->path, (long long)version, target);
+		    s->path, (long long)v[0], target);
 		return STORE_NEWER;
 	}
 	return STORE_OK;
 }
 
 /*
- * Brings the schema up to date in one transaction, recorded in
- * PRAGMA user_version.  A database of a newer version, or a non-empty
- * database that is not ours, is refused and left untouched.
+ * Brings the schema, whose v[3] lite_check_ours read, up to date in one
+ * transaction, recorded in PRAGMA user_version.  A database of a newer
+ * version, or a non-empty database that is not ours, is refused and left
+ * untouched.
  */
 static enum store_rc
-lite_migrate(struct lite *s, char *err, size_t errlen)
+lite_migrate(struct lite *s, int64_t *v, char *err, size_t errlen)
 {
 	enum store_rc rc;
-	int64_t version, appid, tables;
 	int target = lite_schema_version(), i;
 	char sql[128];
 
-	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
-		STORE_OK ||
-	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
-		STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
-		return rc;
-	}
-	if (version > target) {
-		snprintf(err, errlen,
-		    "%s: schema version %lld is newer than "
-		    "this program's %d; upgrade checkpoint-api",
-		    s->path, (long long)version, target);
-		return STORE_NEWER;
-	}
-	if (version == target && appid == STORE_APPLICATION_ID)
+	if (v[0] == target && v[1] == STORE_APPLICATION_ID)
 		return STORE_OK;
-
 	if ((rc = lite_exec(s, "BEGIN IMMEDIATE", "migrate")) != STORE_OK) {
 		snprintf(err, errlen, "%s: cannot lock for migration: %s",
 		    s->path, sqlite3_errmsg(s->db));
 		return rc;
 	}
 	/* Read again under the lock: another process may have migrated. */
-	if ((rc = lite_pragma_int(s, "PRAGMA user_version", &version)) !=
-		STORE_OK ||
-	    (rc = lite_pragma_int(s, "PRAGMA application_id", &appid)) !=
-		STORE_OK ||
-	    (rc = lite_pragma_int(s, "SELECT count(*) FROM sqlite_schema",
-		 &tables)) != STORE_OK)
+	if ((rc = lite_check_ours(s, v, err, errlen)) != STORE_OK)
 		goto fail;
-	if (appid != STORE_APPLICATION_ID && (appid != 0 || tables != 0)) {
-		snprintf(err, errlen,
-		    "%s: not a checkpoint-api database "
-		    "(application_id %lld, %lld schema objects)",
-		    s->path, (long long)appid, (long long)tables);
-		rc = STORE_UNAVAILABLE;
-		goto fail_msg;
-	}
-	if (version > target) {
-		snprintf(err, errlen,
-		    "%s: schema version %lld is newer than "
-		    "this program's %d",
-		    s->path, (long long)version, target);
-		rc = STORE_NEWER;
-		goto fail_msg;
-	}
-	for (i = (int)version; i < target; i++) {
+	for (i = (int)v[0]; i < target; i++) {
 		if (sqlite3_exec(s->db, schema_migrations[i], NULL, NULL,
 			NULL) != SQLITE_OK) {
 			snprintf(err, errlen, "%s: migration %d: %s", s->path,
 			    i + 1, sqlite3_errmsg(s->db));
 			rc = STORE_ERROR;
-			goto fail_msg;
+			goto fail;
 		}
 		log_info("%s: applied schema migration %d", s->path, i + 1);
 	}
@@ -1239,13 +1160,13 @@ lite_migrate(struct lite *s, char *err, size_t errlen)
 	    "PRAGMA user_version = %d",
 	    STORE_APPLICATION_ID, target);
 	if ((rc = lite_exec(s, sql, "migrate")) != STORE_OK ||
-	    (rc = lite_exec(s, "COMMIT", "migrate")) != STORE_OK)
+	    (rc = lite_exec(s, "COMMIT", "migrate")) != STORE_OK) {
+		snprintf(err, errlen, "%s: migration: %s", s->path,
+		    sqlite3_errmsg(s->db));
 		goto fail;
+	}
 	return STORE_OK;
 fail:
-	snprintf(err, errlen, "%s: migration: %s", s->path,
-	    sqlite3_errmsg(s->db));
-fail_msg:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
@@ -1287,9 +1208,8 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 {
 	struct lite *s;
 	enum store_rc rc;
-	int64_t mode;
+	int64_t ours[3], wal;
 	char sql[128];
-	sqlite3_stmt *st;
 
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
@@ -1321,24 +1241,17 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		rc = STORE_ERROR;
 		goto fail;
 	}
-	if ((rc = lite_check_ours(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_check_ours(s, ours, err, errlen)) != STORE_OK)
 		goto fail;
 
 	/* journal_mode is persistent: set it only when it is not WAL yet. */
-	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) !=
-	    SQLITE_OK) {
+	if ((rc = lite_ints(s,
+		 "SELECT journal_mode = 'wal' FROM pragma_journal_mode", "open",
+		 &wal, 1)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
 		goto fail;
 	}
-	mode = sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_stricmp(column_text(st, 0), "wal") == 0;
-	if (sqlite3_finalize(st) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = lite_rc_from(s, sqlite3_errcode(s->db), "open");
-		goto fail;
-	}
-	if (!mode &&
+	if (!wal &&
 	    (rc = lite_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
 		STORE_OK) {
 		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
@@ -1356,13 +1269,16 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 		    (long long)o->cache_kib);
 		lite_exec(s, sql, "cache_size");
 	}
-	if ((rc = lite_migrate(s, err, errlen)) != STORE_OK)
+	if ((rc = lite_migrate(s, ours, err, errlen)) != STORE_OK)
 		goto fail;
 	*out = &s->base;
 	return STORE_OK;
 fail:
+	/* An open or a write refused, not a bad file: say why. */
 	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY) &&
-	    (s->db == NULL || lite_refusal(sqlite3_errcode(s->db))))
+	    (s->db == NULL || sqlite3_errcode(s->db) == SQLITE_CANTOPEN ||
+		sqlite3_errcode(s->db) == SQLITE_READONLY ||
+		sqlite3_errcode(s->db) == SQLITE_PERM))
 		rc = lite_explain(o->path, rc, err, errlen);
 	store_close(&s->base);
 	return rc;
@@ -1384,28 +1300,36 @@ lite_close(struct store *base)
 	free(s);
 }
 
+/*
+ * Runs statement id, which takes no parameters, once: the first column of
+ * a row it returned in *v (when v is not NULL).
+ */
 static enum store_rc
-lite_simple(struct lite *s, enum stmt id, const char *what)
+lite_simple(struct lite *s, enum stmt id, const char *what, int64_t *v)
 {
 	sqlite3_stmt *st;
+	int rc;
 
 	if ((st = stmt_get(s, id)) == NULL)
 		return STORE_ERROR;
-	return stmt_run(s, st, what);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && v != NULL)
+		*v = sqlite3_column_int64(st, 0);
+	stmt_done(st);
+	return lite_rc_from(s, rc, what);
 }
 
 static enum store_rc
 lite_begin(struct store *base)
 {
-	struct lite *s = (struct lite *)base;
-	return lite_simple(s, STMT_BEGIN, "begin");
+	return lite_simple((struct lite *)base, STMT_BEGIN, "begin", NULL);
 }
 
 static enum store_rc
 lite_read_begin(struct store *base)
 {
-	struct lite *s = (struct lite *)base;
-	return lite_simple(s, STMT_BEGIN_READ, "begin read");
+	return lite_simple((struct lite *)base, STMT_BEGIN_READ, "begin read",
+	    NULL);
 }
 
 static enum store_rc
@@ -1414,7 +1338,7 @@ lite_commit(struct store *base)
 	struct lite *s = (struct lite *)base;
 	enum store_rc rc;
 
-	if ((rc = lite_simple(s, STMT_COMMIT, "commit")) != STORE_OK)
+	if ((rc = lite_simple(s, STMT_COMMIT, "commit", NULL)) != STORE_OK)
 		store_rollback(&s->base);
 	return rc;
 }
@@ -1424,7 +1348,7 @@ lite_rollback(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
 	if (!sqlite3_get_autocommit(s->db))
-		lite_simple(s, STMT_ROLLBACK, "rollback");
+		lite_simple(s, STMT_ROLLBACK, "rollback", NULL);
 }
 
 /*
@@ -1437,39 +1361,30 @@ static enum store_rc
 lite_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	enum store_rc rc;
+	const struct store_val v[] = { VAL_INT(after), VAL_INT(upto),
+		VAL_TEXT(class), VAL_TEXT(trace_fmt), VAL_INT(now_ms) };
+	struct store_rows r;
 
 	*n = 0;
-	if ((st = stmt_get(s, STMT_FAIL_UNKNOWN)) == NULL)
-		return STORE_ERROR;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_int64(st, 2, upto);
-	bind_text(st, 3, class);
-	bind_text(st, 4, trace_fmt);
-	sqlite3_bind_int64(st, 5, now_ms);
-	if ((rc = stmt_run(s, st, "fail unknown jobs")) == STORE_OK)
-		*n = sqlite3_changes(s->db);
-	return rc;
+	if (lite_query(base, &r, STMT_FAIL_UNKNOWN, v, 5,
+		"fail unknown jobs") == STORE_OK &&
+	    !lite_next(&r) && r.rc == STORE_OK)
+		*n = lite_changes(&r);
+	lite_end(&r);
+	return r.rc;
 }
 
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
 static enum store_rc
 lite_wal_checkpoint(struct store *base, int *busy)
 {
-	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
-	int rc;
+	int64_t v = 0;
+	enum store_rc rc;
 
-	*busy = 0;
-	if ((st = stmt_get(s, STMT_WAL_CHECKPOINT)) == NULL)
-		return STORE_ERROR;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*busy = sqlite3_column_int(st, 0);
-	stmt_done(st);
-	return lite_rc_from(s, rc, "wal checkpoint");
+	rc = lite_simple((struct lite *)base, STMT_WAL_CHECKPOINT,
+	    "wal checkpoint", &v);
+	*busy = (int)v;
+	return rc;
 }
 
 /*
@@ -1576,20 +1491,12 @@ static enum store_rc
 lite_data_version(struct store *base, int64_t *version)
 {
 	struct lite *s = (struct lite *)base;
-	sqlite3_stmt *st;
 	char buf[4096];
-	int rc;
 
 	/* What the watch reported is in data_version already. */
 	while (s->watch != -1 && read(s->watch, buf, sizeof(buf)) > 0)
 		;
-	if ((st = stmt_get(s, STMT_DATA_VERSION)) == NULL)
-		return STORE_ERROR;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*version = sqlite3_column_int64(st, 0);
-	stmt_done(st);
-	return lite_rc_from(s, rc, "data_version");
+	return lite_simple(s, STMT_DATA_VERSION, "data_version", version);
 }
 
 /*
