@@ -1659,12 +1659,83 @@ store_rollback(struct store *s)
 	s->ops->rollback(s);
 }
 
+/*
+ * fmt with each %s replaced by job and each %% by %, into b (a printf
+ * that takes nothing else); -1 when out of memory.
+ */
+static int
+job_trace(struct buf *b, const char *fmt, const char *job)
+{
+	const char *p;
+	int bad = 0;
+
+	buf_reset(b);
+	for (p = fmt; *p != '\0' && !bad; p++) {
+		if (p[0] == '%' && p[1] == 's')
+			bad = buf_adds(b, job) != 0;
+		else
+			bad = buf_add(b, p, 1) != 0;
+		if (p[0] == '%' && (p[1] == 's' || p[1] == '%'))
+			p++;
+	}
+	return bad || buf_adds(b, "") != 0 ? -1 : 0;
+}
+
+/*
+ * The jobs of the round's triggers that cannot run are read first, then
+ * each job's triggers failed with its own trace and serialized-throwable
+ * (the same bytes for each of its triggers).  Safe beside another
+ * runner's round: it takes no id, and a trigger completed meanwhile fails
+ * the statement's recheck of its status.
+ */
 enum store_rc
 store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
     const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
 {
-	return s->ops->fail_unknown_jobs(s, after, upto, class, trace_fmt,
-	    now_ms, n);
+	struct store_val v[] = { VAL_INT(after), VAL_INT(upto), VAL_TEXT(class),
+		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL),
+		VAL_INT(now_ms) };
+	struct buf trace = { 0 }, th = { 0 };
+	struct id *jobs = NULL, *more;
+	struct store_rows r;
+	enum store_rc rc;
+	size_t i, njobs = 0;
+	int64_t changed;
+
+	*n = 0;
+	if (query(s, &r, STMT_UNKNOWN_JOBS, v, 2, "find unknown jobs") ==
+	    STORE_OK)
+		while (next(&r)) {
+			if ((more = realloc(jobs,
+				 (njobs + 1) * sizeof(*jobs))) == NULL) {
+				r.rc = s->ops->fail(s, "find unknown jobs",
+				    "out of memory");
+				break;
+			}
+			jobs = more;
+			col_id(&r, 0, &jobs[njobs++]);
+		}
+	rc = end(&r);
+	for (i = 0; rc == STORE_OK && i < njobs; i++) {
+		buf_reset(&th);
+		if (job_trace(&trace, trace_fmt, jobs[i].s) == -1 ||
+		    failure_throwable(s, class, buf_str(&trace), &th) == -1) {
+			rc = s->ops->fail(s, "fail unknown jobs",
+			    "out of memory");
+			break;
+		}
+		v[3].s = buf_str(&trace);
+		v[4].s = th.len > 0 ? buf_str(&th) : NULL;
+		v[5].s = jobs[i].s;
+		changed = 0;
+		rc = run(s, STMT_FAIL_UNKNOWN, v, NVAL(v), "fail unknown jobs",
+		    &changed);
+		*n += changed;
+	}
+	free(jobs);
+	buf_free(&trace);
+	buf_free(&th);
+	return rc;
 }
 
 /* Without a WAL of the store's own (a server keeps its own), none to do. */

@@ -356,6 +356,11 @@ enum store_rc store_commit(struct store *);
 void store_rollback(struct store *);
 enum store_rc store_pending_bound(struct store *, int64_t after_row, size_t max,
     int64_t *upto, size_t *count);
+/*
+ * In (after, upto]: fails every pending trigger of a job that is not
+ * registered or not RUNNING, with class and a trace made of trace_fmt
+ * with %s the job id; *n is how many.  The caller holds the transaction.
+ */
 enum store_rc store_fail_unknown_jobs(struct store *, int64_t after,
     int64_t upto, const char *class, const char *trace_fmt, int64_t now_ms,
     int64_t *n);

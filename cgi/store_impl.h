@@ -280,13 +280,6 @@ struct store_ops {
 	int server_clock, sql_throwable;
 	int64_t purge_batch;
 	/*
-	 * The one operation each dialect does its own way: SQLite's SQL
-	 * formats each job's trace, PostgreSQL's driver formats them in C.
-	 */
-	enum store_rc (*fail_unknown_jobs)(struct store *, int64_t, int64_t,
-	    const char *, const char *, int64_t, int64_t *);
-
-	/*
 	 * Capabilities: NULL where the driver has no such thing, and
 	 * store.c says what the store has (store_can) or answers that
 	 * there is nothing to do.  Each means what store.h says of the

@@ -316,26 +316,20 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM triggers WHERE id > $1 AND id <= $2"
 	    " AND status = 'IN_PROGRESS' AND claimed_by IS NULL)"
 	    " ORDER BY job_id FOR NO KEY UPDATE",
-	/* The jobs of the round's triggers that cannot run: not RUNNING. */
+	/*
+	 * The jobs of the round's triggers that cannot run (not RUNNING),
+	 * and each one's triggers failed (store_fail_unknown_jobs).
+	 */
 	[STMT_UNKNOWN_JOBS] =
 	    "SELECT DISTINCT t.job_id FROM triggers t"
 	    " WHERE t.id > $1 AND t.id <= $2 AND t.status = 'IN_PROGRESS'"
 	    " AND t.claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
-	/*
-	 * Fails them with the trace and serialized-throwable made in C per
-	 * job ($4, $5, $6: job ids, traces, throwables): the same job's
-	 * failures are the same bytes.  Safe beside another runner's round:
-	 * it takes no id, and a row completed meanwhile fails the recheck
-	 * of status.
-	 */
 	[STMT_FAIL_UNKNOWN] =
 	    "UPDATE triggers AS t SET status = 'COMPLETED',"
-	    " failure_class = $3, failure_trace = f.trace,"
-	    " failure_throwable = f.throwable, completed_ms = " NOW_MS
-	    " FROM unnest($4::text[], $5::text[], $6::text[])"
-	    "  AS f (job_id, trace, throwable)"
-	    " WHERE t.job_id = f.job_id AND t.id > $1 AND t.id <= $2"
+	    " failure_class = $3, failure_trace = $4,"
+	    " failure_throwable = $5, completed_ms = " NOW_MS
+	    " WHERE t.job_id = $6 AND t.id > $1 AND t.id <= $2"
 	    " AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
 	    " AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = t.job_id AND j.state = 'RUNNING')",
@@ -2557,86 +2551,6 @@ pg_lock_round(struct store *base, int64_t after, int64_t upto,
 	return STORE_OK;
 }
 
-/* trace_fmt with its %s as job (and %% as %), as SQL printf made it. */
-static int
-pg_format_trace(struct buf *b, const char *fmt, const char *job)
-{
-	const char *p;
-
-	buf_reset(b);
-	for (p = fmt; *p != '\0'; p++) {
-		if (p[0] == '%' && p[1] == 's') {
-			if (buf_adds(b, job) != 0)
-				return -1;
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			if (buf_add(b, "%", 1) != 0)
-				return -1;
-			p++;
-		} else if (buf_add(b, p, 1) != 0)
-			return -1;
-	}
-	return buf_adds(b, "") == 0 ? 0 : -1;
-}
-
-/*
- * In (after, upto]: fails every pending trigger of a job that is not
- * registered or not RUNNING, with class and the trace trace_fmt of the
- * job id; its serialized-throwable is made here (throwable.c), once per
- * job, since it depends on nothing else; *n is how many.  The caller
- * holds the transaction.
- */
-static enum store_rc
-pg_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
-    const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
-{
-	struct pg *s = (struct pg *)base;
-	/* The jobs, their traces and their serialized-throwables. */
-	struct buf a[3] = { 0 }, trace = { 0 }, th = { 0 };
-	struct store_val v[] = { VAL_INT(after), VAL_INT(upto), VAL_TEXT(class),
-		VAL_TEXT(NULL), VAL_TEXT(NULL), VAL_TEXT(NULL) };
-	PGresult *res;
-	enum store_rc rc;
-	const char *job;
-	int i, bad = 0;
-
-	(void)now_ms;
-	*n = 0;
-	if ((rc = pg_exec(s, STMT_UNKNOWN_JOBS, v, 2, "find unknown jobs",
-		 &res)) != STORE_OK)
-		return rc;
-	if (PQntuples(res) == 0) {
-		PQclear(res);
-		return STORE_OK;
-	}
-	for (i = 0; i < PQntuples(res) && !bad; i++) {
-		job = PQgetvalue(res, i, 0);
-		buf_reset(&th);
-		bad = pg_format_trace(&trace, trace_fmt, job) != 0 ||
-		    throwable_base64(&th, class, strlen(class), buf_str(&trace),
-			trace.len) != 0 ||
-		    array_add(&a[0], job) != 0 ||
-		    array_add(&a[1], buf_str(&trace)) != 0 ||
-		    array_add(&a[2], buf_str(&th)) != 0;
-	}
-	PQclear(res);
-	for (i = 0; i < 3 && !bad; i++) {
-		bad = array_end(&a[i]) != 0;
-		v[3 + i].s = buf_str(&a[i]);
-	}
-	rc = bad ?
-	    STORE_ERROR :
-	    pg_exec(s, STMT_FAIL_UNKNOWN, v, 6, "fail unknown jobs", &res);
-	if (rc == STORE_OK) {
-		*n = strtoll(PQcmdTuples(res), NULL, 10);
-		PQclear(res);
-	}
-	bufs_free(a, 3);
-	buf_free(&trace);
-	buf_free(&th);
-	return rc;
-}
-
 /*
  * Grows with each notification on this connection (after store_watch_fd
  * listened).  A broken connection is STORE_UNAVAILABLE, so that a
@@ -2708,7 +2622,6 @@ static const struct store_ops pg_ops = {
 	.read_begin = pg_read_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.fail_unknown_jobs = pg_fail_unknown_jobs,
 	.data_version = pg_data_version,
 	.watch_fd = pg_watch_fd,
 };

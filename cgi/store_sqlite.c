@@ -272,18 +272,25 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL AND id > ?1"
 	    " ORDER BY id LIMIT ?2)",
 	/*
-	 * Set-based completion of a round's easy triggers: those of jobs
-	 * that are not RUNNING (or not registered) fail; those of RUNNING
-	 * jobs without a command get the job's next ids in arrival order.
-	 * A failure's serialized-throwable is made by lite_fn_throwable.
+	 * A round's easy triggers: those of jobs that are not RUNNING (or
+	 * not registered) fail, job by job (store_fail_unknown_jobs); those
+	 * of RUNNING jobs without a command get the job's next ids in
+	 * arrival order.  A failure's serialized-throwable is made by
+	 * lite_fn_throwable.
 	 */
-	[STMT_FAIL_UNKNOWN] =
-	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
-	    " failure_trace = printf(?4, job_id),"
-	    " failure_throwable = serialized_throwable(?3, printf(?4, job_id)),"
-	    " completed_ms = ?5"
+	[STMT_UNKNOWN_JOBS] =
+	    "SELECT DISTINCT job_id FROM triggers"
 	    " WHERE id > ?1 AND id <= ?2 AND status = 'IN_PROGRESS'"
 	    " AND claimed_by IS NULL AND NOT EXISTS (SELECT 1 FROM jobs j"
+	    "  WHERE j.job_id = triggers.job_id AND j.state = 'RUNNING')",
+	[STMT_FAIL_UNKNOWN] =
+	    "UPDATE triggers SET status = 'COMPLETED', failure_class = ?3,"
+	    " failure_trace = ?4,"
+	    " failure_throwable = serialized_throwable(?3, ?4),"
+	    " completed_ms = ?7"
+	    " WHERE job_id = ?6 AND id > ?1 AND id <= ?2"
+	    " AND status = 'IN_PROGRESS' AND claimed_by IS NULL"
+	    " AND NOT EXISTS (SELECT 1 FROM jobs j"
 	    "  WHERE j.job_id = triggers.job_id AND j.state = 'RUNNING')",
 	[STMT_COMPLETE_PLAIN] =
 	    "WITH r AS (SELECT t.id AS id,"
@@ -1351,29 +1358,6 @@ lite_rollback(struct store *base)
 		lite_simple(s, STMT_ROLLBACK, "rollback", NULL);
 }
 
-/*
- * In (after, upto]: fails every pending trigger of a job that is not
- * registered or not RUNNING, with class and a trace made by SQL printf of
- * trace_fmt with the job id; *n is how many.  The caller holds the
- * transaction.
- */
-static enum store_rc
-lite_fail_unknown_jobs(struct store *base, int64_t after, int64_t upto,
-    const char *class, const char *trace_fmt, int64_t now_ms, int64_t *n)
-{
-	const struct store_val v[] = { VAL_INT(after), VAL_INT(upto),
-		VAL_TEXT(class), VAL_TEXT(trace_fmt), VAL_INT(now_ms) };
-	struct store_rows r;
-
-	*n = 0;
-	if (lite_query(base, &r, STMT_FAIL_UNKNOWN, v, 5,
-		"fail unknown jobs") == STORE_OK &&
-	    !lite_next(&r) && r.rc == STORE_OK)
-		*n = lite_changes(&r);
-	lite_end(&r);
-	return r.rc;
-}
-
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
 static enum store_rc
 lite_wal_checkpoint(struct store *base, int *busy)
@@ -1560,7 +1544,6 @@ static const struct store_ops lite_ops = {
 	.read_begin = lite_read_begin,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
-	.fail_unknown_jobs = lite_fail_unknown_jobs,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
