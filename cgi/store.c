@@ -275,27 +275,6 @@ col_text(const struct store_rows *r, int i)
 	return r->s->ops->col_text(r, i);
 }
 
-static void
-col_id(const struct store_rows *r, int i, struct id *out)
-{
-	const char *v = col_text(r, i);
-
-	if (v == NULL || id_parse_str(v, out) == -1)
-		memset(out, 0, sizeof(*out));
-}
-
-/* A copy of a text column, NULL for NULL; -1 when out of memory. */
-static int
-col_dup(const struct store_rows *r, int i, char **out)
-{
-	const char *v = col_text(r, i);
-
-	*out = NULL;
-	if (v == NULL)
-		return 0;
-	return (*out = strdup(v)) == NULL ? -1 : 0;
-}
-
 /*
  * Reads the row's columns, from the first, into the places that follow
  * kinds, a letter a column: i an int64_t; b an int, whether the integer
@@ -309,6 +288,9 @@ col_dup(const struct store_rows *r, int i, char **out)
 static int
 vcols(const struct store_rows *r, const char *kinds, va_list ap)
 {
+	const char *v;
+	struct id *id;
+	char **copy;
 	int i;
 
 	for (i = 0; kinds[i] != '\0'; i++)
@@ -326,7 +308,10 @@ vcols(const struct store_rows *r, const char *kinds, va_list ap)
 			*va_arg(ap, int *) = col_text(r, i) != NULL;
 			break;
 		case 'd':
-			col_id(r, i, va_arg(ap, struct id *));
+			id = va_arg(ap, struct id *);
+			if ((v = col_text(r, i)) == NULL ||
+			    id_parse_str(v, id) == -1)
+				memset(id, 0, sizeof(*id));
 			break;
 		case 'T':
 			ckpt_type_parse(col_text(r, i),
@@ -337,7 +322,10 @@ vcols(const struct store_rows *r, const char *kinds, va_list ap)
 			    va_arg(ap, enum job_state *));
 			break;
 		case 'c':
-			if (col_dup(r, i, va_arg(ap, char **)) == -1)
+			copy = va_arg(ap, char **);
+			*copy = NULL;
+			if ((v = col_text(r, i)) != NULL &&
+			    (*copy = strdup(v)) == NULL)
 				return -1;
 			break;
 		default: /* '-' */
@@ -1713,7 +1701,7 @@ store_fail_unknown_jobs(struct store *s, int64_t after, int64_t upto,
 				break;
 			}
 			jobs = more;
-			col_id(&r, 0, &jobs[njobs++]);
+			cols(&r, "d", &jobs[njobs++]);
 		}
 	rc = end(&r);
 	for (i = 0; rc == STORE_OK && i < njobs; i++) {
