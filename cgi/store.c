@@ -1863,7 +1863,11 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
 	return rc;
 }
 
-/* STMT_SP_RECORD's values for the savepoints of a batch, at i * SP_NVAL. */
+/*
+ * The values of a batch's savepoints, each as STMT_SP_RECORD takes them,
+ * the i-th at i * SP_NVAL: what a pipelining driver sends as
+ * STMT_SP_QUEUE, one statement for them all.
+ */
 static struct store_val *
 savepoints_vals(const struct savepoint_rec *const *sp, size_t n)
 {

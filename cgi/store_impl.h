@@ -293,7 +293,8 @@ struct store_ops {
 	    *lock_round)(struct store *, int64_t, int64_t, const char **);
 	/*
 	 * record_send's batch: post i the trigger t[i], or, where that is
-	 * NULL, the statement given with the nv values at v[i * nv].
+	 * NULL, a row of the statement given, its nv values at v[i * nv]
+	 * (PostgreSQL sends the batch's rows as one statement of arrays).
 	 */
 	enum store_rc (*record_send)(struct store *,
 	    const struct trigger_rec *const *t, enum stmt,
