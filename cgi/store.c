@@ -284,6 +284,8 @@ col_text(const struct store_rows *r, int i)
  * name it does not know leaves the place as it is); c a char * of the
  * caller's own, a copy (NULL for NULL); - a column passed over, without
  * a place.  -1: out of memory for a copy, the places after it unread.
+ * The compiler cannot see the letters: tests/t0110 has it check every
+ * call's places against them.
  */
 static int
 vcols(const struct store_rows *r, const char *kinds, va_list ap)
