@@ -849,7 +849,7 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
 	long gid = -1;
 
 	/* Refused before anything is made: see ctl_share_check. */
-	if (!store_is_uri(c->st.db_path) &&
+	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
 	    ctl_share_check(c->st.db_path, a->opt[CTL_OPT_GROUP], &gid) == -1)
 		return CTL_EXIT_FAIL;
 	if (ctl_open(c) == NULL || ctl_share_apply(c->st.db_path, gid) == -1)
@@ -1602,7 +1602,8 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 	char err[512];
 
 	*err = '\0';
-	if (!store_is_uri(c->st.db_path) && stat(c->st.db_path, &sb) == -1)
+	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
+	    stat(c->st.db_path, &sb) == -1)
 		snprintf(err, sizeof(err), "%s%s", strerror(errno),
 		    errno == ENOENT ? ": checkpointctl init" : "");
 	else {

@@ -250,7 +250,7 @@ ctl_setup(const char *db, const char *user, const char *group,
 		    web_user, group);
 	}
 	snprintf(owner, sizeof(owner), "%s:%s", user, group);
-	if (!store_is_uri(db) &&
+	if (store_driver_can(db, STORE_CAN_FILE) &&
 	    (share_dir(dir, uid, gid, owner) == -1 ||
 		ctl_share_apply(db, (long)gid) == -1))
 		return 1;
@@ -385,7 +385,7 @@ ctl_doctor(const char *db, const char *db_shown, struct store *s,
 	int64_t now = clock_ms(CLOCK_REALTIME), age, njobs = 0;
 
 	doctor_wrong = 0;
-	if (!store_is_uri(db)) {
+	if (store_driver_can(db, STORE_CAN_FILE)) {
 		db_access_dir(db, dir, sizeof(dir));
 		if (stat(dir, &sb) == -1)
 			finding(0, "directory %s: %s: checkpointctl setup", dir,

@@ -211,6 +211,8 @@ store_ops_can(const struct store_ops *ops, enum store_can what)
 		return ops->read_statuses != NULL;
 	case STORE_CAN_WAL:
 		return ops->wal_checkpoint != NULL;
+	case STORE_CAN_FILE:
+		return ops->moved != NULL;
 	default:
 		return 0;
 	}

@@ -41,14 +41,18 @@ struct store_opts {
 };
 
 void store_init(void);
-/* Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI). */
+/*
+ * Whether CHECKPOINT_DB names a PostgreSQL database (a libpq URI), whose
+ * password store_redact and store_hide_password hide.
+ */
 int store_is_uri(const char *db);
 /*
  * What a store has beside every store's operations (store_can):
  * batches in flight (store_record_send), status reads in one statement
  * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
- * the rest).  Without them the operations answer that there is nothing
- * to do.  A store reached by round trips has the first two: there a
+ * the rest), a file of this host (whose directory, owner and mode
+ * checkpointctl init, setup and doctor see to).  Without them the
+ * operations answer that there is nothing to do.  A store reached by round trips has the first two: there a
  * commit costs the same whether it holds one POST or sixteen, and a
  * statement the same for one key or many, so the committer keeps
  * batches in flight (commit.c) and GETs are read together (readers.c);
@@ -58,6 +62,7 @@ enum store_can {
 	STORE_CAN_PIPELINE,
 	STORE_CAN_READ_TOGETHER,
 	STORE_CAN_WAL,
+	STORE_CAN_FILE,
 };
 int store_can(const struct store *, enum store_can);
 /*

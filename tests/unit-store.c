@@ -1506,8 +1506,8 @@ test_any_triggers(struct store *s)
 }
 
 /*
- * What one driver has and the other has not: a file's WAL, a server's
- * batches in flight and reads together.  Without a WAL its operations
+ * What one driver has and the other has not: a file's WAL and the file
+ * itself, a server's batches in flight and reads together.  Without a WAL its operations
  * have nothing to do.
  */
 static void
@@ -1522,6 +1522,8 @@ test_any_capabilities(struct store *s)
 	    "any: %s: batches in flight: %d", store_kind(s), !file);
 	tap_is_int(store_can(s, STORE_CAN_READ_TOGETHER), !file,
 	    "any: %s: reads together: %d", store_kind(s), !file);
+	tap_is_int(store_can(s, STORE_CAN_FILE), file,
+	    "any: %s: a file of this host: %d", store_kind(s), file);
 	tap_is_int(store_wal_checkpoint(s, &busy), STORE_OK,
 	    "any: wal checkpoint: OK");
 	tap_is_int(busy, 0, "any: wal checkpoint: not busy");
