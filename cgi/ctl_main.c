@@ -1243,20 +1243,17 @@ ctl_savepoints(struct ctl *c, const struct ctl_args *a)
 struct ctl_copy {
 	struct store *to;
 	enum store_rc rc;
-	int64_t n[STORE_ITEM_ROW + 1]; /* by kind */
-	int64_t rows[STORE_ROW__MAX]; /* STORE_ITEM_ROW's, by table */
+	int64_t n[STORE_ROW__MAX]; /* rows, by table */
 };
 
 static int
-ctl_copy_item(const struct store_item *item, void *arg)
+ctl_copy_row(const struct row_dump *row, void *arg)
 {
 	struct ctl_copy *cp = arg;
 
-	if ((cp->rc = store_import(cp->to, item)) != STORE_OK)
+	if ((cp->rc = store_import(cp->to, row)) != STORE_OK)
 		return 1;
-	cp->n[item->kind]++;
-	if (item->kind == STORE_ITEM_ROW)
-		cp->rows[item->u.row.table]++;
+	cp->n[row->table]++;
 	return 0;
 }
 
@@ -1288,6 +1285,8 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 {
 	struct ctl_copy cp;
 	enum store_rc rc;
+	int64_t more = 0;
+	int k;
 	char shown[512], from_shown[512];
 
 	memset(&cp, 0, sizeof(cp));
@@ -1304,7 +1303,7 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 	if (rc != STORE_OK)
 		return ctl_store_fail(dst, to, rc, "migrate");
 	rc = store_export(src, clock_ms(CLOCK_REALTIME), c->st.store_ms,
-	    ctl_copy_item, &cp);
+	    ctl_copy_row, &cp);
 	if (rc != STORE_OK || cp.rc != STORE_OK) {
 		store_rollback(dst);
 		return rc != STORE_OK ?
@@ -1313,27 +1312,30 @@ ctl_migrate_stores(struct ctl *c, const char *from, const char *to,
 	}
 	if ((rc = store_import_commit(dst)) != STORE_OK)
 		return ctl_store_fail(dst, to, rc, "commit");
-	if (cp.n[STORE_ITEM_ROW] == 0)
+	/* The tables savepoints brought, named when they hold anything. */
+	for (k = STORE_ROW_SAVEPOINT; k < STORE_ROW__MAX; k++)
+		more += cp.n[k];
+	if (more == 0)
 		printf("%s: %lld jobs, %lld checkpoint counters, %lld job "
 		       "statistics and %lld triggers from %s\n",
-		    shown, (long long)cp.n[STORE_ITEM_JOB],
-		    (long long)cp.n[STORE_ITEM_COUNTER],
-		    (long long)cp.n[STORE_ITEM_STATS],
-		    (long long)cp.n[STORE_ITEM_TRIGGER], from_shown);
+		    shown, (long long)cp.n[STORE_ROW_JOB],
+		    (long long)cp.n[STORE_ROW_COUNTER],
+		    (long long)cp.n[STORE_ROW_STATS],
+		    (long long)cp.n[STORE_ROW_TRIGGER], from_shown);
 	else
 		printf("%s: %lld jobs, %lld checkpoint counters, %lld job "
 		       "statistics, %lld triggers, %lld savepoints, %lld "
 		       "disposals, %lld schedules (%lld slots) and %lld "
 		       "retention policies from %s\n",
-		    shown, (long long)cp.n[STORE_ITEM_JOB],
-		    (long long)cp.n[STORE_ITEM_COUNTER],
-		    (long long)cp.n[STORE_ITEM_STATS],
-		    (long long)cp.n[STORE_ITEM_TRIGGER],
-		    (long long)cp.rows[STORE_ROW_SAVEPOINT],
-		    (long long)cp.rows[STORE_ROW_DISPOSAL],
-		    (long long)cp.rows[STORE_ROW_SCHEDULE],
-		    (long long)cp.rows[STORE_ROW_SLOT],
-		    (long long)cp.rows[STORE_ROW_RETENTION], from_shown);
+		    shown, (long long)cp.n[STORE_ROW_JOB],
+		    (long long)cp.n[STORE_ROW_COUNTER],
+		    (long long)cp.n[STORE_ROW_STATS],
+		    (long long)cp.n[STORE_ROW_TRIGGER],
+		    (long long)cp.n[STORE_ROW_SAVEPOINT],
+		    (long long)cp.n[STORE_ROW_DISPOSAL],
+		    (long long)cp.n[STORE_ROW_SCHEDULE],
+		    (long long)cp.n[STORE_ROW_SLOT],
+		    (long long)cp.n[STORE_ROW_RETENTION], from_shown);
 	return 0;
 }
 

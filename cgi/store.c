@@ -1049,147 +1049,61 @@ store_record_pass(struct store *s, int64_t now_ms, int64_t n,
 
 /* --- A store copied whole --- */
 
-/* The tables copied whole: their statements and width. */
+/*
+ * Each table's statements, its width, and how many of the export's
+ * values (now_ms, store_ms) its export takes.
+ */
 static const struct {
 	enum stmt export, import;
-	int n;
+	int n, nv;
 } row_tables[STORE_ROW__MAX] = {
+	[STORE_ROW_JOB] = { STMT_EXPORT_JOBS, STMT_IMPORT_JOB, 13, 0 },
+	[STORE_ROW_COUNTER] = { STMT_EXPORT_COUNTERS, STMT_IMPORT_COUNTER, 2,
+	    0 },
+	[STORE_ROW_STATS] = { STMT_EXPORT_STATS, STMT_IMPORT_STATS, 16, 0 },
+	[STORE_ROW_SERVICE] = { STMT_EXPORT_SERVICE, STMT_IMPORT_SERVICE, 5,
+	    2 },
+	[STORE_ROW_TRIGGER] = { STMT_EXPORT_TRIGGERS, STMT_IMPORT_TRIGGER, 18,
+	    2 },
+	[STORE_ROW_HISTORY] = { STMT_EXPORT_HISTORY, STMT_IMPORT_HISTORY, 19,
+	    0 },
 	[STORE_ROW_SAVEPOINT] = { STMT_EXPORT_SAVEPOINTS,
-	    STMT_IMPORT_SAVEPOINTS, 23 },
+	    STMT_IMPORT_SAVEPOINTS, 23, 0 },
 	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
-	    16 },
+	    16, 0 },
 	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
-	    7 },
-	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6 },
+	    7, 0 },
+	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6, 0 },
 	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
-	    6 },
+	    6, 0 },
 };
 
-/*
- * A trigger's columns as STMT_EXPORT_TRIGGERS reads them, which
- * STMT_EXPORT_HISTORY reads first too.
- */
-static void
-export_trigger(const struct store_rows *r, struct trigger_dump *d)
-{
-	cols(r, "iddtttitttttttiiii", &d->row, &d->t.job, &d->t.trigger,
-	    &d->t.status, &d->t.requested_type, &d->t.type, &d->t.checkpoint_id,
-	    &d->t.location, &d->t.failure_class, &d->t.failure_trace,
-	    &d->failure_throwable, &d->t.claimed_by, &d->t.remote_user,
-	    &d->t.remote_addr, &d->t.created_ms, &d->t.completed_ms,
-	    &d->t.claimed_ms, &d->lease_ms);
-}
-
-/* One row of an export statement into item, by its kind. */
-static void
-export_item(const struct store_rows *r, struct store_item *item)
-{
-	struct job *j = &item->u.job;
-	struct ckpt_stats *c = &item->u.stats;
-	struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	struct service_metrics *m = &item->u.service;
-	struct trigger_dump *d = &item->u.trigger;
-	struct history_dump *h = &item->u.history;
-	int i;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB:
-		cols(r, "dtSTtiiittttt", &j->id, &j->name, &j->state, &j->type,
-		    &j->command, &j->timeout_s, &j->created_ms, &j->updated_ms,
-		    &j->savepoint_dir, &j->savepoint_command, &j->stop_command,
-		    &j->dispose_command, &j->flink_url);
-		break;
-	case STORE_ITEM_COUNTER:
-		cols(r, "di", &item->u.counter.job, &item->u.counter.last_id);
-		break;
-	case STORE_ITEM_STATS:
-		c->last_completed.status = CKPT_COMPLETED;
-		c->last_failed.status = CKPT_FAILED;
-		cols(r, "diiiiiiiiitiiitt", &c->job, &c->completed, &c->failed,
-		    &c->expired, &c->duration_min, &c->duration_max,
-		    &c->duration_sum, &lc->id, &lc->trigger_ms, &lc->end_ms,
-		    &lc->location, &lf->id, &lf->trigger_ms, &lf->end_ms,
-		    &lf->failure_class, &lf->failure_trace);
-		break;
-	case STORE_ITEM_SERVICE:
-		cols(r, "iiiii", &m->job_not_found, &m->pass_ms,
-		    &m->pass_advanced, &m->pass_duration_ms, &m->queue_refused);
-		break;
-	case STORE_ITEM_TRIGGER:
-		export_trigger(r, d);
-		break;
-	case STORE_ITEM_HISTORY:
-		export_trigger(r, &h->d);
-		h->kind = col_text(r, 18);
-		h->status = col_text(r, 19);
-		h->disposed_ms = col_int(r, 20);
-		break;
-	case STORE_ITEM_ROW: /* every column as text */
-		item->u.row.n = row_tables[item->u.row.table].n;
-		for (i = 0; i < item->u.row.n; i++)
-			item->u.row.v[i] = col_text(r, i);
-		break;
-	}
-}
-
-/*
- * The rows of one export statement to cb as items of the kind (of a
- * table copied whole, table's rows), until cb says *stop.
- */
-static enum store_rc
-export_part(struct store *s, enum stmt id, const struct store_val *v, int nv,
-    enum store_item_kind kind, int table, store_item_cb cb, void *arg,
-    int *stop)
-{
-	struct store_rows r;
-	struct store_item item;
-
-	if (query(s, &r, id, v, nv, "export") == STORE_OK)
-		while (!*stop && next(&r)) {
-			memset(&item, 0, sizeof(item));
-			item.kind = kind;
-			if (kind == STORE_ITEM_ROW)
-				item.u.row.table = (enum store_row_table)table;
-			export_item(&r, &item);
-			*stop = cb(&item, arg) != 0;
-		}
-	return end(&r);
-}
-
-/*
- * Every item from one snapshot: jobs, counters, statistics, the
- * service's counts, then the triggers a purge would keep, in row order,
- * the history, and the rows of the tables copied whole.
- */
+/* Every table's rows from one snapshot, until cb says stop. */
 enum store_rc
-store_export(struct store *s, int64_t now_ms, int64_t store_ms,
-    store_item_cb cb, void *arg)
+store_export(struct store *s, int64_t now_ms, int64_t store_ms, store_row_cb cb,
+    void *arg)
 {
-	/* Each with the values it takes of v, the first nv. */
-	static const struct {
-		enum stmt id;
-		enum store_item_kind kind;
-		int nv;
-	} parts[] = {
-		{ STMT_EXPORT_JOBS, STORE_ITEM_JOB, 0 },
-		{ STMT_EXPORT_COUNTERS, STORE_ITEM_COUNTER, 0 },
-		{ STMT_EXPORT_STATS, STORE_ITEM_STATS, 0 },
-		{ STMT_EXPORT_SERVICE, STORE_ITEM_SERVICE, 2 },
-		{ STMT_EXPORT_TRIGGERS, STORE_ITEM_TRIGGER, 2 },
-		{ STMT_EXPORT_HISTORY, STORE_ITEM_HISTORY, 0 },
-	};
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	struct store_rows r;
+	struct row_dump row;
 	enum store_rc rc;
-	int k, stop = 0;
+	int k, i, stop = 0;
 
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	for (k = 0; k < NVAL(parts) && !stop && rc == STORE_OK; k++)
-		rc = export_part(s, parts[k].id, v, parts[k].nv, parts[k].kind,
-		    0, cb, arg, &stop);
-	for (k = 0; k < STORE_ROW__MAX && !stop && rc == STORE_OK; k++)
-		rc = export_part(s, row_tables[k].export, NULL, 0,
-		    STORE_ITEM_ROW, k, cb, arg, &stop);
+	for (k = 0; k < STORE_ROW__MAX && !stop && rc == STORE_OK; k++) {
+		if (query(s, &r, row_tables[k].export, v, row_tables[k].nv,
+			"export") == STORE_OK)
+			while (!stop && next(&r)) {
+				memset(&row, 0, sizeof(row));
+				row.table = (enum store_row_table)k;
+				row.n = row_tables[k].n;
+				for (i = 0; i < row.n; i++)
+					row.v[i] = col_text(&r, i);
+				stop = cb(&row, arg) != 0;
+			}
+		rc = end(&r);
+	}
 	/* Nothing was written: the read ends either way. */
 	store_rollback(s);
 	return rc;
@@ -1222,29 +1136,9 @@ store_import_begin(struct store *s)
 	return rc;
 }
 
-/* A checkpoint of the history, as exported. */
-static enum store_rc
-import_history(struct store *s, const struct history_dump *h)
-{
-	const struct trigger_dump *d = &h->d;
-	struct store_val v[] = { VAL_TEXT(d->t.job.s),
-		VAL_INT(d->t.checkpoint_id), VAL_TEXT(h->kind),
-		VAL_TEXT(h->status), VAL_INT(d->row), VAL_TEXT(d->t.trigger.s),
-		VAL_TEXT(d->t.requested_type), VAL_TEXT(d->t.type),
-		VAL_INT(d->t.created_ms), VAL_TEXT(d->t.claimed_by),
-		VAL_INT_OR_NULL(d->t.claimed_ms, d->t.claimed_ms == 0),
-		VAL_INT(d->t.completed_ms), VAL_TEXT(d->t.location),
-		VAL_TEXT(d->t.failure_class), VAL_TEXT(d->t.failure_trace),
-		VAL_TEXT(d->failure_throwable), VAL_TEXT(d->t.remote_user),
-		VAL_TEXT(d->t.remote_addr),
-		VAL_INT_OR_NULL(h->disposed_ms, h->disposed_ms == 0) };
-
-	return run(s, STMT_IMPORT_HISTORY, v, NVAL(v), "import", NULL);
-}
-
-/* A row of a table copied whole, each column bound as the text it was. */
-static enum store_rc
-import_row(struct store *s, const struct row_dump *row)
+/* A row as exported, each column bound as the text it was. */
+enum store_rc
+store_import(struct store *s, const struct row_dump *row)
 {
 	struct store_val v[STORE_ROW_COLS];
 	int i;
@@ -1258,84 +1152,6 @@ import_row(struct store *s, const struct row_dump *row)
 		v[i].s = row->v[i];
 	}
 	return run(s, row_tables[row->table].import, v, row->n, "import", NULL);
-}
-
-enum store_rc
-store_import(struct store *s, const struct store_item *item)
-{
-	const struct job *j = &item->u.job;
-	const struct ckpt_stats *c = &item->u.stats;
-	const struct service_metrics *m = &item->u.service;
-	const struct trigger_dump *d = &item->u.trigger;
-	const struct ckpt *lc = &c->last_completed, *lf = &c->last_failed;
-	int unclaimed = d->t.claimed_by == NULL;
-
-	switch (item->kind) {
-	case STORE_ITEM_JOB: {
-		struct store_val v[] = { VAL_TEXT(j->id.s),
-			VAL_TEXT(j->name != NULL ? j->name : ""),
-			VAL_TEXT(job_state_name(j->state)),
-			VAL_TEXT(ckpt_type_name(j->type)), VAL_TEXT(j->command),
-			VAL_INT(j->timeout_s), VAL_INT(j->created_ms),
-			VAL_INT(j->updated_ms), VAL_TEXT(j->savepoint_dir),
-			VAL_TEXT(j->savepoint_command),
-			VAL_TEXT(j->stop_command), VAL_TEXT(j->dispose_command),
-			VAL_TEXT(j->flink_url) };
-		return run(s, STMT_IMPORT_JOB, v, NVAL(v), "import", NULL);
-	}
-	case STORE_ITEM_COUNTER: {
-		struct store_val v[] = { VAL_TEXT(item->u.counter.job.s),
-			VAL_INT(item->u.counter.last_id) };
-		return run(s, STMT_IMPORT_COUNTER, v, NVAL(v), "import", NULL);
-	}
-	case STORE_ITEM_STATS: {
-		struct store_val v[] = { VAL_TEXT(c->job.s),
-			VAL_INT(c->completed), VAL_INT(c->failed),
-			VAL_INT(c->expired),
-			VAL_INT_OR_NULL(c->duration_min, c->duration_min < 0),
-			VAL_INT_OR_NULL(c->duration_max, c->duration_max < 0),
-			VAL_INT(c->duration_sum),
-			VAL_INT_OR_NULL(lc->id, lc->id == 0),
-			VAL_INT_OR_NULL(lc->trigger_ms, lc->id == 0),
-			VAL_INT_OR_NULL(lc->end_ms, lc->id == 0),
-			VAL_TEXT(lc->location),
-			VAL_INT_OR_NULL(lf->id, lf->id == 0),
-			VAL_INT_OR_NULL(lf->trigger_ms, lf->id == 0),
-			VAL_INT_OR_NULL(lf->end_ms, lf->id == 0),
-			VAL_TEXT(lf->failure_class),
-			VAL_TEXT(lf->failure_trace) };
-		return run(s, STMT_IMPORT_STATS, v, NVAL(v), "import", NULL);
-	}
-	case STORE_ITEM_SERVICE: {
-		struct store_val v[] = { VAL_INT(m->job_not_found),
-			VAL_INT(m->pass_ms), VAL_INT(m->pass_advanced),
-			VAL_INT(m->pass_duration_ms),
-			VAL_INT(m->queue_refused) };
-		return run(s, STMT_IMPORT_SERVICE, v, NVAL(v), "import", NULL);
-	}
-	case STORE_ITEM_HISTORY:
-		return import_history(s, &item->u.history);
-	case STORE_ITEM_ROW:
-		return import_row(s, &item->u.row);
-	case STORE_ITEM_TRIGGER:
-	default: {
-		struct store_val v[] = { VAL_INT(d->row), VAL_TEXT(d->t.job.s),
-			VAL_TEXT(d->t.trigger.s), VAL_TEXT(d->t.status),
-			VAL_TEXT(d->t.requested_type), VAL_TEXT(d->t.type),
-			VAL_INT_OR_NULL(d->t.checkpoint_id,
-			    d->t.checkpoint_id == 0),
-			VAL_TEXT(d->t.location), VAL_TEXT(d->t.failure_class),
-			VAL_TEXT(d->t.failure_trace),
-			VAL_TEXT(d->failure_throwable),
-			VAL_TEXT(d->t.claimed_by), VAL_TEXT(d->t.remote_user),
-			VAL_TEXT(d->t.remote_addr), VAL_INT(d->t.created_ms),
-			VAL_INT_OR_NULL(d->t.completed_ms,
-			    strcmp(d->t.status, "IN_PROGRESS") == 0),
-			VAL_INT_OR_NULL(d->t.claimed_ms, unclaimed),
-			VAL_INT_OR_NULL(d->lease_ms, unclaimed) };
-		return run(s, STMT_IMPORT_TRIGGER, v, NVAL(v), "import", NULL);
-	}
-	}
 }
 
 /*

@@ -477,71 +477,21 @@ enum store_rc store_metrics(struct store *, struct service_metrics *,
 
 /*
  * --- Copying a store whole (checkpointctl migrate): what one store exports
- * another imports, item by item, keeping every value, NULLs included, and
- * each trigger's row (its place in arrival order). ---
+ * another imports, table by table and row by row, every column as the
+ * text it reads as (NULL as NULL), so that each value is kept as it was,
+ * each trigger's row (its place in arrival order) included. ---
  */
 
-/* A job's checkpoint counter: the last id handed out. */
-struct ckpt_counter {
-	struct id job;
-	int64_t last_id;
-};
-
-/* A job's checkpoint statistics, as kept apart from its triggers. */
-struct ckpt_stats {
-	struct id job;
-	int64_t completed, failed, expired;
-	int64_t duration_min; /* -1: none completed */
-	int64_t duration_max; /* -1: none completed */
-	int64_t duration_sum;
-	/* The latest of each (id 0: none): id, trigger_ms, end_ms, and the
-	 * location, or the failure's class and trace. */
-	struct ckpt last_completed;
-	struct ckpt last_failed;
-};
-
-/*
- * A trigger whole.  What the schema ties together is NULL together:
- * completed_ms with an IN_PROGRESS status, claimed_ms and lease_ms with
- * a NULL claimed_by, checkpoint_id 0.
- */
-struct trigger_dump {
-	int64_t row; /* its id: arrival order */
-	struct trigger_row t;
-	const char *failure_throwable; /* with failure_class */
-	int64_t lease_ms;
-};
-
-/*
- * A finished checkpoint of the history whole: what its trigger carried,
- * as a trigger_dump (d.t.status the trigger's, COMPLETED; d.row its
- * place in arrival order; d.t.claimed_ms 0: NULL; no lease), and what
- * the history adds.
- */
-struct history_dump {
-	struct trigger_dump d;
-	const char *kind; /* CHECKPOINT, or a savepoint's kind */
-	const char *status; /* COMPLETED or FAILED */
-	int64_t disposed_ms; /* disposed by retention; 0: not */
-};
-
-enum store_item_kind {
-	STORE_ITEM_JOB, /* created_ms and updated_ms included */
-	STORE_ITEM_COUNTER,
-	STORE_ITEM_STATS,
-	STORE_ITEM_SERVICE, /* job_not_found and pass_* only: the rest are
-			       counted from the triggers and statistics */
-	STORE_ITEM_TRIGGER,
-	STORE_ITEM_HISTORY,
-	STORE_ITEM_ROW /* a row of a table copied whole: row_dump */
-};
-
-/*
- * The tables copied whole, row by row, every column as text: savepoints
- * and disposals (with their ids), schedules and their slots, retention.
- */
+/* The tables copied, in the order they are exported. */
 enum store_row_table {
-	STORE_ROW_SAVEPOINT,
+	STORE_ROW_JOB, /* created_ms and updated_ms included */
+	STORE_ROW_COUNTER, /* a job's last checkpoint id handed out */
+	STORE_ROW_STATS, /* a job's statistics, kept apart from triggers */
+	STORE_ROW_SERVICE, /* job_not_found and pass_* only: the rest are
+			      counted from the triggers and statistics */
+	STORE_ROW_TRIGGER, /* those a purge would keep, in arrival order */
+	STORE_ROW_HISTORY, /* by job and checkpoint id */
+	STORE_ROW_SAVEPOINT, /* and disposals: with their ids */
 	STORE_ROW_DISPOSAL,
 	STORE_ROW_SCHEDULE,
 	STORE_ROW_SLOT,
@@ -556,38 +506,24 @@ struct row_dump {
 	const char *v[STORE_ROW_COLS]; /* NULL: SQL NULL */
 };
 
-struct store_item {
-	enum store_item_kind kind;
-	union {
-		struct job job;
-		struct ckpt_counter counter;
-		struct ckpt_stats stats;
-		struct service_metrics service;
-		struct trigger_dump trigger;
-		struct history_dump history;
-		struct row_dump row;
-	} u;
-};
-
 /* Nonzero stops the export; strings live until the callback returns. */
-typedef int (*store_item_cb)(const struct store_item *, void *);
+typedef int (*store_row_cb)(const struct row_dump *, void *);
 
 /*
- * Every item of the store from one snapshot: jobs, counters, statistics,
- * the service's counts, then the triggers in arrival order, less those
- * whose results have expired (store_ms, as store_purge; 0: none), then
- * the checkpoint history whole, by job and id.
+ * Every row of the store from one snapshot, table by table, less the
+ * triggers whose results have expired (store_ms, as store_purge; 0:
+ * none).
  */
 enum store_rc store_export(struct store *, int64_t now_ms, int64_t store_ms,
-    store_item_cb, void *);
+    store_row_cb, void *);
 /*
  * Starts the one transaction of an import.  STORE_EXISTS: the store holds
  * a job, trigger, counter or statistics already; nothing was changed and
  * no transaction is left open.
  */
 enum store_rc store_import_begin(struct store *);
-/* One item, under store_import_begin; store_rollback undoes them all. */
-enum store_rc store_import(struct store *, const struct store_item *);
+/* One row, under store_import_begin; store_rollback undoes them all. */
+enum store_rc store_import(struct store *, const struct row_dump *);
 /* Commits, with the triggers' next id past the last one imported. */
 enum store_rc store_import_commit(struct store *);
 

@@ -100,7 +100,7 @@ enum stmt {
 	STMT_SP_PRUNE,
 	STMT_EXPORT_HISTORY,
 	STMT_IMPORT_HISTORY,
-	/* Tables copied whole, row by row (store_export's STORE_ITEM_ROW). */
+	/* Tables added since, copied as the rest (store_export). */
 	STMT_EXPORT_SAVEPOINTS,
 	STMT_IMPORT_SAVEPOINTS,
 	STMT_EXPORT_DISPOSALS,
@@ -142,9 +142,7 @@ enum stmt {
  * trigger's columns (store.c's trigger_rows reads them in this order);
  * the history's rows as such listings' rows, ord their place in arrival
  * order; the history's rows whose triggers were purged or record
- * another checkpoint since; and its columns as export reads them (a
- * trigger's first, as STMT_EXPORT_TRIGGERS has them) and import binds
- * them.
+ * another checkpoint since.
  */
 #define TRIGGER_COLS \
 	"job_id, trigger_id, status, requested_type, checkpoint_type," \
@@ -158,23 +156,17 @@ enum stmt {
 #define HISTORY_PURGED \
 	"NOT EXISTS (SELECT 1 FROM triggers t WHERE t.id = trigger_row" \
 	" AND t.checkpoint_id = checkpoint_history.checkpoint_id)"
-#define HISTORY_IMPORT_COLS \
+
+/*
+ * Columns of tables a migration copies row by row, every column as text
+ * in this order (a dialect's export may cast, as PostgreSQL's booleans to
+ * 0 and 1); each import binds them in the same order.
+ */
+#define HISTORY_COPY_COLS \
 	"job_id, checkpoint_id, kind, status, trigger_row, trigger_id," \
 	" requested_type, checkpoint_type, created_ms, claimed_by, claimed_ms," \
 	" completed_ms, location, failure_class, failure_trace," \
 	" failure_throwable, remote_user, remote_addr, disposed_ms"
-#define HISTORY_EXPORT_COLS \
-	"trigger_row, job_id, trigger_id, 'COMPLETED', requested_type," \
-	" checkpoint_type, checkpoint_id, location, failure_class," \
-	" failure_trace, failure_throwable, claimed_by, remote_user," \
-	" remote_addr, created_ms, completed_ms, coalesce(claimed_ms, 0), 0," \
-	" kind, status, coalesce(disposed_ms, 0)"
-
-/*
- * The tables a migration copies row by row, every column as text in
- * this order (a dialect's export may cast, as PostgreSQL's booleans to
- * 0 and 1); each import binds them in the same order.
- */
 #define SAVEPOINT_COPY_COLS \
 	"id, job_id, trigger_id, kind, target_directory, format_type," \
 	" cancel_job, drain, status, checkpoint_id, location, failure_class," \

@@ -437,11 +437,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 			     " WHERE id = 1 AND ($2::bigint > 0"
 			     " OR pass_ms <= " NOW_MS " - $4::bigint)",
 	/*
-	 * A store copied whole (store_export, store_import): every column,
-	 * in the order the items' fields are read and bound, as
-	 * store_sqlite.c's.  A NULL that a field cannot hold becomes a value
-	 * the schema never stores (-1, 0) and back.  The triggers are those
-	 * a purge would keep, by the server's clock.
+	 * A store copied whole (store_export, store_import): every column of
+	 * a table, in the order its import binds them, as store_sqlite.c's,
+	 * as text, NULL as NULL.  The triggers are those a purge would keep,
+	 * by the server's clock.
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
@@ -451,13 +450,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
-	    "SELECT job_id, completed, failed, expired,"
-	    " coalesce(duration_min, -1), coalesce(duration_max, -1),"
-	    " duration_sum, coalesce(last_completed, 0),"
-	    " coalesce(completed_trigger_ms, 0), coalesce(completed_ms, 0),"
-	    " completed_location, coalesce(last_failed, 0),"
-	    " coalesce(failed_trigger_ms, 0), coalesce(failed_ms, 0),"
-	    " failed_class, failed_trace FROM checkpoint_stats ORDER BY job_id",
+	    "SELECT job_id, completed, failed, expired, duration_min,"
+	    " duration_max, duration_sum, last_completed, completed_trigger_ms,"
+	    " completed_ms, completed_location, last_failed, failed_trigger_ms,"
+	    " failed_ms, failed_class, failed_trace FROM checkpoint_stats"
+	    " ORDER BY job_id",
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
@@ -466,10 +463,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM service_metrics WHERE id = 1",
 	[STMT_EXPORT_TRIGGERS] =
 	    "SELECT id, job_id, trigger_id, status, requested_type,"
-	    " checkpoint_type, coalesce(checkpoint_id, 0), location,"
-	    " failure_class, failure_trace, failure_throwable, claimed_by,"
-	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
-	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
+	    " checkpoint_type, checkpoint_id, location, failure_class,"
+	    " failure_trace, failure_throwable, claimed_by, remote_user,"
+	    " remote_addr, created_ms, completed_ms, claimed_ms, lease_ms"
+	    " FROM triggers"
 	    " WHERE status = 'IN_PROGRESS' OR $2::bigint = 0"
 	    " OR completed_ms > " NOW_MS " - $2::bigint ORDER BY id",
 	/* Nothing else writes while the copy is checked and made. */
@@ -706,11 +703,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
 	    "  ORDER BY l.checkpoint_id DESC NULLS LAST LIMIT 1)"
 	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
-	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
+	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_COPY_COLS
 				" FROM checkpoint_history"
 				" ORDER BY job_id, checkpoint_id",
 	[STMT_IMPORT_HISTORY] =
-	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
+	    "INSERT INTO checkpoint_history (" HISTORY_COPY_COLS ")"
 	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
 	    " $13, $14, $15, $16, $17, $18, $19)",
 	/* Tables copied whole (store_impl.h's *_COPY_COLS). */

@@ -389,10 +389,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " pass_duration_ms = ?3"
 	    " WHERE id = 1 AND (?2 > 0 OR pass_ms <= ?1 - ?4)",
 	/*
-	 * A store copied whole (store_export, store_import): every column,
-	 * in the order the items' fields are read and bound.  A NULL that a
-	 * field cannot hold becomes a value the schema never stores (-1, 0)
-	 * and back.  The triggers are those store_purge would keep.
+	 * A store copied whole (store_export, store_import): every column of
+	 * a table, in the order its import binds them, as text, NULL as
+	 * NULL.  The triggers are those store_purge would keep.
 	 */
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
@@ -402,13 +401,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
 	[STMT_EXPORT_STATS] =
-	    "SELECT job_id, completed, failed, expired,"
-	    " coalesce(duration_min, -1), coalesce(duration_max, -1),"
-	    " duration_sum, coalesce(last_completed, 0),"
-	    " coalesce(completed_trigger_ms, 0), coalesce(completed_ms, 0),"
-	    " completed_location, coalesce(last_failed, 0),"
-	    " coalesce(failed_trigger_ms, 0), coalesce(failed_ms, 0),"
-	    " failed_class, failed_trace FROM checkpoint_stats ORDER BY job_id",
+	    "SELECT job_id, completed, failed, expired, duration_min,"
+	    " duration_max, duration_sum, last_completed, completed_trigger_ms,"
+	    " completed_ms, completed_location, last_failed, failed_trigger_ms,"
+	    " failed_ms, failed_class, failed_trace FROM checkpoint_stats"
+	    " ORDER BY job_id",
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
@@ -418,10 +415,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM service_metrics WHERE id = 1",
 	[STMT_EXPORT_TRIGGERS] =
 	    "SELECT id, job_id, trigger_id, status, requested_type,"
-	    " checkpoint_type, coalesce(checkpoint_id, 0), location,"
-	    " failure_class, failure_trace, failure_throwable, claimed_by,"
-	    " remote_user, remote_addr, created_ms, coalesce(completed_ms, 0),"
-	    " coalesce(claimed_ms, 0), coalesce(lease_ms, 0) FROM triggers"
+	    " checkpoint_type, checkpoint_id, location, failure_class,"
+	    " failure_trace, failure_throwable, claimed_by, remote_user,"
+	    " remote_addr, created_ms, completed_ms, claimed_ms, lease_ms"
+	    " FROM triggers"
 	    " WHERE status = 'IN_PROGRESS' OR ?2 = 0 OR completed_ms > ?1 - ?2"
 	    " ORDER BY id",
 	[STMT_IMPORT_EMPTY] =
@@ -609,11 +606,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND p.id IS NOT (SELECT l.id FROM savepoints l"
 	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
 	    "  ORDER BY l.checkpoint_id DESC LIMIT 1))",
-	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_EXPORT_COLS
+	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_COPY_COLS
 				" FROM checkpoint_history"
 				" ORDER BY job_id, checkpoint_id",
 	[STMT_IMPORT_HISTORY] =
-	    "INSERT INTO checkpoint_history (" HISTORY_IMPORT_COLS ")"
+	    "INSERT INTO checkpoint_history (" HISTORY_COPY_COLS ")"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
 	    " ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	/* Tables copied whole (store_impl.h's *_COPY_COLS). */

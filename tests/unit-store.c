@@ -1368,15 +1368,15 @@ test_busy(void)
 /* --- What every driver answers alike --------------------------------- */
 
 struct export_seen {
-	int n[STORE_ITEM_HISTORY + 1];
+	int n[STORE_ROW__MAX];
 };
 
 static int
-export_cb(const struct store_item *item, void *arg)
+export_cb(const struct row_dump *row, void *arg)
 {
 	struct export_seen *w = arg;
 
-	w->n[item->kind]++;
+	w->n[row->table]++;
 	return 0;
 }
 
@@ -1498,11 +1498,11 @@ test_any_triggers(struct store *s)
 	memset(&e, 0, sizeof(e));
 	tap_is_int(store_export(s, now, STORE_MS, export_cb, &e), STORE_OK,
 	    "any: export");
-	tap_is_int(e.n[STORE_ITEM_JOB], 3, "any: export: J1, J2 and J5");
-	tap_is_int(e.n[STORE_ITEM_COUNTER], 4,
+	tap_is_int(e.n[STORE_ROW_JOB], 3, "any: export: J1, J2 and J5");
+	tap_is_int(e.n[STORE_ROW_COUNTER], 4,
 	    "any: export: the counters of J1 to J4");
-	tap_is_int(e.n[STORE_ITEM_SERVICE], 1, "any: export: the service row");
-	tap_is_int(e.n[STORE_ITEM_TRIGGER], 4, "any: export: four triggers");
+	tap_is_int(e.n[STORE_ROW_SERVICE], 1, "any: export: the service row");
+	tap_is_int(e.n[STORE_ROW_TRIGGER], 4, "any: export: four triggers");
 }
 
 /*
