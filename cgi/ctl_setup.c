@@ -124,15 +124,14 @@ share_dir(const char *dir, uid_t uid, gid_t gid, const char *owner)
 int
 ctl_share_apply(const char *db, long gid)
 {
-	static const char *const suffix[] = { "", "-wal", "-shm" };
+	const char *const *suffix = store_files(db);
 	char path[PATH_MAX];
 	struct stat sb;
-	size_t i;
 
-	if (gid < 0)
+	if (gid < 0 || suffix == NULL)
 		return 0;
-	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", db, suffix[i]);
+	for (; *suffix != NULL; suffix++) {
+		snprintf(path, sizeof(path), "%s%s", db, *suffix);
 		if (stat(path, &sb) == -1)
 			continue;
 		if ((sb.st_gid != (gid_t)gid &&
@@ -306,11 +305,10 @@ static void
 doctor_user(const char *role, const char *name, const char *db, const char *dir,
     const char *group)
 {
-	static const char *const suffix[] = { "", "-wal", "-shm" };
+	const char *const *suffix = store_files(db);
 	char path[PATH_MAX];
 	struct passwd *pw;
 	struct stat fsb, dsb;
-	size_t i;
 
 	if ((pw = getpwnam(name)) == NULL) {
 		finding(0, "%s user %s does not exist: %s", role, name,
@@ -328,9 +326,9 @@ doctor_user(const char *role, const char *name, const char *db, const char *dir,
 		    *role == 'w' ? name : "");
 		return;
 	}
-	/* -wal and -shm too: SQLite gives them the database's mode. */
-	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", db, suffix[i]);
+	/* Each of its files: SQLite gives -wal and -shm the database's. */
+	for (; suffix != NULL && *suffix != NULL; suffix++) {
+		snprintf(path, sizeof(path), "%s%s", db, *suffix);
 		if (stat(path, &fsb) == 0 && !user_may(pw, &fsb, 06)) {
 			finding(0,
 			    "%s user %s may not write %s: chgrp %s %s && "

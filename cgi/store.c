@@ -212,7 +212,7 @@ store_ops_can(const struct store_ops *ops, enum store_can what)
 	case STORE_CAN_WAL:
 		return ops->wal_checkpoint != NULL;
 	case STORE_CAN_FILE:
-		return ops->moved != NULL;
+		return ops->files != NULL;
 	default:
 		return 0;
 	}
@@ -224,17 +224,33 @@ store_can(const struct store *s, enum store_can what)
 	return store_ops_can(s->ops, what);
 }
 
+/* The driver store_open would pick for db; NULL for none built in. */
+static const struct store_ops *
+driver_of(const char *db)
+{
+	if (!store_is_uri(db))
+		return store_sqlite_ops();
+#ifdef HAVE_LIBPQ
+	return store_pg_ops();
+#else
+	return NULL;
+#endif
+}
+
 int
 store_driver_can(const char *db, enum store_can what)
 {
-	if (store_is_uri(db)) {
-#ifdef HAVE_LIBPQ
-		return store_ops_can(store_pg_ops(), what);
-#else
-		return 0;
-#endif
-	}
-	return store_ops_can(store_sqlite_ops(), what);
+	const struct store_ops *ops = driver_of(db);
+
+	return ops != NULL && store_ops_can(ops, what);
+}
+
+const char *const *
+store_files(const char *db)
+{
+	const struct store_ops *ops = driver_of(db);
+
+	return ops != NULL ? ops->files : NULL;
 }
 
 int

@@ -72,6 +72,12 @@ int store_can(const struct store *, enum store_can);
  */
 int store_driver_can(const char *db, enum store_can);
 /*
+ * For a store of STORE_CAN_FILE, the files db is made of: suffixes of
+ * its path ("" db itself), NULL-terminated, whose owner and mode
+ * checkpointctl sees to; NULL for a store of no file.
+ */
+const char *const *store_files(const char *db);
+/*
  * Whether db is there to be opened without being made: a server's
  * database always (the server will say), a file if it exists (else 0,
  * errno says why).

@@ -227,6 +227,11 @@ struct store_rows {
 
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
+	/*
+	 * A file driver's: the files a database is made of, as suffixes of
+	 * its path ("" the file itself), NULL-terminated (store_files).
+	 */
+	const char *const *files;
 
 	/*
 	 * Statements.  query runs statement id with n values (or gets it

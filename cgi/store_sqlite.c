@@ -1525,8 +1525,12 @@ lite_housekeeping(struct store *base)
 		    (long long)sb.st_size);
 }
 
+/* The database, and the WAL and its index SQLite keeps beside it. */
+static const char *const lite_files[] = { "", "-wal", "-shm", NULL };
+
 static const struct store_ops lite_ops = {
 	.name = "sqlite",
+	.files = lite_files,
 	.query = lite_query,
 	.next = lite_next,
 	.col_int = lite_col_int,

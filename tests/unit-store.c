@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2012,6 +2013,29 @@ test_any_posts(struct store *s, const char *db)
 	buf_free(&b);
 }
 
+/*
+ * The files of a store of STORE_CAN_FILE, each there once the store is
+ * open; none for a server.
+ */
+static void
+test_any_files(struct store *s, const char *db)
+{
+	const char *const *f = store_files(db);
+	char got[64] = "", path[PATH_MAX];
+	int there = 1;
+
+	for (; f != NULL && *f != NULL; f++) {
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "[%s]",
+		    *f);
+		snprintf(path, sizeof(path), "%s%s", db, *f);
+		there = there && access(path, F_OK) == 0;
+	}
+	tap_is_str(got, store_can(s, STORE_CAN_FILE) ? "[][-wal][-shm]" : "",
+	    "any: %s: its files: %s", store_kind(s),
+	    *got != '\0' ? got : "none");
+	tap_ok(there, "any: %s: each of them is there", store_kind(s));
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
@@ -2027,6 +2051,7 @@ test_any_driver(const char *db)
 	test_jobs(s);
 	test_any_triggers(s);
 	test_any_capabilities(s);
+	test_any_files(s, db);
 	test_any_savepoints(s);
 	test_any_posts(s, db);
 	store_close(s);
