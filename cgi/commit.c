@@ -20,7 +20,7 @@
  * In the committer (commit_main):
  *  3. It takes everything queued, COMMIT_MAX_BATCH at most, and records
  *     it all in one BEGIN IMMEDIATE ... COMMIT (commit_batch,
- *     store_record_triggers) on its own connection.
+ *     store_record_posts) on its own connection.
  *  4. For each post it sets how the transaction ended and calls its
  *     reply, worker_reply (api_main.c): that has trigger_answer make the
  *     202, or the error, writes it to the web server, ends the FastCGI

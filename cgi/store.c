@@ -551,28 +551,6 @@ store_queue_full_trace(struct buf *b, int64_t max_queued)
 }
 
 /*
- * Records n triggers in one transaction: all are committed, or none is
- * and the result says why.  created[i] tells which were new.
- */
-enum store_rc
-store_record_triggers(struct store *s, const struct trigger_rec *const *t,
-    size_t n, int *created)
-{
-	enum store_rc rc;
-	size_t i;
-
-	if (s->ops->record_send != NULL)
-		return record_remote(s, t, NULL, n, created);
-	if (n == 1)
-		return store_record_trigger(s, t[0], &created[0]);
-	if ((rc = store_begin(s)) != STORE_OK)
-		return rc;
-	for (i = 0; i < n && rc == STORE_OK; i++)
-		rc = store_record_trigger(s, t[i], &created[i]);
-	return settle(s, rc);
-}
-
-/*
  * The status answer, rendered by the trigger_status view so that the API
  * and the operator's SQL shell can never disagree.
  */
@@ -1739,14 +1717,13 @@ store_record_posts(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n, int *created)
 {
 	enum store_rc rc;
-	size_t i, nsp = 0;
+	size_t i;
 
 	if (s->ops->record_send != NULL)
 		return record_remote(s, t, sp, n, created);
-	for (i = 0; i < n; i++)
-		nsp += sp[i] != NULL;
-	if (nsp == 0)
-		return store_record_triggers(s, t, n, created);
+	/* A trigger alone is a transaction of its own statement. */
+	if (n == 1 && sp[0] == NULL)
+		return store_record_trigger(s, t[0], &created[0]);
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	for (i = 0; i < n && rc == STORE_OK; i++)

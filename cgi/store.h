@@ -117,8 +117,6 @@ struct trigger_rec {
 
 enum store_rc store_record_trigger(struct store *, const struct trigger_rec *,
     int *created);
-enum store_rc store_record_triggers(struct store *,
-    const struct trigger_rec *const *, size_t n, int *created);
 /*
  * Group commit with batches in flight, for the committer on a database
  * server (commit.c, STORE_CAN_PIPELINE): store_record_send sends a batch
@@ -564,8 +562,8 @@ enum store_rc store_record_savepoint(struct store *,
 /*
  * Records a batch in one transaction, each entry a trigger (t[i]) or a
  * savepoint or stop (sp[i]), the other NULL; all are committed, or none.
- * Without a savepoint, store_record_triggers; on a database server, as
- * store_record_send and store_record_recv would.
+ * On a database server, as store_record_send and store_record_recv
+ * would.
  */
 enum store_rc store_record_posts(struct store *,
     const struct trigger_rec *const *t, const struct savepoint_rec *const *sp,
