@@ -1165,17 +1165,59 @@ store_import_commit(struct store *s)
 /* --- The runner's round --- */
 
 /*
- * Where runners' rounds run at once on several hosts, the jobs of the
- * round's range, locked to its end: *jobs lists them for the round's
- * statements (NULL: no locks, every job).
+ * Where runners' rounds run at once on several hosts (the dialect has
+ * the statement id), the jobs it locks to the end of the transaction,
+ * listed in s->jobs as an array for the round's statements: "{a,b}",
+ * nothing quoted (a job id is 32 hex digits by the schema's CHECK).
+ * *jobs is NULL where the dialect locks nothing.
+ */
+static enum store_rc
+lock_jobs(struct store *s, enum stmt id, const struct store_val *v, int n,
+    const char *what, const char **jobs)
+{
+	struct store_rows r;
+	int bad;
+
+	*jobs = NULL;
+	if (s->ops->sql[id] == NULL)
+		return STORE_OK;
+	s->locked = 0; /* s->jobs is this statement's now */
+	buf_reset(&s->jobs);
+	bad = buf_adds(&s->jobs, "{") != 0;
+	if (query(s, &r, id, v, n, what) == STORE_OK)
+		while (next(&r))
+			bad |= buf_printf(&s->jobs, "%s%s",
+				   s->jobs.len > 1 ? "," : "",
+				   col_text(&r, 0)) != 0;
+	if ((bad || buf_adds(&s->jobs, "}") != 0) && r.rc == STORE_OK)
+		r.rc = s->ops->fail(s, what, "out of memory");
+	if (end(&r) == STORE_OK)
+		*jobs = buf_str(&s->jobs);
+	return r.rc;
+}
+
+/*
+ * The jobs of the round's range (after, upto], locked as lock_jobs
+ * does: once a transaction, though each of the round's statements asks.
  */
 static enum store_rc
 lock_round(struct store *s, int64_t after, int64_t upto, const char **jobs)
 {
-	*jobs = NULL;
-	if (s->ops->lock_round == NULL)
+	struct store_val v[] = { VAL_INT(after), VAL_INT(upto) };
+	enum store_rc rc;
+
+	if (s->locked && s->locked_after == after && s->locked_upto == upto) {
+		*jobs = buf_str(&s->jobs);
 		return STORE_OK;
-	return s->ops->lock_round(s, after, upto, jobs);
+	}
+	rc = lock_jobs(s, STMT_LOCK_JOBS, v, NVAL(v), "lock the round's jobs",
+	    jobs);
+	if (rc == STORE_OK && *jobs != NULL) {
+		s->locked = 1;
+		s->locked_after = after;
+		s->locked_upto = upto;
+	}
+	return rc;
 }
 
 /*
@@ -1311,42 +1353,22 @@ enum store_rc
 store_pending_heads(struct store *s, size_t max, struct pending *p, size_t *n)
 {
 	struct store_rows r;
-	struct buf jobs = { 0 };
-	enum store_rc rc = STORE_OK;
-	int first = 1;
+	const char *jobs = NULL;
+	enum store_rc rc;
 
 	*n = 0;
-	if (s->ops->sql[STMT_LOCK_HEADS] != NULL) {
-		if (query(s, &r, STMT_LOCK_HEADS, NULL, 0,
-			"lock the jobs with a command") == STORE_OK) {
-			buf_adds(&jobs, "{");
-			while (next(&r)) {
-				/* Job ids are hex: nothing to quote. */
-				buf_printf(&jobs, "%s%s", first ? "" : ",",
-				    col_text(&r, 0));
-				first = 0;
-			}
-			if (buf_adds(&jobs, "}") != 0)
-				r.rc = s->ops->fail(s, "lock the jobs",
-				    "out of memory");
-		}
-		if ((rc = end(&r)) != STORE_OK) {
-			buf_free(&jobs);
-			return rc;
-		}
-	}
+	if ((rc = lock_jobs(s, STMT_LOCK_HEADS, NULL, 0,
+		 "lock the jobs with a command", &jobs)) != STORE_OK)
+		return rc;
 	{
 		struct store_val v[] = { VAL_INT((int64_t)max),
-			VAL_TEXT(buf_str(&jobs)) };
+			VAL_TEXT(jobs) };
 
 		if (query(s, &r, STMT_PENDING_HEADS, v, NVAL(v),
-			"read the jobs' next triggers") == STORE_OK)
-			rc = pending_rows(&r, max, p, n);
-		else
-			rc = end(&r);
+			"read the jobs' next triggers") != STORE_OK)
+			return end(&r);
 	}
-	buf_free(&jobs);
-	return rc;
+	return pending_rows(&r, max, p, n);
 }
 
 /* The job's next checkpoint id: 1, 2, 3, ...; never the same twice. */
@@ -1396,8 +1418,10 @@ store_claim_renew(struct store *s, int64_t row, const char *owner,
 void
 store_close(struct store *s)
 {
-	if (s != NULL)
-		s->ops->close(s);
+	if (s == NULL)
+		return;
+	buf_free(&s->jobs);
+	s->ops->close(s);
 }
 
 const char *
@@ -1437,27 +1461,32 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	return STORE_OK;
 }
 
+/* A transaction's end, or a new one's start, ends the round's locks. */
 enum store_rc
 store_begin(struct store *s)
 {
+	s->locked = 0;
 	return s->ops->begin(s);
 }
 
 enum store_rc
 store_read_begin(struct store *s)
 {
+	s->locked = 0;
 	return s->ops->read_begin(s);
 }
 
 enum store_rc
 store_commit(struct store *s)
 {
+	s->locked = 0;
 	return s->ops->commit(s);
 }
 
 void
 store_rollback(struct store *s)
 {
+	s->locked = 0;
 	s->ops->rollback(s);
 }
 

@@ -280,14 +280,9 @@ struct store_ops {
 	 * Capabilities: NULL where the driver has no such thing, and
 	 * store.c says what the store has (store_can) or answers that
 	 * there is nothing to do.  Each means what store.h says of the
-	 * function of the same name, but for lock_round (rounds of runners
-	 * on several hosts run at once: the jobs of a round's range
-	 * (after, upto] are locked to its end, and listed for the round's
-	 * statements in the last argument).
+	 * function of the same name.
 	 */
 	/* A database server's: batches, reads together, a descriptor. */
-	enum store_rc (
-	    *lock_round)(struct store *, int64_t, int64_t, const char **);
 	/*
 	 * record_send's batch: post i the trigger t[i], or, where that is
 	 * NULL, a row of the statement given, its nv values at v[i * nv]
@@ -311,6 +306,13 @@ struct store_ops {
 
 struct store {
 	const struct store_ops *ops;
+	/*
+	 * store.c's, where rounds lock their jobs (lock_round): the range
+	 * whose jobs the transaction locked, and them.
+	 */
+	int locked; /* locked_after, locked_upto and jobs are valid */
+	int64_t locked_after, locked_upto;
+	struct buf jobs; /* a text[] literal: {id,id,...} */
 };
 
 /* The length of a NULL-terminated list: a series of migrations. */

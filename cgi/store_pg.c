@@ -15,9 +15,9 @@
  * Concurrency.  Statements run at READ COMMITTED.  Runner rounds run at
  * the same time on several hosts (SQLite's BEGIN IMMEDIATE serialised
  * them), so a round locks the job rows of the triggers it decides, in
- * job id order, before it decides any (pg_lock_round): two rounds never
- * decide triggers of one job at once, and ids stay dense and unique per
- * job.
+ * job id order, before it decides any (STMT_LOCK_JOBS, store.c's
+ * lock_round): two rounds never decide triggers of one job at once, and
+ * ids stay dense and unique per job.
  *
  * Errors.  SQLSTATEs become store_rc (pg_rc_from): a lost connection is
  * STORE_UNAVAILABLE and marks the store dead, so that every later call
@@ -925,10 +925,6 @@ struct pg {
 	int64_t wait_ms; /* longest wait for an answer before cancelling */
 	int64_t busy_ms; /* lock_timeout */
 	int sync_normal; /* synchronous_commit = off */
-	/* The runner's round: the range whose jobs are locked, and them. */
-	int locked; /* locked_after, locked_upto and jobs are valid */
-	int64_t locked_after, locked_upto;
-	struct buf jobs; /* a text[] literal: {id,id,...} */
 	char secret[3][256]; /* what must never be printed: the password */
 	char state[6]; /* the SQLSTATE of the last error ("": none) */
 	char where[256]; /* host:port/db, for messages */
@@ -1845,7 +1841,6 @@ pg_close(struct store *base)
 	while (s->npipe > 0)
 		pg_pipe_pop(s);
 	PQfinish(s->conn);
-	buf_free(&s->jobs);
 	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }
@@ -2453,7 +2448,6 @@ pg_begin(struct store *base)
 {
 	struct pg *s = (struct pg *)base;
 
-	s->locked = 0;
 	return pg_exec(s, STMT_BEGIN, NULL, 0, "begin", NULL);
 }
 
@@ -2462,7 +2456,6 @@ pg_read_begin(struct store *base)
 {
 	struct pg *s = (struct pg *)base;
 
-	s->locked = 0;
 	return pg_exec(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
 }
 
@@ -2471,7 +2464,6 @@ pg_rollback(struct store *base)
 {
 	struct pg *s = (struct pg *)base;
 
-	s->locked = 0;
 	if (!s->dead && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 		pg_exec(s, STMT_ROLLBACK, NULL, 0, "rollback", NULL);
 }
@@ -2488,7 +2480,6 @@ pg_commit(struct store *base)
 	PGresult *res;
 	enum store_rc rc;
 
-	s->locked = 0;
 	if (s->dead)
 		return pg_ready(s);
 	if (PQtransactionStatus(s->conn) == PQTRANS_INERROR) {
@@ -2509,43 +2500,6 @@ pg_commit(struct store *base)
 	}
 	PQclear(res);
 	return rc;
-}
-
-/*
- * Locks the jobs of the round's pending triggers in (after, upto] (see
- * STMT_LOCK_JOBS) and keeps their ids for the round's statements, a
- * text[] literal in *jobs.
- */
-static enum store_rc
-pg_lock_round(struct store *base, int64_t after, int64_t upto,
-    const char **jobs)
-{
-	struct pg *s = (struct pg *)base;
-	const struct store_val v[] = { VAL_INT(after), VAL_INT(upto) };
-	PGresult *res;
-	enum store_rc rc;
-	int i;
-
-	*jobs = buf_str(&s->jobs);
-	if (s->locked && s->locked_after == after && s->locked_upto == upto)
-		return STORE_OK;
-	if ((rc = pg_exec(s, STMT_LOCK_JOBS, v, 2, "lock the round's jobs",
-		 &res)) != STORE_OK)
-		return rc;
-	buf_reset(&s->jobs);
-	for (i = 0; i < PQntuples(res) && rc == STORE_OK; i++)
-		if (array_add(&s->jobs, PQgetvalue(res, i, 0)) != 0)
-			rc = STORE_ERROR;
-	if (rc == STORE_OK && array_end(&s->jobs) != 0)
-		rc = STORE_ERROR;
-	PQclear(res);
-	if (rc != STORE_OK)
-		return rc;
-	s->locked = 1;
-	s->locked_after = after;
-	s->locked_upto = upto;
-	*jobs = buf_str(&s->jobs);
-	return STORE_OK;
 }
 
 /*
@@ -2608,7 +2562,6 @@ static const struct store_ops pg_ops = {
 	.sql = stmt_sql,
 	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
-	.lock_round = pg_lock_round,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
 	.error = pg_error,
