@@ -907,7 +907,6 @@ struct pg_sent {
 	size_t *oi; /* their places */
 	size_t no;
 	int nv;
-	int retried; /* sent again after a deadlock */
 	int read; /* rc and created are its outcome */
 	enum store_rc rc;
 	int *created; /* when read */
@@ -2231,16 +2230,16 @@ pg_pipe_read_ahead(struct pg *s, int k)
 
 /*
  * The oldest batch was refused by a deadlock: every entry sent after it
- * is read now, and it is sent again, alone, and read.
+ * is read now, and it is sent again, alone, and read.  Its answer this
+ * time is the batch's, deadlock or not: it is tried once more, no more.
  */
 static enum store_rc
-pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
+pg_pipe_retry(struct pg *s, const struct pg_sent *e, int *created)
 {
 	enum store_rc rc;
 
 	if ((rc = pg_pipe_read_ahead(s, 1)) != STORE_OK)
 		return rc;
-	e->retried = 1;
 	memset(created, 0, e->posts * sizeof(*created));
 	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK)
 		return rc;
@@ -2367,8 +2366,7 @@ pg_record_recv(struct store *base, int *created)
 			    e->posts * sizeof(*created));
 	} else {
 		rc = pg_pipe_read(s, e, created);
-		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0 &&
-		    !e->retried)
+		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0)
 			rc = pg_pipe_retry(s, e, created);
 	}
 	if (rc != STORE_OK)
