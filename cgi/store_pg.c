@@ -1708,10 +1708,6 @@ pg_secrets(struct pg *s, const char *uri)
 }
 
 /*
- * The server as messages name it: the host it is connected to (or tried
- * last), its port and the database, as a URI without user or password.
- */
-/*
  * Whether the connection was asked for a writable host (libpq's
  * target_session_attrs read-write or primary): then a host found
  * read-only is not the primary any more, and the next connection looks
@@ -1733,6 +1729,10 @@ pg_wants_primary(struct pg *s)
 	PQconninfoFree(opts);
 }
 
+/*
+ * The server as messages name it: the host it is connected to (or tried
+ * last), its port and the database, as a URI without user or password.
+ */
 static void
 pg_where(struct pg *s)
 {
