@@ -889,8 +889,9 @@ struct rec_at {
 
 /*
  * What the committer sent in pipeline mode and has not read yet
- * (pg_record_send): a batch, or the NOTIFY sent after one.  A batch read
- * ahead of its turn (pg_pipe_retry) keeps its outcome here.
+ * (pg_record_send): a batch, or the NOTIFY sent after one.  A batch's
+ * outcome is read into it, at its turn or ahead of it (pg_pipe_retry),
+ * and handed over at its turn.
  */
 #define PG_PIPE_MAX (2 * STORE_IN_FLIGHT + 1)
 struct pg_sent {
@@ -904,10 +905,9 @@ struct pg_sent {
 	size_t *oi; /* their places */
 	size_t no;
 	int nv;
-	int retried; /* sent again after a deadlock */
 	int read; /* rc and created are its outcome */
 	enum store_rc rc;
-	int *created; /* when read */
+	int *created; /* a batch's, by place: the posts that created */
 };
 
 struct pg {
@@ -1701,10 +1701,6 @@ pg_secrets(struct pg *s, const char *uri)
 }
 
 /*
- * The server as messages name it: the host it is connected to (or tried
- * last), its port and the database, as a URI without user or password.
- */
-/*
  * Whether the connection was asked for a writable host (libpq's
  * target_session_attrs read-write or primary): then a host found
  * read-only is not the primary any more, and the next connection looks
@@ -1726,6 +1722,10 @@ pg_wants_primary(struct pg *s)
 	PQconninfoFree(opts);
 }
 
+/*
+ * The server as messages name it: the host it is connected to (or tried
+ * last), its port and the database, as a URI without user or password.
+ */
 static void
 pg_where(struct pg *s)
 {
@@ -2116,13 +2116,14 @@ pg_pipe_send_notify(struct pg *s)
 
 /*
  * Reads the results of entry e, the oldest not read, through its sync.
- * A batch's outcome, with created[] (by r[].i) when STORE_OK; a NOTIFY's
- * failure is only logged: the runners' idle pass finds what it would have
- * woken them for.
+ * A batch's outcome, with its created[] (by r[].i, all 0 until now) set
+ * when STORE_OK, all 0 otherwise; a NOTIFY's failure is only logged: the
+ * runners' idle pass finds what it would have woken them for.
  */
 static enum store_rc
-pg_pipe_read(struct pg *s, const struct pg_sent *e, int *created)
+pg_pipe_read(struct pg *s, const struct pg_sent *e)
 {
+	int *const created = e->created;
 	const int notify = e->notify;
 	const char *what = notify ? "notify" : "record triggers";
 	const size_t results = notify ? 1 : (e->n > 0) + (e->no > 0);
@@ -2177,7 +2178,7 @@ pg_pipe_drop_notifies(struct pg *s)
 
 	while (s->npipe > 0 && (e = pg_pipe_at(s, 0))->notify) {
 		if (!e->read)
-			pg_pipe_read(s, e, NULL);
+			pg_pipe_read(s, e);
 		pg_pipe_pop(s);
 	}
 }
@@ -2211,11 +2212,7 @@ pg_pipe_read_ahead(struct pg *s, int k)
 		x = pg_pipe_at(s, k);
 		if (x->read)
 			continue;
-		if (!x->notify &&
-		    (x->created = calloc(x->posts, sizeof(*x->created))) ==
-			NULL)
-			return pg_lost(s, "record triggers", "out of memory");
-		x->rc = pg_pipe_read(s, x, x->created);
+		x->rc = pg_pipe_read(s, x);
 		x->read = 1;
 	}
 	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
@@ -2223,20 +2220,20 @@ pg_pipe_read_ahead(struct pg *s, int k)
 
 /*
  * The oldest batch was refused by a deadlock: every entry sent after it
- * is read now, and it is sent again, alone, and read.
+ * is read now, and it is sent again, alone, and read.  Its answer this
+ * time is the batch's, deadlock or not: it is tried once more, no more.
+ * The refusal left its created[] all 0.
  */
 static enum store_rc
-pg_pipe_retry(struct pg *s, struct pg_sent *e, int *created)
+pg_pipe_retry(struct pg *s, const struct pg_sent *e)
 {
 	enum store_rc rc;
 
 	if ((rc = pg_pipe_read_ahead(s, 1)) != STORE_OK)
 		return rc;
-	e->retried = 1;
-	memset(created, 0, e->posts * sizeof(*created));
 	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK)
 		return rc;
-	rc = pg_pipe_read(s, e, created);
+	rc = pg_pipe_read(s, e);
 	pg_pipe_send_notify(s);
 	return rc;
 }
@@ -2256,6 +2253,7 @@ pg_sent_fill(struct pg_sent *e, const struct trigger_rec *const *t,
 	e->other = other;
 	e->nv = nv;
 	if ((e->r = calloc(n, sizeof(*e->r))) == NULL ||
+	    (e->created = calloc(n, sizeof(*e->created))) == NULL ||
 	    (e->oi = calloc(n, sizeof(*e->oi))) == NULL ||
 	    (e->ov = calloc(n * (size_t)nv + 1, sizeof(*e->ov))) == NULL)
 		return -1;
@@ -2351,20 +2349,15 @@ pg_record_recv(struct store *base, int *created)
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
-	memset(created, 0, e->posts * sizeof(*created));
 	if (e->read) {
 		rc = e->rc;
-		if (rc == STORE_OK)
-			memcpy(created, e->created,
-			    e->posts * sizeof(*created));
 	} else {
-		rc = pg_pipe_read(s, e, created);
-		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0 &&
-		    !e->retried)
-			rc = pg_pipe_retry(s, e, created);
+		rc = pg_pipe_read(s, e);
+		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0)
+			rc = pg_pipe_retry(s, e);
 	}
-	if (rc != STORE_OK)
-		memset(created, 0, e->posts * sizeof(*created));
+	/* All 0 but where STORE_OK says a post created (pg_pipe_read). */
+	memcpy(created, e->created, e->posts * sizeof(*created));
 	pg_pipe_pop(s);
 	/* The last batch out: the NOTIFY it is owed, now. */
 	if (s->nbatches == 0 && s->notify_owed) {
