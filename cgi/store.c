@@ -208,7 +208,7 @@ store_ops_can(const struct store_ops *ops, enum store_can what)
 	case STORE_CAN_PIPELINE:
 		return ops->record_send != NULL;
 	case STORE_CAN_READ_TOGETHER:
-		return ops->read_statuses != NULL;
+		return ops->sql[STMT_STATUSES] != NULL;
 	case STORE_CAN_WAL:
 		return ops->wal_checkpoint != NULL;
 	case STORE_CAN_FILE:
@@ -1438,7 +1438,67 @@ store_record_recv(struct store *s, int *created)
 	return s->ops->record_recv(s, created);
 }
 
-/* A store without a statement for several reads reads them one by one. */
+/*
+ * The reads of r[] of one kind (savepoint or not) in one statement of
+ * the dialect's: the reads' job ids and trigger ids as two arrays
+ * (nothing quoted: ids are hex), each row a read's place in them, from
+ * 1, and its answer.
+ */
+static enum store_rc
+read_together(struct store *s, struct status_read *const *r, size_t n,
+    int savepoint, int64_t store_ms)
+{
+	struct buf jobs = { 0 }, triggers = { 0 };
+	struct store_rows q;
+	const char *json;
+	size_t i, m = 0, *at;
+	int64_t k;
+	int bad;
+
+	if ((at = calloc(n, sizeof(*at))) == NULL)
+		return s->ops->fail(s, "read statuses", "out of memory");
+	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
+	for (i = 0; i < n; i++)
+		if (r[i]->savepoint == savepoint) {
+			bad |= buf_printf(&jobs, "%s%s", m > 0 ? "," : "",
+				   r[i]->job->s) != 0 ||
+			    buf_printf(&triggers, "%s%s", m > 0 ? "," : "",
+				r[i]->trigger->s) != 0;
+			r[i]->rc = STORE_NOTFOUND;
+			at[m++] = i;
+		}
+	bad |= buf_adds(&jobs, "}") != 0 || buf_adds(&triggers, "}") != 0;
+	q.rc = bad ? s->ops->fail(s, "read statuses", "out of memory") :
+		     STORE_OK;
+	if (m > 0 && !bad) {
+		struct store_val v[] = { VAL_TEXT(buf_str(&jobs)),
+			VAL_TEXT(buf_str(&triggers)), VAL_INT(store_ms) };
+
+		if (query(s, &q, savepoint ? STMT_SP_STATUSES : STMT_STATUSES,
+			v, savepoint ? 2 : 3, "read statuses") == STORE_OK)
+			while (next(&q)) {
+				k = col_int(&q, 0);
+				if (k < 1 || (size_t)k > m ||
+				    (json = col_text(&q, 1)) == NULL ||
+				    buf_adds(r[at[k - 1]]->json, json) != 0) {
+					q.rc = s->ops->fail(s, "read statuses",
+					    "a row of another read");
+					break;
+				}
+				r[at[k - 1]]->rc = STORE_OK;
+			}
+		end(&q);
+	}
+	buf_free(&jobs);
+	buf_free(&triggers);
+	free(at);
+	return q.rc;
+}
+
+/*
+ * Where the dialect has a statement for several reads, one of each
+ * kind; else one by one.
+ */
 enum store_rc
 store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
     int64_t now_ms, int64_t store_ms)
@@ -1446,8 +1506,11 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	enum store_rc rc;
 	size_t i;
 
-	if (s->ops->read_statuses != NULL)
-		return s->ops->read_statuses(s, r, n, now_ms, store_ms);
+	if (s->ops->sql[STMT_STATUSES] != NULL) {
+		if ((rc = read_together(s, r, n, 0, store_ms)) != STORE_OK)
+			return rc;
+		return read_together(s, r, n, 1, store_ms);
+	}
 	for (i = 0; i < n; i++) {
 		rc = r[i]->savepoint ?
 		    store_read_savepoint_status(s, r[i]->job, r[i]->trigger,

@@ -292,8 +292,6 @@ struct store_ops {
 	    const struct trigger_rec *const *t, enum stmt,
 	    const struct store_val *v, int nv, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
-	enum store_rc (*read_statuses)(struct store *,
-	    struct status_read *const *, size_t, int64_t, int64_t);
 	int (*watch_fd)(struct store *);
 	/* A file's: its WAL, its directory watched, the file replaced. */
 	enum store_rc (*wal_checkpoint)(struct store *, int *);

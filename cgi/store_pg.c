@@ -2368,74 +2368,6 @@ pg_record_recv(struct store *base, int *created)
 	return rc;
 }
 
-/*
- * The reads of r[] of one kind (savepoint), in one statement; the others
- * are left as they are.
- */
-static enum store_rc
-pg_read_kind(struct pg *s, struct status_read *const *r, size_t n,
-    int savepoint, int64_t store_ms)
-{
-	struct buf jobs = { 0 }, triggers = { 0 };
-	struct store_val v[] = { VAL_TEXT(NULL), VAL_TEXT(NULL),
-		VAL_INT(store_ms) };
-	PGresult *res = NULL;
-	enum store_rc rc = STORE_ERROR;
-	size_t i, m = 0, *at;
-	int64_t k;
-	int row, bad = 0;
-
-	if ((at = calloc(n, sizeof(*at))) == NULL)
-		return STORE_ERROR;
-	for (i = 0; i < n && !bad; i++)
-		if (r[i]->savepoint == savepoint) {
-			at[m++] = i;
-			bad = array_add(&jobs, r[i]->job->s) != 0 ||
-			    array_add(&triggers, r[i]->trigger->s) != 0;
-		}
-	if (m == 0)
-		rc = STORE_OK;
-	else if (!bad && array_end(&jobs) == 0 && array_end(&triggers) == 0) {
-		v[0].s = buf_str(&jobs);
-		v[1].s = buf_str(&triggers);
-		rc = pg_exec(s, savepoint ? STMT_SP_STATUSES : STMT_STATUSES, v,
-		    savepoint ? 2 : 3, "read statuses", &res);
-	}
-	for (i = 0; rc == STORE_OK && i < m; i++)
-		r[at[i]]->rc = STORE_NOTFOUND;
-	for (row = 0; rc == STORE_OK && res != NULL && row < PQntuples(res);
-	     row++) {
-		k = col_int(res, row, 0);
-		if (k < 1 || (size_t)k > m) {
-			rc = STORE_ERROR;
-			break;
-		}
-		r[at[k - 1]]->rc = STORE_OK;
-		if (buf_add(r[at[k - 1]]->json, PQgetvalue(res, row, 1),
-			(size_t)PQgetlength(res, row, 1)) != 0)
-			rc = STORE_ERROR;
-	}
-	PQclear(res);
-	buf_free(&jobs);
-	buf_free(&triggers);
-	free(at);
-	return rc;
-}
-
-/* The status answers of several GETs: a statement for each kind. */
-static enum store_rc
-pg_read_statuses(struct store *base, struct status_read *const *r, size_t n,
-    int64_t now_ms, int64_t store_ms)
-{
-	struct pg *s = (struct pg *)base;
-	enum store_rc rc;
-
-	(void)now_ms;
-	if ((rc = pg_read_kind(s, r, n, 0, store_ms)) != STORE_OK)
-		return rc;
-	return pg_read_kind(s, r, n, 1, store_ms);
-}
-
 static enum store_rc
 pg_begin(struct store *base)
 {
@@ -2560,7 +2492,6 @@ static const struct store_ops pg_ops = {
 	.error = pg_error,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
-	.read_statuses = pg_read_statuses,
 	.begin = pg_begin,
 	.read_begin = pg_read_begin,
 	.commit = pg_commit,
