@@ -1427,7 +1427,7 @@ store_close(struct store *s)
 const char *
 store_error(const struct store *s)
 {
-	return s->ops->error(s);
+	return s->error;
 }
 
 enum store_rc

@@ -240,8 +240,8 @@ struct store_ops {
 	 * NULL, a boolean as 1 or 0) and col_text (NULL for NULL) read the
 	 * row's columns, valid until the next call of next or end; changes
 	 * is how many rows the statement wrote (or returned); end lets the
-	 * statement go.  fail records and logs an error the driver did not
-	 * meet itself, and is STORE_ERROR.  sql is the dialect's SQL by
+	 * statement go.  fail records (in struct store's error) and logs
+	 * an error the driver did not meet itself, and is STORE_ERROR.  sql is the dialect's SQL by
 	 * statement (NULL: a statement it has not).
 	 */
 	enum store_rc (*query)(struct store *, struct store_rows *, enum stmt,
@@ -263,7 +263,6 @@ struct store_ops {
 	enum store_rc (*commit)(struct store *);
 	void (*rollback)(struct store *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
-	const char *(*error)(const struct store *);
 	void (*close)(struct store *);
 	int (*schema_version)(void);
 
@@ -304,6 +303,7 @@ struct store_ops {
 
 struct store {
 	const struct store_ops *ops;
+	char error[512]; /* the driver's last error, as logged: store_error */
 	/*
 	 * store.c's, where rounds lock their jobs (lock_round): the range
 	 * whose jobs the transaction locked, and them.

@@ -928,7 +928,6 @@ struct pg {
 	char secret[3][256]; /* what must never be printed: the password */
 	char state[6]; /* the SQLSTATE of the last error ("": none) */
 	char where[256]; /* host:port/db, for messages */
-	char error[512]; /* the last error, as logged: store_error */
 	/* The committer's pipeline: entries sent, oldest first. */
 	struct pg_sent pipe[PG_PIPE_MAX];
 	int pipe_head, npipe, nbatches;
@@ -1001,11 +1000,11 @@ pg_set_error(struct pg *s, const char *what, const char *why, int warn)
 	char msg[400];
 
 	pg_message(s, why, msg, sizeof(msg));
-	snprintf(s->error, sizeof(s->error), "%s: %s", what, msg);
+	snprintf(s->base.error, sizeof(s->base.error), "%s: %s", what, msg);
 	if (warn)
-		log_warn("%s: %s", s->where, s->error);
+		log_warn("%s: %s", s->where, s->base.error);
 	else
-		log_error("%s: %s", s->where, s->error);
+		log_error("%s: %s", s->where, s->base.error);
 }
 
 static enum store_rc
@@ -1013,13 +1012,6 @@ pg_fail(struct store *base, const char *what, const char *why)
 {
 	pg_set_error((struct pg *)base, what, why, 0);
 	return STORE_ERROR;
-}
-
-static const char *
-pg_error(const struct store *base)
-{
-	const struct pg *s = (const struct pg *)base;
-	return s->error;
 }
 
 /* The connection is gone: every later call fails at once. */
@@ -1295,7 +1287,7 @@ static enum store_rc
 pg_ready(struct pg *s)
 {
 	if (s->dead) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->base.error, sizeof(s->base.error),
 		    "the connection to the server was lost");
 		return STORE_UNAVAILABLE;
 	}
@@ -1305,7 +1297,7 @@ pg_ready(struct pg *s)
 	 */
 	if (PQpipelineStatus(s->conn) != PQ_PIPELINE_OFF) {
 		if (s->nbatches > 0) {
-			snprintf(s->error, sizeof(s->error),
+			snprintf(s->base.error, sizeof(s->base.error),
 			    "a statement while a batch is in the pipeline");
 			return STORE_ERROR;
 		}
@@ -1538,7 +1530,7 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
 		     "SELECT version, (application = 'checkpoint-api')::int"
 		     " FROM schema_version",
 		     "read the schema version", v + 3, 2)) != STORE_OK)) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		return rc;
 	}
 	if (!v[0]) {
@@ -1591,7 +1583,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	    (rc = pg_simple(s,
 		 "SELECT pg_advisory_xact_lock(" PG_MIGRATION_LOCK ")",
 		 "lock for migration", NULL, 0)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		goto fail;
 	}
 	/* Again under the lock: another host may have migrated. */
@@ -1601,7 +1593,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration",
 			 NULL, 0)) != STORE_OK) {
 			snprintf(err, errlen, "%s: migration %d: %s", s->where,
-			    i + 1, s->error);
+			    i + 1, s->base.error);
 			goto fail;
 		}
 		log_info("%s: applied schema migration %d", s->where, i + 1);
@@ -1616,7 +1608,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 		goto fail;
 	}
 	if ((rc = pg_simple(s, "COMMIT", "migrate", NULL, 0)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		return rc;
 	}
 	return STORE_OK;
@@ -1814,12 +1806,12 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	PQsetNoticeReceiver(s->conn, pg_notice, s);
 	if ((rc = pg_session(s)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", s->where, s->error);
+		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		goto fail;
 	}
 	if ((rc = pg_migrate(s, err, errlen)) != STORE_OK)
 		goto fail;
-	s->error[0] = '\0';
+	s->base.error[0] = '\0';
 	*out = &s->base;
 	return STORE_OK;
 fail:
@@ -2409,7 +2401,7 @@ pg_commit(struct store *base)
 		return pg_ready(s);
 	if (PQtransactionStatus(s->conn) == PQTRANS_INERROR) {
 		pg_rollback(base);
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->base.error, sizeof(s->base.error),
 		    "commit: the transaction had failed; rolled back");
 		return STORE_ERROR;
 	}
@@ -2419,7 +2411,7 @@ pg_commit(struct store *base)
 		return rc;
 	}
 	if (strcmp(PQcmdStatus(res), "COMMIT") != 0) {
-		snprintf(s->error, sizeof(s->error),
+		snprintf(s->base.error, sizeof(s->base.error),
 		    "commit: the server rolled back");
 		rc = STORE_ERROR;
 	}
@@ -2489,7 +2481,6 @@ static const struct store_ops pg_ops = {
 	.purge_batch = PG_PURGE_BATCH,
 	.schema_version = pg_schema_version,
 	.close = pg_close,
-	.error = pg_error,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
 	.begin = pg_begin,

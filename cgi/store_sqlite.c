@@ -778,7 +778,6 @@ struct lite {
 	void (*on_commit)(void *, int); /* store_on_commit */
 	void *on_commit_arg;
 	char path[4096];
-	char error[512]; /* the last error, as logged: store_error */
 	int replaced; /* store_replaced said so, and logged it */
 	int64_t replaced_checked_ms; /* when store_replaced last looked */
 	int watch; /* store_watch_fd's inotify descriptor, or -1 */
@@ -872,16 +871,9 @@ lite_fail(struct store *base, const char *what, const char *why)
 {
 	struct lite *s = (struct lite *)base;
 
-	snprintf(s->error, sizeof(s->error), "%s: %s", what, why);
-	log_error("%s: %s", s->path, s->error);
+	snprintf(s->base.error, sizeof(s->base.error), "%s: %s", what, why);
+	log_error("%s: %s", s->path, s->base.error);
 	return STORE_ERROR;
-}
-
-static const char *
-lite_error(const struct store *base)
-{
-	const struct lite *s = (const struct lite *)base;
-	return s->error;
 }
 
 /*
@@ -921,12 +913,12 @@ lite_refused(struct lite *s, int rc, const char *what)
 {
 	enum store_rc out;
 
-	snprintf(s->error, sizeof(s->error), "%s: %s", what,
+	snprintf(s->base.error, sizeof(s->base.error), "%s: %s", what,
 	    sqlite3_errmsg(s->db));
 	out = lite_explain(s->path,
 	    (rc & 0xff) == SQLITE_READONLY ? STORE_READONLY : STORE_UNAVAILABLE,
-	    s->error, sizeof(s->error));
-	log_error("%s: %s", s->path, s->error);
+	    s->base.error, sizeof(s->base.error));
+	log_error("%s: %s", s->path, s->base.error);
 	return out;
 }
 
@@ -1542,7 +1534,6 @@ static const struct store_ops lite_ops = {
 	.sql_throwable = 1,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
-	.error = lite_error,
 	.begin = lite_begin,
 	.read_begin = lite_read_begin,
 	.commit = lite_commit,
