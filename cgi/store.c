@@ -1449,7 +1449,7 @@ read_together(struct store *s, struct status_read *const *r, size_t n,
     int savepoint, int64_t store_ms)
 {
 	struct buf jobs = { 0 }, triggers = { 0 };
-	struct store_rows q;
+	struct store_rows q = { .rc = STORE_OK };
 	const char *json;
 	size_t i, m = 0, *at;
 	int64_t k;
@@ -1464,29 +1464,35 @@ read_together(struct store *s, struct status_read *const *r, size_t n,
 				   r[i]->job->s) != 0 ||
 			    buf_printf(&triggers, "%s%s", m > 0 ? "," : "",
 				r[i]->trigger->s) != 0;
-			r[i]->rc = STORE_NOTFOUND;
 			at[m++] = i;
 		}
 	bad |= buf_adds(&jobs, "}") != 0 || buf_adds(&triggers, "}") != 0;
-	q.rc = bad ? s->ops->fail(s, "read statuses", "out of memory") :
-		     STORE_OK;
-	if (m > 0 && !bad) {
+	if (m > 0 && bad)
+		q.rc = s->ops->fail(s, "read statuses", "out of memory");
+	else if (m > 0) {
 		struct store_val v[] = { VAL_TEXT(buf_str(&jobs)),
 			VAL_TEXT(buf_str(&triggers)), VAL_INT(store_ms) };
 
 		if (query(s, &q, savepoint ? STMT_SP_STATUSES : STMT_STATUSES,
-			v, savepoint ? 2 : 3, "read statuses") == STORE_OK)
-			while (next(&q)) {
+			v, savepoint ? 2 : 3, "read statuses") == STORE_OK) {
+			for (i = 0; i < m; i++)
+				r[at[i]]->rc = STORE_NOTFOUND;
+			while (q.rc == STORE_OK && next(&q)) {
 				k = col_int(&q, 0);
-				if (k < 1 || (size_t)k > m ||
-				    (json = col_text(&q, 1)) == NULL ||
-				    buf_adds(r[at[k - 1]]->json, json) != 0) {
+				if (k < 1 || (size_t)k > m) {
 					q.rc = s->ops->fail(s, "read statuses",
-					    "a row of another read");
+					    "a row of no read");
 					break;
 				}
-				r[at[k - 1]]->rc = STORE_OK;
+				/* A NULL answer is empty, as a read alone's. */
+				if ((json = col_text(&q, 1)) != NULL &&
+				    buf_adds(r[at[k - 1]]->json, json) != 0)
+					q.rc = s->ops->fail(s, "read statuses",
+					    "out of memory");
+				else
+					r[at[k - 1]]->rc = STORE_OK;
 			}
+		}
 		end(&q);
 	}
 	buf_free(&jobs);

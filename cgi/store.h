@@ -52,11 +52,12 @@ int store_is_uri(const char *db);
  * (store_read_statuses), a WAL of its own (store_wal_checkpoint and
  * the rest), a file of this host (whose directory, owner and mode
  * checkpointctl init, setup and doctor see to).  Without them the
- * operations answer that there is nothing to do.  A store reached by round trips has the first two: there a
- * commit costs the same whether it holds one POST or sixteen, and a
- * statement the same for one key or many, so the committer keeps
- * batches in flight (commit.c) and GETs are read together (readers.c);
- * a file read and written in the process pays for neither.
+ * operations answer that there is nothing to do.  A store reached by
+ * round trips has the first two: there a commit costs the same whether
+ * it holds one POST or sixteen, and a statement the same for one key or
+ * many, so the committer keeps batches in flight (commit.c) and GETs are
+ * read together (readers.c); a file read and written in the process pays
+ * for neither.
  */
 enum store_can {
 	STORE_CAN_PIPELINE,
@@ -143,7 +144,7 @@ enum store_rc store_read_status(struct store *, const struct id *job,
  * Several status reads in one statement, for the GETs of several threads
  * at once (readers.c): each read's answer is added to its json, and its
  * rc says STORE_OK or STORE_NOTFOUND.  Any other result is the whole
- * batch's failure, and the reads' rc are not set.  A read of a savepoint
+ * batch's failure, and the reads' rc say nothing.  A read of a savepoint
  * or stop (savepoint) is store_read_savepoint_status's, else
  * store_read_status's; the reads of each kind go in one statement.
  */

@@ -241,8 +241,9 @@ struct store_ops {
 	 * row's columns, valid until the next call of next or end; changes
 	 * is how many rows the statement wrote (or returned); end lets the
 	 * statement go.  fail records (in struct store's error) and logs
-	 * an error the driver did not meet itself, and is STORE_ERROR.  sql is the dialect's SQL by
-	 * statement (NULL: a statement it has not).
+	 * an error the driver did not meet itself, and is STORE_ERROR.
+	 * sql is the dialect's SQL by statement (NULL: a statement it has
+	 * not).
 	 */
 	enum store_rc (*query)(struct store *, struct store_rows *, enum stmt,
 	    const struct store_val *, int, const char *);
