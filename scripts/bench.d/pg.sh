@@ -268,7 +268,14 @@ pg_report() {
 		printf "POST ceiling: pgbench -M prepared -c 16 -j 2, the store'"'"'s upsert (scripts/bench.d/upsert.sql), one row a transaction: %.0f tx/s [%.0f-%.0f], p50 %.2f ms, p99 %.2f ms.\n",
 		    med(t, n), t[1], t[n], med(q, n), med(p, n)
 	}' "$RAW"
-	echo "GET ceiling: tests/fcgi-hello behind the same server, as in the web stage."
+	# Against another build (CEILING) its columns are named for it.
+	cname=fcgi-hello
+	[ -n "${CEILING:-}" ] && cname="other build"
+	if [ -n "${CEILING:-}" ]; then
+		echo "GET and POST ceiling: $CEILING (another build), with the app's database, behind the same server."
+	else
+		echo "GET ceiling: tests/fcgi-hello behind the same server, as in the web stage."
+	fi
 	echo
 	echo "\"ratio\" is the app's median over the ceiling's; \"paired\" the median [min-max] of each round's app over the same round's ceiling."
 	echo
@@ -276,7 +283,7 @@ pg_report() {
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for srv in nginx lighttpd; do
 		for m in GET POST "POST hello"; do
-			awk -v s="$srv" -v m="$m" "$MED_AWK"'
+			awk -v s="$srv" -v m="$m" -v cname="$cname" "$MED_AWK"'
 			$1 == "pg-" s "-app" && $3 == substr(m, 1, index(m " ", " ") - 1) { a[++na] = $4; ap[na] = $5; bad += $6 }
 			m == "GET" && $1 == "pg-" s "-ceiling" && $3 == "GET" { k[++nk] = $4; kp[nk] = $5 }
 			m == "POST" && $1 == "pgbench" { k[++nk] = $3; kp[nk] = $4 }
@@ -287,9 +294,9 @@ pg_report() {
 					pr[++np] = k[i] > 0 ? a[i] / k[i] : 0
 				p = med(pr, np)
 				x = med(a, na); y = med(k, nk); r = y > 0 ? x / y : 0
-				if (m == "GET") { c = "fcgi-hello"; g = sprintf(">= 0.6 (%s)", r >= 0.6 ? "met" : "not met") }
+				if (m == "GET") { c = cname; g = sprintf(">= 0.6 (%s)", r >= 0.6 ? "met" : "not met") }
 				else if (m == "POST") { c = "pgbench upsert"; g = sprintf(">= 1.5 (%s)", r >= 1.5 ? "met" : "not met") }
-				else { c = "fcgi-hello"; g = "-" }
+				else { c = cname; g = "-" }
 				printf "| %s | %s | %.0f [%.0f-%.0f] | %s | %.0f [%.0f-%.0f] | %.2f | %.2f [%.2f-%.2f] | %s | %.2f | %.2f | %d |\n",
 				    s, (m == "POST hello" ? "POST" : m), x, a[1], a[na], c, y, k[1], k[nk], r, p, pr[1], pr[np], g, med(ap, na), med(kp, nk), bad
 			}' "$RAW"
@@ -301,7 +308,7 @@ pg_report() {
 	echo
 	echo "| run | web server | responder | PostgreSQL | rest | total |"
 	echo "|---|---|---|---|---|---|"
-	awk -v hz="$hz" "$MED_AWK"'
+	awk -v hz="$hz" -v cname="$cname" "$MED_AWK"'
 	$1 == "pgbench" && $6 > 0 {
 		k = 1e6 / hz / $6; n["pgbench"]++; j = n["pgbench"]
 		w["pgbench", j] = 0; f["pgbench", j] = 0; g["pgbench", j] = $7 * k
@@ -326,7 +333,7 @@ pg_report() {
 			}
 			name = l == "pgbench" ? "pgbench upsert (a transaction)" : l
 			sub(/^pg-/, "", name); sub(/-app /, " app ", name)
-			sub(/-ceiling /, " fcgi-hello ", name)
+			sub(/-ceiling /, " " cname " ", name)
 			printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", name,
 			    med(a1, n[l]), med(a2, n[l]), med(a3, n[l]), med(a4, n[l]), med(a5, n[l])
 		}
