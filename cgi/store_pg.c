@@ -56,6 +56,8 @@ static const struct store_ops pg_ops;
 #define PG_CHANNEL "checkpoint_triggers"
 /* The committer's pipeline: a NOTIFY at most this often under load. */
 #define PG_NOTIFY_EVERY_MS 5
+/* A batch refused by a deadlock is sent again this long after. */
+#define PG_RETRY_AFTER_MS 100
 /* The server's clock in ms, the same all through one statement. */
 #define NOW_MS "floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint"
 /* Rows a purge deletes per statement, so that no transaction grows long. */
@@ -906,6 +908,7 @@ struct pg_sent {
 	size_t no;
 	int nv;
 	int read; /* rc and created are its outcome */
+	int deadlock; /* a deadlock's loser: tried again at its turn */
 	enum store_rc rc;
 	int *created; /* a batch's, by place: the posts that created */
 };
@@ -2195,6 +2198,13 @@ pg_pipe_end(struct pg *s)
  * Reads now every entry from the k-th on that is not read yet, a batch's
  * outcome kept for its turn.
  */
+/* Whether rc, the last read's, is the refusal of a deadlock's loser. */
+static int
+pg_deadlock(const struct pg *s, enum store_rc rc)
+{
+	return rc == STORE_BUSY && strcmp(s->state, "40P01") == 0;
+}
+
 static enum store_rc
 pg_pipe_read_ahead(struct pg *s, int k)
 {
@@ -2205,16 +2215,20 @@ pg_pipe_read_ahead(struct pg *s, int k)
 		if (x->read)
 			continue;
 		x->rc = pg_pipe_read(s, x);
+		x->deadlock = pg_deadlock(s, x->rc);
 		x->read = 1;
 	}
 	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
 }
 
 /*
- * The oldest batch was refused by a deadlock: every entry sent after it
- * is read now, and it is sent again, alone, and read.  Its answer this
- * time is the batch's, deadlock or not: it is tried once more, no more.
- * The refusal left its created[] all 0.
+ * The oldest batch was refused by a deadlock, read at its turn or ahead
+ * of it: every entry sent after it is read now, and it is sent again,
+ * alone, and read.  Its answer this time is the batch's, deadlock or
+ * not: it is tried once more, no more.  The refusal left its created[]
+ * all 0.  It waits first: the deadlock's survivor, woken by the locks
+ * the refusal let go of, takes them before the batch asks again, where
+ * a batch sent at once could race it for them and meet it again.
  */
 static enum store_rc
 pg_pipe_retry(struct pg *s, const struct pg_sent *e)
@@ -2223,6 +2237,7 @@ pg_pipe_retry(struct pg *s, const struct pg_sent *e)
 
 	if ((rc = pg_pipe_read_ahead(s, 1)) != STORE_OK)
 		return rc;
+	poll(NULL, 0, PG_RETRY_AFTER_MS);
 	if ((rc = pg_pipe_send_batch(s, e)) != STORE_OK)
 		return rc;
 	rc = pg_pipe_read(s, e);
@@ -2341,13 +2356,11 @@ pg_record_recv(struct store *base, int *created)
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
-	if (e->read) {
-		rc = e->rc;
-	} else {
-		rc = pg_pipe_read(s, e);
-		if (rc == STORE_BUSY && strcmp(s->state, "40P01") == 0)
-			rc = pg_pipe_retry(s, e);
+	if (!e->read) {
+		e->rc = pg_pipe_read(s, e);
+		e->deadlock = pg_deadlock(s, e->rc);
 	}
+	rc = e->deadlock ? pg_pipe_retry(s, e) : e->rc;
 	/* All 0 but where STORE_OK says a post created (pg_pipe_read). */
 	memcpy(created, e->created, e->posts * sizeof(*created));
 	pg_pipe_pop(s);
