@@ -18,11 +18,13 @@ DB=$T/checkpoints.db
 # With VALGRIND_LOGS=DIR the app, the runner and the ctl run under
 # valgrind memcheck, each process logging to DIR (scripts/test --ci reads
 # the logs): the programs are replaced by wrappers in the trash directory.
+# No gdb server: its FIFOs in /tmp are named by pid, and one left by an
+# earlier run under another user makes a process of that pid log an error.
 if [ -n "${VALGRIND_LOGS:-}" ]; then
 	for _prog in API RUNNER CTL; do
 		eval "_real=\$$_prog"
 		_wrap=$T/valgrind-$(basename "$_real")
-		printf '#!/bin/sh\nexec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no --log-file=%s/%%p.log %s "$@"\n' \
+		printf '#!/bin/sh\nexec valgrind --quiet --vgdb=no --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no --log-file=%s/%%p.log %s "$@"\n' \
 		    "$VALGRIND_LOGS" "$_real" > "$_wrap"
 		chmod +x "$_wrap"
 		eval "$_prog=\$_wrap"
