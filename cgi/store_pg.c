@@ -2194,10 +2194,6 @@ pg_pipe_end(struct pg *s)
 	return STORE_OK;
 }
 
-/*
- * Reads now every entry from the k-th on that is not read yet, a batch's
- * outcome kept for its turn.
- */
 /* Whether rc, the last read's, is the refusal of a deadlock's loser. */
 static int
 pg_deadlock(const struct pg *s, enum store_rc rc)
@@ -2205,6 +2201,10 @@ pg_deadlock(const struct pg *s, enum store_rc rc)
 	return rc == STORE_BUSY && strcmp(s->state, "40P01") == 0;
 }
 
+/*
+ * Reads now every entry from the k-th on that is not read yet, a batch's
+ * outcome kept for its turn.
+ */
 static enum store_rc
 pg_pipe_read_ahead(struct pg *s, int k)
 {

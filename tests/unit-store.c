@@ -1953,6 +1953,86 @@ test_any_in_flight(const char *db, const struct trigger_rec *tr,
 }
 
 /*
+ * On a database server, a batch refused by a deadlock while a later
+ * batch's send read it ahead of its turn is sent again at its turn, as
+ * one read at its turn is.  Triggers x and y of two jobs are pending; a
+ * runner's transaction on another connection (o) claims y and holds its
+ * row; a fresh connection (a) sends a batch of x and y, which locks x and
+ * waits for y; o then claims x and waits for the batch: a deadlock, and
+ * the batch, which has waited longer, is the one the server refuses (o's
+ * claim of x goes through, which it could not otherwise).  A savepoint's
+ * batch, whose statement a has not prepared, reads the refusal ahead;
+ * at its turn the first batch is sent again and recorded.
+ */
+static void
+test_any_deadlock(const char *db, const struct trigger_rec *tr,
+    const struct savepoint_rec *sp)
+{
+	struct trigger_rec x = *tr, y = *tr;
+	struct savepoint_rec s2 = *sp;
+	/* Lock waits past the server's deadlock_timeout (1 s). */
+	struct store_opts opts = { db, 0, 5000, 0 };
+	struct store *a = NULL, *o = NULL;
+	struct job job;
+	char err[512];
+	int c[2] = { -1, -1 }, made = -1;
+	int64_t xrow, yrow;
+
+	x.trigger = mkid("b0570000000000000000000000000021");
+	y.trigger = mkid("b0570000000000000000000000000022");
+	s2.trigger = mkid("b0570000000000000000000000000023");
+	if (store_open(&opts, &a, err, sizeof(err)) != STORE_OK ||
+	    store_open(&opts, &o, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "any: deadlock: open: %s", err);
+		goto out;
+	}
+	/* Two jobs: a runner claims one trigger of a job at a time. */
+	memset(&job, 0, sizeof(job));
+	job.type = CKPT_FULL;
+	job.timeout_s = 60;
+	job.id = x.job = mkid("b05700000000000000000000000000dd");
+	made = store_job_add(o, &job, 1000) == STORE_OK;
+	job.id = y.job = mkid("b05700000000000000000000000000de");
+	made = made && store_job_add(o, &job, 1000) == STORE_OK;
+	tap_ok(made && store_record_trigger(o, &x, &made) == STORE_OK &&
+		made == 1 && store_record_trigger(o, &y, &made) == STORE_OK &&
+		made == 1,
+	    "any: deadlock: two jobs' triggers pending");
+	xrow = pending_row(o, x.job.s, x.trigger.s);
+	yrow = pending_row(o, y.job.s, y.trigger.s);
+	tap_ok(store_begin(o) == STORE_OK &&
+		store_claim(o, yrow, "o", 0, CKPT_FULL, 1000, 61000) ==
+		    STORE_OK,
+	    "any: deadlock: another connection claims y, uncommitted");
+	tap_is_int(store_record_send(a,
+		       (const struct trigger_rec *[]){ &x, &y },
+		       (const struct savepoint_rec *[]){ NULL, NULL }, 2),
+	    STORE_OK, "any: deadlock: a batch of x and y sent");
+	/* The batch waits for y before the claim of x waits for it. */
+	usleep(300 * 1000);
+	tap_is_int(store_claim(o, xrow, "o", 0, CKPT_FULL, 1000, 61000),
+	    STORE_OK, "any: deadlock: the claim of x goes through");
+	store_rollback(o);
+	tap_is_int(store_record_send(a, (const struct trigger_rec *[]){ NULL },
+		       (const struct savepoint_rec *[]){ &s2 }, 1),
+	    STORE_OK, "any: deadlock: a savepoint's batch sent after it");
+	tap_is_int(store_record_recv(a, c), STORE_OK,
+	    "any: deadlock: the refused batch, read ahead, sent again");
+	tap_ok(c[0] == 0 && c[1] == 0,
+	    "any: deadlock: x and y recorded before, not new (%d %d)", c[0],
+	    c[1]);
+	c[0] = -1;
+	tap_is_int(store_record_recv(a, c), STORE_OK,
+	    "any: deadlock: the savepoint's batch");
+	tap_ok(c[0] == 1, "any: deadlock: the savepoint new (%d)", c[0]);
+out:
+	if (a != NULL)
+		store_close(a);
+	if (o != NULL)
+		store_close(o);
+}
+
+/*
  * A committer's batch of triggers and savepoints in one transaction
  * (store_record_posts): all recorded; the same batch again creates
  * nothing.  On a database server, batches in flight too.
@@ -2005,9 +2085,10 @@ test_any_posts(struct store *s, const char *db)
 	    created[2]);
 	test_any_savepoint_batch(s, &sp);
 	test_any_statuses(s, &tr[0], &sp);
-	if (store_can(s, STORE_CAN_PIPELINE))
+	if (store_can(s, STORE_CAN_PIPELINE)) {
 		test_any_in_flight(db, &tr[0], &sp);
-	else
+		test_any_deadlock(db, &tr[0], &sp);
+	} else
 		tap_is_int(store_record_send(s, t, p, 3), STORE_ERROR,
 		    "any: posts: no batches in flight on a file");
 	buf_free(&b);
