@@ -1578,6 +1578,7 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	enum store_rc rc;
 	int64_t version, v = 0;
 	int target = pg_schema_version(), i;
+	char what[32];
 
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
 	    version == target)
@@ -1593,10 +1594,11 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK)
 		goto fail;
 	for (i = (int)version; i < target; i++) {
-		if ((rc = pg_simple(s, schema_pg_migrations[i], "migration",
-			 NULL, 0)) != STORE_OK) {
-			snprintf(err, errlen, "%s: migration %d: %s", s->where,
-			    i + 1, s->base.error);
+		snprintf(what, sizeof(what), "migration %d", i + 1);
+		if ((rc = pg_simple(s, schema_pg_migrations[i], what, NULL,
+			 0)) != STORE_OK) {
+			snprintf(err, errlen, "%s: %s", s->where,
+			    s->base.error);
 			goto fail;
 		}
 		log_info("%s: applied schema migration %d", s->where, i + 1);

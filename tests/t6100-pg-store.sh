@@ -427,6 +427,29 @@ is "$(psql_q "SELECT s.version, t.trigger_id, i.indisunique
     WHERE i.indexrelid = 'triggers_claimed'::regclass" old)" \
     "$V|$A|t" "  its trigger kept; one claim per job enforced (0002)"
 
+# A migration that fails half way, in one transaction with the others:
+# a database at version 1 with a table of migration 9's name already
+# there.  Nothing of migrations 2 to 8 stays, and the error names the
+# migration; once the table is gone, the database is brought up to date.
+psql_q "CREATE DATABASE halfway" postgres || bail "CREATE DATABASE halfway"
+"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 --single-transaction \
+    -d "$(pg_uri halfway)" -f "$top_srcdir/schema/pg/0001-initial.sql" ||
+    bail "schema/pg/0001"
+psql_q "CREATE TABLE retention (x int)" halfway || bail "CREATE TABLE"
+run --db "$(uri halfway)" init
+is "$RC|$OUT|$ERR" \
+    "1||checkpointctl: postgresql://127.0.0.1:$PG_PORT/halfway: migration 9: ERROR:  relation \"retention\" already exists" \
+    "a migration that fails: refused, in one line naming it"
+is "$(psql_q "SELECT s.version, i.indisunique, (SELECT count(*)
+    FROM pg_class WHERE relname IN ('savepoints', 'schedules'))
+    FROM schema_version s, pg_index i
+    WHERE i.indexrelid = 'triggers_claimed'::regclass" halfway)" "1|f|0" \
+    "  left at version 1: nothing of migrations 2 (unique claims), 3 or 8"
+psql_q "DROP TABLE retention" halfway || bail "DROP TABLE"
+run --db "$(uri halfway)" init
+is "$RC|$OUT|$ERR" "0|$(shown halfway): schema version $V|" \
+    "  without the table in the way, migrated to $V"
+
 psql_q "UPDATE schema_version SET version = 99" fresh || bail "UPDATE"
 run --db "$(uri fresh)" job list
 is "$RC|$OUT|$ERR" \
