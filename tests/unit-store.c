@@ -2232,6 +2232,170 @@ test_col_nomem(void)
 	    "nomem: none succeeded with a row short of a value");
 }
 
+/*
+ * A store for the sweeps below, which open and close thousands: its
+ * commits not synced to disk (synchronous=NORMAL), which they do not
+ * test.  Each sweep keeps one more open throughout, so that no close is
+ * the last (which copies the WAL back and removes it).
+ */
+static enum store_rc
+nomem_open(const char *name, struct store **s)
+{
+	struct store_opts o = { path_in(name), 1, 50, 0 };
+	char err[512];
+
+	return store_open(&o, s, err, sizeof(err));
+}
+
+/* Whether (job, trigger) has a status, as a trigger or a savepoint. */
+static int
+nomem_found(struct store *s, const struct id *job, const struct id *trigger,
+    int savepoint)
+{
+	struct buf b = { 0 };
+	enum store_rc rc;
+
+	rc = savepoint ? store_read_savepoint_status(s, job, trigger, &b) :
+			 store_read_status(s, job, trigger, 1000, 0, &b);
+	buf_free(&b);
+	return rc == STORE_OK;
+}
+
+/*
+ * A committer's batch (two triggers and a savepoint, one transaction)
+ * with one of SQLite's allocations refused, each in turn until a batch
+ * goes through without reaching the refusal: each batch is recorded
+ * whole or not at all, whole when it says so, as the store, closed and
+ * opened again, reads it.
+ */
+static void
+test_posts_nomem(void)
+{
+	struct trigger_rec tr[2];
+	struct savepoint_rec sp;
+	const struct trigger_rec *t[3];
+	const struct savepoint_rec *p[3];
+	struct store *s, *keep;
+	char hex[33];
+	enum store_rc rc;
+	int after, found, created[3], failed = 0, torn = 0, untold = 0;
+	int reached = 1, i;
+
+	memset(tr, 0, sizeof(tr));
+	memset(&sp, 0, sizeof(sp));
+	if (nomem_open("posts-nomem.db", &keep) != STORE_OK) {
+		tap_ok(0, "nomem: posts: open");
+		return;
+	}
+	for (after = 0; after < 5000 && reached; after++) {
+		for (i = 0; i < 3; i++) {
+			snprintf(hex, sizeof(hex), "c0de%020d%08x", after, i);
+			if (i < 2) {
+				tr[i].job = mkid(J5);
+				tr[i].trigger = mkid(hex);
+				tr[i].type = CKPT_CONFIGURED;
+				tr[i].now_ms = 1000;
+				tr[i].max_queued = 100000;
+			} else
+				sp.trigger = mkid(hex);
+		}
+		sp.job = mkid(J5);
+		sp.target_dir = "file:/nomem";
+		sp.now_ms = 1000;
+		t[0] = &tr[0], p[0] = NULL;
+		t[1] = NULL, p[1] = &sp;
+		t[2] = &tr[1], p[2] = NULL;
+		if (nomem_open("posts-nomem.db", &s) != STORE_OK)
+			break;
+		nomem_after = after;
+		rc = store_record_posts(s, t, p, 3, created);
+		reached = nomem_after < 0;
+		nomem_after = -1;
+		store_close(s);
+		if (nomem_open("posts-nomem.db", &s) != STORE_OK)
+			break;
+		found = nomem_found(s, &tr[0].job, &tr[0].trigger, 0) +
+		    nomem_found(s, &sp.job, &sp.trigger, 1) +
+		    nomem_found(s, &tr[1].job, &tr[1].trigger, 0);
+		store_close(s);
+		failed += rc != STORE_OK;
+		torn += found != 0 && found != 3;
+		untold += rc == STORE_OK && found != 3;
+	}
+	store_close(keep);
+	tap_ok(!reached, "nomem: batches until one needs no more (%d)", after);
+	tap_ok(failed > 0, "nomem: %d batches failed for want of memory",
+	    failed);
+	tap_is_int(torn, 0, "nomem: none recorded in part");
+	tap_is_int(untold, 0, "nomem: none said recorded and missing");
+}
+
+/*
+ * The runner's completion of a trigger (its claim of an id and its
+ * result, one transaction) with one of SQLite's allocations refused,
+ * each in turn until one goes through without reaching the refusal:
+ * a trigger is completed with the job's next id, or left pending with
+ * no id taken (it takes the next id when completed after), so that the
+ * ids stay dense.
+ */
+static void
+test_complete_nomem(void)
+{
+	struct store *s, *keep;
+	struct job job;
+	char hex[33], want[128];
+	const char *got;
+	enum store_rc rc;
+	int64_t ck, ids = 0;
+	int after, created, failed = 0, wrong = 0, reached = 1;
+
+	memset(&job, 0, sizeof(job));
+	job.id = mkid(J4);
+	job.type = CKPT_FULL;
+	job.timeout_s = 60;
+	if (nomem_open("complete-nomem.db", &keep) != STORE_OK ||
+	    store_job_add(keep, &job, 1000) != STORE_OK) {
+		tap_ok(0, "nomem: complete: a job");
+		return;
+	}
+	for (after = 0; after < 5000 && reached; after++) {
+		snprintf(hex, sizeof(hex), "c0de%028d", after);
+		if (nomem_open("complete-nomem.db", &s) != STORE_OK ||
+		    record(s, J4, hex, CKPT_FULL, 1000, 0, &created) !=
+			STORE_OK)
+			break;
+		nomem_after = after;
+		rc = complete(s, J4, hex, 1, NULL, NULL, 2000, &ck);
+		reached = nomem_after < 0;
+		nomem_after = -1;
+		store_close(s);
+		if (nomem_open("complete-nomem.db", &s) != STORE_OK)
+			break;
+		/* Completed now, or pending: then completed unhindered. */
+		got = status(s, J4, hex, 2000, 0);
+		failed += rc != STORE_OK;
+		if (strcmp(got, IN_PROGRESS) == 0 && rc != STORE_OK) {
+			wrong += complete(s, J4, hex, 1, NULL, NULL, 2000,
+				     &ck) != STORE_OK;
+			got = status(s, J4, hex, 2000, 0);
+		}
+		snprintf(want, sizeof(want),
+		    "{\"status\":{\"id\":\"COMPLETED\"},"
+		    "\"operation\":{\"checkpointId\":%lld}}",
+		    (long long)++ids);
+		wrong += strcmp(got, want) != 0;
+		store_close(s);
+	}
+	store_close(keep);
+	tap_ok(!reached, "nomem: completions until one needs no more (%d)",
+	    after);
+	tap_ok(failed > 0, "nomem: %d completions failed for want of memory",
+	    failed);
+	tap_is_int(wrong, 0,
+	    "nomem: each completed with the next id, or left pending and "
+	    "given the next id after");
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
@@ -2339,6 +2503,8 @@ main(void)
 	test_ckpt_stats();
 	test_busy();
 	test_col_nomem();
+	test_posts_nomem();
+	test_complete_nomem();
 	test_any_driver(path_in("any.db"));
 	cleanup();
 	tap_ok(!file_exists(dir), "the temporary directory is removed");
