@@ -2396,6 +2396,99 @@ test_complete_nomem(void)
 	    "given the next id after");
 }
 
+struct sched_seen {
+	int64_t since_ms;
+	int64_t last_slot_ms;
+	char state[16];
+};
+
+static int
+sched_cb(const struct schedule_row *r, void *arg)
+{
+	struct sched_seen *w = arg;
+
+	w->since_ms = r->since_ms;
+	w->last_slot_ms = r->last_slot_ms;
+	snprintf(w->state, sizeof(w->state), "%s",
+	    r->job_state != NULL ? r->job_state : "");
+	return 0;
+}
+
+/*
+ * A schedule's slot fired (the schedule moved up to it, the slot and its
+ * trigger recorded, one transaction) with one of SQLite's allocations
+ * refused, each in turn until one goes through without reaching the
+ * refusal: the schedule has moved up to the slot exactly when the slot's
+ * trigger is there, and has whenever the fire said it fired.  Each
+ * trigger is then completed, so that the next slot finds the job idle.
+ */
+static void
+test_fire_nomem(void)
+{
+	struct store *s, *keep;
+	struct job job;
+	struct schedule_row row;
+	struct schedule_fire f;
+	struct sched_seen w;
+	enum store_rc rc;
+	char hex[33];
+	int64_t ck;
+	int after, fired, moved, there, failed = 0, torn = 0, reached = 1;
+
+	memset(&job, 0, sizeof(job));
+	job.id = mkid(J3);
+	job.type = CKPT_FULL;
+	job.timeout_s = 60;
+	if (nomem_open("fire-nomem.db", &keep) != STORE_OK ||
+	    store_job_add(keep, &job, 1000) != STORE_OK ||
+	    store_schedule_set(keep, &job.id, "CHECKPOINT", 60000, NULL, "unit",
+		1000) != STORE_OK) {
+		tap_ok(0, "nomem: fire: a job with a schedule");
+		return;
+	}
+	for (after = 0; after < 5000 && reached; after++) {
+		memset(&w, 0, sizeof(w));
+		if (nomem_open("fire-nomem.db", &s) != STORE_OK ||
+		    store_schedule_list(s, &job.id, sched_cb, &w) != STORE_OK)
+			break;
+		memset(&row, 0, sizeof(row));
+		row.job = job.id;
+		row.kind = "CHECKPOINT";
+		row.every_ms = 60000;
+		row.since_ms = w.since_ms;
+		row.last_slot_ms = w.last_slot_ms;
+		row.job_state = w.state;
+		memset(&f, 0, sizeof(f));
+		f.slot_ms = (after + 1) * (int64_t)60000;
+		f.now_ms = f.slot_ms;
+		f.max_queued = 1000;
+		snprintf(hex, sizeof(hex), "f17e%028d", after);
+		f.trigger = mkid(hex);
+		nomem_after = after;
+		rc = store_schedule_fire(s, &row, &f, &fired);
+		reached = nomem_after < 0;
+		nomem_after = -1;
+		store_close(s);
+		memset(&w, 0, sizeof(w));
+		if (nomem_open("fire-nomem.db", &s) != STORE_OK ||
+		    store_schedule_list(s, &job.id, sched_cb, &w) != STORE_OK)
+			break;
+		moved = w.last_slot_ms == f.slot_ms;
+		there = nomem_found(s, &job.id, &f.trigger, 0);
+		failed += rc != STORE_OK;
+		torn += moved != there ||
+		    (rc == STORE_OK && fired == 1 && !moved);
+		if (there)
+			complete(s, J3, hex, 1, NULL, NULL, f.now_ms, &ck);
+		store_close(s);
+	}
+	store_close(keep);
+	tap_ok(!reached, "nomem: fires until one needs no more (%d)", after);
+	tap_ok(failed > 0, "nomem: %d fires failed for want of memory", failed);
+	tap_is_int(torn, 0,
+	    "nomem: the schedule moved exactly when its trigger is there");
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 static void
 test_any_driver(const char *db)
@@ -2505,6 +2598,7 @@ main(void)
 	test_col_nomem();
 	test_posts_nomem();
 	test_complete_nomem();
+	test_fire_nomem();
 	test_any_driver(path_in("any.db"));
 	cleanup();
 	tap_ok(!file_exists(dir), "the temporary directory is removed");
