@@ -1165,6 +1165,16 @@ store_import_commit(struct store *s)
 /* --- The runner's round --- */
 
 /*
+ * Appends id to the array literal in b, begun with "{" (the caller adds
+ * "}" after the last): nothing quoted, since ids are hex.
+ */
+static int
+id_array_add(struct buf *b, const char *id)
+{
+	return buf_printf(b, "%s%s", b->len > 1 ? "," : "", id);
+}
+
+/*
  * Where runners' rounds run at once on several hosts (the dialect has
  * the statement id), the jobs it locks to the end of the transaction,
  * listed in s->jobs as an array for the round's statements: "{a,b}",
@@ -1186,9 +1196,7 @@ lock_jobs(struct store *s, enum stmt id, const struct store_val *v, int n,
 	bad = buf_adds(&s->jobs, "{") != 0;
 	if (query(s, &r, id, v, n, what) == STORE_OK)
 		while (next(&r))
-			bad |= buf_printf(&s->jobs, "%s%s",
-				   s->jobs.len > 1 ? "," : "",
-				   col_text(&r, 0)) != 0;
+			bad |= id_array_add(&s->jobs, col_text(&r, 0)) != 0;
 	if ((bad || buf_adds(&s->jobs, "}") != 0) && r.rc == STORE_OK)
 		r.rc = s->ops->fail(s, what, "out of memory");
 	if (end(&r) == STORE_OK)
@@ -1460,10 +1468,8 @@ read_together(struct store *s, struct status_read *const *r, size_t n,
 	bad = buf_adds(&jobs, "{") != 0 || buf_adds(&triggers, "{") != 0;
 	for (i = 0; i < n; i++)
 		if (r[i]->savepoint == savepoint) {
-			bad |= buf_printf(&jobs, "%s%s", m > 0 ? "," : "",
-				   r[i]->job->s) != 0 ||
-			    buf_printf(&triggers, "%s%s", m > 0 ? "," : "",
-				r[i]->trigger->s) != 0;
+			bad |= id_array_add(&jobs, r[i]->job->s) != 0 ||
+			    id_array_add(&triggers, r[i]->trigger->s) != 0;
 			at[m++] = i;
 		}
 	bad |= buf_adds(&jobs, "}") != 0 || buf_adds(&triggers, "}") != 0;

@@ -2196,11 +2196,18 @@ pg_pipe_end(struct pg *s)
 	return STORE_OK;
 }
 
-/* Whether rc, the last read's, is the refusal of a deadlock's loser. */
-static int
-pg_deadlock(const struct pg *s, enum store_rc rc)
+/*
+ * Reads entry e's outcome into it, unless it has been: its rc, and
+ * whether it was the refusal of a deadlock's loser.
+ */
+static void
+pg_pipe_settle(struct pg *s, struct pg_sent *e)
 {
-	return rc == STORE_BUSY && strcmp(s->state, "40P01") == 0;
+	if (e->read)
+		return;
+	e->rc = pg_pipe_read(s, e);
+	e->deadlock = e->rc == STORE_BUSY && strcmp(s->state, "40P01") == 0;
+	e->read = 1;
 }
 
 /*
@@ -2210,16 +2217,8 @@ pg_deadlock(const struct pg *s, enum store_rc rc)
 static enum store_rc
 pg_pipe_read_ahead(struct pg *s, int k)
 {
-	struct pg_sent *x;
-
-	for (; k < s->npipe && !s->dead; k++) {
-		x = pg_pipe_at(s, k);
-		if (x->read)
-			continue;
-		x->rc = pg_pipe_read(s, x);
-		x->deadlock = pg_deadlock(s, x->rc);
-		x->read = 1;
-	}
+	for (; k < s->npipe && !s->dead; k++)
+		pg_pipe_settle(s, pg_pipe_at(s, k));
 	return s->dead ? STORE_UNAVAILABLE : STORE_OK;
 }
 
@@ -2358,10 +2357,7 @@ pg_record_recv(struct store *base, int *created)
 	if (s->nbatches == 0)
 		return STORE_ERROR;
 	e = pg_pipe_at(s, 0);
-	if (!e->read) {
-		e->rc = pg_pipe_read(s, e);
-		e->deadlock = pg_deadlock(s, e->rc);
-	}
+	pg_pipe_settle(s, e);
 	rc = e->deadlock ? pg_pipe_retry(s, e) : e->rc;
 	/* All 0 but where STORE_OK says a post created (pg_pipe_read). */
 	memcpy(created, e->created, e->posts * sizeof(*created));
