@@ -66,9 +66,10 @@ store_foreign_uri(const char *db)
 /*
  * The next password in db at or after from, a URI's user part's
  * (user:password@) or a password= parameter's: its start, and its length
- * in *len.  NULL: none.
+ * in *len (0 for one written empty).  NULL: none.  Each is found once:
+ * from past the last one's end finds the one after.
  */
-static const char *
+const char *
 store_password(const char *db, const char *from, size_t *len)
 {
 	const char *auth, *end, *at = NULL, *colon, *p;
@@ -81,7 +82,8 @@ store_password(const char *db, const char *from, size_t *len)
 		if (*p == '@')
 			at = p;
 	colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon != NULL && colon + 1 >= from) {
+	/* Its colon before from: an empty one would be found for ever. */
+	if (colon != NULL && colon >= from) {
 		*len = (size_t)(at - colon - 1);
 		return colon + 1;
 	}

@@ -316,6 +316,8 @@ struct store {
 
 /* The length of a NULL-terminated list: a series of migrations. */
 int store_count(const char *const *);
+/* A password in a URI, as store_redact finds them (store.c). */
+const char *store_password(const char *, const char *, size_t *);
 
 void store_sqlite_init(void);
 enum store_rc store_sqlite_open(const struct store_opts *, struct store **,

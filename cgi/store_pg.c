@@ -65,6 +65,8 @@ static const struct store_ops pg_ops;
 #define PG_QUOTE(x) #x
 #define PG_QUOTED(x) PG_QUOTE(x)
 #define PG_MAX_PARAMS 24
+/* Passwords kept to scrub from messages: as written, and libpq's. */
+#define PG_SECRETS 4
 /* pg_batch_params's texts, and pg_other_params's (a savepoint's values). */
 #define PG_BATCH_BUFS 10
 
@@ -928,7 +930,7 @@ struct pg {
 	int64_t wait_ms; /* longest wait for an answer before cancelling */
 	int64_t busy_ms; /* lock_timeout */
 	int sync_normal; /* synchronous_commit = off */
-	char secret[3][256]; /* what must never be printed: the password */
+	char secret[PG_SECRETS][256]; /* never printed: the passwords */
 	char state[6]; /* the SQLSTATE of the last error ("": none) */
 	char where[256]; /* host:port/db, for messages */
 	/* The committer's pipeline: entries sent, oldest first. */
@@ -1653,44 +1655,31 @@ pg_session(struct pg *s)
 }
 
 /*
- * The password of a URI, as written and as libpq reads it: strings no
+ * The passwords of a URI, as written (the first PG_SECRETS - 1 of them,
+ * found as store_redact finds them) and as libpq reads it: strings no
  * message may show (libpq's own may quote the URI's parts).
  */
 static int
 pg_secrets(struct pg *s, const char *uri)
 {
 	PQconninfoOption *opts, *o;
-	const char *auth, *end, *at = NULL, *colon, *p;
-	size_t n;
+	const char *pw = uri;
+	size_t n, k = 0;
 	char *err = NULL;
 
-	auth = strstr(uri, "://");
-	if (auth != NULL) {
-		auth += 3;
-		end = auth + strcspn(auth, "/?");
-		for (p = auth; p < end; p++)
-			if (*p == '@')
-				at = p;
-		colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) :
-				     NULL;
-		if (colon != NULL && (n = (size_t)(at - colon - 1)) > 0 &&
-		    n < sizeof(s->secret[0]))
-			snprintf(s->secret[0], sizeof(s->secret[0]), "%.*s",
-			    (int)n, colon + 1);
-		if ((p = strstr(uri, "password=")) != NULL) {
-			p += 9;
-			n = strcspn(p, "&");
-			if (n > 0 && n < sizeof(s->secret[1]))
-				snprintf(s->secret[1], sizeof(s->secret[1]),
-				    "%.*s", (int)n, p);
-		}
+	while (
+	    k < PG_SECRETS - 1 && (pw = store_password(uri, pw, &n)) != NULL) {
+		if (n > 0 && n < sizeof(s->secret[0]))
+			snprintf(s->secret[k++], sizeof(s->secret[0]), "%.*s",
+			    (int)n, pw);
+		pw += n;
 	}
 	if ((opts = PQconninfoParse(uri, &err)) != NULL) {
 		for (o = opts; o->keyword != NULL; o++)
 			if (strcmp(o->keyword, "password") == 0 &&
 			    o->val != NULL && *o->val != '\0')
-				snprintf(s->secret[2], sizeof(s->secret[2]),
-				    "%s", o->val);
+				snprintf(s->secret[PG_SECRETS - 1],
+				    sizeof(s->secret[0]), "%s", o->val);
 		PQconninfoFree(opts);
 	}
 	PQfreemem(err);

@@ -264,6 +264,13 @@ refused_like 1 "$(named "$PG_PORT" owned ckpt): .*" \
     "a wrong password as a parameter: one line, *** for it" \
     --db "postgresql://ckpt@127.0.0.1:$PG_PORT/owned?password=${PW}x" \
     job list
+# An empty password, written: one line, at once (the redaction found it
+# again and again, for ever).
+timeout 30 "$CTL" --db "postgresql://ckpt:@127.0.0.1:$PG_PORT/owned" \
+    job list > "$T/out" 2> "$T/err"
+like "$?|$(cat "$T/out")|$(cat "$T/err")|$(wc -l < "$T/err")" \
+    "^1\\|\\|checkpointctl: $(named "$PG_PORT" owned ckpt): .*\\|1\$" \
+    "an empty password in the URI: one line, promptly"
 
 # Processes' command lines, which ps shows to every user: checkpointctl
 # while it waits for a lock (2 s by default), and the runner, which runs

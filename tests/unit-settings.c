@@ -557,6 +557,10 @@ static const struct {
 	{ __LINE__, "postgresql://u:p%40x@h/db?a=b&password=",
 	    "postgresql://u:***@h/db?a=b&password=***",
 	    "postgresql://u:*****@h/db?a=b&password=" },
+	/* Empty: nothing to hide, each found once (it was found forever). */
+	{ __LINE__, "postgresql://u:@h/db?password=&password=y",
+	    "postgresql://u:***@h/db?password=***&password=***",
+	    "postgresql://u:@h/db?password=&password=*" },
 	{ __LINE__, "postgresql://h/db?xpassword=1",
 	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1" },
 	{ __LINE__, "mysql://u:pw@h/db", "mysql://u:***@h/db",
