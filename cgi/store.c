@@ -1543,14 +1543,14 @@ enum store_rc
 store_begin(struct store *s)
 {
 	s->locked = 0;
-	return s->ops->begin(s);
+	return run(s, STMT_BEGIN, NULL, 0, "begin", NULL);
 }
 
 enum store_rc
 store_read_begin(struct store *s)
 {
 	s->locked = 0;
-	return s->ops->read_begin(s);
+	return run(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
 }
 
 enum store_rc

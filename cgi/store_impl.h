@@ -256,11 +256,11 @@ struct store_ops {
 	const char *const *sql;
 
 	/*
-	 * Transactions, the connection and its news, as store.h says of
-	 * the functions of the same names.
+	 * The end of a transaction, the connection and its news, as
+	 * store.h says of the functions of the same names.  A transaction
+	 * begins by the dialect's STMT_BEGIN or STMT_BEGIN_READ, run as any
+	 * statement.
 	 */
-	enum store_rc (*begin)(struct store *);
-	enum store_rc (*read_begin)(struct store *);
 	enum store_rc (*commit)(struct store *);
 	void (*rollback)(struct store *);
 	enum store_rc (*data_version)(struct store *, int64_t *);

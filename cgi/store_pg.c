@@ -2360,22 +2360,6 @@ pg_record_recv(struct store *base, int *created)
 	return rc;
 }
 
-static enum store_rc
-pg_begin(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-
-	return pg_exec(s, STMT_BEGIN, NULL, 0, "begin", NULL);
-}
-
-static enum store_rc
-pg_read_begin(struct store *base)
-{
-	struct pg *s = (struct pg *)base;
-
-	return pg_exec(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
-}
-
 static void
 pg_rollback(struct store *base)
 {
@@ -2483,8 +2467,6 @@ static const struct store_ops pg_ops = {
 	.close = pg_close,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
-	.begin = pg_begin,
-	.read_begin = pg_read_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.data_version = pg_data_version,

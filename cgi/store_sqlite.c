@@ -1318,19 +1318,6 @@ lite_simple(struct lite *s, enum stmt id, const char *what, int64_t *v)
 }
 
 static enum store_rc
-lite_begin(struct store *base)
-{
-	return lite_simple((struct lite *)base, STMT_BEGIN, "begin", NULL);
-}
-
-static enum store_rc
-lite_read_begin(struct store *base)
-{
-	return lite_simple((struct lite *)base, STMT_BEGIN_READ, "begin read",
-	    NULL);
-}
-
-static enum store_rc
 lite_commit(struct store *base)
 {
 	struct lite *s = (struct lite *)base;
@@ -1534,8 +1521,6 @@ static const struct store_ops lite_ops = {
 	.sql_throwable = 1,
 	.schema_version = lite_schema_version,
 	.close = lite_close,
-	.begin = lite_begin,
-	.read_begin = lite_read_begin,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
 	.wal_checkpoint = lite_wal_checkpoint,
