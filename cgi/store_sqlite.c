@@ -1269,6 +1269,15 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	}
 	if ((rc = lite_migrate(s, ours, err, errlen)) != STORE_OK)
 		goto fail;
+	/*
+	 * A transaction must end even when memory has run out, and a
+	 * statement prepared on first use would need some then.
+	 */
+	if (stmt_get(s, STMT_ROLLBACK) == NULL) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		rc = STORE_ERROR;
+		goto fail;
+	}
 	*out = &s->base;
 	return STORE_OK;
 fail:

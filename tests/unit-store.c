@@ -2124,14 +2124,24 @@ test_any_files(struct store *s, const char *db)
  */
 static sqlite3_mem_methods sqlite_mem;
 static int nomem_after = -1;
+/* Every allocation from that one on refused, and how many were. */
+static int nomem_all;
+static long nomem_refused;
 
-/* Whether this allocation is the one to fail. */
+/* Whether this allocation is one to fail. */
 static int
 nomem_now(void)
 {
 	if (nomem_after < 0)
 		return 0;
-	return nomem_after-- == 0;
+	if (nomem_after > 0) {
+		nomem_after--;
+		return 0;
+	}
+	nomem_refused++;
+	if (!nomem_all)
+		nomem_after = -1;
+	return 1;
 }
 
 static void *
@@ -2396,6 +2406,68 @@ test_complete_nomem(void)
 	    "given the next id after");
 }
 
+/*
+ * A transaction that fails because memory has run out for good (every
+ * allocation from one on refused, each in turn) still ends: the store
+ * that met it holds no transaction after, neither its lock against
+ * other writers nor one its own next write would find open.
+ */
+static void
+test_rollback_nomem(void)
+{
+	struct trigger_rec tr[2];
+	const struct trigger_rec *t[2] = { &tr[0], &tr[1] };
+	const struct savepoint_rec *p[2] = { NULL, NULL };
+	struct store *s, *keep;
+	char hex[33];
+	enum store_rc rc;
+	long refused = 1;
+	int after, i, created[2], failed = 0, held = 0, open_after = 0;
+
+	memset(tr, 0, sizeof(tr));
+	if (nomem_open("rollback-nomem.db", &keep) != STORE_OK) {
+		tap_ok(0, "nomem: rollback: open");
+		return;
+	}
+	for (after = 0; after < 5000 && refused > 0; after++) {
+		if (nomem_open("rollback-nomem.db", &s) != STORE_OK)
+			break;
+		for (i = 0; i < 2; i++) {
+			snprintf(hex, sizeof(hex), "a11e%020d%08x", after, i);
+			tr[i].job = mkid(J5);
+			tr[i].trigger = mkid(hex);
+			tr[i].type = CKPT_CONFIGURED;
+			tr[i].now_ms = 1000;
+			tr[i].max_queued = 100000;
+		}
+		nomem_refused = 0;
+		nomem_all = 1;
+		nomem_after = after;
+		rc = store_record_posts(s, t, p, 2, created);
+		nomem_after = -1;
+		nomem_all = 0;
+		refused = nomem_refused;
+		failed += rc != STORE_OK;
+		/* Another writer is not kept out, nor is the store's own. */
+		snprintf(hex, sizeof(hex), "b11e%028d", after);
+		held += record(keep, J5, hex, CKPT_FULL, 1000, 0,
+			    &created[0]) != STORE_OK;
+		snprintf(hex, sizeof(hex), "c11e%028d", after);
+		tr[0].trigger = mkid(hex);
+		open_after += store_record_posts(s, t, p, 2, created) !=
+		    STORE_OK;
+		store_close(s);
+	}
+	store_close(keep);
+	tap_ok(refused == 0,
+	    "nomem: rollback: batches until one needs no more (%d)", after);
+	tap_ok(failed > 0,
+	    "nomem: rollback: %d batches failed for want of memory", failed);
+	tap_is_int(held, 0, "nomem: rollback: no lock held after a failure");
+	tap_is_int(open_after, 0,
+	    "nomem: rollback: no transaction left open after a failure");
+}
+
 struct sched_seen {
 	int64_t since_ms;
 	int64_t last_slot_ms;
@@ -2597,6 +2669,7 @@ main(void)
 	test_busy();
 	test_col_nomem();
 	test_posts_nomem();
+	test_rollback_nomem();
 	test_complete_nomem();
 	test_fire_nomem();
 	test_any_driver(path_in("any.db"));
