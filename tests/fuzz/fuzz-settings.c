@@ -3,7 +3,8 @@
  * durations and sizes, on the input NUL-terminated.  Whatever they accept
  * must be in the documented range and must be what the digits say: a
  * duration rendered back as "<ms>ms" parses to the same value, and a size
- * is its digits times its suffix.
+ * is its digits times its suffix.  And CHECKPOINT_DB as shown and as
+ * hidden (cgi/store.c): each ends, and they agree.
  */
 #include <config.h>
 
@@ -14,6 +15,7 @@
 
 #include "fuzz.h"
 #include "settings.h"
+#include "store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -104,6 +106,31 @@ check_size(const char *s)
 	}
 }
 
+/*
+ * A URI's passwords hidden in place: the same length, only '*' where it
+ * differs, and shown as the URI itself is (store_redact finds the same
+ * passwords in both).  A short buffer gets a cut, terminated copy.
+ */
+static void
+check_db(const char *s)
+{
+	char shown[8192], again[8192], cut[16], *hidden;
+	size_t i, n = strlen(s);
+
+	FUZZ_CHECK((hidden = strdup(s)) != NULL);
+	store_hide_password(hidden);
+	for (i = 0; i < n; i++)
+		FUZZ_CHECK(hidden[i] == s[i] || hidden[i] == '*');
+	FUZZ_CHECK(hidden[n] == '\0');
+	store_redact(s, shown, sizeof(shown));
+	store_redact(hidden, again, sizeof(again));
+	FUZZ_CHECK(strcmp(shown, again) == 0);
+	store_redact(s, cut, n % sizeof(cut) + 1);
+	FUZZ_CHECK(strlen(cut) <= n % sizeof(cut) &&
+	    strncmp(cut, shown, strlen(cut)) == 0);
+	free(hidden);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -116,6 +143,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_int(s);
 	check_duration(s);
 	check_size(s);
+	check_db(s);
 	free(s);
 	return 0;
 }
