@@ -31,7 +31,8 @@ schedule_parse_every(const char *s, int64_t *ms, const char **why)
 
 	errno = 0;
 	n = strtoll(s, &end, 10);
-	if (end == s || *s == '-' || *s == '+' || *s == ' ' || errno != 0) {
+	/* Digits first: strtoll would pass over a sign and any space. */
+	if (*s < '0' || *s > '9' || errno != 0) {
 		*why = "not a number of seconds, or of s, m, h or d";
 		return -1;
 	}

@@ -40,6 +40,8 @@ static const struct every_case {
 	{ __LINE__, "-5", -1 },
 	{ __LINE__, "+5", -1 },
 	{ __LINE__, " 5", -1 },
+	{ __LINE__, "\t5", -1 },
+	{ __LINE__, "\n5m", -1 },
 	{ __LINE__, "500ms", -1 },
 	{ __LINE__, "5x", -1 },
 	{ __LINE__, "", -1 },
