@@ -803,11 +803,12 @@ lite_schema_version(void)
 }
 
 /*
- * SQLite's default handler sleeps up to 100 ms between tries, which with four
- * writer processes gave POSTs a 99th percentile of 1 to 1.7 s, and one
- * transaction still failed with SQLITE_BUSY after 5 s.  Here: sleeps of 0.25
- * to 2 ms, with a little jitter so that waiters do not retry in step, until
- * busy_ms have passed since this lock wait began.
+ * SQLite's default handler sleeps up to 100 ms between tries, which left
+ * several writer processes' POSTs waiting long after the lock was free,
+ * and some failed with SQLITE_BUSY all the same
+ * (scripts/bench.d/results.md).  Here: sleeps of 0.25 to 2 ms, with a
+ * little jitter so that waiters do not retry in step, until busy_ms have
+ * passed since this lock wait began.
  */
 static int
 lite_busy_handler(void *arg, int count)
