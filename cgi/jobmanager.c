@@ -452,6 +452,10 @@ jm_next(struct jm_follow *f, enum jm_state state, int64_t now_ms)
  * A status answer (200): IN_PROGRESS, or COMPLETED with Flink's failure
  * ("failureCause" for a checkpoint, "failure-cause" for the rest), or
  * else a checkpoint's id, a savepoint's location, a disposal's nothing.
+ * A checkpoint's id is a positive integer: a completed checkpoint
+ * without one could never be recorded (the store keeps ids above 0), so
+ * it fails the trigger with the answer, as any answer that is not
+ * Flink's, rather than being asked of Flink again and again.
  */
 static void
 jm_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
@@ -486,7 +490,8 @@ jm_status(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 		f->state = JM_DONE;
 	else if (f->kind == JM_CHECKPOINT &&
 	    json_object_object_get_ex(op, "checkpointId", &v) &&
-	    json_object_is_type(v, json_type_int)) {
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > 0) {
 		f->id = json_object_get_int64(v);
 		jm_next(f, JM_DETAILS, now_ms);
 	} else if (f->kind != JM_CHECKPOINT &&
@@ -575,8 +580,14 @@ jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 		jm_later(f, now_ms, JM_POLL_MAX_MS, JM_POLL_MAX_MS);
 		return;
 	}
-	if (json_object_object_get_ex(found, "id", &v))
+	if (json_object_object_get_ex(found, "id", &v) &&
+	    json_object_is_type(v, json_type_int))
 		f->id = json_object_get_int64(v);
+	/* A completed checkpoint without an id is no answer: see jm_status. */
+	if (status != NULL && strcmp(status, "COMPLETED") == 0 && f->id <= 0) {
+		jm_fail_answer(f, 200);
+		return;
+	}
 	if (status != NULL && strcmp(status, "COMPLETED") == 0) {
 		f->location = jm_strdup(jm_string(found, "external_path"));
 		f->state = JM_DONE;
