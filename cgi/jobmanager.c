@@ -583,12 +583,12 @@ jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 	if (json_object_object_get_ex(found, "id", &v) &&
 	    json_object_is_type(v, json_type_int))
 		f->id = json_object_get_int64(v);
-	/* A completed checkpoint without an id is no answer: see jm_status. */
-	if (status != NULL && strcmp(status, "COMPLETED") == 0 && f->id <= 0) {
-		jm_fail_answer(f, 200);
-		return;
-	}
 	if (status != NULL && strcmp(status, "COMPLETED") == 0) {
+		/* Without an id it is no answer: see jm_status. */
+		if (f->id <= 0) {
+			jm_fail_answer(f, 200);
+			return;
+		}
 		f->location = jm_strdup(jm_string(found, "external_path"));
 		f->state = JM_DONE;
 		log_info("trigger %s job %s: Flink no longer knew it; "
