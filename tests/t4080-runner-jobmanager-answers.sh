@@ -67,22 +67,36 @@ col() {
 	sql "SELECT coalesce($2, '-') FROM triggers WHERE trigger_id = '$1'"
 }
 
-# answered N OPERATION DESCRIPTION: trigger N of the job, the stand-in
-# answering OPERATION; one pass of the runner from cron fails it with the
-# answer in brackets, and asks the JobManager once.
-answered() {
+# pass N OPERATION: trigger N of the job (its id in _t), the stand-in
+# answering OPERATION, and one pass of the runner from cron (its exit
+# status in _rc).
+pass() {
 	_t=$(printf '%032x' "$1")
 	printf '%s\n' "$2" > "$T/operation"
 	: > "$T/requests"
 	sql "INSERT INTO triggers (job_id, trigger_id, requested_type,
 	    created_ms) VALUES ('$JOB', '$_t', 'CONFIGURED', $(now_ms))"
 	timeout 60 "$RUNNER" 2>> "$T/runner.log"
-	is "$? $(col "$_t" status) $(col "$_t" checkpoint_id) $(col "$_t" failure_class)" \
+	_rc=$?
+}
+
+# history ENTRY: the statistics hold one checkpoint, ENTRY's fields,
+# triggered after any POST of this test.
+history() {
+	printf '{"history":[{"is_savepoint":false,"trigger_timestamp":%s,%s}]}\n' \
+	    "$(( $(now_ms) + 600000 ))" "$1" > "$T/history"
+}
+
+# answered N OPERATION DESCRIPTION ANSWER: pass N fails the trigger with
+# the answer (matching ANSWER) in brackets, and asks its status once.
+answered() {
+	pass "$1" "$2"
+	is "$_rc $(col "$_t" status) $(col "$_t" checkpoint_id) $(col "$_t" failure_class)" \
 	    "0 COMPLETED - org.apache.flink.runtime.rest.util.RestClientException" \
 	    "$3: the trigger failed at once"
 	like "$(col "$_t" failure_trace)" "\\[.*$4.*\\]" \
 	    "  its failure holds the JobManager's answer"
-	is "$(grep -c "/checkpoints/$_t\$" "$T/requests")" "${5:-1}" \
+	is "$(grep -c "/checkpoints/$_t\$" "$T/requests")" 1 \
 	    "  its status asked once"
 }
 
@@ -97,27 +111,17 @@ answered 4 '{}' "a completed checkpoint without an id" \
 
 # Forgotten (404), and the statistics' one checkpoint since: completed,
 # without an id, or with id 0.
-printf '{"history":[{"status":"COMPLETED","is_savepoint":false,"trigger_timestamp":%s,"external_path":"file:/x"}]}\n' \
-    "$(( $(now_ms) + 600000 ))" > "$T/history"
+history '"status":"COMPLETED","external_path":"file:/x"'
 answered 5 forgot "forgotten, its statistics' checkpoint without an id" \
     '"external_path":"file:/x"'
-printf '{"history":[{"id":0,"status":"COMPLETED","is_savepoint":false,"trigger_timestamp":%s}]}\n' \
-    "$(( $(now_ms) + 600000 ))" > "$T/history"
+history '"id":0,"status":"COMPLETED"'
 answered 6 forgot "forgotten, its statistics' checkpoint of id 0" '"id":0'
 
 # What Flink does answer is recorded as it always was.
-answered_ok() {
-	_t=$(printf '%032x' "$1")
-	printf '%s\n' "$2" > "$T/operation"
-	sql "INSERT INTO triggers (job_id, trigger_id, requested_type,
-	    created_ms) VALUES ('$JOB', '$_t', 'CONFIGURED', $(now_ms))"
-	timeout 60 "$RUNNER" 2>> "$T/runner.log"
-	is "$? $(col "$_t" status) $(col "$_t" checkpoint_id) $(col "$_t" failure_class)" \
-	    "0 COMPLETED $3 -" "$4"
-}
-printf '{"history":[{"id":12,"status":"COMPLETED","is_savepoint":false,"trigger_timestamp":%s,"external_path":"file:/y"}]}\n' \
-    "$(( $(now_ms) + 600000 ))" > "$T/history"
-answered_ok 7 forgot 12 "forgotten, its statistics' checkpoint 12: recorded"
+history '"id":12,"status":"COMPLETED","external_path":"file:/y"'
+pass 7 forgot
+is "$_rc $(col "$_t" status) $(col "$_t" checkpoint_id) $(col "$_t" failure_class)" \
+    "0 COMPLETED 12 -" "forgotten, its statistics' checkpoint 12: recorded"
 
 stop_recorded
 done_testing
