@@ -2257,6 +2257,21 @@ nomem_open(const char *name, struct store **s)
 	return store_open(&o, s, err, sizeof(err));
 }
 
+/* A trigger of J5 for the sweeps' batches: triggerId prefix, n, i. */
+static void
+nomem_trigger(struct trigger_rec *t, const char *prefix, int n, int i)
+{
+	char hex[33];
+
+	snprintf(hex, sizeof(hex), "%s%020d%08x", prefix, n, i);
+	memset(t, 0, sizeof(*t));
+	t->job = mkid(J5);
+	t->trigger = mkid(hex);
+	t->type = CKPT_CONFIGURED;
+	t->now_ms = 1000;
+	t->max_queued = 100000;
+}
+
 /* Whether (job, trigger) has a status, as a trigger or a savepoint. */
 static int
 nomem_found(struct store *s, const struct id *job, const struct id *trigger,
@@ -2289,26 +2304,18 @@ test_posts_nomem(void)
 	char hex[33];
 	enum store_rc rc;
 	int after, found, created[3], failed = 0, torn = 0, untold = 0;
-	int reached = 1, i;
+	int reached = 1;
 
-	memset(tr, 0, sizeof(tr));
 	memset(&sp, 0, sizeof(sp));
 	if (nomem_open("posts-nomem.db", &keep) != STORE_OK) {
 		tap_ok(0, "nomem: posts: open");
 		return;
 	}
 	for (after = 0; after < 5000 && reached; after++) {
-		for (i = 0; i < 3; i++) {
-			snprintf(hex, sizeof(hex), "c0de%020d%08x", after, i);
-			if (i < 2) {
-				tr[i].job = mkid(J5);
-				tr[i].trigger = mkid(hex);
-				tr[i].type = CKPT_CONFIGURED;
-				tr[i].now_ms = 1000;
-				tr[i].max_queued = 100000;
-			} else
-				sp.trigger = mkid(hex);
-		}
+		nomem_trigger(&tr[0], "c0de", after, 0);
+		nomem_trigger(&tr[1], "c0de", after, 1);
+		snprintf(hex, sizeof(hex), "c0de%020d%08x", after, 2);
+		sp.trigger = mkid(hex);
 		sp.job = mkid(J5);
 		sp.target_dir = "file:/nomem";
 		sp.now_ms = 1000;
@@ -2424,7 +2431,6 @@ test_rollback_nomem(void)
 	long refused = 1;
 	int after, i, created[2], failed = 0, held = 0, open_after = 0;
 
-	memset(tr, 0, sizeof(tr));
 	if (nomem_open("rollback-nomem.db", &keep) != STORE_OK) {
 		tap_ok(0, "nomem: rollback: open");
 		return;
@@ -2432,14 +2438,8 @@ test_rollback_nomem(void)
 	for (after = 0; after < 5000 && refused > 0; after++) {
 		if (nomem_open("rollback-nomem.db", &s) != STORE_OK)
 			break;
-		for (i = 0; i < 2; i++) {
-			snprintf(hex, sizeof(hex), "a11e%020d%08x", after, i);
-			tr[i].job = mkid(J5);
-			tr[i].trigger = mkid(hex);
-			tr[i].type = CKPT_CONFIGURED;
-			tr[i].now_ms = 1000;
-			tr[i].max_queued = 100000;
-		}
+		for (i = 0; i < 2; i++)
+			nomem_trigger(&tr[i], "a11e", after, i);
 		nomem_refused = 0;
 		nomem_all = 1;
 		nomem_after = after;
