@@ -212,17 +212,18 @@ serve_cgi(struct api *a)
 	struct response r = { 0 };
 	struct buf head = { 0 };
 	char drain[4096];
-	size_t announced;
+	const char *body;
+	size_t announced, len;
 	int rc = 0;
 
 	memset(&req, 0, sizeof(req));
 	request_from_env(environ, &req);
 	req.read_body = stdin_read;
 	api_handle(a, &req, &r, clock_ms(CLOCK_REALTIME));
+	body = response_body(&r, &len);
 	if (http_headers(&r, a->settings->cors_origin, &head) == -1 ||
 	    fwrite(head.p, 1, head.len, stdout) != head.len ||
-	    fwrite(buf_str(&r.body), 1, r.body.len, stdout) != r.body.len ||
-	    fflush(stdout) == EOF)
+	    fwrite(body, 1, len, stdout) != len || fflush(stdout) == EOF)
 		rc = 1;
 	/*
 	 * Read what is left of the body (a 413 reads none of it, or no more
@@ -313,10 +314,13 @@ static int
 send_answer(FCGX_Request *fr, const struct response *r,
     const struct settings *st, struct buf *head)
 {
+	size_t len;
+	const char *body = response_body(r, &len);
+
 	buf_reset(head);
 	if (http_headers(r, st->cors_origin, head) == -1 ||
 	    FCGX_PutStr(head->p, (int)head->len, fr->out) < 0 ||
-	    FCGX_PutStr(buf_str(&r->body), (int)r->body.len, fr->out) < 0)
+	    FCGX_PutStr(body, (int)len, fr->out) < 0)
 		return -1;
 	return 0;
 }

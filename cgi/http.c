@@ -96,37 +96,47 @@ http_status_line(enum http_status st)
 }
 
 /*
+ * ERR_INTERNAL's answer as a constant, for when memory for any answer
+ * ran out: the client still gets a whole one, of the contract's form.
+ */
+static const char http_no_memory[] =
+    "{\"errors\":[\"Internal server error.\"]}";
+
+/*
  * Fills r with the error's status and {"errors":["<message>"]}.  The
- * arguments are the %s of the error's format (see enum api_error).
+ * arguments are the %s of the error's format (see enum api_error).  -1:
+ * memory ran out, and r is ERR_INTERNAL's answer, its body the constant.
  */
 int
 http_error(struct response *r, enum api_error e, ...)
 {
 	struct buf msg = { 0 };
 	va_list ap;
-	int n, rc;
+	int n, rc = -1;
 
 	if (e >= ERR__MAX)
 		e = ERR_INTERNAL;
-	va_start(ap, e);
-	n = vsnprintf(NULL, 0, api_errors[e].fmt, ap);
-	va_end(ap);
-	if (n < 0 || buf_reserve(&msg, (size_t)n) == -1)
-		return -1;
-	va_start(ap, e);
-	vsnprintf(msg.p, (size_t)n + 1, api_errors[e].fmt, ap);
-	va_end(ap);
-	msg.len = (size_t)n;
-
 	r->status = api_errors[e].status;
 	r->content_type = NULL;
 	buf_reset(&r->body);
-	rc = 0;
-	if (buf_adds(&r->body, "{\"errors\":[") == -1 ||
-	    buf_add_json_string(&r->body, msg.p, msg.len) == -1 ||
-	    buf_adds(&r->body, "]}") == -1)
-		rc = -1;
+	va_start(ap, e);
+	n = vsnprintf(NULL, 0, api_errors[e].fmt, ap);
+	va_end(ap);
+	if (n >= 0 && buf_reserve(&msg, (size_t)n) == 0) {
+		va_start(ap, e);
+		vsnprintf(msg.p, (size_t)n + 1, api_errors[e].fmt, ap);
+		va_end(ap);
+		if (buf_adds(&r->body, "{\"errors\":[") == 0 &&
+		    buf_add_json_string(&r->body, msg.p, (size_t)n) == 0 &&
+		    buf_adds(&r->body, "]}") == 0)
+			rc = 0;
+	}
 	buf_free(&msg);
+	if (rc == -1) {
+		r->status = HTTP_500;
+		r->etag = r->location = r->allow = NULL;
+		r->no_memory = 1;
+	}
 	return rc;
 }
 
@@ -163,6 +173,9 @@ http_header(struct buf *out, const char *name, const char *value)
 int
 http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 {
+	size_t len;
+
+	(void)response_body(r, &len);
 	/* Appends, not printf: this runs for every request. */
 	if (http_header(out, "Status", http_status_line(r->status)) == -1 ||
 	    (r->status != HTTP_304 &&
@@ -171,7 +184,7 @@ http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 					       "application/json; "
 					       "charset=UTF-8") == -1 ||
 		    buf_adds(out, "Content-Length: ") == -1 ||
-		    buf_add_size(out, r->body.len) == -1 ||
+		    buf_add_size(out, len) == -1 ||
 		    buf_add(out, "\r\n", 2) == -1)) ||
 	    http_header(out, "Location", r->location) == -1 ||
 	    http_header(out, "ETag", r->etag) == -1 ||
@@ -183,9 +196,22 @@ http_headers(const struct response *r, const char *cors_origin, struct buf *out)
 	return buf_add(out, "\r\n", 2);
 }
 
+/* The answer's body, len bytes. */
+const char *
+response_body(const struct response *r, size_t *len)
+{
+	if (r->no_memory) {
+		*len = sizeof(http_no_memory) - 1;
+		return http_no_memory;
+	}
+	*len = r->body.len;
+	return buf_str(&r->body);
+}
+
 void
 response_reset(struct response *r)
 {
+	r->no_memory = 0;
 	r->status = HTTP_500;
 	r->allow = NULL;
 	r->content_type = NULL;

@@ -89,12 +89,18 @@ struct response {
 	const char *etag; /* the page's validator (ui.c), or NULL */
 	const char *location; /* of the page's redirect, or NULL */
 	struct buf body; /* JSON, without a trailing newline */
+	/*
+	 * Memory for the answer ran out: its body is ERR_INTERNAL's, a
+	 * constant, not body (http_error).  Read it with response_body.
+	 */
+	int no_memory;
 };
 
 const char *http_status_line(enum http_status);
 int http_error(struct response *, enum api_error, ...);
 int http_headers(const struct response *, const char *cors_origin,
     struct buf *out);
+const char *response_body(const struct response *, size_t *len);
 void response_reset(struct response *);
 void response_free(struct response *);
 
