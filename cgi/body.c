@@ -280,14 +280,27 @@ body_no_nul_escapes(const char *buf, size_t len, int *failed)
 	return copy;
 }
 
+/* Whether the JSON value in buf[0..len) is an object. */
+static int
+body_is_object(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len &&
+	    (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' ||
+		buf[i] == '\n'))
+		i++;
+	return i < len && buf[i] == '{';
+}
+
 /*
  * Opens a request body as a JSON object in *root (NULL for an empty
  * body, which is {}), in *tokp, the caller's parser: made on the first
  * call (NULL) and kept for the next, which saves two allocations a parse
  * (a tokener and its stack).  Free it with body_parser_free; *root with
  * json_object_put.  Malformed JSON, trailing
- * bytes, a non-object or invalid UTF-8 is BODY_BAD.  buf need not be
- * NUL-terminated.
+ * bytes, a non-object or invalid UTF-8 is BODY_BAD; BODY_NOMEM, memory
+ * ran out.  buf need not be NUL-terminated.
  */
 static enum body_rc
 body_open(struct json_tokener **tokp, const char *buf, size_t len,
@@ -307,17 +320,24 @@ body_open(struct json_tokener **tokp, const char *buf, size_t len,
 	if ((copy = body_no_nul_escapes(buf, len, &failed)) != NULL)
 		buf = copy;
 	else if (failed)
-		return BODY_BAD;
+		return BODY_NOMEM;
+	rc = BODY_NOMEM;
 	if (*tokp == NULL &&
 	    (*tokp = json_tokener_new_ex(BODY_MAX_DEPTH + 1)) == NULL)
 		goto out;
 	tok = *tokp;
 	json_tokener_reset(tok);
-	/* Valid JSON by now; an object is complete at its closing brace. */
+	/*
+	 * Valid JSON by now, no deeper than the parser's bound; an object is
+	 * complete at its closing brace.  An object without a value from
+	 * json-c: it ran out of memory (its version here cannot say so).
+	 */
 	*root = json_tokener_parse_ex(tok, buf, (int)len);
 	if (*root != NULL && json_object_is_type(*root, json_type_object))
 		rc = BODY_OK;
 	else {
+		if (*root != NULL || !body_is_object(buf, len))
+			rc = BODY_BAD;
 		json_object_put(*root);
 		*root = NULL;
 	}
@@ -366,19 +386,20 @@ body_bool(json_object *root, const char *key, int *out)
 	return 0;
 }
 
-/* A string, copied to *out (NULL when absent or null): -1 otherwise. */
-static int
+/* A string, copied to *out (NULL when absent or null). */
+static enum body_rc
 body_string(json_object *root, const char *key, char **out)
 {
 	json_object *v;
 
 	*out = NULL;
 	if (!body_member(root, key, &v))
-		return 0;
-	if (!json_object_is_type(v, json_type_string) ||
-	    (*out = strdup(json_object_get_string(v))) == NULL)
-		return -1;
-	return 0;
+		return BODY_OK;
+	if (!json_object_is_type(v, json_type_string))
+		return BODY_BAD;
+	if ((*out = strdup(json_object_get_string(v))) == NULL)
+		return BODY_NOMEM;
+	return BODY_OK;
 }
 
 /*
@@ -426,10 +447,12 @@ body_parse_savepoint(struct json_tokener **tokp, const char *buf, size_t len,
 	memset(out, 0, sizeof(*out));
 	if ((rc = body_open(tokp, buf, len, &root)) != BODY_OK)
 		return rc;
+	if ((rc = body_string(root,
+		 stop ? "targetDirectory" : "target-directory",
+		 &out->target_dir)) != BODY_OK)
+		goto out;
 	rc = BODY_BAD;
-	if (body_string(root, stop ? "targetDirectory" : "target-directory",
-		&out->target_dir) == -1 ||
-	    body_bool(root, stop ? "drain" : "cancel-job",
+	if (body_bool(root, stop ? "drain" : "cancel-job",
 		stop ? &out->drain : &out->cancel_job) == -1 ||
 	    body_trigger_id(root, &out->has_trigger_id, &out->trigger_id) == -1)
 		goto out;
@@ -469,8 +492,7 @@ body_parse_disposal(struct json_tokener **tokp, const char *buf, size_t len,
 	*path = NULL;
 	if ((rc = body_open(tokp, buf, len, &root)) != BODY_OK)
 		return rc;
-	if (body_string(root, "savepoint-path", path) == -1)
-		rc = BODY_BAD;
+	rc = body_string(root, "savepoint-path", path);
 	json_object_put(root);
 	return rc;
 }

@@ -15,7 +15,8 @@ enum body_rc {
 	BODY_OK,
 	BODY_BAD, /* not a CheckpointTriggerRequestBody */
 	BODY_BAD_LENGTH, /* CONTENT_LENGTH is not a byte count */
-	BODY_TOO_LARGE /* over the configured limit */
+	BODY_TOO_LARGE, /* over the configured limit */
+	BODY_NOMEM /* memory ran out: the server's fault, not the body's */
 };
 
 struct trigger_body {

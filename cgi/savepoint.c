@@ -107,13 +107,17 @@ savepoint_post(struct exchange *x)
 	struct buf dir = { 0 };
 	struct store *s;
 	enum store_rc rc;
+	enum body_rc brc;
 	int created;
 
 	if (trigger_read_body(a, req, r) == -1)
 		return;
-	if (body_parse_savepoint(&a->parser, a->body.p, a->body.len, stop,
-		&sb) != BODY_OK) {
-		http_error(r, stop ? ERR_STOP_BODY : ERR_SAVEPOINT_BODY);
+	if ((brc = body_parse_savepoint(&a->parser, a->body.p, a->body.len,
+		 stop, &sb)) != BODY_OK) {
+		http_error(r,
+		    brc == BODY_NOMEM ? ERR_INTERNAL :
+			stop	      ? ERR_STOP_BODY :
+					ERR_SAVEPOINT_BODY);
 		goto out;
 	}
 	memset(&rec, 0, sizeof(rec));
@@ -213,14 +217,16 @@ disposal_post(struct exchange *x)
 	struct id fresh, trigger;
 	struct store *s;
 	enum store_rc rc;
+	enum body_rc brc;
 	char *path = NULL;
 	int created;
 
 	if (trigger_read_body(a, req, r) == -1)
 		return;
-	if (body_parse_disposal(&a->parser, a->body.p, a->body.len, &path) !=
-	    BODY_OK) {
-		http_error(r, ERR_DISPOSAL_BODY);
+	if ((brc = body_parse_disposal(&a->parser, a->body.p, a->body.len,
+		 &path)) != BODY_OK) {
+		http_error(r,
+		    brc == BODY_NOMEM ? ERR_INTERNAL : ERR_DISPOSAL_BODY);
 		goto out;
 	}
 	if (path == NULL) {

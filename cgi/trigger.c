@@ -134,14 +134,15 @@ trigger_post(struct exchange *x)
 	struct trigger_rec rec;
 	struct store *s;
 	enum store_rc rc;
+	enum body_rc brc;
 	int created;
 
 	/* The body is checked before the path ids, as in Flink. */
 	if (trigger_read_body(a, req, r) == -1)
 		return;
-	if (body_parse_trigger(&a->parser, a->body.p, a->body.len, &tb) !=
-	    BODY_OK) {
-		http_error(r, ERR_BODY);
+	if ((brc = body_parse_trigger(&a->parser, a->body.p, a->body.len,
+		 &tb)) != BODY_OK) {
+		http_error(r, brc == BODY_NOMEM ? ERR_INTERNAL : ERR_BODY);
 		return;
 	}
 	memset(&rec, 0, sizeof(rec));
