@@ -1050,11 +1050,23 @@ lite_changes(const struct store_rows *r)
 	return sqlite3_changes(((struct lite *)r->s)->db);
 }
 
+/*
+ * Lets the statement go.  A column that SQLite could not hand over for
+ * want of memory read as NULL; the statement keeps that error, and its
+ * reset returns it where no step since did: the read fails, so that a
+ * row short of a value never passes for a whole one.
+ */
 static void
 lite_end(struct store_rows *r)
 {
-	if (r->h != NULL)
-		stmt_done(r->h);
+	int rc;
+
+	if (r->h == NULL)
+		return;
+	rc = sqlite3_reset(r->h);
+	sqlite3_clear_bindings(r->h);
+	if (rc != SQLITE_OK && r->rc == STORE_OK)
+		r->rc = lite_rc_from((struct lite *)r->s, rc, r->what);
 	r->h = NULL;
 }
 
