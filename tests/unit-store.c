@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "schema.h"
 #include "store.h"
+#include "nomem.h"
 #include "tap.h"
 
 /* The SQLite series' length: the version a file is migrated to. */
@@ -2117,59 +2118,6 @@ test_any_files(struct store *s, const char *db)
 	tap_ok(there, "any: %s: each of them is there", store_kind(s));
 }
 
-/*
- * SQLite's allocations, one failed on demand: the one after nomem_after
- * more (-1: none).  Its lookaside is off, so that even its small buffers
- * come from the allocator.
- */
-static sqlite3_mem_methods sqlite_mem;
-static int nomem_after = -1;
-/* Every allocation from that one on refused, and how many were. */
-static int nomem_all;
-static long nomem_refused;
-
-/* Whether this allocation is one to fail. */
-static int
-nomem_now(void)
-{
-	if (nomem_after < 0)
-		return 0;
-	if (nomem_after > 0) {
-		nomem_after--;
-		return 0;
-	}
-	nomem_refused++;
-	if (!nomem_all)
-		nomem_after = -1;
-	return 1;
-}
-
-static void *
-nomem_malloc(int n)
-{
-	return nomem_now() ? NULL : sqlite_mem.xMalloc(n);
-}
-
-static void *
-nomem_realloc(void *p, int n)
-{
-	return nomem_now() ? NULL : sqlite_mem.xRealloc(p, n);
-}
-
-/* Before SQLite's first use. */
-static void
-nomem_install(void)
-{
-	sqlite3_mem_methods m;
-
-	sqlite3_config(SQLITE_CONFIG_GETMALLOC, &sqlite_mem);
-	m = sqlite_mem;
-	m.xMalloc = nomem_malloc;
-	m.xRealloc = nomem_realloc;
-	sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
-	sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0);
-}
-
 struct nomem_seen {
 	int after; /* allocations left once the first job is read */
 	int lost; /* a counter's row came without its value */
@@ -2638,7 +2586,7 @@ main(void)
 
 	/*
 	 * UNIT_STORE_DB: the driver tests alone, on that (empty) database:
-	 * tests/t6105-pg-unit-store.sh runs them on PostgreSQL.
+	 * tests/t6105-pg-unit.sh runs them on PostgreSQL.
 	 */
 	if ((db = getenv("UNIT_STORE_DB")) != NULL && *db != '\0') {
 		test_any_driver(db);
