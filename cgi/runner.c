@@ -45,6 +45,8 @@
 #define RUNNER_RECORD_IDLE_MS 10000 /* a pass that advanced nothing */
 /* Busy rounds in a row a pass tries again, each after RUNNER_POLL_MS. */
 #define RUNNER_BUSY_TRIES 10
+/* Database errors a kept result is recorded through (struct unrecorded). */
+#define RUNNER_RECORD_ERRORS 3
 /* Past an action's timeout: the watchdog's 2 s, then recording its end. */
 #define RUNNER_DOUBT_MARGIN_MS 5000
 /* A claim followed on a Flink JobManager: its lease renewed this often. */
@@ -70,11 +72,13 @@ struct running {
 
 /*
  * The result of an action that could not be recorded because the
- * database could not be reached (or stayed locked): kept, and recorded
- * by the next pass, on a store opened again, while the claim's lease
- * lasts.  The claim is still this runner's, so no other runner takes the
- * trigger meanwhile; past the lease it is resolved as expired, as if
- * this runner had died.
+ * database could not be reached, stayed locked, or failed (memory that
+ * ran out, an I/O error): kept, and recorded by the next pass, on a
+ * store opened again, while the claim's lease lasts; a database error
+ * is tried RUNNER_RECORD_ERRORS times, since one that stays is a fault
+ * that trying again will not mend.  The claim is still this runner's, so
+ * no other runner takes the trigger meanwhile; once dropped it is
+ * resolved as expired, as if this runner had died.
  */
 struct unrecorded {
 	int64_t row;
@@ -85,6 +89,7 @@ struct unrecorded {
 	char *location; /* NULL: none */
 	char *trace; /* NULL: the action succeeded */
 	int64_t lease_ms;
+	int errors; /* database errors met recording it */
 };
 
 /*
@@ -1052,10 +1057,13 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 	return rc;
 }
 
-/* Keeps r's outcome o, unrecorded (its strings copied); 0: no room. */
+/*
+ * Keeps r's outcome o, unrecorded (its strings copied), after the error
+ * rc; 0: not kept, for want of room or of memory.
+ */
 static int
 unrecorded_keep(struct runner *rn, const struct running *r,
-    const struct outcome *o)
+    const struct outcome *o, enum store_rc rc)
 {
 	struct unrecorded *u;
 
@@ -1069,13 +1077,24 @@ unrecorded_keep(struct runner *rn, const struct running *r,
 	u->checkpoint_id = r->checkpoint_id;
 	u->type = r->type;
 	u->lease_ms = r->lease_ms;
-	if (o->location != NULL)
-		u->location = strdup(o->location);
-	if (o->failure_trace != NULL &&
-	    (u->trace = strdup(o->failure_trace)) == NULL)
-		/* Without its trace a failure cannot be stored: expired. */
-		u->lease_ms = 0;
+	u->errors = rc == STORE_ERROR;
+	if ((o->location != NULL &&
+		(u->location = strdup(o->location)) == NULL) ||
+	    (o->failure_trace != NULL &&
+		(u->trace = strdup(o->failure_trace)) == NULL)) {
+		unrecorded_drop(rn, u);
+		return 0;
+	}
 	return 1;
+}
+
+/* Whether a result that met rc, after errors database errors, is kept. */
+static int
+unrecorded_kept(enum store_rc rc, int errors)
+{
+	return rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
+	    rc == STORE_BUSY ||
+	    (rc == STORE_ERROR && errors < RUNNER_RECORD_ERRORS);
 }
 
 /* Records the end of an action, if the claim is still ours. */
@@ -1148,12 +1167,19 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_trace = buf_str(&trace);
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
-	if ((rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
-		rc == STORE_BUSY) &&
-	    unrecorded_keep(p->runner, r, &o))
-		log_warn("trigger %s job %s: checkpoint %lld: its result is "
-			 "kept, to be recorded once the database answers",
-		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
+	if (unrecorded_kept(rc, 0)) {
+		if (unrecorded_keep(p->runner, r, &o, rc))
+			log_warn("trigger %s job %s: checkpoint %lld: its "
+				 "result is kept, to be recorded again",
+			    r->trigger.s, r->job.s,
+			    (long long)r->checkpoint_id);
+		else
+			log_error("trigger %s job %s: checkpoint %lld: its "
+				  "result cannot be kept; its claim expires "
+				  "with its lease",
+			    r->trigger.s, r->job.s,
+			    (long long)r->checkpoint_id);
+	}
 	buf_free(&trace);
 	action_free(r->action);
 	r->action = NULL;
@@ -1192,8 +1218,13 @@ pass_unrecorded(struct pass *p)
 			rc = STORE_NOTFOUND;
 		} else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
-		if (rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
-		    rc == STORE_BUSY)
+		if (rc == STORE_ERROR && ++u->errors == RUNNER_RECORD_ERRORS)
+			log_error("trigger %s job %s: checkpoint %lld: its "
+				  "result met %d database errors, and is "
+				  "dropped; its claim expires with its lease",
+			    u->trigger.s, u->job.s, (long long)u->checkpoint_id,
+			    u->errors);
+		if (unrecorded_kept(rc, u->errors))
 			i++;
 		else
 			unrecorded_drop(rn, u);

@@ -195,6 +195,27 @@ pass
 is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
     "killed in the grace period: the next pass resolves the trigger"
 
+# A result the database refuses each time, a fault that trying again
+# cannot mend (here an operator's trigger that aborts the completion):
+# recorded three times in all, then dropped, its claim left to expire
+# with its lease; the pass ends rather than trying until then.
+J=$(jid 40)
+add_job "$J" RUNNING FULL "echo file:/ckpt/40" 600
+post "$J" "$(tid 4001)"
+dbq "CREATE TRIGGER refuse40 BEFORE UPDATE OF status ON triggers
+    WHEN NEW.job_id = '$J' AND NEW.status = 'COMPLETED'
+    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+timeout -k 5 60 "$RUNNER" 2>>"$RLOG"
+is $? 0 "refused result: the pass ends"
+is "$(grep -c "trigger $(tid 4001) job $J: cannot record the result" "$RLOG")" 3 \
+    "refused result: recorded three times"
+grep -q "trigger $(tid 4001) job $J: checkpoint 1: its result met 3 database errors, and is dropped" "$RLOG"
+ok $? "refused result: then dropped, and the log says so"
+is "$(dbq "SELECT status, claimed_by IS NOT NULL FROM triggers
+    WHERE job_id = '$J'")" "IN_PROGRESS|1" \
+    "refused result: its claim stays, to expire with its lease"
+dbq "DROP TRIGGER refuse40"
+
 # A runner started with SIGCHLD ignored (as some supervisors leave it):
 # the kernel would reap each action's shell, and a pass would wait for it
 # forever.
