@@ -1,14 +1,19 @@
 /*
- * The API's answers when memory runs out (api_handle, cgi/api.c): each
- * request below is run once for every allocation it makes, that one
- * refused.  Every answer must still be whole: the answer the request gets
- * with memory to spare, or a 500 or 503 whose body is the contract's JSON
- * error (checkpoint-api(7), "ERRORS"), never a part of either.  The next
- * request, with memory again, must be answered as before, and the store
- * must hold what it held: every trigger a POST was answered 202 for is
- * there, and SQLite's integrity check passes.  Refused are the allocations
- * of this project's code (linked with --wrap, Makefile.am) and SQLite's
- * (its own allocator hooks); json-c allocates out of sight.
+ * What the API answers and what the runner records when memory runs out.
+ * Each request below (through api_handle, cgi/api.c), and a runner's pass
+ * (runner_pass, cgi/runner.c), is run once for every allocation it makes,
+ * that one refused.  Every answer must still be whole: the answer the
+ * request gets with memory to spare, or a 500 or 503 whose body is the
+ * contract's JSON error (checkpoint-api(7), "ERRORS"), never a part of
+ * either.  The next request, with memory again, must be answered as
+ * before, and the store must hold what it held: every trigger a POST was
+ * answered 202 for is there, and SQLite's integrity check passes.  After
+ * the pass, and passes with memory as checkpoint-runner makes them, every
+ * trigger is completed, with the next checkpoint id, or failed because
+ * its action could not start: an action that ran is never failed for
+ * memory.  Refused are the allocations of this project's code (linked
+ * with --wrap, Makefile.am) and SQLite's (its own allocator hooks);
+ * json-c and libpq allocate out of sight.
  *
  * NOMEM_TRACE=K:N prints the stack of case K's N-th refusal (as "not ok
  * K" counts them, from 0) on stderr, to find what answered badly.
@@ -19,18 +24,23 @@
 #include <json-c/json.h>
 #include <sqlite3.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "action.h"
 #include "api.h"
+#include "clock.h"
+#include "runner.h"
 #include "nomem.h"
 #include "tap.h"
 
 #define NOW_MS INT64_C(1700000000000)
 #define JOB "00000000000000000000000000000001"
+#define JOB2 "00000000000000000000000000000002"
 
 /* Which allocation of its request the sweep refuses. */
 static long nomem_n;
@@ -57,28 +67,38 @@ void *__wrap_calloc(size_t, size_t);
 void *__wrap_realloc(void *, size_t);
 char *__wrap_strdup(const char *);
 
+/* A refusal as the C library's: NULL, errno ENOMEM. */
+static int
+refused(void)
+{
+	if (!nomem_now())
+		return 0;
+	errno = ENOMEM;
+	return 1;
+}
+
 void *
 __wrap_malloc(size_t n)
 {
-	return nomem_now() ? NULL : __real_malloc(n);
+	return refused() ? NULL : __real_malloc(n);
 }
 
 void *
 __wrap_calloc(size_t n, size_t size)
 {
-	return nomem_now() ? NULL : __real_calloc(n, size);
+	return refused() ? NULL : __real_calloc(n, size);
 }
 
 void *
 __wrap_realloc(void *p, size_t n)
 {
-	return nomem_now() ? NULL : __real_realloc(p, n);
+	return refused() ? NULL : __real_realloc(p, n);
 }
 
 char *
 __wrap_strdup(const char *s)
 {
-	return nomem_now() ? NULL : __real_strdup(s);
+	return refused() ? NULL : __real_strdup(s);
 }
 
 struct body_src {
@@ -99,6 +119,8 @@ read_body(void *ctx, char *p, size_t n)
 }
 
 static struct settings settings;
+/* The requests' time: fixed, but the runner's part runs on the clock. */
+static int64_t now_ms = NOW_MS;
 static struct api api;
 
 /* One request, its answer in r. */
@@ -121,7 +143,7 @@ ask(const char *method, const char *path, const char *body, struct response *r)
 		req.read_body = read_body;
 		req.ctx = &src;
 	}
-	api_handle(&api, &req, r, NOW_MS);
+	api_handle(&api, &req, r, now_ms);
 }
 
 /* Whether r is a whole error answer: 500 or 503, the contract's JSON. */
@@ -239,24 +261,29 @@ sweep(const char *method, const char *path, const char *body,
 	response_free(&r);
 }
 
-/* The job, registered and running, as checkpointctl job add makes it. */
+/*
+ * The job, registered and running with command, as checkpointctl job add
+ * makes it; or with set, its command changed as job set --command does.
+ */
 static int
-add_job(void)
+job_write(const char *job, const char *command, int set)
 {
 	struct job j = { 0 };
 	struct store *s;
-	int rc;
+	enum store_rc rc;
 
 	if (settings_open_store(&settings, 0, &s) != STORE_OK)
 		return -1;
-	(void)id_parse_str(JOB, &j.id);
+	(void)id_parse_str(job, &j.id);
 	j.name = "nomem";
+	j.command = command;
 	j.state = JOB_RUNNING;
 	j.type = CKPT_FULL;
 	j.timeout_s = 60;
-	rc = store_job_add(s, &j, NOW_MS) == STORE_OK ? 0 : -1;
+	rc = set ? store_job_set(s, &j, JOB_SET_COMMAND, now_ms) :
+		   store_job_add(s, &j, now_ms);
 	store_close(s);
-	return rc;
+	return rc == STORE_OK ? 0 : -1;
 }
 
 /*
@@ -315,6 +342,119 @@ integrity(const char *db, char *out, size_t outlen)
 }
 
 /*
+ * A trigger's outcome in its status answer: its checkpoint id; 0 for an
+ * action that could not be started, the one failure memory may cause
+ * (an action that ran is never failed for it); -1 for anything else.
+ */
+static int64_t
+outcome(const char *rid)
+{
+	struct response r = { 0 };
+	char path[160];
+	const char *body, *p;
+	size_t len;
+	int64_t id = -1;
+
+	snprintf(path, sizeof(path), "/jobs/%s/checkpoints/%s", JOB2, rid);
+	ask("GET", path, NULL, &r);
+	body = response_body(&r, &len);
+	if (r.status != HTTP_200 || strstr(body, "COMPLETED") == NULL)
+		id = -1;
+	else if ((p = strstr(body, "\"checkpointId\":")) != NULL)
+		id = strtoll(p + 15, NULL, 10);
+	else
+		id = strstr(body, "could not be started") != NULL ? 0 : -1;
+	response_free(&r);
+	return id;
+}
+
+/*
+ * A runner's pass with each allocation refused in turn, over three
+ * triggers of a job that runs command: then passes with memory, as
+ * checkpoint-runner's own loop makes them, until nothing is unsettled.
+ * Each trigger must then be completed: failed (an action that could not
+ * start) or with its own checkpoint id, the ids in the triggers' order.
+ */
+static void
+runner_sweep(const char *command)
+{
+	struct runner_opts o = { 0 };
+	struct runner_stats stats;
+	struct runner *rn = runner_new();
+	struct response r = { 0 };
+	struct store *s = NULL;
+	volatile sig_atomic_t quit = 0;
+	char owner[300], rid[3][33], first[512] = "";
+	int64_t id, last;
+	long n, bad = 0, failed = 0, failed_triggers = 0, tries;
+	int i;
+
+	runner_owner(owner, sizeof(owner));
+	o.owner = owner;
+	o.parallel = 4;
+	o.batch = 64;
+	o.store_ms = settings.store_ms;
+	o.history_keep = settings.history_keep;
+	o.history_age_ms = settings.history_age_ms;
+	o.max_queued = settings.max_queued;
+	now_ms = clock_ms(CLOCK_REALTIME);
+	for (n = 0; bad == 0; n++) {
+		for (i = 0; i < 3; i++) {
+			ask("POST", "/jobs/" JOB2 "/checkpoints", "{}", &r);
+			if (!stored(&r, "/jobs/" JOB2 "/checkpoints", rid[i]))
+				bad++;
+		}
+		if (s == NULL &&
+		    settings_open_store(&settings, 0, &s) != STORE_OK)
+			bad++;
+		memset(&stats, 0, sizeof(stats));
+		nomem_refused = 0;
+		nomem_after = nomem_n = n;
+		if (runner_pass(rn, s, &o, &stats, &quit) == -1)
+			failed++;
+		nomem_after = -1;
+		/* As run_once: the store opened again while any is unsettled. */
+		for (tries = 0; tries < 5; tries++) {
+			store_close(s);
+			s = NULL;
+			if (settings_open_store(&settings, 0, &s) != STORE_OK ||
+			    runner_pass(rn, s, &o, &stats, &quit) == -1 ||
+			    runner_unsettled(rn) > 0)
+				continue;
+			break;
+		}
+		for (i = 0, last = 0; i < 3 && bad == 0; i++) {
+			if ((id = outcome(rid[i])) == 0)
+				failed_triggers++;
+			else if (id <= last) {
+				bad++;
+				snprintf(first, sizeof(first),
+				    "; allocation %ld refused: trigger %d %s "
+				    "%lld, after %lld",
+				    n, i,
+				    id < 0 ?
+					"not completed, nor failed to start" :
+					"has id",
+				    (long long)id, (long long)last);
+			} else
+				last = id;
+		}
+		if (nomem_refused == 0)
+			break;
+	}
+	tap_ok(bad == 0,
+	    "runner, job command %s: %ld allocations refused in turn, %ld "
+	    "passes failed, then every trigger completed (%ld failed), the "
+	    "ids in order%s",
+	    command != NULL ? command : "(none)", n, failed, failed_triggers,
+	    first);
+	store_close(s);
+	runner_free(rn);
+	response_free(&r);
+	now_ms = NOW_MS;
+}
+
+/*
  * UNIT_STORE_DB: that (empty) database instead of a SQLite file of a
  * temporary directory; tests/t6105-pg-unit.sh runs this on PostgreSQL.
  */
@@ -354,7 +494,7 @@ main(void)
 	settings.metrics = 1;
 	api_init(&api, &settings);
 
-	tap_ok(add_job() == 0, "job " JOB " registered");
+	tap_ok(job_write(JOB, NULL, 0) == 0, "job " JOB " registered");
 	sweep("POST", "/jobs/" JOB "/checkpoints", "{}",
 	    "/jobs/" JOB "/checkpoints", rid);
 	/* An escaped NUL in a name: the parser's copy of the body. */
@@ -373,6 +513,11 @@ main(void)
 	sweep("GET", path, NULL, NULL, NULL);
 	for (i = 0; i < sizeof(gets) / sizeof(gets[0]); i++)
 		sweep("GET", gets[i], NULL, NULL, NULL);
+	tap_ok(job_write(JOB2, NULL, 0) == 0, "job " JOB2 " registered");
+	runner_sweep(NULL);
+	action_wake_on_exit();
+	tap_ok(job_write(JOB2, "true", 1) == 0, "job " JOB2 " runs true");
+	runner_sweep("true");
 	api_free(&api);
 	if (settings.db_path == db) {
 		integrity(db, ok, sizeof(ok));
