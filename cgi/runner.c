@@ -71,14 +71,15 @@ struct running {
 };
 
 /*
- * The result of an action that could not be recorded because the
- * database could not be reached, stayed locked, or failed (memory that
- * ran out, an I/O error): kept, and recorded by the next pass, on a
- * store opened again, while the claim's lease lasts; a database error
- * is tried RUNNER_RECORD_ERRORS times, since one that stays is a fault
- * that trying again will not mend.  The claim is still this runner's, so
- * no other runner takes the trigger meanwhile; once dropped it is
- * resolved as expired, as if this runner had died.
+ * The result of an action (a trigger's checkpoint, or a savepoint's or a
+ * stop's) that could not be recorded because the database could not be
+ * reached, stayed locked, or failed (memory that ran out, an I/O error):
+ * kept, and recorded by the next pass, on a store opened again, while
+ * the claim's lease lasts; a database error is tried RUNNER_RECORD_ERRORS
+ * times, since one that stays is a fault that trying again will not
+ * mend.  The claim is still this runner's, so no other runner takes the
+ * trigger meanwhile; once dropped it is resolved as expired, as if this
+ * runner had died.
  */
 struct unrecorded {
 	int64_t row;
@@ -88,8 +89,11 @@ struct unrecorded {
 	enum ckpt_type type;
 	char *location; /* NULL: none */
 	char *trace; /* NULL: the action succeeded */
+	char *class; /* the failure's; NULL: FAIL_CKPT_CLASS */
 	int64_t lease_ms;
 	int errors; /* database errors met recording it */
+	int savepoint; /* row is a savepoint's, a stop's with stop */
+	int stop, cancel_job;
 };
 
 /*
@@ -203,6 +207,7 @@ unrecorded_drop(struct runner *rn, struct unrecorded *u)
 {
 	free(u->location);
 	free(u->trace);
+	free(u->class);
 	*u = rn->unrecorded[--rn->nunrecorded];
 }
 
@@ -237,14 +242,18 @@ runner_unsettled(const struct runner *rn)
 	return rn->nunrecorded + rn->nin_doubt;
 }
 
-/* The result of row's action kept, waiting to be recorded, or NULL. */
+/*
+ * The result of row's action (a savepoint's row with savepoint) kept,
+ * waiting to be recorded, or NULL.
+ */
 static struct unrecorded *
-unrecorded_find(struct runner *rn, int64_t row)
+unrecorded_find(struct runner *rn, int64_t row, int savepoint)
 {
 	size_t i;
 
 	for (i = 0; i < rn->nunrecorded; i++)
-		if (rn->unrecorded[i].row == row)
+		if (rn->unrecorded[i].row == row &&
+		    rn->unrecorded[i].savepoint == savepoint)
 			return &rn->unrecorded[i];
 	return NULL;
 }
@@ -371,7 +380,7 @@ claim_heard(struct pass *p, int64_t row, const struct claim *listed,
 	char why[256];
 	int64_t lease;
 
-	if (unrecorded_find(rn, row) != NULL)
+	if (unrecorded_find(rn, row, 0) != NULL)
 		return 0;
 	if (listed == NULL) {
 		if (d == NULL || d->due || d->claim.lease_ms > now)
@@ -1058,34 +1067,42 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 }
 
 /*
- * Keeps r's outcome o, unrecorded (its strings copied), after the error
- * rc; 0: not kept, for want of room or of memory.
+ * Keeps the outcome of row's action (its location, or its failure's
+ * trace and class, NULL for FAIL_CKPT_CLASS; copied) after the error
+ * rc: NULL when not kept, for want of room or of memory.
  */
-static int
-unrecorded_keep(struct runner *rn, const struct running *r,
-    const struct outcome *o, enum store_rc rc)
+static struct unrecorded *
+unrecorded_keep(struct runner *rn, int64_t row, const struct id *job,
+    const struct id *trigger, int64_t checkpoint_id, int64_t lease_ms,
+    const char *location, const char *trace, const char *class,
+    enum store_rc rc)
 {
 	struct unrecorded *u;
 
 	if (rn->nunrecorded == RUNNER_MAX_ACTIVE)
-		return 0;
+		return NULL;
 	u = &rn->unrecorded[rn->nunrecorded++];
 	memset(u, 0, sizeof(*u));
-	u->row = r->row;
-	u->job = r->job;
-	u->trigger = r->trigger;
-	u->checkpoint_id = r->checkpoint_id;
-	u->type = r->type;
-	u->lease_ms = r->lease_ms;
+	u->row = row;
+	u->job = *job;
+	u->trigger = *trigger;
+	u->checkpoint_id = checkpoint_id;
+	u->lease_ms = lease_ms;
 	u->errors = rc == STORE_ERROR;
-	if ((o->location != NULL &&
-		(u->location = strdup(o->location)) == NULL) ||
-	    (o->failure_trace != NULL &&
-		(u->trace = strdup(o->failure_trace)) == NULL)) {
+	if ((location != NULL && (u->location = strdup(location)) == NULL) ||
+	    (trace != NULL && (u->trace = strdup(trace)) == NULL) ||
+	    (class != NULL && (u->class = strdup(class)) == NULL)) {
 		unrecorded_drop(rn, u);
-		return 0;
+		return NULL;
 	}
-	return 1;
+	return u;
+}
+
+/* What u's action was, for the log. */
+static const char *
+unrecorded_what(const struct unrecorded *u)
+{
+	return !u->savepoint ? "trigger" : u->stop ? "stop" : "savepoint";
 }
 
 /* Whether a result that met rc, after errors database errors, is kept. */
@@ -1143,6 +1160,7 @@ pass_finish(struct pass *p, struct running *r)
 {
 	struct action_result res;
 	struct outcome o;
+	struct unrecorded *u;
 	struct buf trace = { 0 };
 	enum store_rc rc;
 
@@ -1168,12 +1186,15 @@ pass_finish(struct pass *p, struct running *r)
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
 	if (unrecorded_kept(rc, 0)) {
-		if (unrecorded_keep(p->runner, r, &o, rc))
+		if ((u = unrecorded_keep(p->runner, r->row, &r->job,
+			 &r->trigger, r->checkpoint_id, r->lease_ms, o.location,
+			 o.failure_trace, NULL, rc)) != NULL) {
+			u->type = r->type;
 			log_warn("trigger %s job %s: checkpoint %lld: its "
 				 "result is kept, to be recorded again",
 			    r->trigger.s, r->job.s,
 			    (long long)r->checkpoint_id);
-		else
+		} else
 			log_error("trigger %s job %s: checkpoint %lld: its "
 				  "result cannot be kept; its claim expires "
 				  "with its lease",
@@ -1184,6 +1205,8 @@ pass_finish(struct pass *p, struct running *r)
 	action_free(r->action);
 	r->action = NULL;
 }
+
+static enum store_rc op_record_kept(struct pass *, const struct unrecorded *);
 
 /*
  * Records the results kept while the database could not be reached, at
@@ -1210,20 +1233,21 @@ pass_unrecorded(struct pass *p)
 			o.failure_trace = u->trace;
 		}
 		if (u->lease_ms <= clock_ms(CLOCK_REALTIME)) {
-			log_warn("trigger %s job %s: checkpoint %lld: its "
-				 "result was never recorded before its lease "
-				 "ended",
-			    u->trigger.s, u->job.s,
+			log_warn("%s %s job %s: checkpoint %lld: its result "
+				 "was never recorded before its lease ended",
+			    unrecorded_what(u), u->trigger.s, u->job.s,
 			    (long long)u->checkpoint_id);
 			rc = STORE_NOTFOUND;
-		} else
+		} else if (u->savepoint)
+			rc = op_record_kept(p, u);
+		else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
 		if (rc == STORE_ERROR && ++u->errors == RUNNER_RECORD_ERRORS)
-			log_error("trigger %s job %s: checkpoint %lld: its "
-				  "result met %d database errors, and is "
-				  "dropped; its claim expires with its lease",
-			    u->trigger.s, u->job.s, (long long)u->checkpoint_id,
-			    u->errors);
+			log_error("%s %s job %s: checkpoint %lld: its result "
+				  "met %d database errors, and is dropped; its "
+				  "claim expires with its lease",
+			    unrecorded_what(u), u->trigger.s, u->job.s,
+			    (long long)u->checkpoint_id, u->errors);
 		if (unrecorded_kept(rc, u->errors))
 			i++;
 		else
@@ -1567,8 +1591,13 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	"org.apache.flink.util.FlinkException: " \
 	"Could not dispose savepoint %s."
 
-/* Fails the claims left by dead runners or past their leases. */
+/*
+ * Fails the claims left by dead runners or past their leases, and this
+ * runner's own but those whose results it keeps (pass_unrecorded).
+ */
 struct op_stale {
+	struct runner *runner;
+	int disposals;
 	const char *owner;
 	struct op_claim c[OP_BATCH];
 	char owners[OP_BATCH][256]; /* c[i]'s, to complete it on */
@@ -1582,6 +1611,9 @@ op_stale_collect(const struct op_claim *c, void *arg)
 
 	if (!c->expired && owner_alive(c->owner) != 0 &&
 	    strcmp(c->owner, st->owner) != 0)
+		return 0;
+	if (!st->disposals && !c->expired &&
+	    unrecorded_find(st->runner, c->row, 1) != NULL)
 		return 0;
 	st->c[st->n] = *c;
 	snprintf(st->owners[st->n], sizeof(st->owners[st->n]), "%s", c->owner);
@@ -1599,6 +1631,8 @@ op_resolve_stale(struct pass *p, int disposals)
 	size_t i;
 
 	memset(&st, 0, sizeof(st));
+	st.runner = p->runner;
+	st.disposals = disposals;
 	st.owner = p->o->owner;
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
@@ -1728,13 +1762,73 @@ op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	return rc;
 }
 
+/* Records a savepoint's result that pass_unrecorded kept. */
+static enum store_rc
+op_record_kept(struct pass *p, const struct unrecorded *u)
+{
+	struct savepoint_task t;
+	enum store_rc rc;
+
+	memset(&t, 0, sizeof(t));
+	t.row = u->row;
+	t.job = u->job;
+	t.trigger = u->trigger;
+	t.stop = u->stop;
+	t.cancel_job = u->cancel_job;
+	rc = op_record_savepoint(p, &t, u->checkpoint_id, u->location,
+	    u->class != NULL ? u->class : FAIL_CKPT_CLASS, u->trace);
+	if (rc == STORE_OK)
+		log_info("%s %s job %s: checkpoint %lld: its kept result "
+			 "recorded",
+		    unrecorded_what(u), u->trigger.s, u->job.s,
+		    (long long)u->checkpoint_id);
+	else if (rc == STORE_NOTFOUND)
+		log_warn("%s %s job %s: resolved by another runner meanwhile; "
+			 "its kept result dropped",
+		    unrecorded_what(u), u->trigger.s, u->job.s);
+	return rc;
+}
+
+/*
+ * After op_record_savepoint's rc for t's result (id, location or trace
+ * and class): kept, as a checkpoint's is, where the error may pass; else
+ * its claim expires with its lease (lease_ms).
+ */
+static void
+op_keep_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
+    const char *location, const char *class, const char *trace,
+    int64_t lease_ms, enum store_rc rc)
+{
+	const char *what = t->stop ? "stop" : "savepoint";
+	struct unrecorded *u = NULL;
+
+	if (rc == STORE_OK || rc == STORE_NOTFOUND)
+		return;
+	if (unrecorded_kept(rc, 0) &&
+	    (u = unrecorded_keep(p->runner, t->row, &t->job, &t->trigger, id,
+		 lease_ms, location, trace, trace != NULL ? class : NULL,
+		 rc)) != NULL) {
+		u->savepoint = 1;
+		u->stop = t->stop;
+		u->cancel_job = t->cancel_job;
+		log_warn("%s %s job %s: checkpoint %lld: its result could not "
+			 "be recorded (%s); it is kept, to be recorded again",
+		    what, t->trigger.s, t->job.s, (long long)id,
+		    store_rc_name(rc));
+	} else
+		log_error("%s %s job %s: its result could not be recorded "
+			  "(%s); its claim expires with its lease",
+		    what, t->trigger.s, t->job.s, store_rc_name(rc));
+}
+
 /*
  * A claimed savepoint or stop of a job bound to a JobManager: asked of
  * it under the service's trigger id, and Flink's location, id or failure
  * recorded.
  */
 static enum store_rc
-op_flink_savepoint(struct pass *p, const struct savepoint_task *t)
+op_flink_savepoint(struct pass *p, const struct savepoint_task *t,
+    int64_t lease_ms)
 {
 	struct jm_op op = { t->stop ? JM_STOP : JM_SAVEPOINT, t->target_dir,
 		t->native, t->cancel_job, t->drain, NULL };
@@ -1762,19 +1856,21 @@ op_flink_savepoint(struct pass *p, const struct savepoint_task *t)
 	    expired ? NULL : r.location,
 	    expired ? FAIL_CKPT_CLASS : r.failure_class,
 	    expired ? buf_str(&trace) : r.failure_trace);
-	if (rc != STORE_OK)
-		log_error("%s %s job %s: its result could not be recorded "
-			  "(%s); its claim expires with its lease",
-		    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
-		    store_rc_name(rc));
+	op_keep_savepoint(p, t, r.checkpoint_id, expired ? NULL : r.location,
+	    expired ? FAIL_CKPT_CLASS : r.failure_class,
+	    expired ? buf_str(&trace) : r.failure_trace, lease_ms, rc);
 	jm_free(f);
 	buf_free(&trace);
 	return rc;
 }
 
-/* Runs a claimed savepoint's command and records its end. */
+/*
+ * Runs a claimed savepoint's command and records its end; lease_ms is
+ * the claim's.
+ */
 static enum store_rc
-op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id)
+op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
+    int64_t lease_ms)
 {
 	struct action_result res;
 	struct buf env[7], trace = { 0 };
@@ -1815,11 +1911,9 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id)
 	rc = op_record_savepoint(p, t, id,
 	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
 	    res.status == ACTION_OK ? NULL : buf_str(&trace));
-	if (rc != STORE_OK)
-		log_error("%s %s job %s: its result could not be recorded "
-			  "(%s); its claim expires with its lease",
-		    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
-		    store_rc_name(rc));
+	op_keep_savepoint(p, t, id,
+	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
+	    res.status == ACTION_OK ? NULL : buf_str(&trace), lease_ms, rc);
 	for (i = 0; i < 7; i++)
 		buf_free(&env[i]);
 	buf_free(&trace);
@@ -1906,9 +2000,11 @@ op_savepoint_round(struct pass *p, int *more)
 		*more = decided > 0;
 		for (i = 0; i < n; i++)
 			if (claimed[i] && t[i].flink_url != NULL)
-				(void)op_flink_savepoint(p, &t[i]);
+				(void)op_flink_savepoint(p, &t[i],
+				    claim_lease(now, t[i].timeout_s));
 			else if (claimed[i])
-				(void)op_run_savepoint(p, &t[i], ids[i]);
+				(void)op_run_savepoint(p, &t[i], ids[i],
+				    claim_lease(now, t[i].timeout_s));
 	} else
 		store_rollback(p->store);
 	store_savepoint_tasks_free(t, n);
