@@ -70,16 +70,23 @@ struct running {
 	int64_t renew_ms; /* when its lease is renewed next */
 };
 
+/* What a kept result (struct unrecorded) is of: which table its row is. */
+enum kept {
+	KEPT_TRIGGER,
+	KEPT_SAVEPOINT, /* or a stop */
+	KEPT_DISPOSAL
+};
+
 /*
- * The result of an action (a trigger's checkpoint, or a savepoint's or a
- * stop's) that could not be recorded because the database could not be
- * reached, stayed locked, or failed (memory that ran out, an I/O error):
- * kept, and recorded by the next pass, on a store opened again, while
- * the claim's lease lasts; a database error is tried RUNNER_RECORD_ERRORS
- * times, since one that stays is a fault that trying again will not
- * mend.  The claim is still this runner's, so no other runner takes the
- * trigger meanwhile; once dropped it is resolved as expired, as if this
- * runner had died.
+ * The result of an action (a trigger's checkpoint, a savepoint's or a
+ * stop's, a disposal's) that could not be recorded because the database
+ * could not be reached, stayed locked, or failed (memory that ran out,
+ * an I/O error): kept, and recorded by the next pass, on a store opened
+ * again, while the claim's lease lasts; a database error is tried
+ * RUNNER_RECORD_ERRORS times, since one that stays is a fault that trying
+ * again will not mend.  The claim is still this runner's, so no other
+ * runner takes it meanwhile; once dropped it is resolved as expired, as
+ * if this runner had died.
  */
 struct unrecorded {
 	int64_t row;
@@ -87,13 +94,13 @@ struct unrecorded {
 	struct id trigger;
 	int64_t checkpoint_id;
 	enum ckpt_type type;
-	char *location; /* NULL: none */
+	char *location; /* NULL: none; a disposal's path */
 	char *trace; /* NULL: the action succeeded */
 	char *class; /* the failure's; NULL: FAIL_CKPT_CLASS */
 	int64_t lease_ms;
 	int errors; /* database errors met recording it */
-	int savepoint; /* row is a savepoint's, a stop's with stop */
-	int stop, cancel_job;
+	enum kept kind;
+	int stop, cancel_job; /* a savepoint's */
 };
 
 /*
@@ -242,18 +249,15 @@ runner_unsettled(const struct runner *rn)
 	return rn->nunrecorded + rn->nin_doubt;
 }
 
-/*
- * The result of row's action (a savepoint's row with savepoint) kept,
- * waiting to be recorded, or NULL.
- */
+/* The result of row's action (of kind) kept, to be recorded, or NULL. */
 static struct unrecorded *
-unrecorded_find(struct runner *rn, int64_t row, int savepoint)
+unrecorded_find(struct runner *rn, int64_t row, enum kept kind)
 {
 	size_t i;
 
 	for (i = 0; i < rn->nunrecorded; i++)
 		if (rn->unrecorded[i].row == row &&
-		    rn->unrecorded[i].savepoint == savepoint)
+		    rn->unrecorded[i].kind == kind)
 			return &rn->unrecorded[i];
 	return NULL;
 }
@@ -380,7 +384,7 @@ claim_heard(struct pass *p, int64_t row, const struct claim *listed,
 	char why[256];
 	int64_t lease;
 
-	if (unrecorded_find(rn, row, 0) != NULL)
+	if (unrecorded_find(rn, row, KEPT_TRIGGER) != NULL)
 		return 0;
 	if (listed == NULL) {
 		if (d == NULL || d->due || d->claim.lease_ms > now)
@@ -1102,7 +1106,14 @@ unrecorded_keep(struct runner *rn, int64_t row, const struct id *job,
 static const char *
 unrecorded_what(const struct unrecorded *u)
 {
-	return !u->savepoint ? "trigger" : u->stop ? "stop" : "savepoint";
+	switch (u->kind) {
+	case KEPT_TRIGGER:
+		return "trigger";
+	case KEPT_SAVEPOINT:
+		return u->stop ? "stop" : "savepoint";
+	default:
+		return "disposal";
+	}
 }
 
 /* Whether a result that met rc, after errors database errors, is kept. */
@@ -1238,7 +1249,7 @@ pass_unrecorded(struct pass *p)
 			    unrecorded_what(u), u->trigger.s, u->job.s,
 			    (long long)u->checkpoint_id);
 			rc = STORE_NOTFOUND;
-		} else if (u->savepoint)
+		} else if (u->kind != KEPT_TRIGGER)
 			rc = op_record_kept(p, u);
 		else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
@@ -1612,8 +1623,9 @@ op_stale_collect(const struct op_claim *c, void *arg)
 	if (!c->expired && owner_alive(c->owner) != 0 &&
 	    strcmp(c->owner, st->owner) != 0)
 		return 0;
-	if (!st->disposals && !c->expired &&
-	    unrecorded_find(st->runner, c->row, 1) != NULL)
+	if (!c->expired &&
+	    unrecorded_find(st->runner, c->row,
+		st->disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT) != NULL)
 		return 0;
 	st->c[st->n] = *c;
 	snprintf(st->owners[st->n], sizeof(st->owners[st->n]), "%s", c->owner);
@@ -1762,7 +1774,25 @@ op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	return rc;
 }
 
-/* Records a savepoint's result that pass_unrecorded kept. */
+/* Records a disposal's end: of path, or its failure's class and trace. */
+static enum store_rc
+op_record_disposal(struct pass *p, int64_t row, const char *path,
+    const char *class, const char *trace)
+{
+	enum store_rc rc;
+
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	rc = store_disposal_complete(p->store, row, p->o->owner, path, class,
+	    trace, clock_ms(CLOCK_REALTIME));
+	if (rc != STORE_OK) {
+		store_rollback(p->store);
+		return rc;
+	}
+	return store_commit(p->store);
+}
+
+/* Records a savepoint's or a disposal's result that pass_unrecorded kept. */
 static enum store_rc
 op_record_kept(struct pass *p, const struct unrecorded *u)
 {
@@ -1775,8 +1805,12 @@ op_record_kept(struct pass *p, const struct unrecorded *u)
 	t.trigger = u->trigger;
 	t.stop = u->stop;
 	t.cancel_job = u->cancel_job;
-	rc = op_record_savepoint(p, &t, u->checkpoint_id, u->location,
-	    u->class != NULL ? u->class : FAIL_CKPT_CLASS, u->trace);
+	if (u->kind == KEPT_DISPOSAL)
+		rc = op_record_disposal(p, u->row, u->location,
+		    u->trace != NULL ? u->class : NULL, u->trace);
+	else
+		rc = op_record_savepoint(p, &t, u->checkpoint_id, u->location,
+		    u->class != NULL ? u->class : FAIL_CKPT_CLASS, u->trace);
 	if (rc == STORE_OK)
 		log_info("%s %s job %s: checkpoint %lld: its kept result "
 			 "recorded",
@@ -1790,35 +1824,39 @@ op_record_kept(struct pass *p, const struct unrecorded *u)
 }
 
 /*
- * After op_record_savepoint's rc for t's result (id, location or trace
- * and class): kept, as a checkpoint's is, where the error may pass; else
- * its claim expires with its lease (lease_ms).
+ * After the rc of recording a savepoint's (t) or a disposal's (d) result
+ * (id, location or the disposal's path, or trace and class): kept, as a
+ * checkpoint's is, where the error may pass; else its claim expires with
+ * its lease (lease_ms).
  */
 static void
-op_keep_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
-    const char *location, const char *class, const char *trace,
-    int64_t lease_ms, enum store_rc rc)
+op_keep(struct pass *p, const struct savepoint_task *t,
+    const struct disposal_task *d, int64_t id, const char *location,
+    const char *class, const char *trace, int64_t lease_ms, enum store_rc rc)
 {
-	const char *what = t->stop ? "stop" : "savepoint";
+	const char *what = "disposal";
+	const struct id *trigger = d != NULL ? &d->trigger : &t->trigger;
+	const struct id *job = d != NULL ? &d->job : &t->job;
 	struct unrecorded *u = NULL;
 
 	if (rc == STORE_OK || rc == STORE_NOTFOUND)
 		return;
+	if (d == NULL)
+		what = t->stop ? "stop" : "savepoint";
 	if (unrecorded_kept(rc, 0) &&
-	    (u = unrecorded_keep(p->runner, t->row, &t->job, &t->trigger, id,
-		 lease_ms, location, trace, trace != NULL ? class : NULL,
-		 rc)) != NULL) {
-		u->savepoint = 1;
-		u->stop = t->stop;
-		u->cancel_job = t->cancel_job;
-		log_warn("%s %s job %s: checkpoint %lld: its result could not "
-			 "be recorded (%s); it is kept, to be recorded again",
-		    what, t->trigger.s, t->job.s, (long long)id,
-		    store_rc_name(rc));
+	    (u = unrecorded_keep(p->runner, d != NULL ? d->row : t->row, job,
+		 trigger, id, lease_ms, location, trace,
+		 trace != NULL ? class : NULL, rc)) != NULL) {
+		u->kind = d != NULL ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
+		u->stop = t != NULL && t->stop;
+		u->cancel_job = t != NULL && t->cancel_job;
+		log_warn("%s %s job %s: its result could not be recorded (%s); "
+			 "it is kept, to be recorded again",
+		    what, trigger->s, job->s, store_rc_name(rc));
 	} else
 		log_error("%s %s job %s: its result could not be recorded "
 			  "(%s); its claim expires with its lease",
-		    what, t->trigger.s, t->job.s, store_rc_name(rc));
+		    what, trigger->s, job->s, store_rc_name(rc));
 }
 
 /*
@@ -1856,7 +1894,7 @@ op_flink_savepoint(struct pass *p, const struct savepoint_task *t,
 	    expired ? NULL : r.location,
 	    expired ? FAIL_CKPT_CLASS : r.failure_class,
 	    expired ? buf_str(&trace) : r.failure_trace);
-	op_keep_savepoint(p, t, r.checkpoint_id, expired ? NULL : r.location,
+	op_keep(p, t, NULL, r.checkpoint_id, expired ? NULL : r.location,
 	    expired ? FAIL_CKPT_CLASS : r.failure_class,
 	    expired ? buf_str(&trace) : r.failure_trace, lease_ms, rc);
 	jm_free(f);
@@ -1911,9 +1949,9 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	rc = op_record_savepoint(p, t, id,
 	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
 	    res.status == ACTION_OK ? NULL : buf_str(&trace));
-	op_keep_savepoint(p, t, id,
-	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
-	    res.status == ACTION_OK ? NULL : buf_str(&trace), lease_ms, rc);
+	op_keep(p, t, NULL, id, res.status == ACTION_OK ? res.last_line : NULL,
+	    FAIL_CKPT_CLASS, res.status == ACTION_OK ? NULL : buf_str(&trace),
+	    lease_ms, rc);
 	for (i = 0; i < 7; i++)
 		buf_free(&env[i]);
 	buf_free(&trace);
@@ -2048,9 +2086,12 @@ op_flink_disposal(const struct disposal_task *t, const char **class,
 	jm_free(f);
 }
 
-/* Runs a claimed disposal's command and records its end. */
+/*
+ * Runs a claimed disposal's command and records its end; lease_ms is the
+ * claim's.
+ */
 static enum store_rc
-op_run_disposal(struct pass *p, const struct disposal_task *t)
+op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 {
 	struct action_result res;
 	struct buf env[3], trace = { 0 };
@@ -2079,19 +2120,10 @@ op_run_disposal(struct pass *p, const struct disposal_task *t)
 		}
 	}
 	p->stats->actions++;
-	if ((rc = store_begin(p->store)) == STORE_OK) {
-		rc = store_disposal_complete(p->store, t->row, p->o->owner,
-		    t->path, class, class != NULL ? buf_str(&trace) : NULL,
-		    clock_ms(CLOCK_REALTIME));
-		if (rc == STORE_OK)
-			rc = store_commit(p->store);
-		else
-			store_rollback(p->store);
-	}
-	if (rc != STORE_OK)
-		log_error("disposal %s of %s: its result could not be recorded "
-			  "(%s); its claim expires with its lease",
-		    t->trigger.s, t->path, store_rc_name(rc));
+	rc = op_record_disposal(p, t->row, t->path, class,
+	    class != NULL ? buf_str(&trace) : NULL);
+	op_keep(p, NULL, t, 0, t->path, class,
+	    class != NULL ? buf_str(&trace) : NULL, lease_ms, rc);
 	for (i = 0; i < 3; i++)
 		buf_free(&env[i]);
 	buf_free(&trace);
@@ -2146,7 +2178,8 @@ op_disposal_round(struct pass *p, int *more)
 		*more = n == OP_BATCH;
 		for (i = 0; i < n; i++)
 			if (claimed[i])
-				(void)op_run_disposal(p, &t[i]);
+				(void)op_run_disposal(p, &t[i],
+				    claim_lease(now, t[i].timeout_s));
 	} else
 		store_rollback(p->store);
 	store_disposal_tasks_free(t, n);
