@@ -41,6 +41,8 @@
 #define NOW_MS INT64_C(1700000000000)
 #define JOB "00000000000000000000000000000001"
 #define JOB2 "00000000000000000000000000000002"
+/* A savepoint command: its location, one for each savepoint. */
+#define SP_COMMAND "echo file:/sp/$CHECKPOINT_TRIGGER_ID"
 
 /* Which allocation of its request the sweep refuses. */
 static long nomem_n;
@@ -286,6 +288,7 @@ job_write(const char *job, const char *command, int fields)
 		j.command = NULL;
 		j.savepoint_dir = "/sp";
 		j.savepoint_command = command;
+		j.dispose_command = "true";
 	}
 	rc = fields != 0 ? store_job_set(s, &j, fields, now_ms) :
 			   store_job_add(s, &j, now_ms);
@@ -348,14 +351,17 @@ integrity(const char *db, char *out, size_t outlen)
 	sqlite3_close(h);
 }
 
+/* What a runner sweep triggers. */
+enum sweep_kind { CHECKPOINTS, SAVEPOINTS, DISPOSALS };
+
 /*
  * The outcome in a status answer (path): a checkpoint's id, or 1 for a
- * savepoint's location; 0 for an action that could not be started, the
- * one failure memory may cause (an action that ran is never failed for
- * it); -1 for anything else.
+ * savepoint's location or a disposal done; 0 for an action that could
+ * not be started, the one failure memory may cause (an action that ran is
+ * never failed for it); -1 for anything else.
  */
 static int64_t
-outcome(const char *path)
+outcome(const char *path, enum sweep_kind kind)
 {
 	struct response r = { 0 };
 	const char *body, *p;
@@ -368,19 +374,22 @@ outcome(const char *path)
 		id = -1;
 	else if ((p = strstr(body, "\"checkpointId\":")) != NULL)
 		id = strtoll(p + 15, NULL, 10);
-	else if (strstr(body, "\"location\":\"file:/sp/") != NULL)
+	else if (strstr(body, "could not be started") != NULL)
+		id = 0;
+	else if ((kind == SAVEPOINTS &&
+		     strstr(body, "\"location\":\"file:/sp/") != NULL) ||
+	    (kind == DISPOSALS && strstr(body, "failure") == NULL))
 		id = 1;
-	else
-		id = strstr(body, "could not be started") != NULL ? 0 : -1;
 	response_free(&r);
 	return id;
 }
 
 /*
- * On SQLite, deletes the savepoints a sweep's round made, once checked:
- * the retention reads every savepoint that has a location at each pass,
- * so that a sweep over thousands of rounds would otherwise slow as it
- * goes.  On PostgreSQL the driver's reads allocate nothing of ours.
+ * On SQLite, deletes the savepoints and disposals a sweep's round made,
+ * once checked: the retention reads every savepoint that has a location
+ * at each pass, so that a sweep over hundreds of rounds would otherwise
+ * slow as it goes.  On PostgreSQL the driver's reads allocate nothing of
+ * ours.
  */
 static void
 forget_savepoints(void)
@@ -390,21 +399,51 @@ forget_savepoints(void)
 	if (store_is_uri(settings.db_path))
 		return;
 	if (sqlite3_open(settings.db_path, &h) == SQLITE_OK)
-		sqlite3_exec(h, "DELETE FROM savepoints", NULL, NULL, NULL);
+		sqlite3_exec(h,
+		    "DELETE FROM savepoint_disposals; DELETE FROM savepoints",
+		    NULL, NULL, NULL);
 	sqlite3_close(h);
 }
 
 /*
+ * A disposal of the savepoint rid of job made just before, with memory:
+ * its own request-id in out.  0, or -1 if either was not stored.
+ */
+static int
+dispose(struct store *s, struct runner *rn, const struct runner_opts *o,
+    const char *job, char *out)
+{
+	struct runner_stats stats = { 0 };
+	struct response r = { 0 };
+	volatile sig_atomic_t quit = 0;
+	char base[128], body[160], sp[33];
+	int ok;
+
+	snprintf(base, sizeof(base), "/jobs/%s/savepoints", job);
+	ask("POST", base, "{}", &r);
+	ok = stored(&r, base, sp) && runner_pass(rn, s, o, &stats, &quit) == 0;
+	snprintf(body, sizeof(body), "{\"savepoint-path\":\"file:/sp/%s\"}",
+	    sp);
+	ask("POST", "/savepoint-disposal", body, &r);
+	ok = ok && stored(&r, "/savepoint-disposal", out);
+	response_free(&r);
+	return ok ? 0 : -1;
+}
+
+/*
  * A runner's pass with each allocation refused in turn, over three
- * triggers (savepoints with savepoints) of job, whose command is what:
+ * checkpoints, savepoints or disposals of job, whose command is what:
  * then passes with memory, as checkpoint-runner --watch makes them,
  * until nothing is unsettled.  Each must then be completed: failed (an
- * action that could not start), or a savepoint with its location, or a
- * checkpoint with its own id, the ids in the triggers' order.
+ * action that could not start), or a savepoint with its location, a
+ * disposal done, or a checkpoint with its own id, the ids in the
+ * triggers' order.
  */
 static void
-runner_sweep(const char *job, const char *what, int savepoints)
+runner_sweep(const char *job, const char *what, enum sweep_kind kind)
 {
+	static const char *const names[] = { "checkpoints", "savepoints",
+		"disposals" };
 	struct runner_opts o = { 0 };
 	struct runner_stats stats;
 	struct runner *rn = runner_new();
@@ -425,17 +464,24 @@ runner_sweep(const char *job, const char *what, int savepoints)
 	o.history_age_ms = settings.history_age_ms;
 	o.max_queued = settings.max_queued;
 	now_ms = clock_ms(CLOCK_REALTIME);
-	snprintf(base, sizeof(base), "/jobs/%s/%s", job,
-	    savepoints ? "savepoints" : "checkpoints");
+	if (kind == DISPOSALS)
+		snprintf(base, sizeof(base), "/savepoint-disposal");
+	else
+		snprintf(base, sizeof(base), "/jobs/%s/%s", job,
+		    kind == SAVEPOINTS ? "savepoints" : "checkpoints");
+	if (settings_open_store(&settings, 64 * 1024, &s) != STORE_OK)
+		bad++;
 	for (n = 0; bad == 0; n++) {
 		for (i = 0; i < 3; i++) {
+			if (kind == DISPOSALS) {
+				if (dispose(s, rn, &o, job, rid[i]) == -1)
+					bad++;
+				continue;
+			}
 			ask("POST", base, "{}", &r);
 			if (!stored(&r, base, rid[i]))
 				bad++;
 		}
-		if (s == NULL &&
-		    settings_open_store(&settings, 64 * 1024, &s) != STORE_OK)
-			bad++;
 		memset(&stats, 0, sizeof(stats));
 		nomem_refused = 0;
 		nomem_after = nomem_n = n;
@@ -452,14 +498,15 @@ runner_sweep(const char *job, const char *what, int savepoints)
 				break;
 		for (i = 0, last = 0; i < 3 && bad == 0; i++) {
 			snprintf(path, sizeof(path), "%s/%s", base, rid[i]);
-			if ((id = outcome(path)) == 0)
+			if ((id = outcome(path, kind)) == 0)
 				failed_triggers++;
-			else if (id < 0 || (!savepoints && id <= last)) {
+			else if (id < 0 ||
+			    (kind == CHECKPOINTS && id <= last)) {
 				bad++;
 				snprintf(first, sizeof(first),
 				    "; allocation %ld refused: %s %d %s "
 				    "%lld, after %lld",
-				    n, savepoints ? "savepoint" : "trigger", i,
+				    n, names[kind], i,
 				    id < 0 ?
 					"not completed, nor failed to start" :
 					"has id",
@@ -467,16 +514,16 @@ runner_sweep(const char *job, const char *what, int savepoints)
 			} else
 				last = id;
 		}
-		if (savepoints)
+		if (kind != CHECKPOINTS)
 			forget_savepoints();
 		if (nomem_refused == 0)
 			break;
 	}
 	tap_ok(bad == 0,
-	    "runner, %s %s: %ld allocations refused in turn, %ld passes "
+	    "runner, %s, %s: %ld allocations refused in turn, %ld passes "
 	    "failed, then each completed (%ld failed to start)%s%s",
-	    savepoints ? "savepoints," : "checkpoints,", what, n, failed,
-	    failed_triggers, savepoints ? "" : ", the ids in order", first);
+	    names[kind], what, n, failed, failed_triggers,
+	    kind == CHECKPOINTS ? ", the ids in order" : "", first);
 	store_close(s);
 	runner_free(rn);
 	response_free(&r);
@@ -543,14 +590,15 @@ main(void)
 	for (i = 0; i < sizeof(gets) / sizeof(gets[0]); i++)
 		sweep("GET", gets[i], NULL, NULL, NULL);
 	tap_ok(job_write(JOB2, NULL, 0) == 0, "job " JOB2 " registered");
-	runner_sweep(JOB2, "no command", 0);
+	runner_sweep(JOB2, "no command", CHECKPOINTS);
 	action_wake_on_exit();
 	tap_ok(job_write(JOB2, "true", JOB_SET_COMMAND) == 0,
 	    "job " JOB2 " runs true");
-	runner_sweep(JOB2, "command true", 0);
-	tap_ok(job_write(JOB2, "echo file:/sp/x", JOB_SET_SAVEPOINT) == 0,
-	    "job " JOB2 " takes savepoints in /sp");
-	runner_sweep(JOB2, "command echo file:/sp/x", 1);
+	runner_sweep(JOB2, "command true", CHECKPOINTS);
+	tap_ok(job_write(JOB2, SP_COMMAND, JOB_SET_SAVEPOINT) == 0,
+	    "job " JOB2 " takes savepoints in /sp, and disposes of them");
+	runner_sweep(JOB2, "command " SP_COMMAND, SAVEPOINTS);
+	runner_sweep(JOB2, "dispose command true", DISPOSALS);
 	api_free(&api);
 	if (settings.db_path == db) {
 		integrity(db, ok, sizeof(ok));
