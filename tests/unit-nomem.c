@@ -9,9 +9,9 @@
  * before, and the store must hold what it held: every trigger a POST was
  * answered 202 for is there, and SQLite's integrity check passes.  After
  * the pass, and passes with memory as checkpoint-runner makes them, every
- * trigger is completed, with the next checkpoint id, or failed because
- * its action could not start: an action that ran is never failed for
- * memory.  Refused are the allocations of this project's code (linked
+ * checkpoint is completed with the next id, every savepoint with its
+ * location, every disposal done, or each failed because its action could
+ * not start: an action that ran is never failed for memory.  Refused are the allocations of this project's code (linked
  * with --wrap, Makefile.am) and SQLite's (its own allocator hooks);
  * json-c and libpq allocate out of sight.
  *
