@@ -1070,52 +1070,6 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 	return rc;
 }
 
-/*
- * Keeps the outcome of row's action (its location, or its failure's
- * trace and class, NULL for FAIL_CKPT_CLASS; copied) after the error
- * rc: NULL when not kept, for want of room or of memory.
- */
-static struct unrecorded *
-unrecorded_keep(struct runner *rn, int64_t row, const struct id *job,
-    const struct id *trigger, int64_t checkpoint_id, int64_t lease_ms,
-    const char *location, const char *trace, const char *class,
-    enum store_rc rc)
-{
-	struct unrecorded *u;
-
-	if (rn->nunrecorded == RUNNER_MAX_ACTIVE)
-		return NULL;
-	u = &rn->unrecorded[rn->nunrecorded++];
-	memset(u, 0, sizeof(*u));
-	u->row = row;
-	u->job = *job;
-	u->trigger = *trigger;
-	u->checkpoint_id = checkpoint_id;
-	u->lease_ms = lease_ms;
-	u->errors = rc == STORE_ERROR;
-	if ((location != NULL && (u->location = strdup(location)) == NULL) ||
-	    (trace != NULL && (u->trace = strdup(trace)) == NULL) ||
-	    (class != NULL && (u->class = strdup(class)) == NULL)) {
-		unrecorded_drop(rn, u);
-		return NULL;
-	}
-	return u;
-}
-
-/* What u's action was, for the log. */
-static const char *
-unrecorded_what(const struct unrecorded *u)
-{
-	switch (u->kind) {
-	case KEPT_TRIGGER:
-		return "trigger";
-	case KEPT_SAVEPOINT:
-		return u->stop ? "stop" : "savepoint";
-	default:
-		return "disposal";
-	}
-}
-
 /* Whether a result that met rc, after errors database errors, is kept. */
 static int
 unrecorded_kept(enum store_rc rc, int errors)
@@ -1123,6 +1077,64 @@ unrecorded_kept(enum store_rc rc, int errors)
 	return rc == STORE_UNAVAILABLE || rc == STORE_READONLY ||
 	    rc == STORE_BUSY ||
 	    (rc == STORE_ERROR && errors < RUNNER_RECORD_ERRORS);
+}
+
+/* What u's action was, for the log: its trigger and checkpoint, or path. */
+static void
+unrecorded_name(const struct unrecorded *u, char *buf, size_t len)
+{
+	const char *what = u->stop ? "stop" : "savepoint";
+
+	if (u->kind == KEPT_DISPOSAL) {
+		snprintf(buf, len, "disposal %s of %s", u->trigger.s,
+		    u->location != NULL ? u->location : "");
+		return;
+	}
+	if (u->kind == KEPT_TRIGGER)
+		what = "trigger";
+	snprintf(buf, len, "%s %s job %s: checkpoint %lld", what, u->trigger.s,
+	    u->job.s, (long long)u->checkpoint_id);
+}
+
+/*
+ * After the error rc recording the result that k describes (its row,
+ * ids, kind), with location, or a failure's trace and class (NULL:
+ * FAIL_CKPT_CLASS): kept, the strings copied, where the error may pass;
+ * else, or for want of room or of memory, its claim is left to expire
+ * with its lease.  Either is logged.
+ */
+static void
+unrecorded_keep(struct runner *rn, const struct unrecorded *k,
+    const char *location, const char *trace, const char *class,
+    enum store_rc rc)
+{
+	struct unrecorded *u = NULL;
+	char name[512];
+
+	if (rc == STORE_OK || rc == STORE_NOTFOUND)
+		return;
+	if (unrecorded_kept(rc, 0) && rn->nunrecorded < RUNNER_MAX_ACTIVE) {
+		u = &rn->unrecorded[rn->nunrecorded++];
+		*u = *k;
+		u->location = u->trace = u->class = NULL;
+		u->errors = rc == STORE_ERROR;
+		if ((location != NULL &&
+			(u->location = strdup(location)) == NULL) ||
+		    (trace != NULL && (u->trace = strdup(trace)) == NULL) ||
+		    (class != NULL && (u->class = strdup(class)) == NULL)) {
+			unrecorded_drop(rn, u);
+			u = NULL;
+		}
+	}
+	if (u != NULL) {
+		unrecorded_name(u, name, sizeof(name));
+		log_warn("%s: its result is kept, to be recorded again", name);
+	} else {
+		unrecorded_name(k, name, sizeof(name));
+		log_error("%s: its result could not be recorded (%s) nor "
+			  "kept; its claim expires with its lease",
+		    name, store_rc_name(rc));
+	}
 }
 
 /* Records the end of an action, if the claim is still ours. */
@@ -1171,7 +1183,7 @@ pass_finish(struct pass *p, struct running *r)
 {
 	struct action_result res;
 	struct outcome o;
-	struct unrecorded *u;
+	struct unrecorded k;
 	struct buf trace = { 0 };
 	enum store_rc rc;
 
@@ -1196,22 +1208,15 @@ pass_finish(struct pass *p, struct running *r)
 		o.failure_trace = buf_str(&trace);
 	}
 	rc = pass_record(p, r->row, &r->job, &r->trigger, &o);
-	if (unrecorded_kept(rc, 0)) {
-		if ((u = unrecorded_keep(p->runner, r->row, &r->job,
-			 &r->trigger, r->checkpoint_id, r->lease_ms, o.location,
-			 o.failure_trace, NULL, rc)) != NULL) {
-			u->type = r->type;
-			log_warn("trigger %s job %s: checkpoint %lld: its "
-				 "result is kept, to be recorded again",
-			    r->trigger.s, r->job.s,
-			    (long long)r->checkpoint_id);
-		} else
-			log_error("trigger %s job %s: checkpoint %lld: its "
-				  "result cannot be kept; its claim expires "
-				  "with its lease",
-			    r->trigger.s, r->job.s,
-			    (long long)r->checkpoint_id);
-	}
+	memset(&k, 0, sizeof(k));
+	k.row = r->row;
+	k.job = r->job;
+	k.trigger = r->trigger;
+	k.checkpoint_id = r->checkpoint_id;
+	k.type = r->type;
+	k.lease_ms = r->lease_ms;
+	k.kind = KEPT_TRIGGER;
+	unrecorded_keep(p->runner, &k, o.location, o.failure_trace, NULL, rc);
 	buf_free(&trace);
 	action_free(r->action);
 	r->action = NULL;
@@ -1231,6 +1236,7 @@ pass_unrecorded(struct pass *p)
 	struct unrecorded *u;
 	struct outcome o;
 	enum store_rc rc;
+	char name[512];
 	size_t i;
 
 	for (i = 0; i < rn->nunrecorded;) {
@@ -1243,22 +1249,21 @@ pass_unrecorded(struct pass *p)
 			o.failure_class = FAIL_CKPT_CLASS;
 			o.failure_trace = u->trace;
 		}
+		unrecorded_name(u, name, sizeof(name));
 		if (u->lease_ms <= clock_ms(CLOCK_REALTIME)) {
-			log_warn("%s %s job %s: checkpoint %lld: its result "
-				 "was never recorded before its lease ended",
-			    unrecorded_what(u), u->trigger.s, u->job.s,
-			    (long long)u->checkpoint_id);
+			log_warn("%s: its result was never recorded before "
+				 "its lease ended",
+			    name);
 			rc = STORE_NOTFOUND;
 		} else if (u->kind != KEPT_TRIGGER)
 			rc = op_record_kept(p, u);
 		else
 			rc = pass_record(p, u->row, &u->job, &u->trigger, &o);
 		if (rc == STORE_ERROR && ++u->errors == RUNNER_RECORD_ERRORS)
-			log_error("%s %s job %s: checkpoint %lld: its result "
-				  "met %d database errors, and is dropped; its "
-				  "claim expires with its lease",
-			    unrecorded_what(u), u->trigger.s, u->job.s,
-			    (long long)u->checkpoint_id, u->errors);
+			log_error(
+			    "%s: its result met %d database errors, and "
+			    "is dropped; its claim expires with its lease",
+			    name, u->errors);
 		if (unrecorded_kept(rc, u->errors))
 			i++;
 		else
@@ -1798,65 +1803,55 @@ op_record_kept(struct pass *p, const struct unrecorded *u)
 {
 	struct savepoint_task t;
 	enum store_rc rc;
+	char name[512];
 
-	memset(&t, 0, sizeof(t));
-	t.row = u->row;
-	t.job = u->job;
-	t.trigger = u->trigger;
-	t.stop = u->stop;
-	t.cancel_job = u->cancel_job;
 	if (u->kind == KEPT_DISPOSAL)
 		rc = op_record_disposal(p, u->row, u->location,
 		    u->trace != NULL ? u->class : NULL, u->trace);
-	else
+	else {
+		memset(&t, 0, sizeof(t));
+		t.row = u->row;
+		t.job = u->job;
+		t.trigger = u->trigger;
+		t.stop = u->stop;
+		t.cancel_job = u->cancel_job;
 		rc = op_record_savepoint(p, &t, u->checkpoint_id, u->location,
 		    u->class != NULL ? u->class : FAIL_CKPT_CLASS, u->trace);
+	}
+	unrecorded_name(u, name, sizeof(name));
 	if (rc == STORE_OK)
-		log_info("%s %s job %s: checkpoint %lld: its kept result "
-			 "recorded",
-		    unrecorded_what(u), u->trigger.s, u->job.s,
-		    (long long)u->checkpoint_id);
+		log_info("%s: its kept result recorded", name);
 	else if (rc == STORE_NOTFOUND)
-		log_warn("%s %s job %s: resolved by another runner meanwhile; "
-			 "its kept result dropped",
-		    unrecorded_what(u), u->trigger.s, u->job.s);
+		log_warn("%s: resolved by another runner meanwhile; its kept "
+			 "result dropped",
+		    name);
 	return rc;
 }
 
 /*
- * After the rc of recording a savepoint's (t) or a disposal's (d) result
- * (id, location or the disposal's path, or trace and class): kept, as a
- * checkpoint's is, where the error may pass; else its claim expires with
- * its lease (lease_ms).
+ * After the rc of recording a savepoint's (t) or a disposal's (d, its
+ * path for location) result, with location, or trace and class: kept
+ * where the error may pass (unrecorded_keep); lease_ms is the claim's.
  */
 static void
 op_keep(struct pass *p, const struct savepoint_task *t,
     const struct disposal_task *d, int64_t id, const char *location,
     const char *class, const char *trace, int64_t lease_ms, enum store_rc rc)
 {
-	const char *what = "disposal";
-	const struct id *trigger = d != NULL ? &d->trigger : &t->trigger;
-	const struct id *job = d != NULL ? &d->job : &t->job;
-	struct unrecorded *u = NULL;
+	struct unrecorded k;
 
-	if (rc == STORE_OK || rc == STORE_NOTFOUND)
-		return;
-	if (d == NULL)
-		what = t->stop ? "stop" : "savepoint";
-	if (unrecorded_kept(rc, 0) &&
-	    (u = unrecorded_keep(p->runner, d != NULL ? d->row : t->row, job,
-		 trigger, id, lease_ms, location, trace,
-		 trace != NULL ? class : NULL, rc)) != NULL) {
-		u->kind = d != NULL ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
-		u->stop = t != NULL && t->stop;
-		u->cancel_job = t != NULL && t->cancel_job;
-		log_warn("%s %s job %s: its result could not be recorded (%s); "
-			 "it is kept, to be recorded again",
-		    what, trigger->s, job->s, store_rc_name(rc));
-	} else
-		log_error("%s %s job %s: its result could not be recorded "
-			  "(%s); its claim expires with its lease",
-		    what, trigger->s, job->s, store_rc_name(rc));
+	memset(&k, 0, sizeof(k));
+	k.row = d != NULL ? d->row : t->row;
+	k.job = d != NULL ? d->job : t->job;
+	k.trigger = d != NULL ? d->trigger : t->trigger;
+	k.checkpoint_id = id;
+	k.lease_ms = lease_ms;
+	k.kind = d != NULL ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
+	k.stop = t != NULL && t->stop;
+	k.cancel_job = t != NULL && t->cancel_job;
+	k.location = d != NULL ? d->path : NULL; /* for the log */
+	unrecorded_keep(p->runner, &k, location, trace,
+	    trace != NULL ? class : NULL, rc);
 }
 
 /*
