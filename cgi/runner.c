@@ -114,8 +114,13 @@ struct unrecorded {
  * claim seen.
  */
 struct in_doubt {
-	struct running claim; /* no action yet; its lease as first taken */
-	char *command;
+	enum kept kind; /* of which table its row is */
+	/* No action yet; its lease as first taken.  Of a savepoint, a stop
+	 * or a disposal: its row, job, trigger, id, timeout and lease. */
+	struct running claim;
+	char *command; /* a trigger's */
+	struct savepoint_task sp; /* a savepoint's or a stop's: owned */
+	struct disposal_task dp; /* a disposal's: owned */
 	int due; /* seen made, by this pass: to be run */
 };
 
@@ -223,6 +228,8 @@ static void
 in_doubt_drop(struct runner *rn, struct in_doubt *d)
 {
 	free(d->command);
+	store_savepoint_tasks_free(&d->sp, 1);
+	store_disposal_tasks_free(&d->dp, 1);
 	*d = rn->in_doubt[--rn->nin_doubt];
 }
 
@@ -262,16 +269,44 @@ unrecorded_find(struct runner *rn, int64_t row, enum kept kind)
 	return NULL;
 }
 
-/* Row's claim kept in doubt, or NULL. */
+/* Row's claim (of kind) kept in doubt, or NULL. */
 static struct in_doubt *
-in_doubt_find(struct runner *rn, int64_t row)
+in_doubt_find(struct runner *rn, int64_t row, enum kept kind)
 {
 	size_t i;
 
 	for (i = 0; i < rn->nin_doubt; i++)
-		if (rn->in_doubt[i].claim.row == row)
+		if (rn->in_doubt[i].claim.row == row &&
+		    rn->in_doubt[i].kind == kind)
 			return &rn->in_doubt[i];
 	return NULL;
+}
+
+/*
+ * A new claim in doubt, r of kind, for the caller to fill in; NULL if
+ * there is no room left (said in the log: if the claim was made, it will
+ * be resolved as expired).
+ */
+static struct in_doubt *
+in_doubt_new(struct runner *rn, enum kept kind, const struct running *r)
+{
+	static const char *const names[] = { "trigger", "savepoint",
+		"disposal" };
+	struct in_doubt *d;
+
+	if (rn->nin_doubt == RUNNER_MAX_ACTIVE) {
+		log_error("%s %s job %s: checkpoint %lld: its claim may "
+			  "have been committed, and there is no room to keep "
+			  "it: if it was, it will be resolved as expired",
+		    names[kind], r->trigger.s, r->job.s,
+		    (long long)r->checkpoint_id);
+		return NULL;
+	}
+	d = &rn->in_doubt[rn->nin_doubt++];
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	d->claim = *r;
+	return d;
 }
 
 /*
@@ -281,18 +316,10 @@ in_doubt_find(struct runner *rn, int64_t row)
 static int
 in_doubt_keep(struct runner *rn, const struct running *r, char *command)
 {
-	struct in_doubt *d;
+	struct in_doubt *d = in_doubt_new(rn, KEPT_TRIGGER, r);
 
-	if (rn->nin_doubt == RUNNER_MAX_ACTIVE) {
-		log_error("trigger %s job %s: checkpoint %lld: its claim may "
-			  "have been committed, and there is no room to keep "
-			  "it: if it was, it will be resolved as expired",
-		    r->trigger.s, r->job.s, (long long)r->checkpoint_id);
+	if (d == NULL)
 		return 0;
-	}
-	d = &rn->in_doubt[rn->nin_doubt++];
-	memset(d, 0, sizeof(*d));
-	d->claim = *r;
 	d->command = command;
 	return 1;
 }
@@ -380,7 +407,7 @@ claim_heard(struct pass *p, int64_t row, const struct claim *listed,
     int64_t now)
 {
 	struct runner *rn = p->runner;
-	struct in_doubt *d = in_doubt_find(rn, row);
+	struct in_doubt *d = in_doubt_find(rn, row, KEPT_TRIGGER);
 	char why[256];
 	int64_t lease;
 
@@ -478,7 +505,10 @@ pass_unlisted(struct pass *p, int scanned)
 	int64_t now = clock_ms(CLOCK_REALTIME);
 
 	for (i = 0; i < rn->nin_doubt;) {
-		if (!scanned)
+		/* A savepoint's or a disposal's: op_resolve_stale. */
+		if (rn->in_doubt[i].kind != KEPT_TRIGGER)
+			i++;
+		else if (!scanned)
 			rn->in_doubt[i++].due = 0;
 		else if (!claim_heard(p, rn->in_doubt[i].claim.row, NULL, now))
 			i++;
@@ -867,7 +897,8 @@ pass_round(struct pass *p, int64_t *cursor, int *more)
 	*more = inrange == p->o->batch;
 	for (i = 0; i < nclaims; i++) {
 		/* Claimed again: an earlier claim in doubt was never made. */
-		if ((d = in_doubt_find(p->runner, claims[i].row)) != NULL)
+		if ((d = in_doubt_find(p->runner, claims[i].row,
+			 KEPT_TRIGGER)) != NULL)
 			in_doubt_drop(p->runner, d);
 		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
 		free(commands[i]);
@@ -938,7 +969,8 @@ pass_start_due(struct pass *p, volatile sig_atomic_t *quit)
 
 	for (i = 0; i < rn->nin_doubt;) {
 		d = &rn->in_doubt[i];
-		if (!d->due || *quit || p->nrun + 1 > p->o->parallel ||
+		if (d->kind != KEPT_TRIGGER || !d->due || *quit ||
+		    p->nrun + 1 > p->o->parallel ||
 		    pass_job_running(p, &d->claim.job)) {
 			d->due = 0;
 			i++;
@@ -1607,9 +1639,16 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	"org.apache.flink.util.FlinkException: " \
 	"Could not dispose savepoint %s."
 
+static enum store_rc op_start_due(struct pass *, enum kept);
+static enum store_rc op_run_disposal(struct pass *,
+    const struct disposal_task *, int64_t lease_ms);
+static void op_doubt_unseen(struct runner *, enum kept);
+
 /*
  * Fails the claims left by dead runners or past their leases, and this
- * runner's own but those whose results it keeps (pass_unrecorded).
+ * runner's own but those whose results it keeps (pass_unrecorded) and
+ * those kept in doubt, which are marked due (op_start_due), as a
+ * trigger's are (claim_heard).
  */
 struct op_stale {
 	struct runner *runner;
@@ -1624,14 +1663,19 @@ static int
 op_stale_collect(const struct op_claim *c, void *arg)
 {
 	struct op_stale *st = arg;
+	enum kept kind = st->disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
+	struct in_doubt *d;
 
 	if (!c->expired && owner_alive(c->owner) != 0 &&
 	    strcmp(c->owner, st->owner) != 0)
 		return 0;
-	if (!c->expired &&
-	    unrecorded_find(st->runner, c->row,
-		st->disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT) != NULL)
+	if (!c->expired && unrecorded_find(st->runner, c->row, kind) != NULL)
 		return 0;
+	if (!c->expired && strcmp(c->owner, st->owner) == 0 &&
+	    (d = in_doubt_find(st->runner, c->row, kind)) != NULL) {
+		d->due = 1;
+		return 0;
+	}
 	st->c[st->n] = *c;
 	snprintf(st->owners[st->n], sizeof(st->owners[st->n]), "%s", c->owner);
 	st->c[st->n].owner = st->owners[st->n];
@@ -1675,11 +1719,12 @@ op_resolve_stale(struct pass *p, int disposals)
 			p->stats->stale++;
 	}
 	buf_free(&trace);
-	if (rc != STORE_OK) {
-		store_rollback(p->store);
-		return rc;
-	}
-	return store_commit(p->store);
+	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK)
+		return op_start_due(p,
+		    disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT);
+	store_rollback(p->store);
+	op_doubt_unseen(p->runner, disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT);
+	return rc;
 }
 
 /* The claim checks above match on the owner: release it first. */
@@ -1954,6 +1999,81 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 }
 
 /*
+ * Ends a round of savepoints or disposals whose statements gave rc:
+ * committed, or rolled back.  *doubtful: the commit itself failed, other
+ * than busy, so that its claims may have been made all the same (as a
+ * trigger round's: pass_round).
+ */
+static enum store_rc
+op_round_commit(struct pass *p, enum store_rc rc, int *doubtful)
+{
+	*doubtful = 0;
+	if (rc == STORE_OK && (rc = store_commit(p->store)) != STORE_OK &&
+	    rc != STORE_BUSY)
+		*doubtful = 1;
+	if (rc != STORE_OK)
+		store_rollback(p->store);
+	else
+		p->stats->transactions++;
+	return rc;
+}
+
+/*
+ * Keeps a claimed savepoint (sp) or disposal (dp) whose round's commit
+ * failed, in doubt, its strings taken over: its action runs once the
+ * store shows the claim was made (op_start_due).
+ */
+static void
+op_doubt_keep(struct pass *p, struct savepoint_task *sp,
+    struct disposal_task *dp, int64_t id, int64_t lease_ms)
+{
+	struct running r;
+	struct in_doubt *d;
+
+	memset(&r, 0, sizeof(r));
+	r.row = sp != NULL ? sp->row : dp->row;
+	r.job = sp != NULL ? sp->job : dp->job;
+	r.trigger = sp != NULL ? sp->trigger : dp->trigger;
+	r.checkpoint_id = id;
+	r.timeout_s = sp != NULL ? sp->timeout_s : dp->timeout_s;
+	r.lease_ms = lease_ms;
+	d = in_doubt_new(p->runner, sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL,
+	    &r);
+	if (d == NULL)
+		return;
+	if (sp != NULL) {
+		d->sp = *sp;
+		sp->target_dir = sp->command = sp->flink_url = NULL;
+	} else {
+		d->dp = *dp;
+		dp->path = dp->command = dp->flink_url = NULL;
+	}
+}
+
+/*
+ * Runs a savepoint's (sp) or a disposal's (dp) action, claimed under id
+ * with lease_ms, and records its end.  Claimed by a round that committed,
+ * any claim of it kept in doubt was never made.
+ */
+static void
+op_start(struct pass *p, struct savepoint_task *sp, struct disposal_task *dp,
+    int64_t id, int64_t lease_ms)
+{
+	struct in_doubt *d;
+
+	d = in_doubt_find(p->runner, sp != NULL ? sp->row : dp->row,
+	    sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL);
+	if (d != NULL)
+		in_doubt_drop(p->runner, d);
+	if (dp != NULL)
+		(void)op_run_disposal(p, dp, lease_ms);
+	else if (sp->flink_url != NULL)
+		(void)op_flink_savepoint(p, sp, lease_ms);
+	else
+		(void)op_run_savepoint(p, sp, id, lease_ms);
+}
+
+/*
  * One round of savepoints: decided and claimed in one transaction, then
  * the claimed ones' commands run.  *more while the round was full.
  */
@@ -1967,6 +2087,7 @@ op_savepoint_round(struct pass *p, int *more)
 	int64_t now = clock_ms(CLOCK_REALTIME), id;
 	enum store_rc rc;
 	size_t n = 0, i, k, decided = 0;
+	int doubtful;
 
 	*more = 0;
 	memset(claimed, 0, sizeof(claimed));
@@ -2023,8 +2144,7 @@ op_savepoint_round(struct pass *p, int *more)
 	}
 	buf_free(&trace);
 	buf_free(&location);
-	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK) {
-		p->stats->transactions++;
+	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
 		/*
 		 * Again while a round decides anything: the rows it left
 		 * wait for a job's savepoint this round ran.  A round of
@@ -2032,14 +2152,15 @@ op_savepoint_round(struct pass *p, int *more)
 		 */
 		*more = decided > 0;
 		for (i = 0; i < n; i++)
-			if (claimed[i] && t[i].flink_url != NULL)
-				(void)op_flink_savepoint(p, &t[i],
-				    claim_lease(now, t[i].timeout_s));
-			else if (claimed[i])
-				(void)op_run_savepoint(p, &t[i], ids[i],
+			if (claimed[i])
+				op_start(p, &t[i], NULL, ids[i],
 				    claim_lease(now, t[i].timeout_s));
 	} else
-		store_rollback(p->store);
+		/* Made, perhaps: kept in doubt (op_start_due). */
+		for (i = 0; i < n; i++)
+			if (claimed[i] && doubtful)
+				op_doubt_keep(p, &t[i], NULL, ids[i],
+				    claim_lease(now, t[i].timeout_s));
 	store_savepoint_tasks_free(t, n);
 	return rc;
 }
@@ -2139,6 +2260,7 @@ op_disposal_round(struct pass *p, int *more)
 	int64_t now = clock_ms(CLOCK_REALTIME);
 	enum store_rc rc;
 	size_t n = 0, i;
+	int doubtful;
 
 	*more = 0;
 	memset(claimed, 0, sizeof(claimed));
@@ -2168,17 +2290,139 @@ op_disposal_round(struct pass *p, int *more)
 			rc = STORE_OK;
 	}
 	buf_free(&trace);
-	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK) {
-		p->stats->transactions++;
+	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
 		*more = n == OP_BATCH;
 		for (i = 0; i < n; i++)
 			if (claimed[i])
-				(void)op_run_disposal(p, &t[i],
+				op_start(p, NULL, &t[i], 0,
 				    claim_lease(now, t[i].timeout_s));
 	} else
-		store_rollback(p->store);
+		for (i = 0; i < n; i++)
+			if (claimed[i] && doubtful)
+				op_doubt_keep(p, NULL, &t[i], 0,
+				    claim_lease(now, t[i].timeout_s));
 	store_disposal_tasks_free(t, n);
 	return rc;
+}
+
+/*
+ * Forgets what a scan of the claims showed of this runner's claims of
+ * kind in doubt: its transaction did not commit, so it proves nothing.
+ */
+static void
+op_doubt_unseen(struct runner *rn, enum kept kind)
+{
+	size_t i;
+
+	for (i = 0; i < rn->nin_doubt; i++)
+		if (rn->in_doubt[i].kind == kind)
+			rn->in_doubt[i].due = 0;
+}
+
+/*
+ * Renews the lease of claim d, found in the store, in a transaction of
+ * its own, for the reason claim_renew gives: its action may start only
+ * on STORE_OK, which gives it a whole lease.
+ */
+static enum store_rc
+op_renew(struct pass *p, struct in_doubt *d)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	int64_t lease = claim_lease(now, d->claim.timeout_s);
+	enum store_rc rc;
+
+	if ((rc = store_begin(p->store)) != STORE_OK)
+		return rc;
+	if ((rc = store_op_renew(p->store, d->kind == KEPT_DISPOSAL,
+		 d->claim.row, p->o->owner, now, lease)) == STORE_OK &&
+	    (rc = store_commit(p->store)) == STORE_OK) {
+		p->stats->transactions++;
+		d->claim.lease_ms = lease;
+		return STORE_OK;
+	}
+	store_rollback(p->store);
+	return rc;
+}
+
+/* What d is of, for the log. */
+static const char *
+op_kind_name(const struct in_doubt *d)
+{
+	if (d->kind == KEPT_DISPOSAL)
+		return "disposal";
+	return d->sp.stop ? "stop" : "savepoint";
+}
+
+/* Runs the action of d, a claim in doubt seen made and renewed; forgets d. */
+static void
+op_run_doubt(struct pass *p, struct in_doubt *d)
+{
+	struct savepoint_task sp = d->sp;
+	struct disposal_task dp = d->dp;
+	enum kept kind = d->kind;
+	int64_t id = d->claim.checkpoint_id, lease = d->claim.lease_ms;
+
+	log_warn("%s %s job %s: its claim was committed though its commit "
+		 "failed; its action runs now",
+	    op_kind_name(d), d->claim.trigger.s, d->claim.job.s);
+	memset(&d->sp, 0, sizeof(d->sp));
+	memset(&d->dp, 0, sizeof(d->dp));
+	in_doubt_drop(p->runner, d);
+	op_start(p, kind == KEPT_SAVEPOINT ? &sp : NULL,
+	    kind == KEPT_DISPOSAL ? &dp : NULL, id, lease);
+	store_savepoint_tasks_free(&sp, 1);
+	store_disposal_tasks_free(&dp, 1);
+}
+
+/*
+ * This runner's claims of kind (savepoints and stops, or disposals) kept
+ * in doubt, after a scan of the claims that committed (op_resolve_stale),
+ * settled by the rule a trigger's follow (claim_heard, pass_start_due):
+ * one the scan listed (due) was made after all, and its action runs now,
+ * once a renewal of its lease has committed, as its round would have run
+ * it; one it did not list, past its lease, was never made, and is
+ * forgotten.  So its action runs once, or not at all, and is never failed
+ * for the runner's own lost answer.
+ */
+static enum store_rc
+op_start_due(struct pass *p, enum kept kind)
+{
+	struct runner *rn = p->runner;
+	struct in_doubt *d;
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	enum store_rc rc;
+	size_t i;
+
+	for (i = 0; i < rn->nin_doubt;) {
+		d = &rn->in_doubt[i];
+		if (d->kind != kind || (!d->due && d->claim.lease_ms > now)) {
+			i++;
+			continue;
+		}
+		if (!d->due)
+			log_info("%s %s job %s: its claim was not committed",
+			    op_kind_name(d), d->claim.trigger.s,
+			    d->claim.job.s);
+		else if ((rc = op_renew(p, d)) == STORE_OK) {
+			op_run_doubt(p, d);
+			continue; /* d forgotten: in_doubt[i] is another */
+		} else if (rc != STORE_NOTFOUND) {
+			log_warn("%s %s job %s: its claim was found, but not "
+				 "renewed (%s): its action waits for the next "
+				 "pass",
+			    op_kind_name(d), d->claim.trigger.s, d->claim.job.s,
+			    store_rc_name(rc));
+			d->due = 0;
+			i++;
+			continue;
+		} else
+			log_info("%s %s job %s: its claim is no longer this "
+				 "runner's; its action is not run",
+			    op_kind_name(d), d->claim.trigger.s,
+			    d->claim.job.s);
+		in_doubt_drop(rn, d);
+	}
+	return STORE_OK;
 }
 
 /* Every pending savepoint, stop and disposal, until none is left. */

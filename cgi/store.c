@@ -2120,6 +2120,18 @@ store_op_claims(struct store *s, int disposals, int64_t now_ms,
 	return end(&r);
 }
 
+/* Renews a savepoint's (disposals 0) or a disposal's claim of owner. */
+enum store_rc
+store_op_renew(struct store *s, int disposals, int64_t row, const char *owner,
+    int64_t now_ms, int64_t lease_ms)
+{
+	struct store_val v[] = { VAL_INT(row), VAL_TEXT(owner),
+		VAL_INT(lease_ms), VAL_INT(lease_ms - now_ms) };
+
+	return run_one(s, disposals ? STMT_DISPOSAL_RENEW : STMT_SP_RENEW, v,
+	    NVAL(v), "renew claim");
+}
+
 enum store_rc
 store_savepoint_list(struct store *s, const struct id *job,
     store_savepoint_cb cb, void *arg)

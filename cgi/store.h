@@ -667,6 +667,12 @@ enum store_rc store_disposal_complete(struct store *, int64_t row,
 /* Every claim of savepoints (disposals 0) or disposals (1). */
 enum store_rc store_op_claims(struct store *, int disposals, int64_t now_ms,
     store_op_claim_cb, void *);
+/*
+ * Renews the lease of a savepoint's (disposals 0) or a disposal's claim
+ * of owner, as store_claim_renew a trigger's; STORE_NOTFOUND: not owner's.
+ */
+enum store_rc store_op_renew(struct store *, int disposals, int64_t row,
+    const char *owner, int64_t now_ms, int64_t lease_ms);
 
 /*
  * --- Schedules (schema/0011; schedule.h has the arithmetic) ---

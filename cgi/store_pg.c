@@ -627,6 +627,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms <= " NOW_MS
 	    " FROM savepoints"
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_SP_RENEW] =
+	    "UPDATE savepoints SET lease_ms = " NOW_MS " + $4::bigint"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2",
 	/*
 	 * A disposal's command is that of the job whose savepoint has the
 	 * path as its location.
@@ -663,6 +666,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT id, '', trigger_id, claimed_by, lease_ms <= " NOW_MS
 	    " FROM savepoint_disposals"
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_DISPOSAL_RENEW] =
+	    "UPDATE savepoint_disposals SET lease_ms = " NOW_MS " + $4::bigint"
+	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2",
 	[STMT_JOB_SET_SAVEPOINT] =
 	    "UPDATE jobs SET"
 	    " savepoint_dir = CASE WHEN $2::int & 32 <> 0 THEN $3 ELSE savepoint_dir END,"

@@ -523,6 +523,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms <= ?1"
 	    " FROM savepoints"
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_SP_RENEW] = "UPDATE savepoints SET lease_ms = ?3"
+			  " WHERE id = ?1 AND status = 'IN_PROGRESS'"
+			  " AND claimed_by = ?2",
 	/*
 	 * A disposal's command is that of the job whose savepoint has the
 	 * path as its location.
@@ -559,6 +562,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT id, '', trigger_id, claimed_by, lease_ms <= ?1"
 	    " FROM savepoint_disposals"
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL",
+	[STMT_DISPOSAL_RENEW] = "UPDATE savepoint_disposals SET lease_ms = ?3"
+				" WHERE id = ?1 AND status = 'IN_PROGRESS'"
+				" AND claimed_by = ?2",
 	[STMT_JOB_SET_SAVEPOINT] =
 	    "UPDATE jobs SET"
 	    " savepoint_dir = CASE WHEN ?2 & 32 THEN ?3 ELSE savepoint_dir END,"

@@ -15,6 +15,13 @@
  * with --wrap, Makefile.am) and SQLite's (its own allocator hooks);
  * json-c and libpq allocate out of sight.
  *
+ * A commit's answer lost is the other fault swept here: each commit of a
+ * runner's pass is made in turn and reported failed (linked with
+ * --wrap=store_commit), as when the connection or the server fails after
+ * COMMIT was sent.  Whatever the kind (a checkpoint, a savepoint, a stop,
+ * a disposal), each action must then run exactly once, and complete: an
+ * action that could run is never failed for a lost answer.
+ *
  * NOMEM_TRACE=K:N prints the stack of case K's N-th refusal (as "not ok
  * K" counts them, from 0) on stderr, to find what answered badly.
  */
@@ -41,6 +48,7 @@
 #define NOW_MS INT64_C(1700000000000)
 #define JOB "00000000000000000000000000000001"
 #define JOB2 "00000000000000000000000000000002"
+#define JOB3 "00000000000000000000000000000003"
 /* A savepoint command: its location, one for each savepoint. */
 #define SP_COMMAND "echo file:/sp/$CHECKPOINT_TRIGGER_ID"
 
@@ -101,6 +109,26 @@ char *
 __wrap_strdup(const char *s)
 {
 	return refused() ? NULL : __real_strdup(s);
+}
+
+/*
+ * The runner's commits: the one after lost_after more (-1: none) is
+ * made, and answered STORE_UNAVAILABLE, as a connection lost after
+ * COMMIT was sent; lost counts them.
+ */
+static long lost_after = -1, lost;
+enum store_rc __real_store_commit(struct store *);
+enum store_rc __wrap_store_commit(struct store *);
+
+enum store_rc
+__wrap_store_commit(struct store *s)
+{
+	enum store_rc rc = __real_store_commit(s);
+
+	if (rc != STORE_OK || lost_after < 0 || lost_after-- > 0)
+		return rc;
+	lost++;
+	return STORE_UNAVAILABLE;
 }
 
 struct body_src {
@@ -269,15 +297,26 @@ sweep(const char *method, const char *path, const char *body,
  * savepoints' directory /sp and command (JOB_SET_SAVEPOINT) changed, as
  * checkpointctl job set does.
  */
+/* Adds job j (fields 0), or sets its fields: 0, or -1. */
 static int
-job_write(const char *job, const char *command, int fields)
+job_store(const struct job *j, int fields)
 {
-	struct job j = { 0 };
 	struct store *s;
 	enum store_rc rc;
 
 	if (settings_open_store(&settings, 0, &s) != STORE_OK)
 		return -1;
+	rc = fields != 0 ? store_job_set(s, j, fields, now_ms) :
+			   store_job_add(s, j, now_ms);
+	store_close(s);
+	return rc == STORE_OK ? 0 : -1;
+}
+
+static int
+job_write(const char *job, const char *command, int fields)
+{
+	struct job j = { 0 };
+
 	(void)id_parse_str(job, &j.id);
 	j.name = "nomem";
 	j.command = command;
@@ -290,10 +329,7 @@ job_write(const char *job, const char *command, int fields)
 		j.savepoint_command = command;
 		j.dispose_command = "true";
 	}
-	rc = fields != 0 ? store_job_set(s, &j, fields, now_ms) :
-			   store_job_add(s, &j, now_ms);
-	store_close(s);
-	return rc == STORE_OK ? 0 : -1;
+	return job_store(&j, fields);
 }
 
 /*
@@ -430,6 +466,20 @@ dispose(struct store *s, struct runner *rn, const struct runner_opts *o,
 	return ok ? 0 : -1;
 }
 
+/* A runner's options, as checkpoint-runner's defaults; owner its name. */
+static void
+runner_options(struct runner_opts *o, char *owner, size_t len)
+{
+	runner_owner(owner, len);
+	o->owner = owner;
+	o->parallel = 4;
+	o->batch = 64;
+	o->store_ms = settings.store_ms;
+	o->history_keep = settings.history_keep;
+	o->history_age_ms = settings.history_age_ms;
+	o->max_queued = settings.max_queued;
+}
+
 /*
  * A runner's pass with each allocation refused in turn, over three
  * checkpoints, savepoints or disposals of job, whose command is what:
@@ -455,14 +505,7 @@ runner_sweep(const char *job, const char *what, enum sweep_kind kind)
 	long n, bad = 0, failed = 0, failed_triggers = 0, tries;
 	int i;
 
-	runner_owner(owner, sizeof(owner));
-	o.owner = owner;
-	o.parallel = 4;
-	o.batch = 64;
-	o.store_ms = settings.store_ms;
-	o.history_keep = settings.history_keep;
-	o.history_age_ms = settings.history_age_ms;
-	o.max_queued = settings.max_queued;
+	runner_options(&o, owner, sizeof(owner));
 	now_ms = clock_ms(CLOCK_REALTIME);
 	if (kind == DISPOSALS)
 		snprintf(base, sizeof(base), "/savepoint-disposal");
@@ -530,6 +573,140 @@ runner_sweep(const char *job, const char *what, enum sweep_kind kind)
 	now_ms = NOW_MS;
 }
 
+/* How many lines of the file log are line. */
+static int
+lines_of(const char *log, const char *line)
+{
+	char l[128];
+	FILE *f = fopen(log, "r");
+	int n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(l, sizeof(l), f) != NULL)
+		n += strncmp(l, line, strlen(line)) == 0 &&
+		    l[strlen(line)] == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * Job JOB3, RUNNING, every action of which appends its trigger id to log
+ * (a savepoint's also prints its location); -1 if it could not be
+ * written.
+ */
+static int
+job_logging(const char *log)
+{
+	static int added;
+	char cmd[256], sp[320];
+	struct job j = { 0 };
+
+	snprintf(cmd, sizeof(cmd), "echo $CHECKPOINT_TRIGGER_ID >> %s", log);
+	snprintf(sp, sizeof(sp), "%s; " SP_COMMAND, cmd);
+	(void)id_parse_str(JOB3, &j.id);
+	j.name = "doubt";
+	j.state = JOB_RUNNING;
+	j.type = CKPT_FULL;
+	j.timeout_s = 60;
+	j.command = cmd;
+	j.savepoint_dir = "/sp";
+	j.savepoint_command = sp;
+	j.stop_command = sp;
+	j.dispose_command = cmd;
+	if (!added && job_store(&j, 0) == -1)
+		return -1;
+	added = 1;
+	return job_store(&j,
+	    JOB_SET_STATE | JOB_SET_COMMAND | JOB_SET_SAVEPOINT);
+}
+
+/*
+ * Posts one request of kind (STOPS: a stop) for JOB3 through the API, its
+ * request-id in rid, and path to ask its status: 0, or -1.
+ */
+static int
+doubt_post(struct store *s, struct runner *rn, const struct runner_opts *o,
+    int stop, enum sweep_kind kind, char *rid, char *path, size_t len)
+{
+	struct response r = { 0 };
+	const char *base = kind == CHECKPOINTS ? "/jobs/" JOB3 "/checkpoints" :
+						 "/jobs/" JOB3 "/savepoints";
+	int ok;
+
+	if (kind == DISPOSALS) {
+		snprintf(path, len, "/savepoint-disposal/");
+		if (dispose(s, rn, o, JOB3, rid) == -1)
+			return -1;
+	} else {
+		ask("POST", stop ? "/jobs/" JOB3 "/stop" : base, "{}", &r);
+		ok = stored(&r, base, rid);
+		response_free(&r);
+		if (!ok)
+			return -1;
+		snprintf(path, len, "%s/", base);
+	}
+	snprintf(path + strlen(path), len - strlen(path), "%s", rid);
+	return 0;
+}
+
+/*
+ * A runner's pass over three requests of kind (stop: one stop), with
+ * each of its commits in turn made and its answer lost; then passes as
+ * checkpoint-runner --watch makes them.  Each request must then be
+ * completed, as without the fault, its action run exactly once.
+ */
+static void
+doubt_sweep(const char *name, enum sweep_kind kind, int stop, const char *log)
+{
+	struct runner_opts o = { 0 };
+	struct runner_stats stats;
+	struct runner *rn = runner_new();
+	struct store *s = NULL;
+	volatile sig_atomic_t quit = 0;
+	char owner[300], rid[3][33], path[3][160], first[512] = "";
+	long n, bad = 0, tries;
+	int i, count = stop ? 1 : 3;
+
+	runner_options(&o, owner, sizeof(owner));
+	if (settings_open_store(&settings, 0, &s) != STORE_OK)
+		bad++;
+	for (n = 0; bad == 0; n++) {
+		if (stop && job_logging(log) == -1)
+			bad++;
+		for (i = 0; i < count && bad == 0; i++)
+			if (doubt_post(s, rn, &o, stop, kind, rid[i], path[i],
+				sizeof(path[i])) == -1)
+				bad++;
+		lost = 0;
+		lost_after = n;
+		(void)runner_pass(rn, s, &o, &stats, &quit);
+		lost_after = -1;
+		for (tries = 0; tries < 5; tries++)
+			if (runner_pass(rn, s, &o, &stats, &quit) == 0 &&
+			    runner_unsettled(rn) == 0)
+				break;
+		for (i = 0; i < count && bad == 0; i++)
+			if (outcome(path[i], kind) <= 0 ||
+			    lines_of(log, rid[i]) != 1) {
+				bad++;
+				snprintf(first, sizeof(first),
+				    "; commit %ld lost: %s ran %d times, "
+				    "answers %lld",
+				    n, rid[i], lines_of(log, rid[i]),
+				    (long long)outcome(path[i], kind));
+			}
+		if (lost == 0)
+			break;
+	}
+	tap_ok(bad == 0,
+	    "runner, %s: each of %ld commits made and its answer lost in "
+	    "turn, then each completed, its action run once%s",
+	    name, n, first);
+	store_close(s);
+	runner_free(rn);
+}
+
 /*
  * UNIT_STORE_DB: that (empty) database instead of a SQLite file of a
  * temporary directory; tests/t6105-pg-unit.sh runs this on PostgreSQL.
@@ -547,14 +724,10 @@ main(void)
 	const char *env = getenv("UNIT_STORE_DB");
 	size_t i;
 
-	if (env != NULL && *env != '\0')
-		settings.db_path = env;
-	else {
-		if (mkdtemp(dir) == NULL)
-			return 1;
-		snprintf(db, sizeof(db), "%s/checkpoints.db", dir);
-		settings.db_path = db;
-	}
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(db, sizeof(db), "%s/checkpoints.db", dir);
+	settings.db_path = env != NULL && *env != '\0' ? env : db;
 	nomem_install();
 	nomem_refusing = nomem_trace;
 	store_init();
@@ -599,13 +772,19 @@ main(void)
 	    "job " JOB2 " takes savepoints in /sp, and disposes of them");
 	runner_sweep(JOB2, "command " SP_COMMAND, SAVEPOINTS);
 	runner_sweep(JOB2, "dispose command true", DISPOSALS);
+	snprintf(path, sizeof(path), "%s/actions", dir);
+	tap_ok(job_logging(path) == 0, "job " JOB3 " logs its actions");
+	doubt_sweep("checkpoints", CHECKPOINTS, 0, path);
+	doubt_sweep("savepoints", SAVEPOINTS, 0, path);
+	doubt_sweep("disposals", DISPOSALS, 0, path);
+	doubt_sweep("a stop", SAVEPOINTS, 1, path);
 	api_free(&api);
 	if (settings.db_path == db) {
 		integrity(db, ok, sizeof(ok));
 		tap_is_str(ok, "ok", "the database passes its integrity check");
-		snprintf(path, sizeof(path), "rm -rf %s", dir);
-		if (system(path) != 0)
-			return 1;
 	}
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path) != 0)
+		return 1;
 	return tap_done();
 }
