@@ -153,6 +153,7 @@ savepoint_post(struct exchange *x)
 	rec.remote_user = req->remote_user;
 	rec.remote_addr = req->remote_addr;
 	rec.now_ms = x->now_ms;
+	rec.max_queued = a->settings->max_queued;
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL && req->post != NULL) {
 		savepoint_submit(x, &rec);

@@ -593,8 +593,19 @@ enum store_rc
 store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(store_ms) };
+	/* The results of each kind that hold nothing the service keeps. */
+	const enum stmt by[] = { STMT_PURGE, STMT_SP_PURGE,
+		STMT_DISPOSAL_PURGE };
+	enum store_rc rc = STORE_OK;
+	int64_t n;
+	int i;
 
-	return purge_batches(s, STMT_PURGE, v, NVAL(v), "purge", purged);
+	*purged = 0;
+	for (i = 0; i < NVAL(by) && rc == STORE_OK; i++) {
+		rc = purge_batches(s, by[i], v, NVAL(v), "purge", &n);
+		*purged += n;
+	}
+	return rc;
 }
 
 enum store_rc
@@ -1750,10 +1761,43 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
 	    dir);
 }
 
-/* STMT_SP_RECORD's (and STMT_SP_QUEUE's) values for sp. */
-#define SP_NVAL 10
+/*
+ * What a savepoint or a stop past its job's queue bound is failed with,
+ * as a trigger (store_queue_full_trace): its trace, and its
+ * serialized-throwable where the C code makes it.  -1: out of memory.
+ */
+struct queue_full {
+	struct buf trace, throwable;
+};
+
+static int
+queue_full_make(struct store *s, int64_t max_queued, struct queue_full *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (store_queue_full_trace(&q->trace, max_queued) == 0 &&
+	    failure_throwable(s, FAIL_CKPT_CLASS, buf_str(&q->trace),
+		&q->throwable) == 0)
+		return 0;
+	buf_free(&q->trace);
+	buf_free(&q->throwable);
+	return -1;
+}
+
 static void
-savepoint_vals(const struct savepoint_rec *sp, struct store_val *v)
+queue_full_free(struct queue_full *q)
+{
+	buf_free(&q->trace);
+	buf_free(&q->throwable);
+}
+
+/*
+ * STMT_SP_RECORD's (and STMT_SP_QUEUE's) values for sp: its own, then its
+ * job's queue bound and q, what it is failed with past it.
+ */
+#define SP_NVAL 14
+static void
+savepoint_vals(const struct savepoint_rec *sp, const struct queue_full *q,
+    struct store_val *v)
 {
 	const struct store_val vals[SP_NVAL] = { VAL_TEXT(sp->job.s),
 		VAL_TEXT(sp->trigger.s),
@@ -1762,7 +1806,9 @@ savepoint_vals(const struct savepoint_rec *sp, struct store_val *v)
 		VAL_TEXT(sp->native ? "NATIVE" : "CANONICAL"),
 		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
 		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
-		VAL_INT(sp->now_ms) };
+		VAL_INT(sp->now_ms), VAL_INT(sp->max_queued),
+		VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(q->trace.p),
+		VAL_TEXT(q->throwable.p) };
 
 	memcpy(v, vals, sizeof(vals));
 }
@@ -1772,12 +1818,16 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
     int *created)
 {
 	struct store_val v[SP_NVAL];
+	struct queue_full q;
 	enum store_rc rc;
 	int64_t changed = 0;
 
 	*created = 0;
-	savepoint_vals(sp, v);
+	if (queue_full_make(s, sp->max_queued, &q) == -1)
+		return s->ops->fail(s, "record savepoint", "out of memory");
+	savepoint_vals(sp, &q, v);
 	rc = run(s, STMT_SP_RECORD, v, SP_NVAL, "record savepoint", &changed);
+	queue_full_free(&q);
 	if (rc == STORE_OK)
 		*created = changed > 0;
 	return rc;
@@ -1789,7 +1839,8 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
  * STMT_SP_QUEUE, one statement for them all.
  */
 static struct store_val *
-savepoints_vals(const struct savepoint_rec *const *sp, size_t n)
+savepoints_vals(const struct savepoint_rec *const *sp, size_t n,
+    const struct queue_full *q)
 {
 	struct store_val *v;
 	size_t i;
@@ -1798,8 +1849,20 @@ savepoints_vals(const struct savepoint_rec *const *sp, size_t n)
 		return NULL;
 	for (i = 0; i < n; i++)
 		if (sp[i] != NULL)
-			savepoint_vals(sp[i], &v[i * SP_NVAL]);
+			savepoint_vals(sp[i], q, &v[i * SP_NVAL]);
 	return v;
+}
+
+/* The queue bound of a batch's savepoints: the service's, one for all. */
+static int64_t
+savepoints_bound(const struct savepoint_rec *const *sp, size_t n)
+{
+	size_t i;
+
+	for (i = 0; sp != NULL && i < n; i++)
+		if (sp[i] != NULL)
+			return sp[i]->max_queued;
+	return 0;
 }
 
 enum store_rc
@@ -1807,13 +1870,19 @@ store_record_send(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n)
 {
 	struct store_val *v = NULL;
+	struct queue_full q;
 	enum store_rc rc;
 
 	if (s->ops->record_send == NULL || n == 0)
 		return STORE_ERROR;
-	if (sp != NULL && (v = savepoints_vals(sp, n)) == NULL)
+	if (queue_full_make(s, savepoints_bound(sp, n), &q) == -1)
 		return s->ops->fail(s, "record triggers", "out of memory");
+	if (sp != NULL && (v = savepoints_vals(sp, n, &q)) == NULL) {
+		queue_full_free(&q);
+		return s->ops->fail(s, "record triggers", "out of memory");
+	}
 	rc = s->ops->record_send(s, t, STMT_SP_QUEUE, v, SP_NVAL, n);
+	queue_full_free(&q);
 	free(v);
 	return rc;
 }

@@ -546,6 +546,8 @@ struct savepoint_rec {
 	const char *remote_user; /* may be NULL */
 	const char *remote_addr; /* may be NULL */
 	int64_t now_ms;
+	/* Past the job's waiting savepoints and stops, it fails (0: none). */
+	int64_t max_queued;
 };
 
 /*

@@ -68,7 +68,7 @@ static const struct store_ops pg_ops;
 /* Passwords kept to scrub from messages: as written, and libpq's. */
 #define PG_SECRETS 4
 /* pg_batch_params's texts, and pg_other_params's (a savepoint's values). */
-#define PG_BATCH_BUFS 10
+#define PG_BATCH_BUFS 14
 
 /*
  * A job's savepoints as checkpoints (the savepoint_checkpoints view),
@@ -289,6 +289,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 		       " AND $2::bigint > 0"
 		       " AND completed_ms <= " NOW_MS " - $2::bigint"
 		       " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
+	[STMT_SP_PURGE] = "DELETE FROM savepoints WHERE id IN (SELECT id FROM"
+			  " savepoints WHERE status = 'COMPLETED'"
+			  " AND checkpoint_id IS NULL AND location IS NULL"
+			  " AND $2::bigint > 0"
+			  " AND completed_ms <= " NOW_MS " - $2::bigint"
+			  " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
+	[STMT_DISPOSAL_PURGE] =
+	    "DELETE FROM savepoint_disposals WHERE id IN (SELECT id FROM"
+	    " savepoint_disposals WHERE status = 'COMPLETED'"
+	    " AND $2::bigint > 0"
+	    " AND completed_ms <= " NOW_MS " - $2::bigint"
+	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
 	/*
 	 * The round's queue in arrival order, of the jobs the round locked
 	 * ($4) only: a trigger that committed late, with an id inside the
@@ -530,11 +542,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 			" WHERE job_id = $1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
 	/* A new one wakes the watching runners (LISTEN). */
+	/* Past the job's $11 waiting, failed at once ($12, $13, $14). */
 	[STMT_SP_RECORD] =
 	    "WITH i AS (INSERT INTO savepoints (job_id, trigger_id, kind,"
 	    " target_directory, format_type, cancel_job, drain, remote_user,"
-	    " remote_addr, created_ms) VALUES ($1, $2, $3, $4, $5,"
-	    " $6::bigint <> 0, $7::bigint <> 0, $8, $9, " NOW_MS ")"
+	    " remote_addr, created_ms, status, failure_class, failure_trace,"
+	    " failure_throwable, completed_ms)"
+	    " SELECT $1, $2, $3, $4, $5, $6::bigint <> 0, $7::bigint <> 0,"
+	    " $8, $9, " NOW_MS ","
+	    " CASE WHEN f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
+	    " CASE WHEN f THEN $12 END, CASE WHEN f THEN $13 END,"
+	    " CASE WHEN f THEN $14 END, CASE WHEN f THEN " NOW_MS " END"
+	    " FROM (SELECT $11::bigint > 0 AND (SELECT count(*) FROM (SELECT 1"
+	    "  FROM savepoints WHERE job_id = $1 AND status = 'IN_PROGRESS'"
+	    "  AND claimed_by IS NULL LIMIT greatest($11::bigint, 0)) AS w)"
+	    "  >= $11::bigint AS f) AS q"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	/*
@@ -548,21 +570,34 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_SP_QUEUE] =
 	    "WITH k AS (SELECT * FROM unnest($1::text[], $2::text[],"
 	    " $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],"
-	    " $8::text[], $9::text[]) WITH ORDINALITY AS k (job_id,"
+	    " $8::text[], $9::text[], $11::bigint[], $12::text[], $13::text[],"
+	    " $14::text[]) WITH ORDINALITY AS k (job_id,"
 	    " trigger_id, kind, target_directory, format_type, cancel_job,"
-	    " drain, remote_user, remote_addr, i)),"
+	    " drain, remote_user, remote_addr, mx, fc, ft, fth, i)),"
+	    /* Past the job's waiting ones, then the batch's in order. */
+	    " q AS (SELECT k.*, k.mx > 0 AND (SELECT count(*) FROM (SELECT 1"
+	    "  FROM savepoints w WHERE w.job_id = k.job_id"
+	    "  AND w.status = 'IN_PROGRESS' AND w.claimed_by IS NULL"
+	    "  LIMIT greatest(k.mx, 0)) AS w)"
+	    "  + row_number() OVER (PARTITION BY k.job_id ORDER BY k.i)"
+	    "  > k.mx AS f FROM k),"
 	    " n AS (INSERT INTO savepoints (job_id, trigger_id, kind,"
 	    " target_directory, format_type, cancel_job, drain, remote_user,"
-	    " remote_addr, created_ms) SELECT job_id, trigger_id, kind,"
+	    " remote_addr, created_ms, status, failure_class, failure_trace,"
+	    " failure_throwable, completed_ms) SELECT job_id, trigger_id, kind,"
 	    " target_directory, format_type, cancel_job <> 0, drain <> 0,"
-	    " remote_user, remote_addr, " NOW_MS " FROM k ORDER BY i"
+	    " remote_user, remote_addr, " NOW_MS ","
+	    " CASE WHEN f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
+	    " CASE WHEN f THEN fc END, CASE WHEN f THEN ft END,"
+	    " CASE WHEN f THEN fth END, CASE WHEN f THEN " NOW_MS " END"
+	    " FROM q ORDER BY i"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING"
 	    " RETURNING job_id, trigger_id)"
 	    " SELECT min(k.i) FROM n JOIN k USING (job_id, trigger_id)"
 	    " GROUP BY k.job_id, k.trigger_id",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = $1 AND trigger_id = $2",
-	/* As STMT_STATUSES, of savepoints and stops: they never expire. */
+	/* As STMT_STATUSES, of savepoints and stops, until purged. */
 	[STMT_SP_STATUSES] =
 	    "SELECT k.i, s.response FROM unnest($1::text[], $2::text[])"
 	    " WITH ORDINALITY AS k (job_id, trigger_id, i)"

@@ -251,6 +251,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
 	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
 		       " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
+	/* A savepoint that failed without an id holds nothing to keep. */
+	[STMT_SP_PURGE] = "DELETE FROM savepoints WHERE status = 'COMPLETED'"
+			  " AND checkpoint_id IS NULL AND location IS NULL"
+			  " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
+	[STMT_DISPOSAL_PURGE] =
+	    "DELETE FROM savepoint_disposals WHERE status = 'COMPLETED'"
+	    " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
 	/*
 	 * The queue in arrival order, with the job's registration and
 	 * whether one of its triggers is already claimed (one job's commands
@@ -459,10 +466,24 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
 			" WHERE job_id = ?1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
+	/*
+	 * Past the job's ?11 waiting savepoints and stops, one is made
+	 * already failed (?12, ?13, ?14: the driver's serialized-throwable,
+	 * NULL here), as a trigger past its bound (STMT_RECORD).
+	 */
 	[STMT_SP_RECORD] =
 	    "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,"
 	    " format_type, cancel_job, drain, remote_user, remote_addr,"
-	    " created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+	    " created_ms, status, failure_class, failure_trace,"
+	    " failure_throwable, completed_ms)"
+	    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " CASE WHEN f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
+	    " CASE WHEN f THEN ?12 END, CASE WHEN f THEN ?13 END,"
+	    " CASE WHEN f THEN coalesce(?14, serialized_throwable(?12, ?13))"
+	    " END, CASE WHEN f THEN ?10 END"
+	    " FROM (SELECT ?11 > 0 AND (SELECT count(*) FROM (SELECT 1"
+	    "  FROM savepoints WHERE job_id = ?1 AND status = 'IN_PROGRESS'"
+	    "  AND claimed_by IS NULL LIMIT ?11)) >= ?11 AS f) WHERE true"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
 			   " WHERE job_id = ?1 AND trigger_id = ?2",

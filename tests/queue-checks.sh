@@ -110,21 +110,26 @@ like "$(trig "$J" 6)" '^202 200 \{"status":\{"id":"COMPLETED"\}' \
     "  and the queue is full again at 3 waiting"
 is "$(waiting "$J")" 3 "  3 waiting"
 
+# flood PATH FROM TO: POSTs triggerIds FROM to TO-1 to PATH, 8 at once.
+flood() {
+	i=$2
+	pids=
+	while [ "$i" -lt "$3" ]; do
+		curl -s -o /dev/null -X POST \
+		    -d "{\"triggerId\":\"$(tid "$i")\"}" "$BASE$1" &
+		pids="$pids $!"
+		if [ $((i % 8)) -eq 7 ]; then
+			wait $pids
+			pids=
+		fi
+		i=$((i + 1))
+	done
+	# Never a bare wait: it would wait for the web server too.
+	[ -z "$pids" ] || wait $pids
+}
+
 # Many at once, by 8 clients: never more than the limit waiting.
-i=100
-pids=
-while [ $i -lt 160 ]; do
-	curl -s -o /dev/null -X POST -d "{\"triggerId\":\"$(tid $i)\"}" \
-	    "$BASE/jobs/$JB/checkpoints" &
-	pids="$pids $!"
-	if [ $((i % 8)) -eq 7 ]; then
-		wait $pids
-		pids=
-	fi
-	i=$((i + 1))
-done
-# Never a bare wait: it would wait for the web server too.
-[ -z "$pids" ] || wait $pids
+flood "/jobs/$JB/checkpoints" 100 160
 is "$(waiting "$JB")" 3 "60 POSTs from 8 clients at once: 3 waiting"
 is "$(sql "SELECT count(*) FROM triggers WHERE job_id = '$JB'")" 62 \
     "  every one recorded"
@@ -158,6 +163,68 @@ is "$(refused_rows)" 0 "the runner's purge took the refused rows"
 is "$(refused_metric)" "$((n + 1))" "  and the count stays: $((n + 1))"
 is "$(sql "SELECT queue_refused FROM service_metrics")" "$((n + 1))" \
     "  kept in service_metrics as they left"
+
+# Savepoints and stops: the same bound, on the job's savepoints and stops
+# waiting (checkpoint-api(7), "POST /jobs/:jobid/savepoints"); the job's
+# own directory, so that no request names one.
+"$CTL" --db "$CHECKPOINT_DB" job set "$JB" --savepoint-dir file:/tmp/sp \
+    > /dev/null || bail "checkpointctl job set --savepoint-dir"
+sp() {	# sp JOB N [stop]: POST a savepoint (a stop), then its status
+	http POST "/jobs/$1/${3:-savepoints}" \
+	    "{\"triggerId\":\"$(tid "$2")\"}"
+	_post=$STATUS
+	http GET "/jobs/$1/savepoints/$(tid "$2")"
+	echo "$_post $STATUS $BODY"
+}
+sp_waiting() {
+	sql "SELECT count(*) FROM savepoints WHERE job_id = '$1'
+	    AND status = 'IN_PROGRESS' AND claimed_by IS NULL"
+}
+for n in 1 2 3; do
+	is "$(sp "$JB" "$n")" "202 200 $IN_PROGRESS" "savepoint $n of 3: queued"
+done
+out=$(sp "$JB" 4)
+like "$out" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"org\.apache\.flink\.runtime\.checkpoint\.CheckpointException","stack-trace":"' \
+    "the 4th savepoint: answered 202, and its status is a failure at once"
+is "$(printf '%s' "$out" | sed 's/.*"stack-trace":"\([^"]*\)".*/\1/')" \
+    "$FULL_TRACE" "  Flink's exception for a full queue, with the limit"
+is "$(printf '%s' "$out" |
+    grep -cF "\"serialized-throwable\":\"$THROWABLE_HEAD")" 1 \
+    "  with its serialized-throwable"
+like "$(sp "$JB" 5 stop)" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"org\.apache\.flink\.runtime\.checkpoint\.CheckpointException"' \
+    "a stop past the bound: the same failure"
+is "$(sp "$JB" 2)" "202 200 $IN_PROGRESS" \
+    "a queued savepoint's triggerId posted again: still queued"
+flood "/jobs/$JB/savepoints" 200 240
+is "$(sp_waiting "$JB")" 3 "40 savepoints from 8 clients at once: 3 waiting"
+is "$(sql "SELECT count(*) FROM savepoints WHERE job_id = '$JB'
+    AND checkpoint_id IS NOT NULL")" 0 "  no checkpoint id used"
+
+# Expiry: a savepoint that failed without an id, and a disposal's result,
+# leave with the store duration as a trigger's result does; one that
+# took an id stays with the statistics' history.
+sql "INSERT INTO savepoints (job_id, trigger_id, kind, target_directory,
+    format_type, status, checkpoint_id, failure_class, failure_trace,
+    failure_throwable, created_ms, completed_ms) VALUES ('$JB', '$(tid 300)',
+    'SAVEPOINT', 'file:/tmp/sp', 'CANONICAL', 'COMPLETED', 7, 'x', 'x', 'x',
+    1000, 1000)" > /dev/null || bail "a failed savepoint with an id"
+http POST /savepoint-disposal '{"savepoint-path":"file:/nowhere/sp-1"}'
+sql "UPDATE savepoint_disposals SET status = 'COMPLETED', completed_ms = 1000,
+    failure_class = 'x', failure_trace = 'x', failure_throwable = 'x'" \
+    > /dev/null || bail "completing the disposal"
+refused_sp=$(sql "SELECT count(*) FROM savepoints WHERE failure_trace
+    LIKE '%: CHECKPOINT_MAX_QUEUED)%'")
+[ "$refused_sp" -gt 30 ] || bail "only $refused_sp savepoints refused"
+sleep 1.1
+CHECKPOINT_STORE_DURATION=1 "$RUNNER" --db "$CHECKPOINT_DB" \
+    > "$T/runner.out" 2>&1 || bail "checkpoint-runner: $(cat "$T/runner.out")"
+is "$(sql "SELECT count(*) FROM savepoints WHERE failure_trace
+    LIKE '%: CHECKPOINT_MAX_QUEUED)%'")" 0 \
+    "the purge took the $refused_sp refused savepoints"
+is "$(sql "SELECT count(*) FROM savepoints WHERE checkpoint_id = 7")" 1 \
+    "  not the failed one with an id"
+is "$(sql "SELECT count(*) FROM savepoint_disposals")" 0 \
+    "  and the disposal's expired result"
 
 stop_server
 
