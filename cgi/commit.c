@@ -290,17 +290,72 @@ struct sent {
  * by when that one should be answered, since its answer comes first.
  * One client alone, or two, have each POST sent at once.
  */
+/*
+ * Sends batch b of up to target queued POSTs, outside the lock; out is
+ * how many batches are out before it.  1: sent, its answer to come.
+ */
+static int
+remote_send(struct committer *c, struct sent *b, size_t target, int out)
+{
+	int created[COMMIT_MAX_BATCH];
+	struct records r;
+	enum store_rc rc = STORE_OK;
+
+	b->n = commit_take(c, b->post, target);
+	pthread_mutex_unlock(&c->lock);
+	if (c->store == NULL)
+		rc = settings_open_store(c->settings, 512, &c->store);
+	commit_records(b->post, b->n, &r);
+	if (rc == STORE_OK)
+		rc = store_record_send(c->store, r.t, r.sp, b->n);
+	b->at = commit_us();
+	if (rc != STORE_OK) {
+		commit_reply(b->post, b->n, rc, created);
+		/* Reopen next time, once nothing is out. */
+		if (out == 0 && rc != STORE_BUSY) {
+			store_close(c->store);
+			c->store = NULL;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	return rc == STORE_OK;
+}
+
+/*
+ * Answers the first batch out, b, outside the lock, once its outcome
+ * comes; out is how many are out, b among them.  *lat follows how long a
+ * batch takes.
+ */
+static void
+remote_recv(struct committer *c, struct sent *b, int out, int64_t *lat)
+{
+	int created[COMMIT_MAX_BATCH];
+	enum store_rc rc;
+	int64_t now;
+
+	pthread_mutex_unlock(&c->lock);
+	rc = store_record_recv(c->store, created);
+	now = commit_us();
+	commit_reply(b->post, b->n, rc, created);
+	if (rc != STORE_OK && rc != STORE_BUSY && out == 1) {
+		store_close(c->store);
+		c->store = NULL;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (rc == STORE_OK) {
+		*lat = (3 * *lat + (now - b->at)) / 4;
+		if (*lat > COMMIT_GATHER_MAX_US)
+			*lat = COMMIT_GATHER_MAX_US;
+	}
+}
+
 static void *
 commit_main_remote(struct committer *c)
 {
 	struct sent q[STORE_IN_FLIGHT];
-	struct records r;
-	int created[COMMIT_MAX_BATCH];
-	struct sent *b;
-	enum store_rc rc;
-	size_t target, clients = 1;
+	size_t target, clients = 1, answered;
 	int head = 0, out = 0;
-	int64_t lat = COMMIT_GATHER_MAX_US / 4, now;
+	int64_t lat = COMMIT_GATHER_MAX_US / 4;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
@@ -319,53 +374,17 @@ commit_main_remote(struct committer *c)
 			 * halves uneven, and the smaller one's commit too
 			 * short to hide the larger one's travel.
 			 */
-			b = &q[(head + out) % STORE_IN_FLIGHT];
-			b->n = commit_take(c, b->post, target);
-			pthread_mutex_unlock(&c->lock);
-
-			rc = STORE_OK;
-			if (c->store == NULL)
-				rc = settings_open_store(c->settings, 512,
-				    &c->store);
-			commit_records(b->post, b->n, &r);
-			if (rc == STORE_OK)
-				rc = store_record_send(c->store, r.t, r.sp,
-				    b->n);
-			b->at = commit_us();
-			if (rc != STORE_OK) {
-				commit_reply(b->post, b->n, rc, created);
-				/* Reopen next time, once nothing is out. */
-				if (out == 0 && rc != STORE_BUSY) {
-					store_close(c->store);
-					c->store = NULL;
-				}
-			} else
-				out++;
-			pthread_mutex_lock(&c->lock);
+			out += remote_send(c,
+			    &q[(head + out) % STORE_IN_FLIGHT], target, out);
 			continue;
 		}
 		if (out == 0)
 			continue;
-		pthread_mutex_unlock(&c->lock);
-
-		b = &q[head];
-		rc = store_record_recv(c->store, created);
-		now = commit_us();
-		commit_reply(b->post, b->n, rc, created);
+		remote_recv(c, &q[head], out, &lat);
+		answered = q[head].n;
 		head = (head + 1) % STORE_IN_FLIGHT;
 		out--;
-		if (rc != STORE_OK && rc != STORE_BUSY && out == 0) {
-			store_close(c->store);
-			c->store = NULL;
-		}
-
-		pthread_mutex_lock(&c->lock);
-		if (rc == STORE_OK) {
-			lat = (3 * lat + (now - b->at)) / 4;
-			if (lat > COMMIT_GATHER_MAX_US)
-				lat = COMMIT_GATHER_MAX_US;
-		}
-		clients = b->n + c->queued + (out > 0 ? q[head].n : 0);
+		clients = answered + c->queued + (out > 0 ? q[head].n : 0);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
