@@ -133,12 +133,49 @@ buf_utf8_len(const unsigned char *s, size_t n)
  * become U+FFFD, so the output is always valid JSON whatever a client or
  * a command sent.
  */
+/* JSON's short escape of c, as Jackson writes it, or NULL. */
+static const char *
+json_short_escape(unsigned char c)
+{
+	static const char *const esc[] = { ['"'] = "\\\"",
+		['\\'] = "\\\\",
+		['\b'] = "\\b",
+		['\f'] = "\\f",
+		['\n'] = "\\n",
+		['\r'] = "\\r",
+		['\t'] = "\\t" };
+
+	return c < sizeof(esc) / sizeof(esc[0]) ? esc[c] : NULL;
+}
+
+/*
+ * Appends the character that starts s (n bytes left) as JSON has it:
+ * escaped, or a UTF-8 sequence whole; how many bytes it took, 0 if out
+ * of memory.
+ */
+static size_t
+json_add_char(struct buf *b, const unsigned char *s, size_t n)
+{
+	const char *short_esc = json_short_escape(s[0]);
+	char esc[8];
+	size_t len;
+
+	if (short_esc != NULL)
+		return buf_adds(b, short_esc) == -1 ? 0 : 1;
+	if (s[0] < 0x20) {
+		snprintf(esc, sizeof(esc), "\\u%04X", s[0]);
+		return buf_adds(b, esc) == -1 ? 0 : 1;
+	}
+	if ((len = buf_utf8_len(s, n)) == 0)
+		return buf_adds(b, "\\ufffd") == -1 ? 0 : 1;
+	return buf_add(b, s, len) == -1 ? 0 : len;
+}
+
 int
 buf_add_json_string(struct buf *b, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i, run, len;
-	char esc[8];
 
 	if (buf_reserve(b, n + 2) == -1 || buf_add(b, "\"", 1) == -1)
 		return -1;
@@ -152,46 +189,7 @@ buf_add_json_string(struct buf *b, const char *str, size_t n)
 			if (buf_add(b, s + i, run - i) == -1)
 				return -1;
 			len = run - i;
-			continue;
-		}
-		len = 1;
-		switch (s[i]) {
-		case '"':
-			strcpy(esc, "\\\"");
-			break;
-		case '\\':
-			strcpy(esc, "\\\\");
-			break;
-		case '\b':
-			strcpy(esc, "\\b");
-			break;
-		case '\f':
-			strcpy(esc, "\\f");
-			break;
-		case '\n':
-			strcpy(esc, "\\n");
-			break;
-		case '\r':
-			strcpy(esc, "\\r");
-			break;
-		case '\t':
-			strcpy(esc, "\\t");
-			break;
-		default:
-			if (s[i] < 0x20) {
-				snprintf(esc, sizeof(esc), "\\u%04X", s[i]);
-				break;
-			}
-			if ((len = buf_utf8_len(s + i, n - i)) == 0) {
-				len = 1;
-				strcpy(esc, "\\ufffd");
-				break;
-			}
-			if (buf_add(b, s + i, len) == -1)
-				return -1;
-			continue;
-		}
-		if (buf_adds(b, esc) == -1)
+		} else if ((len = json_add_char(b, s + i, n - i)) == 0)
 			return -1;
 	}
 	return buf_add(b, "\"", 1);
