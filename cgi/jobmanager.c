@@ -280,15 +280,10 @@ jm_post_body(const struct jm_follow *f, struct buf *b)
 	return rc;
 }
 
-/* Sends the request of f's state; -1: it could not be made. */
+/* The path of the request of f's state, in f->path; -1: none is due. */
 static int
-jm_request(struct jm_follow *f, int64_t now_ms)
+jm_request_path(struct jm_follow *f)
 {
-	struct buf url = { 0 }, body = { 0 };
-	int rc = -1;
-
-	buf_reset(&f->path);
-	buf_reset(&f->body);
 	switch (f->state) {
 	case JM_POST:
 		jm_post_path(f);
@@ -313,31 +308,49 @@ jm_request(struct jm_follow *f, int64_t now_ms)
 	case JM_DONE:
 		return -1;
 	}
-	if (buf_printf(&url, "%s%s", f->url, buf_str(&f->path)) != 0 ||
-	    (f->easy = curl_easy_init()) == NULL)
-		goto out;
+	return 0;
+}
+
+/* A handle for url, its answer into f; NULL: out of memory. */
+static CURL *
+jm_easy(struct jm_follow *f, const char *url)
+{
+	CURL *e;
+
+	if ((e = curl_easy_init()) == NULL)
+		return NULL;
 	f->error[0] = '\0';
-	curl_easy_setopt(f->easy, CURLOPT_URL, buf_str(&url));
-	curl_easy_setopt(f->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS,
-	    (long)JM_CONNECT_MS);
-	curl_easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, (long)JM_REQUEST_MS);
-	curl_easy_setopt(f->easy, CURLOPT_WRITEFUNCTION, jm_write);
-	curl_easy_setopt(f->easy, CURLOPT_WRITEDATA, f);
-	curl_easy_setopt(f->easy, CURLOPT_ERRORBUFFER, f->error);
-	curl_easy_setopt(f->easy, CURLOPT_HTTPHEADER, f->headers);
-	if (f->state == JM_POST) {
-		/* The service's triggerId: Flink starts one checkpoint (or
-		 * savepoint) for it, however often it is sent. */
-		if (jm_post_body(f, &body) == -1) {
-			curl_easy_cleanup(f->easy);
-			f->easy = NULL;
-			goto out;
-		}
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)JM_CONNECT_MS);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)JM_REQUEST_MS);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, jm_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, f->error);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, f->headers);
+	return e;
+}
+
+/* Sends the request of f's state; -1: it could not be made. */
+static int
+jm_request(struct jm_follow *f, int64_t now_ms)
+{
+	struct buf url = { 0 }, body = { 0 };
+	int rc = -1;
+
+	buf_reset(&f->path);
+	buf_reset(&f->body);
+	if (jm_request_path(f) == -1 ||
+	    buf_printf(&url, "%s%s", f->url, buf_str(&f->path)) != 0 ||
+	    (f->easy = jm_easy(f, buf_str(&url))) == NULL)
+		goto out;
+	/* The service's triggerId: Flink starts one checkpoint (or
+	 * savepoint) for it, however often it is sent. */
+	if (f->state == JM_POST && jm_post_body(f, &body) == 0)
 		curl_easy_setopt(f->easy, CURLOPT_COPYPOSTFIELDS,
 		    buf_str(&body));
-	}
-	if (curl_multi_add_handle(f->multi, f->easy) != CURLM_OK) {
+	if ((f->state == JM_POST && body.len == 0) ||
+	    curl_multi_add_handle(f->multi, f->easy) != CURLM_OK) {
 		curl_easy_cleanup(f->easy);
 		f->easy = NULL;
 		goto out;
@@ -543,18 +556,17 @@ jm_sp_id(struct jm_follow *f, struct json_object *root, int64_t now_ms)
  * Exactly one: this trigger's, whatever its end; none or several: the
  * outcome cannot be told, and the trigger fails saying so.
  */
-static void
-jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
+/*
+ * The entries of history (an array) that are checkpoints triggered since
+ * f's POST was sent: how many, and the last in *found.
+ */
+static size_t
+jm_history_since(const struct jm_follow *f, struct json_object *history,
+    struct json_object **found)
 {
-	struct json_object *history, *e, *v, *found = NULL;
+	struct json_object *e, *v;
 	size_t i, n = 0;
-	const char *status;
 
-	if (!json_object_object_get_ex(root, "history", &history) ||
-	    !json_object_is_type(history, json_type_array)) {
-		jm_fail_answer(f, 200);
-		return;
-	}
 	for (i = 0; i < json_object_array_length(history); i++) {
 		e = json_object_array_get_idx(history, i);
 		if (json_object_object_get_ex(e, "is_savepoint", &v) &&
@@ -563,10 +575,25 @@ jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 		if (!json_object_object_get_ex(e, "trigger_timestamp", &v) ||
 		    json_object_get_int64(v) < f->sent_ms)
 			continue;
-		found = e;
+		*found = e;
 		n++;
 	}
-	if (n != 1) {
+	return n;
+}
+
+static void
+jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
+{
+	struct json_object *history, *v, *found = NULL;
+	size_t n;
+	const char *status;
+
+	if (!json_object_object_get_ex(root, "history", &history) ||
+	    !json_object_is_type(history, json_type_array)) {
+		jm_fail_answer(f, 200);
+		return;
+	}
+	if ((n = jm_history_since(f, history, &found)) != 1) {
 		jm_fail(f, JM_CKPT_CLASS,
 		    "%s: The JobManager no longer knows trigger %s (404 on "
 		    "its status), and its checkpoint statistics hold %zu "
@@ -606,12 +633,13 @@ jm_history(struct jm_follow *f, struct json_object *root, int64_t now_ms)
 	    f->url, f->trigger);
 }
 
-/* What Flink answered to the request of f's state. */
-static void
-jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
+/*
+ * Whether the JobManager failed to answer (no connection, or 503): then
+ * f asks again later.  Else it is heard again, if it was down.
+ */
+static int
+jm_down(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 {
-	struct json_object *root = NULL;
-
 	if (code != CURLE_OK || http == 503) {
 		if (!f->down)
 			log_warn("trigger %s job %s: the JobManager %s did not "
@@ -624,7 +652,7 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 				"503 Service Unavailable");
 		f->down = 1;
 		jm_later(f, now_ms, JM_RETRY_FIRST_MS, JM_RETRY_MAX_MS);
-		return;
+		return 1;
 	}
 	if (f->down) {
 		log_info("trigger %s job %s: the JobManager %s answers again",
@@ -632,64 +660,99 @@ jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
 		f->down = 0;
 		f->wait_ms = 0;
 	}
+	return 0;
+}
+
+/* The answer to f's POST: accepted (202), then its status is asked. */
+static void
+jm_posted(struct jm_follow *f, long http, struct json_object *root,
+    int64_t now_ms)
+{
+	/* A disposal is 200 with Flink's own request id. */
+	if (f->kind == JM_DISPOSE && http == 200 && root != NULL &&
+	    jm_string(root, "request-id") != NULL &&
+	    strlen(jm_string(root, "request-id")) < sizeof(f->rid)) {
+		snprintf(f->rid, sizeof(f->rid), "%s",
+		    jm_string(root, "request-id"));
+		http = 202;
+	}
+	if (http != 202) {
+		jm_fail_answer(f, http);
+		return;
+	}
+	f->accepted = 1;
+	f->sent_ms = f->attempt_ms;
+	f->state = JM_STATUS;
+	f->wait_ms = 0;
+	f->next_ms = now_ms;
+}
+
+/*
+ * The answer to a status request: a checkpoint Flink forgot (404) is
+ * looked for in its statistics; a savepoint's outcome cannot be told.
+ */
+static void
+jm_status_answer(struct jm_follow *f, long http, struct json_object *root,
+    int64_t now_ms)
+{
+	if (http == 404 && f->kind == JM_CHECKPOINT) {
+		log_warn("trigger %s job %s: the JobManager %s no "
+			 "longer knows it: looking for it in its "
+			 "checkpoint statistics",
+		    f->trigger, f->job, f->url);
+		f->state = JM_HISTORY;
+		f->wait_ms = 0;
+		f->next_ms = now_ms;
+	} else if (root == NULL)
+		jm_fail_answer(f, http);
+	else
+		jm_status(f, root, now_ms);
+}
+
+/*
+ * The checkpoint's details, for its path.  Not there yet (the
+ * statistics' cache), or no longer (past Flink's history window): asked
+ * again a while, then the checkpoint is recorded without its path.
+ */
+static void
+jm_details(struct jm_follow *f, long http, struct json_object *root,
+    int64_t now_ms)
+{
+	if (root != NULL && jm_string(root, "external_path") != NULL) {
+		f->location = jm_strdup(jm_string(root, "external_path"));
+		f->state = JM_DONE;
+		return;
+	}
+	if (now_ms - f->completed_ms < JM_DETAILS_MS) {
+		jm_later(f, now_ms, JM_POLL_MAX_MS / 2, JM_POLL_MAX_MS);
+		return;
+	}
+	log_warn("trigger %s job %s: checkpoint %lld: the "
+		 "JobManager %s gave no details (HTTP %ld): "
+		 "recorded without its path",
+	    f->trigger, f->job, (long long)f->id, f->url, http);
+	f->state = JM_DONE;
+}
+
+/* What Flink answered to the request of f's state. */
+static void
+jm_answer(struct jm_follow *f, CURLcode code, long http, int64_t now_ms)
+{
+	struct json_object *root = NULL;
+
+	if (jm_down(f, code, http, now_ms))
+		return;
 	if (http == 200 && buf_str(&f->body) != NULL)
 		root = json_tokener_parse(buf_str(&f->body));
 	switch (f->state) {
 	case JM_POST:
-		/* A disposal is 200 with Flink's own request id. */
-		if (f->kind == JM_DISPOSE && http == 200 && root != NULL &&
-		    jm_string(root, "request-id") != NULL &&
-		    strlen(jm_string(root, "request-id")) < sizeof(f->rid)) {
-			snprintf(f->rid, sizeof(f->rid), "%s",
-			    jm_string(root, "request-id"));
-			http = 202;
-		}
-		if (http != 202) {
-			jm_fail_answer(f, http);
-			break;
-		}
-		f->accepted = 1;
-		f->sent_ms = f->attempt_ms;
-		f->state = JM_STATUS;
-		f->wait_ms = 0;
-		f->next_ms = now_ms;
+		jm_posted(f, http, root, now_ms);
 		break;
 	case JM_STATUS:
-		/* A savepoint Flink forgot: its outcome cannot be told. */
-		if (http == 404 && f->kind == JM_CHECKPOINT) {
-			log_warn("trigger %s job %s: the JobManager %s no "
-				 "longer knows it: looking for it in its "
-				 "checkpoint statistics",
-			    f->trigger, f->job, f->url);
-			f->state = JM_HISTORY;
-			f->wait_ms = 0;
-			f->next_ms = now_ms;
-		} else if (root == NULL)
-			jm_fail_answer(f, http);
-		else
-			jm_status(f, root, now_ms);
+		jm_status_answer(f, http, root, now_ms);
 		break;
 	case JM_DETAILS:
-		/*
-		 * Not there yet (the statistics' cache), or no longer
-		 * (past Flink's history window): asked again a while, then
-		 * the checkpoint is recorded without its path.
-		 */
-		if (root != NULL && jm_string(root, "external_path") != NULL) {
-			f->location = jm_strdup(
-			    jm_string(root, "external_path"));
-			f->state = JM_DONE;
-			break;
-		}
-		if (now_ms - f->completed_ms < JM_DETAILS_MS) {
-			jm_later(f, now_ms, JM_POLL_MAX_MS / 2, JM_POLL_MAX_MS);
-			break;
-		}
-		log_warn("trigger %s job %s: checkpoint %lld: the "
-			 "JobManager %s gave no details (HTTP %ld): "
-			 "recorded without its path",
-		    f->trigger, f->job, (long long)f->id, f->url, http);
-		f->state = JM_DONE;
+		jm_details(f, http, root, now_ms);
 		break;
 	case JM_HISTORY:
 		if (root == NULL)
