@@ -466,11 +466,50 @@ worker_at(struct worker *w, enum worker_at at)
  * shutdown can wake it: it then closes the connection, which the web
  * server sees at once and stops using, and leaves.
  */
+/*
+ * Answers the request w accepted, with r, a POST through the committer;
+ * whether the next request already waits on the kept connection.
+ */
+static int
+worker_answer(struct worker *w, struct response *r)
+{
+	struct request req;
+	int ready;
+
+	worker_at(w, AT_ANSWER);
+	pthread_mutex_lock(&inflight_lock);
+	inflight++;
+	pthread_mutex_unlock(&inflight_lock);
+
+	memset(&req, 0, sizeof(req));
+	request_from_env(w->fr.envp, &req);
+	req.read_body = fcgi_read;
+	req.ctx = w->fr.in;
+	req.post = &w->post;
+	if (api_handle(&w->api, &req, r, clock_ms(CLOCK_REALTIME))) {
+		worker_at(w, AT_WAIT);
+		ready = conn_wait(w->fr.ipcFd);
+		worker_at(w, AT_REPLY);
+		while (sem_wait(&w->post.replied) == -1)
+			; /* EINTR: WAKE_SIGNAL */
+		worker_at(w, AT_CLOSE);
+		worker_finish(w, ready);
+		return ready;
+	}
+	if (send_answer(&w->fr, r, w->api.settings, &w->head) == -1)
+		log_warn("%s %s: the client went away before the answer",
+		    req.method ? req.method : "-", req.path ? req.path : "-");
+	worker_read_rest(w, &req);
+	worker_at(w, AT_CLOSE);
+	worker_finish(w, 0);
+	request_done();
+	return 0;
+}
+
 static void *
 worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct request req;
 	struct response r = { 0 };
 	int ready = 0; /* the next request is waiting on the kept connection */
 
@@ -498,35 +537,7 @@ worker_main(void *arg)
 		worker_at(w, w->fr.ipcFd >= 0 ? AT_NEXT : AT_ACCEPT);
 		if (FCGX_Accept_r(&w->fr) < 0)
 			break;
-		worker_at(w, AT_ANSWER);
-		pthread_mutex_lock(&inflight_lock);
-		inflight++;
-		pthread_mutex_unlock(&inflight_lock);
-
-		memset(&req, 0, sizeof(req));
-		request_from_env(w->fr.envp, &req);
-		req.read_body = fcgi_read;
-		req.ctx = w->fr.in;
-		req.post = &w->post;
-		if (api_handle(&w->api, &req, &r, clock_ms(CLOCK_REALTIME))) {
-			worker_at(w, AT_WAIT);
-			ready = conn_wait(w->fr.ipcFd);
-			worker_at(w, AT_REPLY);
-			while (sem_wait(&w->post.replied) == -1)
-				; /* EINTR: WAKE_SIGNAL */
-			worker_at(w, AT_CLOSE);
-			worker_finish(w, ready);
-			continue;
-		}
-		if (send_answer(&w->fr, &r, w->api.settings, &w->head) == -1)
-			log_warn(
-			    "%s %s: the client went away before the answer",
-			    req.method ? req.method : "-",
-			    req.path ? req.path : "-");
-		worker_read_rest(w, &req);
-		worker_at(w, AT_CLOSE);
-		worker_finish(w, 0);
-		request_done();
+		ready = worker_answer(w, &r);
 	}
 	worker_at(w, AT_GONE);
 	response_free(&r);
@@ -609,6 +620,31 @@ serve_free(struct committer *c, struct readers *rd)
 	close(stop_pipe[1]);
 }
 
+/* Starts nthreads workers on sock, sharing rd and c: how many started. */
+static int
+workers_start(const struct settings *st, int sock, int nthreads,
+    struct readers *rd, struct committer *c)
+{
+	int i;
+
+	for (i = 0; i < nthreads; i++) {
+		api_init(&workers[i].api, st);
+		workers[i].api.readers = rd;
+		workers[i].api.committer = c;
+		workers[i].sock = sock;
+		workers[i].post.reply = worker_reply;
+		workers[i].post.replier = &workers[i];
+		sem_init(&workers[i].post.replied, 0, 0);
+		if (pthread_create(&workers[i].thread, NULL, worker_main,
+			&workers[i]) != 0) {
+			log_error("cannot start thread %d", i);
+			sem_destroy(&workers[i].post.replied);
+			break;
+		}
+	}
+	return i;
+}
+
 /*
  * Serves FastCGI with nthreads workers accepting on sock, all sharing one
  * group committer.  Returns on SIGTERM, SIGINT or SIGUSR1 (what process
@@ -626,7 +662,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	struct readers *rd = NULL;
 	struct sigaction sa;
 	long cpus, nreaders;
-	int i, sig, started = 0, rc = 1;
+	int sig, started = 0, rc = 1;
 
 	/*
 	 * Reads are short: one connection per CPU serves any number of
@@ -656,23 +692,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 		log_error("out of memory");
 		goto done;
 	}
-	for (i = 0; i < nthreads; i++) {
-		api_init(&workers[i].api, st);
-		workers[i].api.readers = rd;
-		workers[i].api.committer = c;
-		workers[i].sock = sock;
-		workers[i].post.reply = worker_reply;
-		workers[i].post.replier = &workers[i];
-		sem_init(&workers[i].post.replied, 0, 0);
-		if (pthread_create(&workers[i].thread, NULL, worker_main,
-			&workers[i]) != 0) {
-			log_error("cannot start thread %d", i);
-			sem_destroy(&workers[i].post.replied);
-			break;
-		}
-		started++;
-	}
-	if (started == 0)
+	if ((started = workers_start(st, sock, nthreads, rd, c)) == 0)
 		goto done;
 
 	while (sigwait(set, &sig) != 0)
@@ -711,18 +731,22 @@ listen_on(const char *sockpath)
 	return sock;
 }
 
-int
-main(int argc, char *argv[])
-{
-	struct settings st;
-	struct api a;
-	sigset_t set, oldset;
-	enum log_level lvl = LOG_LVL_INFO;
-	char err[256];
-	const char *sockpath = NULL, *logdest = NULL;
-	int64_t n;
-	int ch, sock = 0, nthreads = DEFAULT_THREADS;
+/* The command line's options; usage() on a bad one. */
+struct options {
+	enum log_level lvl;
+	const char *sockpath, *logdest;
+	int nthreads;
+};
 
+static void
+parse_options(int argc, char *argv[], struct options *o)
+{
+	int64_t n;
+	int ch;
+
+	o->lvl = LOG_LVL_INFO;
+	o->sockpath = o->logdest = NULL;
+	o->nthreads = DEFAULT_THREADS;
 	/*
 	 * Run as CGI, a query without '=' arrives as arguments too (RFC
 	 * 3875 section 4.4: /jobs?x runs "checkpoint-api.fcgi x").  They
@@ -733,10 +757,10 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "dl:n:s:t:V")) != -1) {
 		switch (ch) {
 		case 'd':
-			lvl = LOG_LVL_DEBUG;
+			o->lvl = LOG_LVL_DEBUG;
 			break;
 		case 'l':
-			logdest = optarg;
+			o->logdest = optarg;
 			break;
 		case 'n':
 			if (settings_parse_int(optarg, 1, 1000000000, &n) == -1)
@@ -744,24 +768,37 @@ main(int argc, char *argv[])
 			max_requests = (long)n;
 			break;
 		case 's':
-			sockpath = optarg;
+			o->sockpath = optarg;
 			break;
 		case 't':
 			if (settings_parse_int(optarg, 1, MAX_THREADS, &n) ==
 			    -1)
 				usage();
-			nthreads = (int)n;
+			o->nthreads = (int)n;
 			break;
 		case 'V':
 			puts(PACKAGE_STRING);
-			return 0;
+			exit(0);
 		default:
 			usage();
 		}
 	}
 	if (optind != argc)
 		usage();
-	if (log_init_dest("checkpoint-api.fcgi", logdest, lvl, err,
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct settings st;
+	struct options o;
+	struct api a;
+	sigset_t set, oldset;
+	char err[256];
+	int ch, sock = 0;
+
+	parse_options(argc, argv, &o);
+	if (log_init_dest("checkpoint-api.fcgi", o.logdest, o.lvl, err,
 		sizeof(err)) == -1) {
 		fprintf(stderr, "checkpoint-api.fcgi: %s\n", err);
 		usage();
@@ -792,8 +829,8 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
-	if (sockpath != NULL) {
-		if ((sock = listen_on(sockpath)) < 0)
+	if (o.sockpath != NULL) {
+		if ((sock = listen_on(o.sockpath)) < 0)
 			return 1;
 	} else if (FCGX_IsCGI()) {
 		if (getenv("REQUEST_METHOD") == NULL) {
@@ -808,5 +845,5 @@ main(int argc, char *argv[])
 		api_free(&a);
 		return ch;
 	}
-	return serve_fcgi(&st, sock, nthreads, &set);
+	return serve_fcgi(&st, sock, o.nthreads, &set);
 }
