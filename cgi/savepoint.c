@@ -20,6 +20,7 @@
 #include "readers.h"
 #include "route.h"
 #include "savepoint.h"
+#include "sppath.h"
 #include "trigger.h"
 
 /* {"request-id":"<id>"} with the given status. */
@@ -36,33 +37,60 @@ savepoint_request_id(struct response *r, enum http_status status,
 }
 
 /*
- * The directory of a request that named none: the job's own, in dir.
- * Returns 0, or -1 with the answer made: Flink's 400 naming the
- * request's field when the job has none; a 404 when there is no such
- * job, whose directory (kept with the job, not the service) cannot be
- * known.
+ * The job's savepoint directory, in dir, and *has whether it has one.
+ * Returns 0, or -1 with the answer made: a 404 when there is no such job,
+ * whose directory (kept with the job, not the service) cannot be known.
  */
 static int
-savepoint_default_dir(struct exchange *x, struct store *s, const struct id *job,
-    int stop, struct buf *dir)
+savepoint_job_dir(struct exchange *x, struct store *s, const struct id *job,
+    struct buf *dir, int *has)
 {
 	enum store_rc rc;
 
+	*has = 0;
 	if ((rc = store_job_savepoint_dir(s, job, dir)) == STORE_NOTFOUND) {
 		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND) {
 			http_error(x->res, ERR_NO_JOB, job->s);
 			return -1;
 		}
-		if (rc == STORE_OK) {
-			http_error(x->res, ERR_NO_SAVEPOINT_DIR,
-			    stop ? "targetDirectory" : "target-directory");
-			return -1;
-		}
+		if (rc == STORE_OK)
+			return 0;
 	}
 	if (rc != STORE_OK) {
 		exchange_store_failed(x, rc);
 		return -1;
 	}
+	*has = 1;
+	return 0;
+}
+
+/*
+ * The directory of the savepoint into rec: the request's, which must lie
+ * under the job's own (sppath.h), or, where it named none, the job's
+ * own, in dir.  Returns 0, or -1 with the answer made: Flink's 400
+ * naming the request's field when the job has none to fall back on, ours
+ * naming why a directory is refused, a 404 for a job not registered.
+ */
+static int
+savepoint_dir(struct exchange *x, struct store *s, const char *asked, int stop,
+    struct buf *dir, struct savepoint_rec *rec)
+{
+	const char *field = stop ? "targetDirectory" : "target-directory";
+	const char *why;
+	int has;
+
+	if (savepoint_job_dir(x, s, &rec->job, dir, &has) == -1)
+		return -1;
+	if (asked == NULL && !has) {
+		http_error(x->res, ERR_NO_SAVEPOINT_DIR, field);
+		return -1;
+	}
+	if (asked != NULL &&
+	    (why = sppath_dir_refused(asked, has ? dir->p : NULL)) != NULL) {
+		http_error(x->res, ERR_FIELD_REFUSED, field, why);
+		return -1;
+	}
+	rec->target_dir = asked != NULL ? asked : dir->p;
 	return 0;
 }
 
@@ -140,12 +168,8 @@ savepoint_post(struct exchange *x)
 			exchange_store_failed(x, rc);
 		goto out;
 	}
-	if (sb.target_dir == NULL) {
-		if (savepoint_default_dir(x, s, &rec.job, stop, &dir) == -1)
-			goto out;
-		rec.target_dir = dir.p;
-	} else
-		rec.target_dir = sb.target_dir;
+	if (savepoint_dir(x, s, sb.target_dir, stop, &dir, &rec) == -1)
+		goto out;
 	rec.stop = stop;
 	rec.native = sb.native;
 	rec.cancel_job = sb.cancel_job;
@@ -218,6 +242,7 @@ disposal_post(struct exchange *x)
 	struct store *s;
 	enum store_rc rc;
 	enum body_rc brc;
+	const char *why;
 	char *path = NULL;
 	int created;
 
@@ -231,6 +256,10 @@ disposal_post(struct exchange *x)
 	}
 	if (path == NULL) {
 		http_error(r, ERR_NO_SAVEPOINT_PATH);
+		goto out;
+	}
+	if ((why = sppath_path_refused(path)) != NULL) {
+		http_error(r, ERR_FIELD_REFUSED, "savepoint-path", why);
 		goto out;
 	}
 	if (id_random(&fresh) == -1) {
