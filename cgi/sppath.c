@@ -41,6 +41,9 @@ sp_chars_refused(const char *s)
 	for (p = (const unsigned char *)s; *p != '\0'; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			return "it holds a control character";
+		/* U+FFFE, U+FFFF: the body makes \u0000 the latter (body.c). */
+		if (p[0] == 0xef && p[1] == 0xbf && (p[2] & 0xfe) == 0xbe)
+			return "it holds a NUL or a noncharacter";
 		if (*p >= 0x80 || (*p >= '0' && *p <= '9') ||
 		    (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    strchr(sp_punct, *p) != NULL)

@@ -241,7 +241,7 @@ dispose() {
 refused() {
 	printf 'org.apache.flink.util.FlinkException: org.apache.flink.util.FlinkException: Could not dispose savepoint %s.\nCaused by: java.lang.IllegalStateException: %s' "$1" "$2"
 }
-J7=$(jid 57)
+J7=$(jid 60)
 "$CTL" job add "$J7" --savepoint-dir file:/k \
     --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"' \
     --dispose-command 'echo "$CHECKPOINT_SAVEPOINT_PATH" >> '"$T"'/disposed7' \
@@ -265,7 +265,7 @@ is "$(dispose file:/k/sp-3)" "" "scope: a recorded savepoint, neither kept nor n
 is "$(cat "$T/disposed7")" file:/k/sp-3 "  by the job's dispose command"
 
 # --- the unquoted tar: a hostile directory never reaches the command ------------
-JT=$(jid 58)
+JT=$(jid 61)
 mkdir -p "$T/spt" "$T/src" && echo data > "$T/src/f"
 "$CTL" job add "$JT" --savepoint-dir "$T/spt" \
     --savepoint-command 'tar -czf $CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID.tgz -C '"$T"' src && echo $CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID.tgz'

@@ -76,6 +76,13 @@ static const struct dir_case {
 	{ __LINE__, "file:/sp/'a'", "file:/sp", CHARS },
 	{ __LINE__, "file:/sp/a\x7f", "file:/sp",
 	    "it holds a control character" },
+	{ __LINE__,
+	    "file:/sp/a\xef\xbf\xbf"
+	    "b",
+	    "file:/sp", "it holds a NUL or a noncharacter" },
+	{ __LINE__, "file:/sp/a\xef\xbf\xbe", "file:/sp",
+	    "it holds a NUL or a noncharacter" },
+	{ __LINE__, "file:/sp/a\xef\xbf\xbd", "file:/sp", OK },
 };
 
 static void
