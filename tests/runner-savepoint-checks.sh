@@ -264,6 +264,18 @@ ok "$([ ! -e "$T/disposed7" ] && echo 0 || echo 1)" "scope: no dispose command r
 is "$(dispose file:/k/sp-3)" "" "scope: a recorded savepoint, neither kept nor newest, is disposed of"
 is "$(cat "$T/disposed7")" file:/k/sp-3 "  by the job's dispose command"
 
+# A location longer than a btree entry may be on PostgreSQL, hardly
+# compressible, is recorded, found and disposed of.
+LONG=$(head -c 3000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 4000)
+SL=$(tid 5704)
+http POST /jobs/$J7/savepoints "{\"triggerId\":\"$SL\",\"target-directory\":\"file:/k/$LONG\"}"
+is "$STATUS" 202 "a directory of 4007 bytes under the job's: 202"
+http POST /jobs/$J7/savepoints "{\"triggerId\":\"$(tid 5705)\"}"
+pass
+is "$(sp "$J7" "$SL")" "COMPLETED|5|file:/k/$LONG/sp-5|-" "  its location of 4012 bytes recorded"
+is "$(dispose "file:/k/$LONG/sp-5")" "" "  and disposed of"
+is "$(tail -n 1 "$T/disposed7")" "file:/k/$LONG/sp-5" "  by the job's dispose command"
+
 # --- the unquoted tar: a hostile directory never reaches the command ------------
 JT=$(jid 61)
 mkdir -p "$T/spt" "$T/src" && echo data > "$T/src/f"
