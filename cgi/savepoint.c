@@ -66,8 +66,9 @@ savepoint_job_dir(struct exchange *x, struct store *s, const struct id *job,
 
 /*
  * The directory of the savepoint into rec: the request's, which must lie
- * under the job's own (sppath.h), or, where it named none, the job's
- * own, in dir.  Returns 0, or -1 with the answer made: Flink's 400
+ * under the job's own (sppath.h), or where it has none the service's
+ * CHECKPOINT_SAVEPOINT_ROOT; or, where it named none, the job's own, in
+ * dir.  Returns 0, or -1 with the answer made: Flink's 400
  * naming the request's field when the job has none to fall back on, ours
  * naming why a directory is refused, a 404 for a job not registered.
  */
@@ -86,7 +87,8 @@ savepoint_dir(struct exchange *x, struct store *s, const char *asked, int stop,
 		return -1;
 	}
 	if (asked != NULL &&
-	    (why = sppath_dir_refused(asked, has ? dir->p : NULL)) != NULL) {
+	    (why = sppath_dir_refused(asked,
+		 has ? dir->p : x->api->settings->savepoint_root)) != NULL) {
 		http_error(x->res, ERR_FIELD_REFUSED, field, why);
 		return -1;
 	}

@@ -175,9 +175,11 @@ sppath_dir_refused(const char *dir, const char *root)
 	if ((why = sp_segments_refused(d.path, d.path_len)) != NULL)
 		return why;
 	if (root == NULL)
-		return "the job has no savepoint directory for it to lie under";
+		return "the job has no savepoint directory for it to lie under, "
+		       "nor the service a CHECKPOINT_SAVEPOINT_ROOT";
 	sp_split(root, &r);
 	if (!sp_under(&d, &r))
-		return "it does not lie under the job's savepoint directory";
+		return "it does not lie under its root, the job's savepoint "
+		       "directory or else CHECKPOINT_SAVEPOINT_ROOT";
 	return NULL;
 }

@@ -53,10 +53,24 @@ refused() {
 }
 http POST /jobs/$J/savepoints "$CLI_SP"
 check "a directory, the job none to lie under: 400" 400 \
-    "$(refused target-directory "the job has no savepoint directory for it to lie under")"
+    "$(refused target-directory "the job has no savepoint directory for it to lie under, nor the service a CHECKPOINT_SAVEPOINT_ROOT")"
 http POST /jobs/$TU/savepoints "$CLI_SP"
 check "a directory, for an unknown job, whose root cannot be known: 404" 404 \
     "{\"errors\":[\"Job $TU not found\"]}"
+# The service's root, for a job without a directory of its own.
+stop_server
+CHECKPOINT_SAVEPOINT_ROOT=file:/srv/sp
+export CHECKPOINT_SAVEPOINT_ROOT
+start_server 2>>"$T/server-stderr.log"
+http POST /jobs/$J/savepoints '{"target-directory":"file:/srv/sp/a"}'
+check_like "CHECKPOINT_SAVEPOINT_ROOT: a directory under it, no job's: 202" 202 "$ID_RE"
+http POST /jobs/$J/savepoints "$CLI_SP"
+check "CHECKPOINT_SAVEPOINT_ROOT: a directory not under it: 400" 400 \
+    "$(refused target-directory "it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT")"
+sql "DELETE FROM savepoints" >/dev/null
+stop_server
+unset CHECKPOINT_SAVEPOINT_ROOT
+start_server 2>>"$T/server-stderr.log"
 sql "UPDATE jobs SET savepoint_dir = 'file:/sp' WHERE job_id = '$J'" >/dev/null
 # dir_refused FIELD DIR WHY: both POSTs, with the field's name.
 dir_refused() {
@@ -65,7 +79,7 @@ dir_refused() {
 	http POST /jobs/$J/stop "{\"targetDirectory\":$2}"
 	check "stop, targetDirectory $2: 400" 400 "$(refused targetDirectory "$3")"
 }
-UNDER="it does not lie under the job's savepoint directory"
+UNDER="it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT"
 CHARS="it holds a character other than letters, digits and - . _ ~ / : @ % + = ,"
 dir_refused - '"file:/etc"' "$UNDER"
 dir_refused - '"file:/spx"' "$UNDER"

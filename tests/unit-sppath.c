@@ -15,7 +15,9 @@
 #include "tap.h"
 
 #define OK "(taken)"
-#define NOT_UNDER "it does not lie under the job's savepoint directory"
+#define NOT_UNDER \
+	"it does not lie under its root, the job's savepoint directory or " \
+	"else CHECKPOINT_SAVEPOINT_ROOT"
 #define CHARS \
 	"it holds a character other than letters, digits and " \
 	"- . _ ~ / : @ % + = ,"
@@ -45,7 +47,8 @@ static const struct dir_case {
 	{ __LINE__, "s3://other/sp/a", "s3://bucket/sp", NOT_UNDER },
 	{ __LINE__, "hdfs://bucket/sp/a", "s3://bucket/sp", NOT_UNDER },
 	{ __LINE__, "file:/sp/a", NULL,
-	    "the job has no savepoint directory for it to lie under" },
+	    "the job has no savepoint directory for it to lie under, nor the "
+	    "service a CHECKPOINT_SAVEPOINT_ROOT" },
 	/* Not absolute, not normal. */
 	{ __LINE__, "file:sp/a", "file:/", "it is not an absolute path" },
 	{ __LINE__, "sp/a", "file:/", "it is not an absolute path" },
