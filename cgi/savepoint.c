@@ -37,23 +37,22 @@ savepoint_request_id(struct response *r, enum http_status status,
 }
 
 /*
- * The job's savepoint directory, in dir, and *has whether it has one.
- * Returns 0, or -1 with the answer made: a 404 when there is no such job,
- * whose directory (kept with the job, not the service) cannot be known.
+ * The job's savepoint directory, in dir, and *has whether it has one,
+ * *known whether the job is registered.  Returns 0, or -1 with the
+ * store's failure answered.
  */
 static int
 savepoint_job_dir(struct exchange *x, struct store *s, const struct id *job,
-    struct buf *dir, int *has)
+    struct buf *dir, int *has, int *known)
 {
 	enum store_rc rc;
 
 	*has = 0;
+	*known = 1;
 	if ((rc = store_job_savepoint_dir(s, job, dir)) == STORE_NOTFOUND) {
-		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND) {
-			http_error(x->res, ERR_NO_JOB, job->s);
-			return -1;
-		}
-		if (rc == STORE_OK)
+		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND)
+			*known = 0;
+		if (rc == STORE_OK || rc == STORE_NOTFOUND)
 			return 0;
 	}
 	if (rc != STORE_OK) {
@@ -66,29 +65,34 @@ savepoint_job_dir(struct exchange *x, struct store *s, const struct id *job,
 
 /*
  * The directory of the savepoint into rec: the request's, which must lie
- * under the job's own (sppath.h), or where it has none the service's
- * CHECKPOINT_SAVEPOINT_ROOT; or, where it named none, the job's own, in
- * dir.  Returns 0, or -1 with the answer made: Flink's 400
- * naming the request's field when the job has none to fall back on, ours
- * naming why a directory is refused, a 404 for a job not registered.
+ * under its root (sppath.h): the job's own directory, or for a job with
+ * none, registered or not, the service's CHECKPOINT_SAVEPOINT_ROOT; or,
+ * where it named none, the job's own, in dir.  Returns 0, or -1 with the
+ * answer made: Flink's 400 naming the request's field when the job has
+ * none to fall back on, ours naming why a directory is refused, a 404 for
+ * a job not registered whose directory (kept with the job) or root cannot
+ * be known.
  */
 static int
 savepoint_dir(struct exchange *x, struct store *s, const char *asked, int stop,
     struct buf *dir, struct savepoint_rec *rec)
 {
 	const char *field = stop ? "targetDirectory" : "target-directory";
-	const char *why;
-	int has;
+	const char *root = x->api->settings->savepoint_root, *why;
+	int has, known;
 
-	if (savepoint_job_dir(x, s, &rec->job, dir, &has) == -1)
+	if (savepoint_job_dir(x, s, &rec->job, dir, &has, &known) == -1)
 		return -1;
+	if (!known && (asked == NULL || root == NULL)) {
+		http_error(x->res, ERR_NO_JOB, rec->job.s);
+		return -1;
+	}
 	if (asked == NULL && !has) {
 		http_error(x->res, ERR_NO_SAVEPOINT_DIR, field);
 		return -1;
 	}
 	if (asked != NULL &&
-	    (why = sppath_dir_refused(asked,
-		 has ? dir->p : x->api->settings->savepoint_root)) != NULL) {
+	    (why = sppath_dir_refused(asked, has ? dir->p : root)) != NULL) {
 		http_error(x->res, ERR_FIELD_REFUSED, field, why);
 		return -1;
 	}

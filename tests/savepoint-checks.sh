@@ -64,6 +64,14 @@ export CHECKPOINT_SAVEPOINT_ROOT
 start_server 2>>"$T/server-stderr.log"
 http POST /jobs/$J/savepoints '{"target-directory":"file:/srv/sp/a"}'
 check_like "CHECKPOINT_SAVEPOINT_ROOT: a directory under it, no job's: 202" 202 "$ID_RE"
+http POST /jobs/$TU/savepoints '{"target-directory":"file:/srv/sp/b"}'
+check_like "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, a directory under it: 202" 202 "$ID_RE"
+http POST /jobs/$TU/savepoints '{"target-directory":"file:/srv/b"}'
+check "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, a directory not under it: 400" 400 \
+    "$(refused target-directory "it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT")"
+http POST /jobs/$TU/savepoints
+check "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, no directory: still 404" 404 \
+    "{\"errors\":[\"Job $TU not found\"]}"
 http POST /jobs/$J/savepoints "$CLI_SP"
 check "CHECKPOINT_SAVEPOINT_ROOT: a directory not under it: 400" 400 \
     "$(refused target-directory "it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT")"
