@@ -1598,7 +1598,9 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
  * A claim whose runner is gone from this host, or whose lease ran out,
  * fails as expired, as a checkpoint's; its command is not run again.
  * A job bound to a JobManager runs no command: its JobManager takes the
- * savepoint, stop or disposal (op_flink), and gives the id.
+ * savepoint, stop or disposal (op_flink), and gives the id.  A savepoint
+ * or stop of any other job without the command fails, running nothing,
+ * and never gets a location made up.
  */
 
 #define OP_BATCH 16
@@ -2158,7 +2160,8 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 /*
  * One round of disposals.  A path that is no savepoint of a job with a
  * dispose command fails at once, as Flink's disposal of a path it cannot
- * read: "Could not dispose savepoint".
+ * read: "Could not dispose savepoint"; so does a client's disposal out of
+ * its scope (store_impl.h, DISPOSAL_SCOPE), before anything runs.
  */
 static enum store_rc
 op_disposal_round(struct pass *p, int *more)

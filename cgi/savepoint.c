@@ -128,6 +128,34 @@ savepoint_submit(struct exchange *x, const struct savepoint_rec *rec)
 	x->deferred = 1;
 }
 
+/*
+ * The record of a savepoint or stop from its body and the request, all
+ * but its directory.  Returns 0, or -1 with the answer made.
+ */
+static int
+savepoint_rec_from(struct exchange *x, const struct savepoint_body *sb,
+    int stop, struct savepoint_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec->job) == -1)
+		return -1;
+	if (sb->has_trigger_id)
+		rec->trigger = sb->trigger_id;
+	else if (id_random(&rec->trigger) == -1) {
+		log_error("getrandom: cannot make a trigger id");
+		http_error(x->res, ERR_INTERNAL);
+		return -1;
+	}
+	rec->stop = stop;
+	rec->native = sb->native;
+	rec->cancel_job = sb->cancel_job;
+	rec->drain = sb->drain;
+	rec->remote_user = x->req->remote_user;
+	rec->remote_addr = x->req->remote_addr;
+	rec->now_ms = x->now_ms;
+	return 0;
+}
+
 /* POST /jobs/:jobid/savepoints and /jobs/:jobid/stop. */
 void
 savepoint_post(struct exchange *x)
@@ -154,17 +182,8 @@ savepoint_post(struct exchange *x)
 					ERR_SAVEPOINT_BODY);
 		goto out;
 	}
-	memset(&rec, 0, sizeof(rec));
-	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec.job) == -1)
-		goto out;
-	if (sb.has_trigger_id)
-		rec.trigger = sb.trigger_id;
-	else if (id_random(&rec.trigger) == -1) {
-		log_error("getrandom: cannot make a trigger id");
-		http_error(r, ERR_INTERNAL);
-		goto out;
-	}
-	if ((s = exchange_store(x)) == NULL)
+	if (savepoint_rec_from(x, &sb, stop, &rec) == -1 ||
+	    (s = exchange_store(x)) == NULL)
 		goto out;
 	if (a->settings->reject_unknown_jobs &&
 	    (rc = store_job_known(s, &rec.job)) != STORE_OK) {
@@ -176,13 +195,6 @@ savepoint_post(struct exchange *x)
 	}
 	if (savepoint_dir(x, s, sb.target_dir, stop, &dir, &rec) == -1)
 		goto out;
-	rec.stop = stop;
-	rec.native = sb.native;
-	rec.cancel_job = sb.cancel_job;
-	rec.drain = sb.drain;
-	rec.remote_user = req->remote_user;
-	rec.remote_addr = req->remote_addr;
-	rec.now_ms = x->now_ms;
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL && req->post != NULL) {
 		savepoint_submit(x, &rec);
