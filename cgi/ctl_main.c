@@ -31,6 +31,7 @@
 #include "retention.h"
 #include "schedule.h"
 #include "settings.h"
+#include "sppath.h"
 #include "store.h"
 
 #define CTL_PROG "checkpointctl"
@@ -473,9 +474,15 @@ ctl_job_parse_savepoint(const struct ctl_args *a, struct job *j, int *fields)
 		{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND,
 		    offsetof(struct job, dispose_command) },
 	};
-	const char *v;
+	const char *v = a->opt[CTL_OPT_SAVEPOINT_DIR], *why;
 	size_t i;
 
+	/* The root of the requests' directories: in the form they must be. */
+	if (v != NULL && *v != '\0' &&
+	    (why = sppath_dir_refused(v, v)) != NULL) {
+		ctl_err("bad --savepoint-dir '%.64s': %s", v, why);
+		return -1;
+	}
 	for (i = 0; i < sizeof(sp) / sizeof(sp[0]); i++)
 		if ((v = a->opt[sp[i].opt]) != NULL) {
 			*(const char **)(void *)((char *)j +

@@ -86,6 +86,7 @@ static const struct {
 	[ERR_NO_DISPOSAL] = { HTTP_404,
 	    "Operation not found under key: "
 	    "org.apache.flink.runtime.rest.handler.async.OperationKey@%s" },
+	[ERR_FIELD_REFUSED] = { HTTP_400, "Field %s is refused: %s." },
 };
 
 const char *

@@ -79,6 +79,11 @@ enum api_error {
 	ERR_NO_SAVEPOINT_PATH,
 	ERR_NO_SAVEPOINT, /* %s: triggerId, jobid */
 	ERR_NO_DISPOSAL, /* %s: the key's hash, as hex */
+	/*
+	 * A directory, path or caller past its bound or out of its scope
+	 * (ours; sppath.h).  %s: the field's name, why.
+	 */
+	ERR_FIELD_REFUSED,
 	ERR__MAX
 };
 

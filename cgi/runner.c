@@ -1630,7 +1630,9 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
  * A claim whose runner is gone from this host, or whose lease ran out,
  * fails as expired, as a checkpoint's; its command is not run again.
  * A job bound to a JobManager runs no command: its JobManager takes the
- * savepoint, stop or disposal (op_flink), and gives the id.
+ * savepoint, stop or disposal (op_flink), and gives the id.  A savepoint
+ * or stop of any other job without the command fails, running nothing,
+ * and never gets a location made up.
  */
 
 #define OP_BATCH 16
@@ -1638,6 +1640,41 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	"java.util.concurrent.CompletionException: " \
 	"org.apache.flink.util.FlinkException: " \
 	"Could not dispose savepoint %s."
+/*
+ * A savepoint or stop of a job without such a command: nothing is run,
+ * and no location is made up for it.  %s: "savepoint" or "stop", twice.
+ */
+#define FAIL_NO_COMMAND_TRACE \
+	"org.apache.flink.runtime.checkpoint.CheckpointException: " \
+	"Checkpoint was declined. The job has no %s command, so " \
+	"nothing was taken (checkpointctl job set --%s-command)."
+/* A client's disposal that its scope refuses (disposal_refused). */
+#define FAIL_DISPOSE_CLASS "org.apache.flink.util.FlinkException"
+#define FAIL_SCOPE_CAUSE "java.lang.IllegalStateException"
+
+/* Why a disposal is out of its scope, by its task's scope. */
+static const char *const disposal_scope_why[] = {
+	[DISPOSAL_NO_SAVEPOINT] =
+	    "no savepoint is at this path (a checkpoint's "
+	    "location is disposed of by retention only)",
+	[DISPOSAL_KEPT] = "the savepoint is marked kept (checkpointctl "
+			  "savepoint keep)",
+	[DISPOSAL_NEWEST] = "the savepoint is its job's newest",
+};
+
+/*
+ * Flink's failure of a disposal, FlinkException "Could not dispose
+ * savepoint <path>.", with its cause: of a class and why.
+ */
+static void
+disposal_refused(struct buf *trace, const char *path, const char *cause,
+    const char *why)
+{
+	buf_printf(trace,
+	    FAIL_DISPOSE_CLASS ": Could not dispose savepoint %s.\n"
+			       "Caused by: %s: %s\n",
+	    path, cause, why);
+}
 
 static enum store_rc op_start_due(struct pass *, enum kept);
 static enum store_rc op_run_disposal(struct pass *,
@@ -2083,7 +2120,7 @@ op_savepoint_round(struct pass *p, int *more)
 	struct savepoint_task t[OP_BATCH];
 	int64_t ids[OP_BATCH];
 	int claimed[OP_BATCH];
-	struct buf trace = { 0 }, location = { 0 };
+	struct buf trace = { 0 };
 	int64_t now = clock_ms(CLOCK_REALTIME), id;
 	enum store_rc rc;
 	size_t n = 0, i, k, decided = 0;
@@ -2107,28 +2144,24 @@ op_savepoint_round(struct pass *p, int *more)
 		/* One command of a job at a time, and this pass's own. */
 		if (t[i].job_busy)
 			continue;
+		if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
+			/* Nothing runs it: no location, and no id. */
+			buf_reset(&trace);
+			buf_printf(&trace, FAIL_NO_COMMAND_TRACE "\n",
+			    t[i].stop ? "stop" : "savepoint",
+			    t[i].stop ? "stop" : "savepoint");
+			rc = store_savepoint_complete(p->store, t[i].row, NULL,
+			    0, NULL, FAIL_CKPT_CLASS, buf_str(&trace), now);
+			p->stats->failed += rc == STORE_OK;
+			decided++;
+			continue;
+		}
 		/* A JobManager gives its own id, at the end. */
 		id = 0;
 		if (t[i].flink_url == NULL &&
 		    (rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
 			STORE_OK)
 			break;
-		if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
-			/* Recorded only, as a checkpoint of a job without
-			 * a command: Flink's name for the savepoint. */
-			buf_reset(&location);
-			buf_printf(&location, "%s/savepoint-%.6s-%.12s",
-			    t[i].target_dir, t[i].job.s, t[i].trigger.s);
-			rc = store_savepoint_complete(p->store, t[i].row, NULL,
-			    id, buf_str(&location), NULL, NULL, now);
-			if (rc == STORE_OK && (t[i].stop || t[i].cancel_job))
-				rc = store_savepoint_end_job(p->store,
-				    &t[i].job,
-				    t[i].stop ? "FINISHED" : "CANCELED", now);
-			p->stats->completed += rc == STORE_OK;
-			decided++;
-			continue;
-		}
 		rc = store_savepoint_claim(p->store, t[i].row, p->o->owner, id,
 		    now, claim_lease(now, t[i].timeout_s));
 		if (rc == STORE_OK) {
@@ -2143,7 +2176,6 @@ op_savepoint_round(struct pass *p, int *more)
 			rc = STORE_OK;
 	}
 	buf_free(&trace);
-	buf_free(&location);
 	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
 		/*
 		 * Again while a round decides anything: the rows it left
@@ -2249,7 +2281,8 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 /*
  * One round of disposals.  A path that is no savepoint of a job with a
  * dispose command fails at once, as Flink's disposal of a path it cannot
- * read: "Could not dispose savepoint".
+ * read: "Could not dispose savepoint"; so does a client's disposal out of
+ * its scope (store_impl.h, DISPOSAL_SCOPE), before anything runs.
  */
 static enum store_rc
 op_disposal_round(struct pass *p, int *more)
@@ -2279,6 +2312,16 @@ op_disposal_round(struct pass *p, int *more)
 				"the job has no dispose command");
 			rc = store_disposal_complete(p->store, t[i].row, NULL,
 			    t[i].path, FAIL_JOB_CLASS, buf_str(&trace), now);
+			p->stats->failed += rc == STORE_OK;
+			continue;
+		}
+		if (t[i].scope > 0 && t[i].scope <= DISPOSAL_NEWEST) {
+			buf_reset(&trace);
+			disposal_refused(&trace, t[i].path, FAIL_SCOPE_CAUSE,
+			    disposal_scope_why[t[i].scope]);
+			rc = store_disposal_complete(p->store, t[i].row, NULL,
+			    t[i].path, FAIL_DISPOSE_CLASS, buf_str(&trace),
+			    now);
 			p->stats->failed += rc == STORE_OK;
 			continue;
 		}

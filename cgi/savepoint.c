@@ -20,6 +20,7 @@
 #include "readers.h"
 #include "route.h"
 #include "savepoint.h"
+#include "sppath.h"
 #include "trigger.h"
 
 /* {"request-id":"<id>"} with the given status. */
@@ -36,33 +37,66 @@ savepoint_request_id(struct response *r, enum http_status status,
 }
 
 /*
- * The directory of a request that named none: the job's own, in dir.
- * Returns 0, or -1 with the answer made: Flink's 400 naming the
- * request's field when the job has none; a 404 when there is no such
- * job, whose directory (kept with the job, not the service) cannot be
- * known.
+ * The job's savepoint directory, in dir, and *has whether it has one,
+ * *known whether the job is registered.  Returns 0, or -1 with the
+ * store's failure answered.
  */
 static int
-savepoint_default_dir(struct exchange *x, struct store *s, const struct id *job,
-    int stop, struct buf *dir)
+savepoint_job_dir(struct exchange *x, struct store *s, const struct id *job,
+    struct buf *dir, int *has, int *known)
 {
 	enum store_rc rc;
 
+	*has = 0;
+	*known = 1;
 	if ((rc = store_job_savepoint_dir(s, job, dir)) == STORE_NOTFOUND) {
-		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND) {
-			http_error(x->res, ERR_NO_JOB, job->s);
-			return -1;
-		}
-		if (rc == STORE_OK) {
-			http_error(x->res, ERR_NO_SAVEPOINT_DIR,
-			    stop ? "targetDirectory" : "target-directory");
-			return -1;
-		}
+		if ((rc = store_job_known(s, job)) == STORE_NOTFOUND)
+			*known = 0;
+		if (rc == STORE_OK || rc == STORE_NOTFOUND)
+			return 0;
 	}
 	if (rc != STORE_OK) {
 		exchange_store_failed(x, rc);
 		return -1;
 	}
+	*has = 1;
+	return 0;
+}
+
+/*
+ * The directory of the savepoint into rec: the request's, which must lie
+ * under its root (sppath.h): the job's own directory, or for a job with
+ * none, registered or not, the service's CHECKPOINT_SAVEPOINT_ROOT; or,
+ * where it named none, the job's own, in dir.  Returns 0, or -1 with the
+ * answer made: Flink's 400 naming the request's field when the job has
+ * none to fall back on, ours naming why a directory is refused, a 404 for
+ * a job not registered whose directory (kept with the job) or root cannot
+ * be known.
+ */
+static int
+savepoint_dir(struct exchange *x, struct store *s, const char *asked, int stop,
+    struct buf *dir, struct savepoint_rec *rec)
+{
+	const char *field = stop ? "targetDirectory" : "target-directory";
+	const char *root = x->api->settings->savepoint_root, *why;
+	int has, known;
+
+	if (savepoint_job_dir(x, s, &rec->job, dir, &has, &known) == -1)
+		return -1;
+	if (!known && (asked == NULL || root == NULL)) {
+		http_error(x->res, ERR_NO_JOB, rec->job.s);
+		return -1;
+	}
+	if (asked == NULL && !has) {
+		http_error(x->res, ERR_NO_SAVEPOINT_DIR, field);
+		return -1;
+	}
+	if (asked != NULL &&
+	    (why = sppath_dir_refused(asked, has ? dir->p : root)) != NULL) {
+		http_error(x->res, ERR_FIELD_REFUSED, field, why);
+		return -1;
+	}
+	rec->target_dir = asked != NULL ? asked : dir->p;
 	return 0;
 }
 
@@ -94,6 +128,35 @@ savepoint_submit(struct exchange *x, const struct savepoint_rec *rec)
 	x->deferred = 1;
 }
 
+/*
+ * The record of a savepoint or stop from its body and the request, all
+ * but its directory.  Returns 0, or -1 with the answer made.
+ */
+static int
+savepoint_rec_from(struct exchange *x, const struct savepoint_body *sb,
+    int stop, struct savepoint_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec->job) == -1)
+		return -1;
+	if (sb->has_trigger_id)
+		rec->trigger = sb->trigger_id;
+	else if (id_random(&rec->trigger) == -1) {
+		log_error("getrandom: cannot make a trigger id");
+		http_error(x->res, ERR_INTERNAL);
+		return -1;
+	}
+	rec->stop = stop;
+	rec->native = sb->native;
+	rec->cancel_job = sb->cancel_job;
+	rec->drain = sb->drain;
+	rec->remote_user = x->req->remote_user;
+	rec->remote_addr = x->req->remote_addr;
+	rec->now_ms = x->now_ms;
+	rec->max_queued = x->api->settings->max_queued;
+	return 0;
+}
+
 /* POST /jobs/:jobid/savepoints and /jobs/:jobid/stop. */
 void
 savepoint_post(struct exchange *x)
@@ -120,17 +183,8 @@ savepoint_post(struct exchange *x)
 					ERR_SAVEPOINT_BODY);
 		goto out;
 	}
-	memset(&rec, 0, sizeof(rec));
-	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec.job) == -1)
-		goto out;
-	if (sb.has_trigger_id)
-		rec.trigger = sb.trigger_id;
-	else if (id_random(&rec.trigger) == -1) {
-		log_error("getrandom: cannot make a trigger id");
-		http_error(r, ERR_INTERNAL);
-		goto out;
-	}
-	if ((s = exchange_store(x)) == NULL)
+	if (savepoint_rec_from(x, &sb, stop, &rec) == -1 ||
+	    (s = exchange_store(x)) == NULL)
 		goto out;
 	if (a->settings->reject_unknown_jobs &&
 	    (rc = store_job_known(s, &rec.job)) != STORE_OK) {
@@ -140,20 +194,8 @@ savepoint_post(struct exchange *x)
 			exchange_store_failed(x, rc);
 		goto out;
 	}
-	if (sb.target_dir == NULL) {
-		if (savepoint_default_dir(x, s, &rec.job, stop, &dir) == -1)
-			goto out;
-		rec.target_dir = dir.p;
-	} else
-		rec.target_dir = sb.target_dir;
-	rec.stop = stop;
-	rec.native = sb.native;
-	rec.cancel_job = sb.cancel_job;
-	rec.drain = sb.drain;
-	rec.remote_user = req->remote_user;
-	rec.remote_addr = req->remote_addr;
-	rec.now_ms = x->now_ms;
-	rec.max_queued = a->settings->max_queued;
+	if (savepoint_dir(x, s, sb.target_dir, stop, &dir, &rec) == -1)
+		goto out;
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL && req->post != NULL) {
 		savepoint_submit(x, &rec);
@@ -219,6 +261,7 @@ disposal_post(struct exchange *x)
 	struct store *s;
 	enum store_rc rc;
 	enum body_rc brc;
+	const char *why;
 	char *path = NULL;
 	int created;
 
@@ -232,6 +275,10 @@ disposal_post(struct exchange *x)
 	}
 	if (path == NULL) {
 		http_error(r, ERR_NO_SAVEPOINT_PATH);
+		goto out;
+	}
+	if ((why = sppath_path_refused(path)) != NULL) {
+		http_error(r, ERR_FIELD_REFUSED, "savepoint-path", why);
 		goto out;
 	}
 	if (id_random(&fresh) == -1) {

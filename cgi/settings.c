@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "settings.h"
+#include "sppath.h"
 
 /*
  * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.
@@ -174,6 +175,26 @@ settings_history_retention(struct settings *st, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Where a request may put the savepoints of a job that has no directory
+ * of its own (sppath.h): a directory in its normal form, or unset.
+ */
+static int
+settings_savepoint_root(struct settings *st, char *err, size_t errlen)
+{
+	const char *v = getenv("CHECKPOINT_SAVEPOINT_ROOT");
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (sppath_dir_refused(v, v) != NULL)
+		return settings_fail(err, errlen, "CHECKPOINT_SAVEPOINT_ROOT",
+		    v,
+		    "an absolute, normal directory such as file:/srv/savepoints "
+		    "or s3://bucket/savepoints");
+	st->savepoint_root = v;
+	return 0;
+}
+
 int
 settings_from_env(struct settings *st, const char *db_override, char *err,
     size_t errlen)
@@ -255,5 +276,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	    settings_parse_int(v, 1, MAX_MAX_QUEUED, &st->max_queued) == -1)
 		return settings_fail(err, errlen, "CHECKPOINT_MAX_QUEUED", v,
 		    "a number of triggers from 1 to 1000000, e.g. 1000");
-	return settings_history_retention(st, err, errlen);
+	if (settings_history_retention(st, err, errlen) == -1)
+		return -1;
+	return settings_savepoint_root(st, err, errlen);
 }

@@ -44,6 +44,8 @@ struct settings {
 	int metrics_filter; /* CHECKPOINT_METRICS_FILTER: as Flink's default */
 	int64_t history_keep; /* CHECKPOINT_HISTORY_KEEP; 0: no count bound */
 	int64_t history_age_ms; /* CHECKPOINT_HISTORY_AGE; 0: no age bound */
+	/* CHECKPOINT_SAVEPOINT_ROOT: of a job with no savepoint directory. */
+	const char *savepoint_root; /* NULL: none */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

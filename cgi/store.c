@@ -1989,8 +1989,8 @@ disposal_task(const struct store_rows *r, void *task)
 	struct disposal_task *e = task;
 
 	e->job_found = col_text(r, 3) != NULL;
-	return cols(r, "idcdcic", &e->row, &e->trigger, &e->path, &e->job,
-	    &e->command, &e->timeout_s, &e->flink_url);
+	return cols(r, "idcdcici", &e->row, &e->trigger, &e->path, &e->job,
+	    &e->command, &e->timeout_s, &e->flink_url, &e->scope);
 }
 
 static const struct task_kind savepoint_tasks = { STMT_SP_PENDING,

@@ -629,7 +629,13 @@ struct disposal_task {
 	char *command; /* owned; NULL: none */
 	int64_t timeout_s;
 	char *flink_url; /* owned; the job's JobManager, NULL: not bound */
+	/*
+	 * A client's disposal out of its scope: 0 none; DISPOSAL_NO_SAVEPOINT
+	 * (a checkpoint's location), DISPOSAL_KEPT, DISPOSAL_NEWEST.
+	 */
+	int64_t scope;
 };
+enum { DISPOSAL_NO_SAVEPOINT = 1, DISPOSAL_KEPT, DISPOSAL_NEWEST };
 /* A claim of either table, and whether its lease is over. */
 struct op_claim {
 	int64_t row;

@@ -197,6 +197,23 @@ enum stmt {
 	" The maximum number of queued checkpoint requests exceeded%'"
 
 /*
+ * What a client's disposal may not touch (struct disposal_task's scope):
+ * of a pending disposal d and the savepoint s at its path (NULL: none),
+ * 0 where it may go on, else why not: 1 no savepoint is there (a
+ * checkpoint's location, at most), 2 the savepoint is marked kept, 3 it
+ * is its job's newest that exists.  A disposal that retention asked for
+ * (d.reason) decided by its own rules, which keep the newest and the
+ * kept too.
+ */
+#define DISPOSAL_SCOPE \
+	"CASE WHEN d.reason IS NOT NULL THEN 0 WHEN s.id IS NULL THEN 1" \
+	" WHEN s.kept_ms IS NOT NULL THEN 2" \
+	" WHEN NOT EXISTS (SELECT 1 FROM savepoints n" \
+	"  WHERE n.job_id = s.job_id AND n.id > s.id" \
+	"  AND n.location IS NOT NULL AND n.disposed_ms IS NULL) THEN 3" \
+	" ELSE 0 END"
+
+/*
  * A statement's parameter: an integer, or text (NULL text: SQL NULL).
  * Both dialects get the same list, in the same order; a dialect's SQL
  * may leave one unused (PostgreSQL's times come from the server clock,

@@ -609,7 +609,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " savepoint_path,"
 	    " remote_user, remote_addr, created_ms, reason)"
 	    " VALUES ($1, $2, $3, $4, " NOW_MS ", $6::text)"
-	    " ON CONFLICT (savepoint_path) DO UPDATE SET"
+	    " ON CONFLICT ((md5(savepoint_path))) DO UPDATE SET"
 	    " status = 'IN_PROGRESS', failure_class = NULL,"
 	    " failure_trace = NULL, failure_throwable = NULL,"
 	    " claimed_by = NULL, claimed_ms = NULL, lease_ms = NULL,"
@@ -620,7 +620,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE d.failure_class IS NOT NULL RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
-			     " WHERE savepoint_path = $1",
+			     " WHERE md5(savepoint_path) = md5($1)",
 	[STMT_DISPOSAL_STATUS] =
 	    "SELECT response FROM savepoint_disposal_status"
 	    " WHERE trigger_id = $1",
@@ -671,8 +671,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_DISPOSAL_PENDING] =
 	    "SELECT d.id, d.trigger_id, d.savepoint_path, o.job_id,"
-	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url"
-	    " FROM savepoint_disposals d"
+	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url,"
+	    " " DISPOSAL_SCOPE " FROM savepoint_disposals d"
 	    " LEFT JOIN savepoints s ON s.id = (SELECT max(id) FROM savepoints"
 	    "  WHERE location = d.savepoint_path)"
 	    /* Whose snapshot: a savepoint's job, else a checkpoint's. */
@@ -877,7 +877,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  AND location IS NOT NULL AND location NOT LIKE '<%'"
 	    "  AND disposed_ms IS NULL) AS c"
 	    " JOIN retention r ON r.job_id = c.job_id AND r.kind = c.kind"
-	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
+	    " LEFT JOIN savepoint_disposals d"
+	    " ON md5(d.savepoint_path) = md5(c.location)"
 	    " WHERE $1::text IS NULL OR c.job_id = $1"
 	    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
 	    " c.seq DESC",

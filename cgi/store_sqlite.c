@@ -553,14 +553,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 */
 	[STMT_DISPOSAL_PENDING] =
 	    "SELECT d.id, d.trigger_id, d.savepoint_path, d.owner,"
-	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url"
+	    " j.dispose_command, coalesce(j.timeout_s, 600), j.flink_url,"
+	    " " DISPOSAL_SCOPE
 	    /* Whose snapshot: a savepoint's job, else a checkpoint's. */
 	    " FROM (SELECT *, coalesce((SELECT job_id FROM savepoints"
 	    "  WHERE location = savepoint_path ORDER BY id DESC LIMIT 1),"
 	    "  (SELECT job_id FROM checkpoint_history"
-	    "  WHERE location = savepoint_path LIMIT 1)) AS owner"
-	    "  FROM savepoint_disposals"
+	    "  WHERE location = savepoint_path LIMIT 1)) AS owner,"
+	    "  (SELECT max(id) FROM savepoints WHERE location = savepoint_path)"
+	    "  AS sp FROM savepoint_disposals"
 	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL) AS d"
+	    " LEFT JOIN savepoints s ON s.id = d.sp"
 	    " LEFT JOIN jobs j ON j.job_id = d.owner"
 	    " ORDER BY d.id LIMIT ?1",
 	[STMT_DISPOSAL_CLAIM] =

@@ -13,6 +13,7 @@
 #include "exchange.h"
 #include "log.h"
 #include "readers.h"
+#include "sppath.h"
 #include "trigger.h"
 
 /* Answers the 413 of a body over the limit. */
@@ -56,9 +57,30 @@ trigger_read_to_end(struct api *a, const struct request *req,
 }
 
 /*
- * Reads the body into a->body: the announced length, or all there is of a
- * body whose length was not announced.  Returns 0, or -1 with r filled in
- * (413 over the limit, 400 for a length that lies).
+ * Refuses a POST whose caller, as the web server gives it, is past what
+ * is kept of one (sppath.h): every POST records it.
+ */
+static int
+trigger_caller_refused(const struct request *req, struct response *r)
+{
+	const char *why;
+
+	if ((why = sppath_caller_refused(req->remote_user)) != NULL) {
+		http_error(r, ERR_FIELD_REFUSED, "REMOTE_USER", why);
+		return 1;
+	}
+	if ((why = sppath_caller_refused(req->remote_addr)) != NULL) {
+		http_error(r, ERR_FIELD_REFUSED, "REMOTE_ADDR", why);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Reads the body of a POST into a->body: the announced length, or all
+ * there is of a body whose length was not announced.  Returns 0, or -1
+ * with r filled in (413 over the limit, 400 for a length that lies or a
+ * caller past its bound).
  */
 int
 trigger_read_body(struct api *a, const struct request *req, struct response *r)
@@ -66,6 +88,8 @@ trigger_read_body(struct api *a, const struct request *req, struct response *r)
 	size_t len, got;
 	enum body_rc rc;
 
+	if (trigger_caller_refused(req, r))
+		return -1;
 	buf_reset(&a->body);
 	rc = body_length(req->content_length, a->settings->max_body, &len);
 	if (rc == BODY_TOO_LARGE) {

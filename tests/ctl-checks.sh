@@ -89,6 +89,13 @@ refused 2 "bad --type 'CONFIGURED': expected FULL or INCREMENTAL" \
     "job set refuses --type CONFIGURED" job set "$J1" --type CONFIGURED
 refused 2 "bad --timeout '0': expected a whole number from 1 to 31536000" \
     "job set refuses --timeout 0" job set "$J1" --timeout 0 --name x
+# The root under which requests name directories: in their normal form.
+refused 2 "bad --savepoint-dir 'sp': it is not an absolute path" \
+    "job set refuses a relative --savepoint-dir" job set "$J1" --savepoint-dir sp
+refused 2 "bad --savepoint-dir 'file:/sp/../etc': it holds a . or .. segment" \
+    "job set refuses --savepoint-dir with .." job set "$J1" --savepoint-dir file:/sp/../etc
+refused 2 "bad --savepoint-dir 'file:/my sp': it holds a character other than letters, digits and - . _ ~ / : @ % + = ," \
+    "job set refuses --savepoint-dir with a space" job set "$J1" --savepoint-dir 'file:/my sp'
 refused 2 "job set: nothing to change; give --state, --name, --type, --command, --timeout, --flink, --savepoint-dir, a savepoint, stop or dispose command, a schedule (--every, --cron, --savepoint-every, --savepoint-cron) or a retention (--keep-savepoints, --keep-checkpoints and their -for)" \
     "job set without an option" job set "$J1"
 refused 2 "bad job id 'nope': expected 32 hexadecimal characters" \

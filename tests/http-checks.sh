@@ -251,6 +251,9 @@ is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$T8'")" 1 \
 
 S1=5a000000000000000000000000000a01
 S2=5a000000000000000000000000000a02
+# A directory is taken under the job's own: J is registered with one.
+sql "INSERT INTO jobs (job_id, savepoint_dir, created_ms, updated_ms)
+    VALUES ('$J', 'file:/sp', 0, 0)" >/dev/null
 http POST /jobs/$J/savepoints "{\"target-directory\":\"file:/sp\",\"formatType\":\"NATIVE\",\"triggerId\":\"$S1\"}"
 check "POST savepoints" 202 "$(request_id $S1)"
 http GET /jobs/$J/savepoints/$S1
@@ -271,6 +274,7 @@ http POST /savepoint-disposal '{}'
 check "POST savepoint-disposal without a path: Flink's 400" 400 \
     '{"errors":["Field savepoint-path must not be omitted or be null."]}'
 method "GET on the stop path" GET /jobs/$J/stop POST
+sql "DELETE FROM jobs WHERE job_id = '$J'" >/dev/null
 
 # --- GET /metrics (checkpoint-api.fcgi(8); t3700 checks its lines) -----------
 

@@ -87,7 +87,8 @@ is "$(printf '%s\n' "$BODY" | sed -n "s/^flink_jobmanager_job_\(numberOfComplete
 
 # --- a failed savepoint -----------------------------------------------------
 J2=$(jid 52)
-"$CTL" job add "$J2" --savepoint-command 'echo "no space left" >&2; exit 3'
+"$CTL" job add "$J2" --savepoint-dir file:/x \
+    --savepoint-command 'echo "no space left" >&2; exit 3'
 S2=$(tid 5201)
 http POST /jobs/$J2/savepoints "{\"triggerId\":\"$S2\",\"target-directory\":\"file:/x\"}"
 pass
@@ -102,12 +103,13 @@ is "$(printf '%s' "$BODY" | jq -c .counts)" \
     '{"restored":0,"total":1,"in_progress":0,"completed":0,"failed":1}' \
     "failed savepoint: counted failed, as Flink counts it"
 
-# --- unknown job: Flink's FlinkJobNotFoundException, no id ----------------
+# --- unknown job: no directory of its own to lie under, so a 404 -----------
+# (a job removed after the POST fails as Flink's, no id: after the stop below)
 JX=$(jid 59)
 SX=$(tid 5901)
 http POST /jobs/$JX/savepoints "{\"triggerId\":\"$SX\",\"target-directory\":\"file:/x\"}"
-pass
-is "$(sp "$JX" "$SX")" "COMPLETED|-|-|$JOB_CLASS" "unknown job: fails as Flink's, no id"
+is "$STATUS" 404 "unknown job, a directory named: 404, its root unknown"
+is "$(sp "$JX" "$SX")" "" "unknown job: nothing recorded"
 
 # --- stop with drain: FINISHED, nothing taken after --------------------------
 S3=$(tid 5104)
@@ -138,14 +140,23 @@ pass
 is "$(sp_status "$J3" "$S5")" "$(location true:file:/c/sp)" "cancel-job: CHECKPOINT_CANCEL_JOB=true"
 is "$(job_state "$J3")" CANCELED "cancel-job: the job is CANCELED"
 
-# --- a job without a savepoint command: recorded at once ----------------------
+# --- a job without a savepoint or stop command: fails, saying so ---------------
 J4=$(jid 54)
-"$CTL" job add "$J4"
+"$CTL" job add "$J4" --savepoint-dir file:/r
 S6=$(tid 5401)
 http POST /jobs/$J4/savepoints "{\"triggerId\":\"$S6\",\"target-directory\":\"file:/r\"}"
+S6S=$(tid 5402)
+http POST /jobs/$J4/stop "{\"triggerId\":\"$S6S\"}"
 pass
-is "$(sp_status "$J4" "$S6")" "$(location "file:/r/savepoint-$(printf %.6s "$J4")-$(printf %.12s "$S6")")" \
-    "no command: completed at once under Flink's name for it"
+is "$(sp "$J4" "$S6")" "COMPLETED|-|-|$CKPT_CLASS" \
+    "no savepoint command: failed, no id, no location made up"
+is "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6'")" \
+    "$DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command)." \
+    "no savepoint command: the cause says so"
+is "$(sp "$J4" "$S6S")" "COMPLETED|-|-|$CKPT_CLASS" "no stop command: failed too"
+like "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6S'")" \
+    'The job has no stop command, so nothing was taken' "no stop command: the cause says so"
+is "$(job_state "$J4")" RUNNING "no stop command: the job is not marked FINISHED"
 
 # --- more savepoints of one job than a round takes: one pass does all ----------
 J6=$(jid 56)
@@ -165,7 +176,7 @@ is "$(dbq "SELECT max(checkpoint_id) FROM savepoints WHERE job_id = '$J6'")" 20 
 
 # --- a dead runner's claim fails as expired -----------------------------------
 J5=$(jid 55)
-"$CTL" job add "$J5" --savepoint-command 'echo never > '"$T"'/ran55'
+"$CTL" job add "$J5" --savepoint-dir file:/d --savepoint-command 'echo never > '"$T"'/ran55'
 S7=$(tid 5501)
 http POST /jobs/$J5/savepoints "{\"triggerId\":\"$S7\",\"target-directory\":\"file:/d\"}"
 dbq "UPDATE savepoints SET claimed_by = '$HOST:$(dead_pid):1', claimed_ms = 1,
@@ -217,3 +228,71 @@ pass
 http GET /savepoint-disposal/$D2
 begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"java.util.concurrent.CompletionException","stack-trace":"java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.' \
     "disposal of an unknown path: Flink's failure"
+
+# --- disposal's scope: a recorded savepoint, not kept, not the newest -----------
+# dispose PATH: the disposal's failure trace after a pass ('' if it succeeded).
+dispose() {
+	http POST /savepoint-disposal "{\"savepoint-path\":\"$1\"}"
+	_d=$(printf '%s' "$BODY" | cut -d'"' -f4)
+	pass
+	dbq "SELECT coalesce(failure_class || ': ' || failure_trace, '')
+	    FROM savepoint_disposals WHERE trigger_id = '$_d'"
+}
+refused() {
+	printf 'org.apache.flink.util.FlinkException: org.apache.flink.util.FlinkException: Could not dispose savepoint %s.\nCaused by: java.lang.IllegalStateException: %s' "$1" "$2"
+}
+J7=$(jid 60)
+"$CTL" job add "$J7" --savepoint-dir file:/k \
+    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"' \
+    --dispose-command 'echo "$CHECKPOINT_SAVEPOINT_PATH" >> '"$T"'/disposed7' \
+    --command 'echo "file:/chk7/$CHECKPOINT_ID"'
+post "$J7" "$(tid 5700)" && pass
+for i in 1 2 3; do
+	http POST /jobs/$J7/savepoints "{\"triggerId\":\"$(tid $((5700 + i)))\"}"
+done
+pass
+is "$(dbq "SELECT count(*) FROM savepoints WHERE job_id = '$J7' AND location IS NOT NULL")" 3 \
+    "scope: three savepoints, sp-2 to sp-4, after checkpoint 1"
+"$CTL" savepoint keep "$J7" 2 > /dev/null
+is "$(dispose file:/k/sp-2)" "$(refused file:/k/sp-2 'the savepoint is marked kept (checkpointctl savepoint keep)')" \
+    "scope: a savepoint marked kept is not disposed of"
+is "$(dispose file:/k/sp-4)" "$(refused file:/k/sp-4 "the savepoint is its job's newest")" \
+    "scope: the job's newest savepoint is not disposed of"
+is "$(dispose file:/chk7/1)" "$(refused file:/chk7/1 "no savepoint is at this path (a checkpoint's location is disposed of by retention only)")" \
+    "scope: a checkpoint's location is not disposed of"
+ok "$([ ! -e "$T/disposed7" ] && echo 0 || echo 1)" "scope: no dispose command ran for them"
+is "$(dispose file:/k/sp-3)" "" "scope: a recorded savepoint, neither kept nor newest, is disposed of"
+is "$(cat "$T/disposed7")" file:/k/sp-3 "  by the job's dispose command"
+
+# A location longer than a btree entry may be on PostgreSQL, hardly
+# compressible, is recorded, found and disposed of.
+LONG=$(head -c 3000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 4000)
+SL=$(tid 5704)
+http POST /jobs/$J7/savepoints "{\"triggerId\":\"$SL\",\"target-directory\":\"file:/k/$LONG\"}"
+is "$STATUS" 202 "a directory of 4007 bytes under the job's: 202"
+http POST /jobs/$J7/savepoints "{\"triggerId\":\"$(tid 5705)\"}"
+pass
+is "$(sp "$J7" "$SL")" "COMPLETED|5|file:/k/$LONG/sp-5|-" "  its location of 4012 bytes recorded"
+is "$(dispose "file:/k/$LONG/sp-5")" "" "  and disposed of"
+is "$(tail -n 1 "$T/disposed7")" "file:/k/$LONG/sp-5" "  by the job's dispose command"
+
+# --- the unquoted tar: a hostile directory never reaches the command ------------
+JT=$(jid 61)
+mkdir -p "$T/spt" "$T/src" && echo data > "$T/src/f"
+"$CTL" job add "$JT" --savepoint-dir "$T/spt" \
+    --savepoint-command 'tar -czf $CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID.tgz -C '"$T"' src && echo $CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID.tgz'
+ST=$(tid 5801)
+http POST /jobs/$JT/savepoints "{\"triggerId\":\"$ST\",\"target-directory\":\"$T/spt/x --checkpoint=1 --checkpoint-action=exec=touch $T/pwned\"}"
+is "$STATUS $BODY" "400 {\"errors\":[\"Field target-directory is refused: it holds a character other than letters, digits and - . _ ~ / : @ % + = ,.\"]}" \
+    "unquoted tar: a directory with words for tar is refused, 400"
+http POST /jobs/$JT/stop "{\"targetDirectory\":\"$T/spt/\$(touch $T/pwned)\"}"
+is "$STATUS" 400 "unquoted tar: a stop's directory with \$(...) is refused, 400"
+pass
+is "$(sp "$JT" "$ST")" "" "unquoted tar: nothing recorded"
+ok "$([ ! -e "$T/pwned" ] && echo 0 || echo 1)" "unquoted tar: nothing ran"
+mkdir -p "$T/spt/ok"
+http POST /jobs/$JT/savepoints "{\"triggerId\":\"$ST\",\"target-directory\":\"$T/spt/ok\"}"
+is "$STATUS" 202 "unquoted tar: a directory under the job's is taken"
+pass
+is "$(sp "$JT" "$ST")" "COMPLETED|1|$T/spt/ok/sp-1.tgz|-" "  and the command wrote there"
+ok "$([ -s "$T/spt/ok/sp-1.tgz" ] && echo 0 || echo 1)" "  the archive exists"

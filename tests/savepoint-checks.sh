@@ -46,6 +46,65 @@ check "stop of an unknown job, no directory: 404" 404 \
     "{\"errors\":[\"Job $TU not found\"]}"
 is "$(sql "SELECT count(*) FROM savepoints")" 0 "the 400s recorded nothing"
 
+# --- the directory's bounds and scope: under the job's, in its normal form ---
+
+refused() {
+	printf '{"errors":["Field %s is refused: %s."]}' "$1" "$2"
+}
+http POST /jobs/$J/savepoints "$CLI_SP"
+check "a directory, the job none to lie under: 400" 400 \
+    "$(refused target-directory "the job has no savepoint directory for it to lie under, nor the service a CHECKPOINT_SAVEPOINT_ROOT")"
+http POST /jobs/$TU/savepoints "$CLI_SP"
+check "a directory, for an unknown job, whose root cannot be known: 404" 404 \
+    "{\"errors\":[\"Job $TU not found\"]}"
+# The service's root, for a job without a directory of its own.
+stop_server
+CHECKPOINT_SAVEPOINT_ROOT=file:/srv/sp
+export CHECKPOINT_SAVEPOINT_ROOT
+start_server 2>>"$T/server-stderr.log"
+http POST /jobs/$J/savepoints '{"target-directory":"file:/srv/sp/a"}'
+check_like "CHECKPOINT_SAVEPOINT_ROOT: a directory under it, no job's: 202" 202 "$ID_RE"
+http POST /jobs/$TU/savepoints '{"target-directory":"file:/srv/sp/b"}'
+check_like "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, a directory under it: 202" 202 "$ID_RE"
+http POST /jobs/$TU/savepoints '{"target-directory":"file:/srv/b"}'
+check "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, a directory not under it: 400" 400 \
+    "$(refused target-directory "it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT")"
+http POST /jobs/$TU/savepoints
+check "CHECKPOINT_SAVEPOINT_ROOT: an unknown job, no directory: still 404" 404 \
+    "{\"errors\":[\"Job $TU not found\"]}"
+http POST /jobs/$J/savepoints "$CLI_SP"
+check "CHECKPOINT_SAVEPOINT_ROOT: a directory not under it: 400" 400 \
+    "$(refused target-directory "it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT")"
+sql "DELETE FROM savepoints" >/dev/null
+stop_server
+unset CHECKPOINT_SAVEPOINT_ROOT
+start_server 2>>"$T/server-stderr.log"
+sql "UPDATE jobs SET savepoint_dir = 'file:/sp' WHERE job_id = '$J'" >/dev/null
+# dir_refused FIELD DIR WHY: both POSTs, with the field's name.
+dir_refused() {
+	http POST /jobs/$J/savepoints "{\"target-directory\":$2}"
+	check "savepoint, target-directory $2: 400" 400 "$(refused target-directory "$3")"
+	http POST /jobs/$J/stop "{\"targetDirectory\":$2}"
+	check "stop, targetDirectory $2: 400" 400 "$(refused targetDirectory "$3")"
+}
+UNDER="it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT"
+CHARS="it holds a character other than letters, digits and - . _ ~ / : @ % + = ,"
+dir_refused - '"file:/etc"' "$UNDER"
+dir_refused - '"file:/spx"' "$UNDER"
+dir_refused - '"s3://b/sp"' "$UNDER"
+dir_refused - '"file:/sp/../etc"' "it holds a . or .. segment"
+dir_refused - '"file:/sp/./a"' "it holds a . or .. segment"
+dir_refused - '"file:/sp//a"' "it holds an empty segment (//)"
+dir_refused - '"file:sp"' "it is not an absolute path"
+dir_refused - '""' "it is empty"
+dir_refused - '"file:/sp/a\nb"' "it holds a control character"
+dir_refused - '"file:/sp/a --checkpoint-action=exec=sh"' "$CHARS"
+LONG_DIR="file:/sp/$(printf '%04096d' 0)"
+dir_refused - "\"$LONG_DIR\"" "it is longer than 4096 bytes"
+is "$(sql "SELECT count(*) FROM savepoints")" 0 "the refused directories recorded nothing"
+http POST /jobs/$J/savepoints '{"target-directory":"file:///sp/a/"}'
+check_like "a directory under the job's, another spelling of file:: 202" 202 "$ID_RE"
+
 http POST /jobs/$J/savepoints "$CLI_SP"
 check_like "savepoint, the flink CLI's body" 202 "$ID_RE"
 S1=$(trigger_of)
@@ -72,11 +131,11 @@ is "$(row $JB "$(trigger_of)")" "SAVEPOINT s3://b/savepoints CANONICAL 1 0 IN_PR
 # --- idempotency: one store per (job, triggerId), savepoints and stops -------
 
 TS=5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
-http POST /jobs/$JB/savepoints "{\"triggerId\":\"$TS\",\"target-directory\":\"file:/a\"}"
+http POST /jobs/$JB/savepoints "{\"triggerId\":\"$TS\",\"target-directory\":\"s3://b/savepoints/a\"}"
 check "savepoint with a triggerId" 202 "$(request_id $TS)"
-http POST /jobs/$JB/stop "{\"triggerId\":\"$TS\",\"targetDirectory\":\"file:/b\"}"
+http POST /jobs/$JB/stop "{\"triggerId\":\"$TS\",\"targetDirectory\":\"s3://b/savepoints/b\"}"
 check "stop, the same triggerId: the same id" 202 "$(request_id $TS)"
-is "$(row $JB $TS)" "SAVEPOINT file:/a CANONICAL 0 0 IN_PROGRESS" \
+is "$(row $JB $TS)" "SAVEPOINT s3://b/savepoints/a CANONICAL 0 0 IN_PROGRESS" \
     "the repeated triggerId started nothing (Flink's one cache of both)"
 NOW=$(now_ms)
 sql "UPDATE savepoints SET status='COMPLETED', checkpoint_id=7,
@@ -129,6 +188,10 @@ http POST /jobs/$J/savepoints '{"targetDirectory":"file:/x"}'
 check "savepoint ignores stop's camelCase field" 202 "$(request_id "$(trigger_of)")"
 is "$(row $J "$(trigger_of)")" "SAVEPOINT file:/job-dir CANONICAL 0 0 IN_PROGRESS" \
     "... and takes the job's directory"
+http POST /jobs/$JBAD/savepoints/ '{"target-directory":null}'
+check "an unknown job, no directory: 404" 404 "{\"errors\":[\"Job $JBAD not found\"]}"
+sql "INSERT INTO jobs (job_id, savepoint_dir, created_ms, updated_ms)
+    VALUES ('$JBAD', 'file:/', 0, 0)" >/dev/null
 http POST /jobs/$JBAD/savepoints/ "$CLI_SP"
 is "$STATUS" 202 "an id of 32 hex digits is a job id"
 http POST /jobs/xyz/stop '{"targetDirectory":"file:/x"}'
@@ -156,6 +219,25 @@ is "$STATUS" 403 "cross-site: a disposal from another site's page is refused"
 unset HTTP_HEADER
 
 # --- disposal: one per path, retried after a failure -----------------------
+
+http POST /savepoint-disposal "{\"savepoint-path\":\"file:/$(printf '%04096d' 0)\"}"
+check "disposal, a path over 4096 bytes: 400" 400 \
+    "$(refused savepoint-path "it is longer than 4096 bytes")"
+http POST /savepoint-disposal '{"savepoint-path":"file:/a b"}'
+check "disposal, a path with a space: 400" 400 "$(refused savepoint-path "$CHARS")"
+http POST /savepoint-disposal '{"savepoint-path":""}'
+check "disposal, an empty path: 400" 400 "$(refused savepoint-path "it is empty")"
+is "$(sql "SELECT count(*) FROM savepoint_disposals")" 0 "the refused paths recorded nothing"
+# Longer than a btree entry may be on PostgreSQL, and hardly compressible.
+LONG_PATH="file:/$(head -c 3000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 4090)"
+http POST /savepoint-disposal "{\"savepoint-path\":\"$LONG_PATH\"}"
+check_like "disposal, a path of 4096 bytes: 200" 200 "$ID_RE"
+DL=$(trigger_of)
+http POST /savepoint-disposal "{\"savepoint-path\":\"$LONG_PATH\"}"
+check "  the same long path again: the same id" 200 "$(request_id $DL)"
+LONG_DIR="s3://b/savepoints/$(head -c 3000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 4000)"
+http POST /jobs/$JB/savepoints "{\"target-directory\":\"$LONG_DIR\"}"
+check_like "savepoint, a long directory under the job's: 202" 202 "$ID_RE"
 
 http POST /savepoint-disposal
 check "disposal, empty body" 400 "$NO_PATH"

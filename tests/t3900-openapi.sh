@@ -119,10 +119,12 @@ phase() {
 
 # --- jobs and triggers of every kind ----------------------------------------------
 
-"$CTL" job add $J --name completes > /dev/null || bail "checkpointctl job add"
+"$CTL" job add $J --name completes --savepoint-dir file:/sp > /dev/null ||
+    bail "checkpointctl job add"
 "$CTL" job add $JF --name fails --command 'echo no space left >&2; exit 3' \
     > /dev/null || bail "checkpointctl job add"
-"$CTL" job add $JR --name running > /dev/null || bail "checkpointctl job add"
+"$CTL" job add $JR --name running --savepoint-dir file:/sp > /dev/null ||
+    bail "checkpointctl job add"
 "$CTL" job add $JS --name slow \
     --command "while [ ! -e '$T/go' ]; do sleep 0.1; done" > /dev/null ||
     bail "checkpointctl job add"
@@ -277,7 +279,9 @@ sql "UPDATE savepoints SET status='COMPLETED', completed_ms=1,
     failure_trace='java.lang.IllegalStateException: x',
     failure_throwable='$THROWABLE_HEAD' WHERE trigger_id='$SP2'" >/dev/null
 answer_is "savepoint status, failed" 200 GET /jobs/$JR/savepoints/$SP2
-answer_is "savepoint, no directory" 400 POST /jobs/$J/savepoints
+answer_is "savepoint, no directory" 400 POST /jobs/$JF/savepoints
+answer_is "savepoint, a directory not under the job's" 400 POST /jobs/$J/savepoints \
+    '{"target-directory":"file:/etc"}'
 answer_is "stop, a bad body" 400 POST /jobs/$J/stop '{"drain":"yes"}'
 answer_is "savepoint, a body over the limit" 413 POST /jobs/$J/savepoints \
     "$(printf '{"x":"%s"}' "$(head -c 65536 /dev/zero | tr '\0' x)")"

@@ -3,7 +3,9 @@
 # "ENDPOINTS" and "ERRORS"): SQL in the path ids and in the body, path
 # traversal, NUL and control bytes, invalid UTF-8 in the path and in the body,
 # deeply nested JSON, duplicate keys, thousands of unknown fields, triggerIds
-# of every wrong length, a 10 MB body, and a CONTENT_LENGTH that lies.  Each
+# of every wrong length, a 10 MB body, a CONTENT_LENGTH that lies, a
+# REMOTE_USER past its bound, and savepoint directories and disposal paths
+# that are long, relative, traversing or written for a shell.  Each
 # case checks the exact answer (the app's JSON, or lighttpd's own page where
 # lighttpd refuses the request before the app sees it), that nothing was
 # recorded (or exactly the one trigger it asked for), and that the app keeps
@@ -483,6 +485,7 @@ fcgi() {
 	_pi=${3:-/jobs/$J/checkpoints}
 	env -i REQUEST_METHOD=POST PATH_INFO="$_pi" REQUEST_URI="$_pi" \
 	    REMOTE_ADDR=192.0.2.7 CONTENT_LENGTH="$1" \
+	    ${FCGI_USER:+REMOTE_USER=$FCGI_USER} \
 	    cgi-fcgi -bind -connect "$CONNECT" < "$2" > "$T/fcgi-out" 2>&1
 	STATUS=$(sed -n 's/^Status: \([0-9]*\) .*/\1/p' "$T/fcgi-out")
 	CTYPE=$(sed -n 's/^Content-Type: \(.*\)\r$/\1/p' "$T/fcgi-out")
@@ -574,6 +577,62 @@ fcgi 0 "$T/empty" "$(printf '/jobs/\377\376/checkpoints')"
 fanswer "PATH_INFO with bytes 0xff 0xfe as the jobid" 400 \
     "$(bad_param jobid '\ufffd\ufffd')"
 fsurvives "PATH_INFO with bytes 0xff 0xfe as the jobid"
+
+# The caller the web server names is kept with every POST, so bounded.
+begin
+printf '{"triggerId":"%s"}' 5afec0000000000000000000000000c1 > "$T/bu"
+FCGI_USER=$(printf '%0257d' 0)
+fcgi 48 "$T/bu"
+fanswer "REMOTE_USER of 257 bytes" 400 \
+    '{"errors":["Field REMOTE_USER is refused: it is longer than 256 bytes."]}'
+FCGI_USER=$(printf '%0256d' 0)
+fcgi 48 "$T/bu"
+fanswer "REMOTE_USER of 256 bytes" 202 "$(request_id 5afec0000000000000000000000000c1)"
+unset FCGI_USER
+fsurvives "REMOTE_USER past its bound" 1
+
+# --- savepoint directories and disposal paths (checkpoint-api(7),
+# "Directories and paths"): refused before anything is stored -----------------
+
+sql "INSERT INTO jobs (job_id, savepoint_dir, created_ms, updated_ms)
+    VALUES ('$J', 'file:/sp', 0, 0)" >/dev/null
+refused() {
+	printf '{"errors":["Field %s is refused: %s."]}' "$1" "$2"
+}
+sp_rows() {
+	sql "SELECT (SELECT count(*) FROM savepoints) + (SELECT count(*)
+	    FROM savepoint_disposals)"
+}
+# hostile NAME BODY FIELD WHY: the savepoint POST, then the disposal's.
+hostile() {
+	begin
+	req POST "/jobs/$J/savepoints" "$(body "{\"target-directory\":$2}")"
+	answer "savepoint, $1" 400 "$(refused target-directory "$4")"
+	req POST "/jobs/$J/stop" "$(body "{\"targetDirectory\":$2}")"
+	answer "stop, $1" 400 "$(refused targetDirectory "$4")"
+	is "$(sp_rows)" 0 "$1: no savepoint recorded"
+	survives "$1"
+}
+CHARS="it holds a character other than letters, digits and - . _ ~ / : @ % + = ,"
+hostile "NUL in the directory" '"file:/sp/a\\u0000b"' - "it holds a NUL or a noncharacter"
+begin
+req POST /savepoint-disposal "$(body '{"savepoint-path":"file:/sp/a\\u0000b"}')"
+answer "disposal, NUL in the path" 400 "$(refused savepoint-path "it holds a NUL or a noncharacter")"
+is "$(sp_rows)" 0 "NUL: nothing recorded"
+survives "NUL in a directory or path"
+hostile "a newline" '"file:/sp/a\\nb"' - "it holds a control character"
+hostile "a path traversal" '"file:/sp/../../etc"' - "it holds a . or .. segment"
+hostile "a relative directory" '"file:etc"' - "it is not an absolute path"
+hostile "options for tar" '"file:/sp/x --checkpoint=1 --checkpoint-action=exec=sh"' - "$CHARS"
+hostile "a command substitution" '"file:/sp/$(id)"' - "$CHARS"
+hostile "60 KB" "\"file:/sp/$(printf '%061440d' 0)\"" - "it is longer than 4096 bytes"
+begin
+req POST /savepoint-disposal "$(body "{\"savepoint-path\":\"file:/$(printf '%061440d' 0)\"}")"
+answer "disposal, a 60 KB path" 400 "$(refused savepoint-path "it is longer than 4096 bytes")"
+req POST /savepoint-disposal "$(body '{"savepoint-path":"file:/a\\nb"}')"
+answer "disposal, a newline" 400 "$(refused savepoint-path "it holds a control character")"
+is "$(sp_rows)" 0 "disposals refused: nothing recorded"
+survives "disposals refused"
 
 is "$(sql "PRAGMA integrity_check")" ok "PRAGMA integrity_check is ok"
 is "$(sql "SELECT count(*) FROM triggers WHERE job_id != '$J'")" 0 \

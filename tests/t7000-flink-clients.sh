@@ -250,8 +250,13 @@ export CHECKPOINT_DB=$DB
     --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
     --dispose-command true ||
     bail "job add"
+# The job has no savepoint directory, as Flink has none configured: the
+# requests' directory lies under the service's root.
+CHECKPOINT_SAVEPOINT_ROOT=file://$T/flink-checkpoints
+export CHECKPOINT_SAVEPOINT_ROOT
 SERVER=lighttpd MOUNT=
 start_server
+unset CHECKPOINT_SAVEPOINT_ROOT
 spawn "$RUNNER" --watch 2>>"$T/runner-reference.log"
 WATCHER=$LAST_PID
 mkdir -p "$T/jvm-tmp" "$T/flink-checkpoints"
@@ -261,7 +266,8 @@ java -Djava.io.tmpdir="$T/jvm-tmp" -cp "$CP" FlinkReference "$PORT" \
 ok $? "reference: a MiniCluster ran the job, both sides answered every request"
 # BEYOND FLINK: INCREMENTAL accepted; a wrong method's 405; the
 # constants of the configuration and details (storage, no tasks,
-# never discarded); an unknown job's status a 404, not a 500.  Error
+# never discarded); an unknown job's status a 404, not a 500; the
+# disposal of the job's only, so newest, savepoint refused.  Error
 # texts without Java's trace are the rule.
 is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
     "$T/reference.out")" "$(lines \
@@ -269,6 +275,7 @@ is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
     'trigger INCREMENTAL: (top): keys [errors] | [request-id]' \
     'DELETE of the trigger path: status 404 | 405' \
     "DELETE of the trigger path: .errors[0]: \"Not found: /jobs/$REFJOB/checkpoints\" | \"Method DELETE is not allowed here; see the Allow header.\"" \
+    'status of a completed disposal: .operation: keys [] | [failure-cause]' \
     'configuration: .checkpoint_storage: "FileSystemCheckpointStorage" | "JobManagerCheckpointStorage"' \
     'details: .tasks: keys [<vertex>, <vertex>] | []' \
     'details: .discarded: true | false' \

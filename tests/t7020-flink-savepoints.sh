@@ -52,7 +52,7 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx}; do
 	"$CTL" job add $C --name c --savepoint-dir file:/sp \
 	    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/cancel-$CHECKPOINT_ID-$CHECKPOINT_CANCEL_JOB"' ||
 	    bail "job add"
-	"$CTL" job add $F --name f \
+	"$CTL" job add $F --name f --savepoint-dir file:/x \
 	    --savepoint-command 'echo "no space left" >&2; exit 3' ||
 	    bail "job add"
 	if [ "$(id -u)" -eq 0 ]; then
@@ -63,11 +63,11 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx}; do
 	WATCHER=$LAST_PID
 
 	M="-m 127.0.0.1:$PORT"
-	flink savepoint $M $A file:/mine
+	flink savepoint $M $A file:/sp/mine
 	is "$RC $ERR" "0 " "$S: flink savepoint JOB DIR: exit status 0, nothing on stderr"
 	is "$OUT" "$(lines "Triggering savepoint for job $A." \
 	    'Waiting for response...' \
-	    'Savepoint completed. Path: file:/mine/savepoint-1-CANONICAL' \
+	    'Savepoint completed. Path: file:/sp/mine/savepoint-1-CANONICAL' \
 	    'You can resume your program from this savepoint with the run command.')" \
 	    "$S: flink savepoint JOB DIR: the location the command printed"
 	flink savepoint $M -type native $A
@@ -89,13 +89,13 @@ org\.apache\.flink\.util\.FlinkException: Failed to trigger a savepoint for the 
 " "$S: flink savepoint, failed: Flink's report on stderr"
 	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: Checkpoint was declined. no space left"
 	ok $? "$S: flink savepoint, failed: caused by the command's stderr"
-	flink savepoint $M -d file:/mine/savepoint-1-CANONICAL
+	flink savepoint $M -d file:/sp/mine/savepoint-1-CANONICAL
 	is "$RC $ERR" "0 " "$S: flink savepoint -d: exit status 0"
-	is "$OUT" "$(lines "Disposing savepoint 'file:/mine/savepoint-1-CANONICAL'." \
+	is "$OUT" "$(lines "Disposing savepoint 'file:/sp/mine/savepoint-1-CANONICAL'." \
 	    'Waiting for response...' \
-	    "Savepoint 'file:/mine/savepoint-1-CANONICAL' disposed.")" \
+	    "Savepoint 'file:/sp/mine/savepoint-1-CANONICAL' disposed.")" \
 	    "$S: flink savepoint -d: disposed"
-	is "$(cat "$T/disposed-$S")" file:/mine/savepoint-1-CANONICAL \
+	is "$(cat "$T/disposed-$S")" file:/sp/mine/savepoint-1-CANONICAL \
 	    "$S: flink savepoint -d: the job's dispose command ran, given the path"
 	flink savepoint $M -d file:/nowhere
 	is "$RC" 1 "$S: flink savepoint -d of no savepoint: exit status 1"
@@ -107,12 +107,12 @@ org\.apache\.flink\.util\.FlinkException: Failed to dispose the savepoint 'file:
 " "$S: flink savepoint -d of no savepoint: Flink's report"
 	printf '%s\n' "$ERR" | grep -qx "Caused by: java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere."
 	ok $? "$S: flink savepoint -d of no savepoint: Flink's cause"
-	flink stop $M -p file:/stops $A
+	flink stop $M -p file:/sp/stops $A
 	is "$RC $ERR" "0 " "$S: flink stop -p: exit status 0"
 	is "$OUT" "$(lines "Suspending job \"$A\" with a CANONICAL savepoint." \
 	    "Triggering stop-with-savepoint for job $A." \
 	    'Waiting for response...' \
-	    'Savepoint completed. Path: file:/stops/stop-3-false')" \
+	    'Savepoint completed. Path: file:/sp/stops/stop-3-false')" \
 	    "$S: flink stop -p: suspended, its location"
 	flink stop $M --drain $D
 	is "$RC $ERR" "0 " "$S: flink stop --drain: exit status 0"
@@ -121,30 +121,30 @@ org\.apache\.flink\.util\.FlinkException: Failed to dispose the savepoint 'file:
 	    'Waiting for response...' \
 	    'Savepoint completed. Path: file:/sp/stop-1-true')" \
 	    "$S: flink stop --drain: drained, the job's directory"
-	flink cancel $M -s file:/cancels $C
+	flink cancel $M -s file:/sp/cancels $C
 	is "$RC $ERR" "0 " "$S: flink cancel -s: exit status 0"
 	is "$OUT" "$(lines \
 	    'DEPRECATION WARNING: Cancelling a job with savepoint is deprecated. Use "stop" instead.' \
-	    "Cancelling job $C with CANONICAL savepoint to file:/cancels." \
-	    "Cancelled job $C. Savepoint stored in file:/cancels/cancel-1-true.")" \
+	    "Cancelling job $C with CANONICAL savepoint to file:/sp/cancels." \
+	    "Cancelled job $C. Savepoint stored in file:/sp/cancels/cancel-1-true.")" \
 	    "$S: flink cancel -s: cancelled, the savepoint's location"
 	is "$(sp $C) $(state $C)" \
-	    "SAVEPOINT COMPLETED 1 CANONICAL file:/cancels/cancel-1-true CANCELED" \
+	    "SAVEPOINT COMPLETED 1 CANONICAL file:/sp/cancels/cancel-1-true CANCELED" \
 	    "$S: flink cancel -s: a savepoint with cancel-job, the job CANCELED"
-	flink cancel $M -s file:/again $C
+	flink cancel $M -s file:/sp/again $C
 	is "$RC" 1 "$S: flink cancel -s of a cancelled job: exit status 1"
 	printf '%s\n' "$ERR" | grep -q "FlinkJobNotFoundException: Could not find Flink job ($C)"
 	ok $? "$S: flink cancel -s of a cancelled job: Flink's FlinkJobNotFoundException"
 	is "$(sp $A; sp $D; sp $F)" "$(lines \
-	    'SAVEPOINT COMPLETED 1 CANONICAL file:/mine/savepoint-1-CANONICAL' \
+	    'SAVEPOINT COMPLETED 1 CANONICAL file:/sp/mine/savepoint-1-CANONICAL' \
 	    'SAVEPOINT COMPLETED 2 NATIVE file:/sp/savepoint-2-NATIVE' \
-	    'STOP COMPLETED 3 CANONICAL file:/stops/stop-3-false' \
+	    'STOP COMPLETED 3 CANONICAL file:/sp/stops/stop-3-false' \
 	    'STOP COMPLETED 1 CANONICAL file:/sp/stop-1-true' \
 	    'SAVEPOINT COMPLETED 1 CANONICAL -')" \
 	    "$S: the service recorded each, ids from each job's sequence"
 	is "$(state $A) $(state $D)" "FINISHED FINISHED" \
 	    "$S: both stopped jobs are FINISHED"
-	flink savepoint $M $A file:/late
+	flink savepoint $M $A file:/sp/late
 	is "$RC" 1 "$S: flink savepoint of a stopped job: exit status 1"
 	printf '%s\n' "$ERR" | grep -q "FlinkJobNotFoundException: Could not find Flink job ($A)"
 	ok $? "$S: flink savepoint of a stopped job: Flink's FlinkJobNotFoundException"

@@ -52,7 +52,8 @@ else
 	export CHECKPOINT_DB=$DB
 fi
 "$CTL" init > /dev/null || bail "checkpointctl init $DB"
-"$CTL" job add $JOB --name bound --flink "http://$JM" || bail "job add"
+"$CTL" job add $JOB --name bound --flink "http://$JM" \
+    --savepoint-dir "file://$T/flink-savepoints" || bail "job add"
 "$CTL" job add $UNK --name unknown-to-flink --flink "http://$JM/" ||
     bail "job add"
 is "$(sql "SELECT flink_url FROM jobs ORDER BY job_id")" \
@@ -283,6 +284,13 @@ for c in json.load(sys.stdin)["history"]:
         print(c["id"])' "$SPLOC")" \
     "... its id Flink's, from its statistics"
 
+# The job's newest savepoint is never disposed of: a second one first.
+SP3=000000000000000000000000000000d3
+is "$(spost /jobs/$JOB/savepoints "{\"triggerId\":\"$SP3\"}")" 202 \
+    "a second savepoint, into the job's directory: 202"
+"$RUNNER" 2>>"$T/runner.log"
+like "$(sp_col $SP3 location)" "^file:$T/flink-savepoints/savepoint-" \
+    "one pass: the second savepoint COMPLETED"
 is "$(spost /savepoint-disposal "{\"savepoint-path\":\"$SPLOC\"}")" 200 \
     "its disposal: 200"
 D1=$(cut -d'"' -f4 "$T/spost")

@@ -292,8 +292,8 @@ sweep(const char *method, const char *path, const char *body,
 }
 
 /*
- * The job, registered and running with command, as checkpointctl job add
- * makes it; or with fields, its command (JOB_SET_COMMAND) or its
+ * The job, registered and running with command and the savepoint
+ * directory /sp, as checkpointctl job add makes it; or with fields, its command (JOB_SET_COMMAND) or its
  * savepoints' directory /sp and command (JOB_SET_SAVEPOINT) changed, as
  * checkpointctl job set does.
  */
@@ -323,13 +323,15 @@ job_write(const char *job, const char *command, int fields)
 	j.state = JOB_RUNNING;
 	j.type = CKPT_FULL;
 	j.timeout_s = 60;
+	j.savepoint_dir = "/sp";
 	if (fields == JOB_SET_SAVEPOINT) {
 		j.command = NULL;
-		j.savepoint_dir = "/sp";
 		j.savepoint_command = command;
 		j.dispose_command = "true";
 	}
-	return job_store(&j, fields);
+	if (job_store(&j, fields) == -1)
+		return -1;
+	return fields == 0 ? job_store(&j, JOB_SET_SAVEPOINT) : 0;
 }
 
 /*
@@ -442,8 +444,9 @@ forget_savepoints(void)
 }
 
 /*
- * A disposal of the savepoint rid of job made just before, with memory:
- * its own request-id in out.  0, or -1 if either was not stored.
+ * A disposal of the first of two savepoints of job made just before,
+ * with memory (the newer one is kept, as a job's newest always is): its
+ * own request-id in out.  0, or -1 if any was not stored.
  */
 static int
 dispose(struct store *s, struct runner *rn, const struct runner_opts *o,
@@ -452,12 +455,15 @@ dispose(struct store *s, struct runner *rn, const struct runner_opts *o,
 	struct runner_stats stats = { 0 };
 	struct response r = { 0 };
 	volatile sig_atomic_t quit = 0;
-	char base[128], body[160], sp[33];
+	char base[128], body[160], sp[33], newer[33];
 	int ok;
 
 	snprintf(base, sizeof(base), "/jobs/%s/savepoints", job);
 	ask("POST", base, "{}", &r);
-	ok = stored(&r, base, sp) && runner_pass(rn, s, o, &stats, &quit) == 0;
+	ok = stored(&r, base, sp);
+	ask("POST", base, "{}", &r);
+	ok = ok && stored(&r, base, newer) &&
+	    runner_pass(rn, s, o, &stats, &quit) == 0;
 	snprintf(body, sizeof(body), "{\"savepoint-path\":\"file:/sp/%s\"}",
 	    sp);
 	ask("POST", "/savepoint-disposal", body, &r);
@@ -750,7 +756,7 @@ main(void)
 	sweep("POST", "/jobs/" JOB "/checkpoints", "{\"a\\u0000\":1}",
 	    "/jobs/" JOB "/checkpoints", NULL);
 	sweep("POST", "/jobs/" JOB "/savepoints",
-	    "{\"target-directory\":\"/tmp/sp\"}", "/jobs/" JOB "/savepoints",
+	    "{\"target-directory\":\"/sp/a\"}", "/jobs/" JOB "/savepoints",
 	    spid);
 	sweep("POST", "/savepoint-disposal", "{\"savepoint-path\":\"/sp/x\"}",
 	    "/savepoint-disposal", NULL);

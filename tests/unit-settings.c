@@ -471,6 +471,60 @@ test_history(void)
 	unsetenv("CHECKPOINT_HISTORY");
 }
 
+/*
+ * CHECKPOINT_SAVEPOINT_ROOT: a directory in its normal form (sppath.h),
+ * or unset or empty for none.
+ */
+#define ROOT_ERR(v) \
+	"CHECKPOINT_SAVEPOINT_ROOT=\"" v "\": expected an absolute, normal " \
+	"directory such as file:/srv/savepoints or s3://bucket/savepoints"
+static const struct {
+	int line;
+	const char *v; /* NULL: unset */
+	const char *want; /* the root, NULL: none */
+	const char *err; /* NULL: accepted */
+} root_cases[] = {
+	{ __LINE__, NULL, NULL, NULL },
+	{ __LINE__, "", NULL, NULL },
+	{ __LINE__, "file:/srv/sp", "file:/srv/sp", NULL },
+	{ __LINE__, "s3://b/sp/", "s3://b/sp/", NULL },
+	{ __LINE__, "/srv/sp", "/srv/sp", NULL },
+	{ __LINE__, "srv/sp", NULL, ROOT_ERR("srv/sp") },
+	{ __LINE__, "file:/srv/../etc", NULL, ROOT_ERR("file:/srv/../etc") },
+	{ __LINE__, "file:/srv sp", NULL, ROOT_ERR("file:/srv sp") },
+};
+
+static void
+test_savepoint_root(void)
+{
+	struct settings st;
+	char err[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(root_cases) / sizeof(root_cases[0]); i++) {
+		if (root_cases[i].v == NULL)
+			unsetenv("CHECKPOINT_SAVEPOINT_ROOT");
+		else
+			setenv("CHECKPOINT_SAVEPOINT_ROOT", root_cases[i].v, 1);
+		strcpy(err, "(untouched)");
+		rc = settings_from_env(&st, NULL, err, sizeof(err));
+		tap_is_int_at(__FILE__, root_cases[i].line, rc,
+		    root_cases[i].err != NULL ? -1 : 0, "root %zu: rc", i + 1);
+		if (rc == 0)
+			tap_is_str_at(__FILE__, root_cases[i].line,
+			    st.savepoint_root != NULL ? st.savepoint_root :
+							"(none)",
+			    root_cases[i].want != NULL ? root_cases[i].want :
+							 "(none)",
+			    "root %zu: value", i + 1);
+		else
+			tap_is_str_at(__FILE__, root_cases[i].line, err,
+			    root_cases[i].err, "root %zu: message", i + 1);
+	}
+	unsetenv("CHECKPOINT_SAVEPOINT_ROOT");
+}
+
 /* --- CHECKPOINT_METRICS and CHECKPOINT_METRICS_FILTER ------------------- */
 
 static const struct {
@@ -605,6 +659,7 @@ main(void)
 	test_int();
 	test_env();
 	test_history();
+	test_savepoint_root();
 	test_metrics_flags();
 	test_db_shown();
 	return tap_done();
