@@ -181,6 +181,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	const char *v;
 	int64_t n;
 	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
+	char why[128];
 
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
@@ -200,6 +201,13 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
 		st->db_path = v;
 	store_redact(st->db_path, st->db_shown, sizeof(st->db_shown));
+	/* Stops the program: a retryable 503 would never come right. */
+	if (store_check_db(st->db_path, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s=\"%.256s\": %s",
+		    db_override != NULL ? "--db" : "CHECKPOINT_DB",
+		    st->db_shown, why);
+		return -1;
+	}
 
 	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
 	    settings_parse_duration(v, &st->store_ms) == -1)

@@ -1686,6 +1686,18 @@ pg_secrets(struct pg *s, const char *uri)
 	return opts != NULL;
 }
 
+int
+store_pg_parses(const char *uri)
+{
+	PQconninfoOption *opts;
+	char *err = NULL;
+
+	opts = PQconninfoParse(uri, &err);
+	PQconninfoFree(opts);
+	PQfreemem(err);
+	return opts != NULL;
+}
+
 /*
  * Whether the connection was asked for a writable host (libpq's
  * target_session_attrs read-write or primary): then a host found

@@ -693,6 +693,7 @@ if [ "$STORE" = pg ]; then
 	WHAT="database server stopped"
 	# Nothing of the URI in an answer: host, port, database, password file.
 	SECRETS="$T|127.0.0.1|:$PG_PORT|pgpass|unreachable|postgres"
+	DOWN=$CANNOT_OPEN
 else
 	stop_server
 	DB=$T/missing/checkpoints.db
@@ -700,29 +701,34 @@ else
 	start_server 2>>"$T/server-stderr.log"
 	WHAT="database missing"
 	SECRETS="$T|missing|checkpoints.db"
+	# Only checkpointctl init makes one: retrying is vain until then.
+	DOWN=$NO_DATABASE
 fi
 no_path() {
 	printf '%s' "$BODY" | grep -Fq "$(printf '%s' "$SECRETS" | tr '|' '\n')"
 	[ $? -eq 0 ] && echo 1 || echo 0
 }
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
-check "$WHAT: POST is 503, the cause named" 503 "$CANNOT_OPEN"
+check "$WHAT: POST is 503, the cause named" 503 "$DOWN"
 ok "$(no_path)" "$WHAT: POST's error does not show the path"
 http GET /jobs/$J/checkpoints/$TA
-check "$WHAT: GET is 503, the cause named" 503 "$CANNOT_OPEN"
+check "$WHAT: GET is 503, the cause named" 503 "$DOWN"
 ok "$(no_path)" "$WHAT: GET's error does not show the path"
 http GET /jobs/$J/checkpoints
-check "$WHAT: statistics are 503" 503 "$CANNOT_OPEN"
+check "$WHAT: statistics are 503" 503 "$DOWN"
 http GET /jobs/$J/checkpoints/details/1
-check "$WHAT: details are 503" 503 "$CANNOT_OPEN"
+check "$WHAT: details are 503" 503 "$DOWN"
 http GET /jobs/$J/checkpoints/config
-check "$WHAT: config is 503" 503 "$CANNOT_OPEN"
+check "$WHAT: config is 503" 503 "$DOWN"
 http GET /jobs/overview
-check "$WHAT: the job overview is 503" 503 "$CANNOT_OPEN"
+check "$WHAT: the job overview is 503" 503 "$DOWN"
 if [ "$STORE" = pg ]; then
 	pg_up || bail "pg_ctl start failed"
 else
+	test ! -e "$T/missing"
+	ok $? "$WHAT: nothing made"
 	share_dir "$T/missing"
+	init_db "$DB"
 fi
 http POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}"
 check "database back: the same server answers 202" 202 "$(request_id $TA)"

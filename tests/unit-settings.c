@@ -534,37 +534,56 @@ test_metrics_flags(void)
 	unsetenv("CHECKPOINT_METRICS_FILTER");
 }
 
-/* What logs show of CHECKPOINT_DB, and what ps shows of --db. */
+/*
+ * What logs show of CHECKPOINT_DB, and what ps shows of --db; and whether
+ * it is taken at all (a mistake no retry mends stops the program: err).
+ */
 static const struct {
 	int line;
-	const char *db, *shown, *hidden;
+	const char *db, *shown, *hidden, *err;
 } db_cases[] = {
 	{ __LINE__, "/var/lib/checkpoint-api/checkpoints.db",
 	    "/var/lib/checkpoint-api/checkpoints.db",
-	    "/var/lib/checkpoint-api/checkpoints.db" },
+	    "/var/lib/checkpoint-api/checkpoints.db", NULL },
 	{ __LINE__,
 	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
 	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
-	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write" },
+	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
+	    NULL },
 	{ __LINE__,
 	    "postgresql://u:secret@h1,h2/db?password=pw2&sslmode=require",
 	    "postgresql://u:***@h1,h2/db?password=***&sslmode=require",
-	    "postgresql://u:******@h1,h2/db?password=***&sslmode=require" },
-	{ __LINE__, "postgres://:p@h", "postgres://:***@h", "postgres://:*@h" },
+	    "postgresql://u:******@h1,h2/db?password=***&sslmode=require",
+	    NULL },
+	{ __LINE__, "postgres://:p@h", "postgres://:***@h", "postgres://:*@h",
+	    NULL },
 	{ __LINE__, "postgresql:///db?host=/run/postgresql&password=x",
 	    "postgresql:///db?host=/run/postgresql&password=***",
-	    "postgresql:///db?host=/run/postgresql&password=*" },
+	    "postgresql:///db?host=/run/postgresql&password=*", NULL },
 	{ __LINE__, "postgresql://u:p%40x@h/db?a=b&password=",
 	    "postgresql://u:***@h/db?a=b&password=***",
-	    "postgresql://u:*****@h/db?a=b&password=" },
+	    "postgresql://u:*****@h/db?a=b&password=",
+	    "CHECKPOINT_DB=\"postgresql://u:***@h/db?a=b&password=***\": "
+	    "not a URI libpq can parse" },
 	/* Empty: nothing to hide, each found once (it was found forever). */
 	{ __LINE__, "postgresql://u:@h/db?password=&password=y",
 	    "postgresql://u:***@h/db?password=***&password=***",
-	    "postgresql://u:@h/db?password=&password=*" },
+	    "postgresql://u:@h/db?password=&password=*", NULL },
 	{ __LINE__, "postgresql://h/db?xpassword=1",
-	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1" },
+	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1",
+	    "CHECKPOINT_DB=\"postgresql://h/db?xpassword=1\": not a URI "
+	    "libpq can parse" },
 	{ __LINE__, "mysql://u:pw@h/db", "mysql://u:***@h/db",
-	    "mysql://u:**@h/db" },
+	    "mysql://u:**@h/db",
+	    "CHECKPOINT_DB=\"mysql://u:***@h/db\": an unsupported scheme: "
+	    "use a file path or postgresql://" },
+	{ __LINE__, "sqlite:///", "sqlite:///", "sqlite:///",
+	    "CHECKPOINT_DB=\"sqlite:///\": an unsupported scheme: use a "
+	    "file path or postgresql://" },
+	{ __LINE__, "postgresql://[::1", "postgresql://[::1",
+	    "postgresql://[::1",
+	    "CHECKPOINT_DB=\"postgresql://[::1\": not a URI libpq can "
+	    "parse" },
 };
 
 static void
@@ -576,9 +595,14 @@ test_db_shown(void)
 
 	for (i = 0; i < sizeof(db_cases) / sizeof(db_cases[0]); i++) {
 		setenv("CHECKPOINT_DB", db_cases[i].db, 1);
+		strcpy(err, "(untouched)");
 		tap_is_int_at(__FILE__, db_cases[i].line,
-		    settings_from_env(&st, NULL, err, sizeof(err)), 0,
-		    "db case %zu: accepted", i + 1);
+		    settings_from_env(&st, NULL, err, sizeof(err)),
+		    db_cases[i].err != NULL ? -1 : 0, "db case %zu: %s", i + 1,
+		    db_cases[i].err != NULL ? "refused" : "accepted");
+		tap_is_str_at(__FILE__, db_cases[i].line, err,
+		    db_cases[i].err != NULL ? db_cases[i].err : "(untouched)",
+		    "db case %zu: the message", i + 1);
 		tap_is_str_at(__FILE__, db_cases[i].line, st.db_shown,
 		    db_cases[i].shown, "db case %zu: shown without password",
 		    i + 1);
