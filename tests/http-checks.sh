@@ -545,6 +545,32 @@ check "CORS origin: 404" 404 '{"errors":["Not found: /nope"]}'
 unset CHECKPOINT_CORS_ORIGIN
 CORS_WANT='*'
 
+# === the service's origins ====================================================
+# CHECKPOINT_ORIGINS names them: a browser's POST from any other is
+# refused, whatever Host says (checkpoint-api(7), "CROSS-SITE REQUESTS").
+export CHECKPOINT_ORIGINS='https://ops.example http://flink.example:8081'
+phase origins
+TO=0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f
+origin_status() {
+	curl -s -o /dev/null -w '%{http_code}' -H "Origin: $1" -H "Host: $2" \
+	    -d "{\"triggerId\":\"$3\"}" "$BASE/jobs/$J/checkpoints"
+}
+is "$(origin_status https://ops.example evil.example $TF)" 202 \
+    "CHECKPOINT_ORIGINS: a listed origin's POST: 202"
+is "$(origin_status http://FLINK.example:8081 127.0.0.1 $TE)" 202 \
+    "CHECKPOINT_ORIGINS: another listed one, its host without case: 202"
+is "$(origin_status "http://127.0.0.1:$PORT" "127.0.0.1:$PORT" $TO)" 403 \
+    "CHECKPOINT_ORIGINS: Host and Origin alike but not listed: 403"
+is "$(origin_status http://evil.example evil.example $TO)" 403 \
+    "CHECKPOINT_ORIGINS: another site's name for the server: 403"
+is "$(origin_status http://flink.example flink.example $TO)" 403 \
+    "CHECKPOINT_ORIGINS: a listed host on another port: 403"
+is "$(sql "SELECT count(*) FROM triggers WHERE trigger_id='$TO'")" 0 \
+    "CHECKPOINT_ORIGINS: the refused recorded nothing"
+is "$(curl -s -o /dev/null -w '%{http_code}' -d "{\"triggerId\":\"$TO\"}" \
+    "$BASE/jobs/$J/checkpoints")" 202 "CHECKPOINT_ORIGINS: no Origin (curl): 202"
+unset CHECKPOINT_ORIGINS
+
 # === rejecting unknown jobs ===================================================
 export CHECKPOINT_REJECT_UNKNOWN_JOBS=1
 phase reject-unknown

@@ -534,6 +534,60 @@ test_metrics_flags(void)
 	unsetenv("CHECKPOINT_METRICS_FILTER");
 }
 
+/* CHECKPOINT_ORIGINS: origins only, space-separated; blank is unset. */
+static const struct {
+	int line;
+	const char *v; /* NULL: unset */
+	const char *want; /* NULL: unset after; ERR: refused */
+} origins_cases[] = {
+	{ __LINE__, NULL, NULL },
+	{ __LINE__, "", NULL },
+	{ __LINE__, "   ", NULL },
+	{ __LINE__, "https://flink.example:8443",
+	    "https://flink.example:8443" },
+	{ __LINE__, " http://a.example  https://[::1]:8443 ",
+	    " http://a.example  https://[::1]:8443 " },
+	{ __LINE__, "flink.example", "ERR" },
+	{ __LINE__, "https://flink.example/", "ERR" },
+	{ __LINE__, "https://a.example,https://b.example", "ERR" },
+	{ __LINE__, "http://a.example null", "ERR" },
+	{ __LINE__, "*", "ERR" },
+};
+
+static void
+test_origins_setting(void)
+{
+	struct settings st;
+	char err[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(origins_cases) / sizeof(origins_cases[0]); i++) {
+		if (origins_cases[i].v == NULL)
+			unsetenv("CHECKPOINT_ORIGINS");
+		else
+			setenv("CHECKPOINT_ORIGINS", origins_cases[i].v, 1);
+		rc = settings_from_env(&st, NULL, err, sizeof(err));
+		if (origins_cases[i].want != NULL &&
+		    strcmp(origins_cases[i].want, "ERR") == 0) {
+			tap_is_int_at(__FILE__, origins_cases[i].line, rc, -1,
+			    "origins case %zu: refused", i + 1);
+			tap_ok_at(__FILE__, origins_cases[i].line,
+			    strncmp(err, "CHECKPOINT_ORIGINS=", 19) == 0,
+			    "origins case %zu: says so (%s)", i + 1, err);
+			continue;
+		}
+		tap_is_int_at(__FILE__, origins_cases[i].line, rc, 0,
+		    "origins case %zu: accepted", i + 1);
+		tap_is_str_at(__FILE__, origins_cases[i].line,
+		    st.origins != NULL ? st.origins : "(unset)",
+		    origins_cases[i].want != NULL ? origins_cases[i].want :
+						    "(unset)",
+		    "origins case %zu: the list", i + 1);
+	}
+	unsetenv("CHECKPOINT_ORIGINS");
+}
+
 /*
  * What logs show of CHECKPOINT_DB, and what ps shows of --db; and whether
  * it is taken at all (a mistake no retry mends stops the program: err).
@@ -631,5 +685,6 @@ main(void)
 	test_history();
 	test_metrics_flags();
 	test_db_shown();
+	test_origins_setting();
 	return tap_done();
 }
