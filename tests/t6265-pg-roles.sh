@@ -50,6 +50,19 @@ OWNER=$(as checkpoint)
 WEB=$(as checkpoint_web)
 RUNS=$(as checkpoint_runner)
 
+# No tables yet: only checkpointctl init makes them, as a SQLite file.
+"$CTL" --db "$OWNER" job list > "$T/out" 2> "$T/err"
+is "$?|$(cat "$T/out")|$(grep -c 'no checkpoint-api tables there; checkpointctl init makes them' "$T/err")" \
+    "1||1" "before init: job list refused, init named"
+CHECKPOINT_DB=$WEB
+start_app "" 2>> "$T/app.log"
+is "$(fcgi_raw POST /jobs/$J/checkpoints '{}' | status_body)" \
+    "503 $NO_DATABASE" "before init: the app's POST is the 503 naming init"
+stop_pid "$APP"
+"$RUNNER" --db "$RUNS" > "$T/runner.out" 2>&1
+is "$?" 3 "before init: a runner pass exits 3"
+is "$(psql_q "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'" checkpoints)" 0 \
+    "before init: no program made a table"
 "$CTL" --db "$OWNER" init > /dev/null || bail "init as the owner"
 "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$OWNER" \
     -f "$top_srcdir/scripts/pg-grants.sql" > "$T/grants.out" 2>&1
@@ -116,5 +129,16 @@ is "$(sql_as checkpoint_web "SELECT state FROM jobs")" FINISHED \
 is "$(answer POST /savepoint-disposal '{"savepoint-path":"file:/sp/none"}' | cut -c1-3)" \
     200 "the app as checkpoint_web: a disposal, 200"
 stop_pid "$APP"
+
+# A schedule fired by the runner as its role: the slot recorded, the
+# trigger made and run.
+JS=$(printf '%032x' 5)
+"$CTL" --db "$OWNER" job add "$JS" --command "$CMD" --every 1s > /dev/null ||
+    bail "job add --every as the owner"
+sleep 1.5
+"$RUNNER" --db "$RUNS" > "$T/runner.out" 2>&1
+ok $? "the runner as checkpoint_runner: a pass that fires a schedule ($(cat "$T/runner.out"))"
+like "$(sql_as checkpoint_web "SELECT count(*) FROM triggers WHERE job_id = '$JS' AND remote_user = 'scheduler'")" \
+    '^[1-9]' "  the scheduler's trigger recorded"
 
 done_testing
