@@ -65,7 +65,7 @@ api_handle(struct api *a, const struct request *req, struct response *r,
 	/* Anything but a read, from another site's page (ui.h). */
 	if (strcmp(method, "GET") != 0 &&
 	    !origin_allowed(req->origin, req->host, req->server_port,
-		a->settings->cors_origin)) {
+		a->settings->cors_origin, a->settings->origins)) {
 		http_error(r, ERR_CROSS_SITE, req->origin);
 		return 0;
 	}

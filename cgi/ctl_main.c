@@ -685,9 +685,12 @@ ctl_retain_write(struct store *s, const struct id *job,
 
 /* --- The store. --- */
 
-/* Opens (creating and migrating) the database at db; NULL: said why. */
+/*
+ * Opens and migrates the database at db, creating it if create says so
+ * (init, and migrate's destination); NULL: said why.
+ */
 static struct store *
-ctl_open_db(struct ctl *c, const char *db)
+ctl_open_db(struct ctl *c, const char *db, int create)
 {
 	struct store_opts o;
 	struct store *s;
@@ -696,6 +699,7 @@ ctl_open_db(struct ctl *c, const char *db)
 
 	settings_store_opts(&c->st, 0, &o);
 	o.path = db;
+	o.create = create;
 	rc = store_open(&o, &s, err, sizeof(err));
 	if (rc == STORE_BUSY)
 		ctl_err("database is locked; try again");
@@ -708,7 +712,7 @@ ctl_open_db(struct ctl *c, const char *db)
 static struct store *
 ctl_open(struct ctl *c)
 {
-	return c->store = ctl_open_db(c, c->st.db_path);
+	return c->store = ctl_open_db(c, c->st.db_path, 0);
 }
 
 /* The exit status for a store result the command has no word of its own for. */
@@ -859,7 +863,8 @@ ctl_init(struct ctl *c, const struct ctl_args *a)
 	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
 	    ctl_share_check(c->st.db_path, a->opt[CTL_OPT_GROUP], &gid) == -1)
 		return CTL_EXIT_FAIL;
-	if (ctl_open(c) == NULL || ctl_share_apply(c->st.db_path, gid) == -1)
+	if ((c->store = ctl_open_db(c, c->st.db_path, 1)) == NULL ||
+	    ctl_share_apply(c->st.db_path, gid) == -1)
 		return CTL_EXIT_FAIL;
 	printf("%s: schema version %d\n", c->st.db_shown,
 	    store_schema_version(c->store));
@@ -1377,9 +1382,9 @@ ctl_migrate(struct ctl *c, const struct ctl_args *a)
 		ctl_err("%s: %s", shown, strerror(errno));
 		return CTL_EXIT_FAIL;
 	}
-	if ((src = ctl_open_db(c, from)) == NULL)
+	if ((src = ctl_open_db(c, from, 0)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((dst = ctl_open_db(c, to)) == NULL) {
+	if ((dst = ctl_open_db(c, to, 1)) == NULL) {
 		store_close(src);
 		return CTL_EXIT_FAIL;
 	}

@@ -62,6 +62,8 @@ exchange_store_error(enum store_rc rc)
 		return ERR_BUSY;
 	case STORE_READONLY:
 		return ERR_READONLY;
+	case STORE_MISSING:
+		return ERR_NO_DATABASE;
 	case STORE_ERROR:
 		return ERR_INTERNAL;
 	default:

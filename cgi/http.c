@@ -67,6 +67,10 @@ static const struct {
 	    "by this service (file permissions, a read-only file system or "
 	    "a read-only server). Retrying will not help until the operator "
 	    "fixes it." },
+	[ERR_NO_DATABASE] = { HTTP_503,
+	    "Service unavailable: the checkpoint database does not exist. "
+	    "Retrying will not help until the operator creates it with "
+	    "checkpointctl init." },
 	[ERR_INTERNAL] = { HTTP_500, "Internal server error." },
 	[ERR_SAVEPOINT_BODY] = { HTTP_400,
 	    "Request did not match expected format "

@@ -69,6 +69,9 @@ enum api_error {
 	 * PostgreSQL transaction.  Retrying cannot help until the operator
 	 * acts (the log has the path, the user and the cause). */
 	ERR_READONLY,
+	/* No database at CHECKPOINT_DB: only checkpointctl init makes one,
+	 * so retrying cannot help until the operator runs it. */
+	ERR_NO_DATABASE,
 	/* Anything else: logged in full, answered without detail. */
 	ERR_INTERNAL,
 	/* Savepoints, stops and disposals (savepoint.c): Flink's texts. */

@@ -48,7 +48,8 @@ usage(void)
 	    "usage: checkpoint-runner [--watch] [--stats] "
 	    "[--syslog] [--db path]\n"
 	    "                         [--parallel n] [--batch n] "
-	    "[--log-level level]\n");
+	    "[--log-level level]\n"
+	    "                         [--allow-root]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -90,34 +91,45 @@ pause_ms(int ms)
 	poll(NULL, 0, ms);
 }
 
+/* Opens the store; a failure is logged unless quiet names its kind. */
 static enum store_rc
-open_store(const struct settings *st, struct store **s, int64_t cache_kib)
+open_store_quiet(const struct settings *st, struct store **s, int64_t cache_kib,
+    enum store_rc quiet)
 {
 	struct store_opts so;
 	enum store_rc rc;
 	char err[512];
 
 	settings_store_opts(st, cache_kib, &so);
-	if ((rc = store_open(&so, s, err, sizeof(err))) != STORE_OK)
+	if ((rc = store_open(&so, s, err, sizeof(err))) != STORE_OK &&
+	    rc != quiet)
 		log_error("%s", err);
 	return rc;
 }
 
+static enum store_rc
+open_store(const struct settings *st, struct store **s, int64_t cache_kib)
+{
+	return open_store_quiet(st, s, cache_kib, STORE_OK);
+}
+
 /*
  * A watcher's open, the first as any later one: tried again each second,
- * for a server still starting, a file a deployment has not made yet, or
- * one another user is creating, until it opens or a signal stops the
- * runner (*s NULL).  A database made by a newer version does not come
- * right by waiting: -1.
+ * for a server still starting, or a database a deployment has not made
+ * yet (checkpointctl init; said once, never made here), until it opens
+ * or a signal stops the runner (*s NULL).  A database made by a newer
+ * version does not come right by waiting: -1.
  */
 static int
 open_waiting(const struct settings *st, struct store **s)
 {
-	enum store_rc rc;
+	enum store_rc rc, quiet = STORE_OK;
 
-	while ((rc = open_store(st, s, 64 * 1024)) != STORE_OK) {
+	while ((rc = open_store_quiet(st, s, 64 * 1024, quiet)) != STORE_OK) {
 		if (rc == STORE_NEWER)
 			return -1;
+		if (rc == STORE_MISSING)
+			quiet = rc;
 		if (quit)
 			return 0;
 		pause_ms(1000);
@@ -129,7 +141,7 @@ open_waiting(const struct settings *st, struct store **s)
 struct cmdline {
 	char *db; /* --db, a copy; NULL: CHECKPOINT_DB */
 	enum log_level lvl;
-	int watch, want_stats, use_syslog;
+	int watch, want_stats, use_syslog, allow_root;
 };
 
 /* Reads argv into ro and cl; exits on --version and on a bad option. */
@@ -138,6 +150,7 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
     struct cmdline *cl)
 {
 	static const struct option longopts[] = {
+		{ "allow-root", no_argument, NULL, 'R' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
@@ -199,6 +212,9 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 				usage();
 			}
 			ro->parallel = (size_t)n;
+			break;
+		case 'R':
+			cl->allow_root = 1;
 			break;
 		case 'S':
 			cl->want_stats = 1;
@@ -368,6 +384,16 @@ main(int argc, char *argv[])
 	(void)log_init_dest("checkpoint-runner",
 	    cl.use_syslog ? "syslog" : NULL, cl.lvl, err, sizeof(err));
 	store_init();
+	/*
+	 * Every job's command would run as root: a database any writer of
+	 * which (the web server's user) could then own the host.
+	 */
+	if (geteuid() == 0 && !cl.allow_root) {
+		log_error("refusing to run as root, which would run every "
+			  "job's command as root: run as the service's user "
+			  "(checkpointctl setup), or pass --allow-root");
+		goto out;
+	}
 	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
 		goto out;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "settings.h"
 #include "sppath.h"
+#include "ui.h"
 
 /*
  * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.
@@ -158,6 +159,29 @@ settings_flag(const char *name, int *on, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * CHECKPOINT_ORIGINS: the service's own origins, space-separated, each
+ * scheme://host[:port]; unset or blank, NULL (ui.h says what then).
+ */
+static int
+settings_origins(struct settings *st, char *err, size_t errlen)
+{
+	const char *v, *p;
+	size_t n;
+
+	if ((v = getenv("CHECKPOINT_ORIGINS")) == NULL ||
+	    v[strspn(v, " ")] == '\0')
+		return 0;
+	for (p = v; *(p += strspn(p, " ")) != '\0'; p += n)
+		if (!origin_valid(p, n = strcspn(p, " ")))
+			return settings_fail(err, errlen, "CHECKPOINT_ORIGINS",
+			    v,
+			    "origins such as https://flink.example:8443, "
+			    "space-separated");
+	st->origins = v;
+	return 0;
+}
+
 /* How long the checkpoint history is kept, apart from the results. */
 static int
 settings_history_retention(struct settings *st, char *err, size_t errlen)
@@ -202,6 +226,7 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	const char *v;
 	int64_t n;
 	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
+	char why[128];
 
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
@@ -221,6 +246,13 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
 		st->db_path = v;
 	store_redact(st->db_path, st->db_shown, sizeof(st->db_shown));
+	/* Stops the program: a retryable 503 would never come right. */
+	if (store_check_db(st->db_path, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s=\"%.256s\": %s",
+		    db_override != NULL ? "--db" : "CHECKPOINT_DB",
+		    st->db_shown, why);
+		return -1;
+	}
 
 	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
 	    settings_parse_duration(v, &st->store_ms) == -1)
@@ -240,6 +272,9 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	if (st->cors_origin != NULL && strpbrk(st->cors_origin, "\r\n") != NULL)
 		return settings_fail(err, errlen, "CHECKPOINT_CORS_ORIGIN",
 		    st->cors_origin, "one line");
+
+	if (settings_origins(st, err, errlen) == -1)
+		return -1;
 
 	if (settings_flag("CHECKPOINT_REJECT_UNKNOWN_JOBS",
 		&st->reject_unknown_jobs, err, errlen) == -1 ||

@@ -34,6 +34,7 @@ struct settings {
 	int64_t store_ms; /* CHECKPOINT_STORE_DURATION; 0: forever */
 	size_t max_body; /* CHECKPOINT_MAX_BODY, bytes */
 	const char *cors_origin; /* CHECKPOINT_CORS_ORIGIN; NULL: no header */
+	const char *origins; /* CHECKPOINT_ORIGINS; NULL: addresses' own */
 	int reject_unknown_jobs; /* CHECKPOINT_REJECT_UNKNOWN_JOBS=1 */
 	int sync_normal; /* CHECKPOINT_SYNC=NORMAL */
 	int64_t busy_ms; /* CHECKPOINT_BUSY_TIMEOUT */

@@ -120,6 +120,28 @@ store_hide_password(char *db)
 		memset(db + (pw - db), '*', len);
 }
 
+int
+store_check_db(const char *db, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (store_is_uri(db)) {
+#ifdef HAVE_LIBPQ
+		if (!store_pg_parses(db))
+			why = "not a URI libpq can parse";
+#else
+		why = "this build has no PostgreSQL store (no libpq)";
+#endif
+	} else if (store_foreign_uri(db))
+		why = "an unsupported scheme: use a file path or postgresql://";
+	else if (*db == '\0')
+		why = "an empty path";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -1;
+}
+
 enum store_rc
 store_open(const struct store_opts *o, struct store **out, char *err,
     size_t errlen)
@@ -184,6 +206,8 @@ store_rc_name(enum store_rc rc)
 		return "database not writable";
 	case STORE_NEWER:
 		return "database is from a newer version";
+	case STORE_MISSING:
+		return "no database: checkpointctl init makes it";
 	default:
 		return "database error";
 	}

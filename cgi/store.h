@@ -30,6 +30,7 @@ enum store_rc {
 	STORE_UNAVAILABLE, /* cannot open, not a database, I/O error */
 	STORE_READONLY, /* reads work, writes are refused; retry is vain */
 	STORE_NEWER, /* made by a newer version: refused */
+	STORE_MISSING, /* no database there: checkpointctl init makes it */
 	STORE_ERROR /* anything else; logged where it happened */
 };
 
@@ -38,6 +39,12 @@ struct store_opts {
 	int sync_normal; /* synchronous=NORMAL instead of FULL */
 	int64_t busy_ms; /* total lock wait per statement */
 	int64_t cache_kib; /* page cache; 0: SQLite's default */
+	/*
+	 * Make the database if it is not there (checkpointctl init and
+	 * migrate's destination only): any other program that made one
+	 * would answer for triggers that no runner will ever see.
+	 */
+	int create;
 };
 
 void store_init(void);
@@ -91,6 +98,13 @@ void store_redact(const char *db, char *out, size_t len);
  * process's title (ps) would show, once a copy of it is kept.
  */
 void store_hide_password(char *db);
+/*
+ * Whether db can name a database at all: -1 and err says why for a URI
+ * of another scheme, one libpq cannot parse, or one this build has no
+ * driver for.  A mistake of the operator's, which no retry mends: the
+ * programs stop at start-up on it (settings_from_env).
+ */
+int store_check_db(const char *db, char *err, size_t errlen);
 enum store_rc store_open(const struct store_opts *, struct store **, char *err,
     size_t errlen);
 void store_close(struct store *);

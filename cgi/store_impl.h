@@ -350,6 +350,8 @@ void store_pg_init(void);
 enum store_rc store_pg_open(const struct store_opts *, struct store **,
     char *err, size_t errlen);
 const struct store_ops *store_pg_ops(void);
+/* Whether libpq can parse uri at all (no server asked). */
+int store_pg_parses(const char *uri);
 #endif
 
 /*

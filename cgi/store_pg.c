@@ -1617,7 +1617,7 @@ pg_check_ours(struct pg *s, int64_t *version, char *err, size_t errlen)
  * left untouched.
  */
 static enum store_rc
-pg_migrate(struct pg *s, char *err, size_t errlen)
+pg_migrate(struct pg *s, int create, char *err, size_t errlen)
 {
 	enum store_rc rc;
 	int64_t version, v = 0;
@@ -1627,6 +1627,14 @@ pg_migrate(struct pg *s, char *err, size_t errlen)
 	if ((rc = pg_check_ours(s, &version, err, errlen)) != STORE_OK ||
 	    version == target)
 		return rc;
+	/* As a SQLite file that is not there: see store_opts.create. */
+	if (version == 0 && !create) {
+		snprintf(err, errlen,
+		    "%s: no checkpoint-api tables there; checkpointctl init "
+		    "makes them",
+		    s->where);
+		return STORE_MISSING;
+	}
 	if ((rc = pg_simple(s, "BEGIN", "migrate", NULL, 0)) != STORE_OK ||
 	    (rc = pg_simple(s,
 		 "SELECT pg_advisory_xact_lock(" PG_MIGRATION_LOCK ")",
@@ -1724,6 +1732,18 @@ pg_secrets(struct pg *s, const char *uri)
 				    sizeof(s->secret[0]), "%s", o->val);
 		PQconninfoFree(opts);
 	}
+	PQfreemem(err);
+	return opts != NULL;
+}
+
+int
+store_pg_parses(const char *uri)
+{
+	PQconninfoOption *opts;
+	char *err = NULL;
+
+	opts = PQconninfoParse(uri, &err);
+	PQconninfoFree(opts);
 	PQfreemem(err);
 	return opts != NULL;
 }
@@ -1845,7 +1865,7 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		goto fail;
 	}
-	if ((rc = pg_migrate(s, err, errlen)) != STORE_OK)
+	if ((rc = pg_migrate(s, o->create, err, errlen)) != STORE_OK)
 		goto fail;
 	s->base.error[0] = '\0';
 	*out = &s->base;

@@ -1240,8 +1240,31 @@ lite_create(const char *path)
 }
 
 /*
- * Opens (creating if need be) and migrates the database.  On failure *out
- * is NULL and err says why, with the path: for logs, never for clients.
+ * Whether path names a database file that is not there, or is empty (as
+ * a mistyped or half-made deployment leaves it): one that only
+ * checkpointctl init may make (store_opts.create).  SQLite's own names
+ * (":memory:", "file:" URIs) are its to judge.
+ */
+static int
+lite_absent(const char *path)
+{
+	struct stat sb;
+	char wal[PATH_MAX];
+
+	if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+		return 0;
+	if (stat(path, &sb) == -1)
+		return errno == ENOENT;
+	/* Empty with a WAL: the WAL may hold it all. */
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return S_ISREG(sb.st_mode) && sb.st_size == 0 && stat(wal, &sb) == -1 &&
+	    errno == ENOENT;
+}
+
+/*
+ * Opens and migrates the database, creating it only where o->create says
+ * so.  On failure *out is NULL and err says why, with the path: for logs,
+ * never for clients.
  */
 enum store_rc
 store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
@@ -1261,10 +1284,18 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
-	lite_create(o->path);
+	if (!o->create && lite_absent(o->path)) {
+		snprintf(err, errlen,
+		    "%s: no database there; checkpointctl init makes it",
+		    o->path);
+		rc = STORE_MISSING;
+		goto fail;
+	}
+	if (o->create)
+		lite_create(o->path);
 	if (sqlite3_open_v2(o->path, &s->db,
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-		    SQLITE_OPEN_NOMUTEX,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (o->create ? SQLITE_OPEN_CREATE : 0),
 		NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", o->path,
 		    s->db ? sqlite3_errmsg(s->db) : "cannot open");

@@ -23,12 +23,17 @@ void ui_get(struct exchange *);
 
 /*
  * 1 if a request with this Origin header (NULL: none was sent) may change
- * anything: no Origin (curl, Flink's clients), the service's own (same
- * host and port as Host, or as Host and server_port when Host has no
- * port), or exactly cors_origin when that is not "*".
+ * anything: no Origin (curl, Flink's clients), exactly cors_origin when
+ * that is not "*", or the service's own: one of origins
+ * (CHECKPOINT_ORIGINS, space-separated) when it is set, else the same
+ * host and port as Host (or as Host and server_port when Host has no
+ * port) where Host is an address or localhost, never a name (which DNS
+ * rebinding lends to any site).
  */
 int origin_allowed(const char *origin, const char *host,
-    const char *server_port, const char *cors_origin);
+    const char *server_port, const char *cors_origin, const char *origins);
+/* Whether the len bytes at origin are an origin origin_allowed can match. */
+int origin_valid(const char *origin, size_t len);
 
 /* Bytes of the embedded page, all assets together (for the tests). */
 size_t ui_size(void);

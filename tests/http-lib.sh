@@ -56,6 +56,7 @@ use_db() {
 	else
 		DB=$T/$1.db
 		export CHECKPOINT_DB=$DB
+		init_db
 	fi
 }
 

@@ -79,6 +79,7 @@ claim() {
 # a runner's pass recorded, a removed job's counter and counts.  Sets
 # EXPIRED, the trigger id whose result has expired.
 fill_source() {
+	init_db "$1"
 	at "$1" "$CTL" job add "$J1" --name 'orders é "q"' --type INCREMENTAL \
 	    --timeout 30 --command 'if [ "$CHECKPOINT_ID" = 2 ]; then
 	    echo no space >&2; exit 3; fi; echo "/snap/$CHECKPOINT_ID"' &&

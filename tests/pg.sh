@@ -14,7 +14,8 @@
 #                    rows unaligned, tuples only, fields separated by '|'
 #   pg_down [MODE]   stop it (pg_ctl -m MODE), keeping data and port
 #   pg_up            start it again after pg_down
-#   pg_app_db NAME   a new database for the app, named by CHECKPOINT_DB
+#   pg_app_db NAME   a new database for the app, named by CHECKPOINT_DB,
+#                    its tables made by checkpointctl init
 #   pg_sql SQL       runs SQL in it, as psql_q
 #   pg_lock DB TABLE another session holds TABLE locked until pg_unlock
 #   PGURI            pg_uri checkpoints, once pg_start has run
@@ -180,6 +181,8 @@ pg_app_db() {
 	psql_q "CREATE DATABASE \"$1\"" postgres || bail "CREATE DATABASE $1"
 	CHECKPOINT_DB="$(pg_uri "$1")?passfile=$T/app-pgpass"
 	export CHECKPOINT_DB
+	# Its tables: only checkpointctl init makes them (lib.sh's init_db).
+	init_db "$CHECKPOINT_DB"
 }
 
 # pg_runner_db: for the runner's tests (runner-lib.sh), a started cluster

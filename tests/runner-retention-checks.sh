@@ -12,7 +12,7 @@
 
 command -v jq >/dev/null 2>&1 || bail "jq is missing"
 test_clock "$(now_ms)"
-pass || bail "checkpoint-runner cannot create its database"
+pass || bail "checkpoint-runner cannot open its database"
 start_lighttpd
 
 # verdicts: checkpoint id and verdict of each live savepoint, one a line.

@@ -4,7 +4,7 @@
 # shellcheck disable=SC2016,SC2086
 
 command -v jq >/dev/null 2>&1 || bail "jq is missing"
-pass || bail "checkpoint-runner cannot create $DB"
+pass || bail "checkpoint-runner cannot open $DB"
 start_lighttpd
 
 # sp_status JOB TID: GET /jobs/JOB/savepoints/TID's body.

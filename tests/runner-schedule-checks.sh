@@ -18,7 +18,7 @@ interval() {
 }
 # From 2026-01-01 00:00:00 UTC.
 test_clock 1767225600000
-pass || bail "checkpoint-runner cannot create its database"
+pass || bail "checkpoint-runner cannot open its database"
 start_lighttpd
 
 # slots JOB KIND: the job's slots fired, in seconds after T0, one line.

@@ -286,9 +286,9 @@ if [ "$STORE" = sqlite ]; then
 	export CHECKPOINT_DB=$DB
 	start_server 2>>"$T/server-stderr.log"
 	http POST /jobs/$J/savepoints "$CLI_SP"
-	check "database missing: savepoint 503" 503 "$CANNOT_OPEN"
+	check "database missing: savepoint 503" 503 "$NO_DATABASE"
 	http GET /savepoint-disposal/$D1
-	check "database missing: disposal status 503" 503 "$CANNOT_OPEN"
+	check "database missing: disposal status 503" 503 "$NO_DATABASE"
 fi
 
 stop_server

@@ -44,6 +44,14 @@ settings_set() {
 	done
 }
 
+# What an Apache with HTTP Basic loads that Debian's a2enmod auth_basic
+# authn_file authz_user would (AUTH=1, and the tests of auth snippets).
+_m=/usr/lib/apache2/modules
+APACHE_AUTH_MODULES="LoadModule authn_core_module $_m/mod_authn_core.so
+LoadModule authn_file_module $_m/mod_authn_file.so
+LoadModule auth_basic_module $_m/mod_auth_basic.so
+LoadModule authz_user_module $_m/mod_authz_user.so"
+
 # The htpasswd file of AUTH=1 (bcrypt, which all three servers read).
 write_htpasswd() {
 	htpasswd -cbB "$1" alice "$AUTH_PASSWORD" 2>/dev/null ||
@@ -187,10 +195,7 @@ start_apache() {
 		if [ -n "$AUTH" ]; then
 			write_htpasswd "$H/htpasswd"
 			cat <<-EOF
-			LoadModule authn_core_module $_m/mod_authn_core.so
-			LoadModule authn_file_module $_m/mod_authn_file.so
-			LoadModule auth_basic_module $_m/mod_auth_basic.so
-			LoadModule authz_user_module $_m/mod_authz_user.so
+			$APACHE_AUTH_MODULES
 			<Location "$MOUNT/">
 			    AuthType Basic
 			    AuthName "checkpoint-api"

@@ -274,7 +274,36 @@ CGI_ENV=CHECKPOINT_MAX_BODY=10
 fcgi POST /jobs/$J/checkpoints '{"triggerId":null}'
 check "cgi: body over CHECKPOINT_MAX_BODY is 413" "413 Payload Too Large" \
     '{"errors":["Request entity too large: the limit is 10 bytes. Try to raise [CHECKPOINT_MAX_BODY]"]}'
+# No database: only checkpointctl init makes one, so a POST is never a
+# 202 that no runner would see, and no file is left behind.
+CGI_ENV=CHECKPOINT_DB=$T/missing.db
+fcgi POST /jobs/$J/checkpoints '{}'
+check "cgi: no database: POST is 503, the cause named" \
+    "503 Service Unavailable" "$NO_DATABASE"
+fcgi GET /jobs/$J/checkpoints/$T5
+check "cgi: no database: GET is 503, the cause named" \
+    "503 Service Unavailable" "$NO_DATABASE"
+ok "$([ ! -e "$T/missing.db" ]; echo $?)" "cgi: no database: none made"
+: > "$T/empty.db"
+CGI_ENV=CHECKPOINT_DB=$T/empty.db
+fcgi POST /jobs/$J/checkpoints '{}'
+check "cgi: an empty file: POST is 503, no database" \
+    "503 Service Unavailable" "$NO_DATABASE"
+is "$(stat -c %s "$T/empty.db")" 0 "cgi: an empty file: left empty"
 CGI_ENV=CHECKPOINT_DB=$T/missing/checkpoints.db
+fcgi GET /jobs/$J/checkpoints/$T5
+check "cgi: no database (no directory) is the same 503" \
+    "503 Service Unavailable" "$NO_DATABASE"
+# A CHECKPOINT_DB no retry mends stops the app at start, in one line,
+# instead of answering a retryable 503 for ever.
+for _db in 'sqlite:///' 'mysql://u:pw@h/db' 'postgresql://[::1'; do
+	CHECKPOINT_DB=$_db timeout 10 "$API" -s "$T/bad.sock" > "$T/out" 2> "$T/err"
+	is "$?|$(wc -l < "$T/err")|$([ -e "$T/bad.sock" ]; echo $?)" "1|1|1" \
+	    "CHECKPOINT_DB=$_db: the app stops at start, exit 1, one line"
+	grep -qF "CHECKPOINT_DB=\"$(echo "$_db" | sed 's/:pw@/:***@/')\": " "$T/err"
+	ok $? "CHECKPOINT_DB=$_db: the line names it, no password ($(cat "$T/err"))"
+done
+CGI_ENV=CHECKPOINT_DB=$T
 fcgi GET /jobs/$J/checkpoints/$T5
 check "cgi: database unreachable is 503, the cause named" \
     "503 Service Unavailable" \

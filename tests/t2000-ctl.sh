@@ -247,23 +247,40 @@ like "$?|$(cat "$T/out")|$(cat "$T/err")" \
     "a write to a database its user may not write: says so, with the user, owner and mode"
 chmod 0755 "$T/locked"
 
-# Whichever program makes the database, it is 0666 less that program's
-# umask of 007, as any new file: the group may write it, so that in the
-# shared setgid directory the other service is not refused
-# (checkpointctl(8), "DEPLOYMENT").  SQLite alone would make it 0640.
+# Only checkpointctl init makes a database: any other program that did
+# would take work for a database no one else reads (a mistyped path).
+# Every other command, the runner and the app refuse a path with nothing
+# there, or an empty file, in one line naming the path and init; none
+# makes a file (checkpoint-api(7), "SECURITY").
 mkdir "$T/fresh"
-"$CTL" --db "$T/fresh/add.db" job add "$J3" > /dev/null ||
-    bail "job add on a fresh path"
-is "$(stat -c %a "$T/fresh/add.db")" 660 \
-    "job add on a fresh path: the database it made is mode 0660"
-"$RUNNER" --db "$T/fresh/runner.db" 2> /dev/null ||
-    bail "a runner pass on a fresh path"
-is "$(stat -c %a "$T/fresh/runner.db")" 660 \
-    "the runner's pass on a fresh path: the database it made is mode 0660"
+: > "$T/fresh/empty.db"
+for _db in "$T/fresh/add.db" "$T/fresh/empty.db"; do
+	refused 1 "$_db: no database there; checkpointctl init makes it" \
+	    "job add on $(basename "$_db"): refused, init named" \
+	    --db "$_db" job add "$J3"
+	refused 1 "$_db: no database there; checkpointctl init makes it" \
+	    "job list on $(basename "$_db"): refused, not an empty list" \
+	    --db "$_db" job list
+done
+"$RUNNER" --db "$T/fresh/runner.db" > "$T/out" 2> "$T/err"
+like "$?|$(cat "$T/out")|$(sed 's/^[^ ]* //' "$T/err")" \
+    "^3\|\|checkpoint-runner\[[0-9]+\]: error: $T/fresh/runner.db: no database there; checkpointctl init makes it\$" \
+    "a runner pass on a fresh path: exit 3, one line naming the path and init"
 printf '{}' | env -i REQUEST_METHOD=POST PATH_INFO="/jobs/$J3/checkpoints" \
-    CONTENT_LENGTH=2 CHECKPOINT_DB="$T/fresh/app.db" "$API" > /dev/null 2>&1
-is "$(stat -c %a "$T/fresh/app.db")" 660 \
-    "the app's POST (plain CGI) on a fresh path: the database it made is mode 0660"
+    CONTENT_LENGTH=2 CHECKPOINT_DB="$T/fresh/app.db" "$API" > "$T/out" 2> "$T/err"
+like "$(head -1 "$T/out" | tr -d '\r')|$(grep -c 'no database there; checkpointctl init makes it' "$T/err")" \
+    "^Status: 503 Service Unavailable\|1\$" \
+    "the app's POST (plain CGI) on a fresh path: 503, and a log line naming init"
+is "$(ls "$T/fresh")" "empty.db" "on a fresh path, nothing made a file"
+is "$(stat -c %s "$T/fresh/empty.db")" 0 "the empty file is left empty"
+
+# Whichever way init makes the database, it is 0666 less its umask of 007,
+# as any new file: the group may write it, so that in the shared setgid
+# directory the other service is not refused (checkpointctl(8),
+# "DEPLOYMENT").  SQLite alone would make it 0640.
+"$CTL" --db "$T/fresh/init.db" init > /dev/null || bail "init on a fresh path"
+is "$(stat -c %a "$T/fresh/init.db")" 660 \
+    "init on a fresh path: the database it made is mode 0660"
 
 # init --group, or a setgid directory's group: the database is that
 # group's, mode 0660; refused, nothing made, where the group could not

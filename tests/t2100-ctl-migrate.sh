@@ -101,6 +101,7 @@ is "$RC|$OUT|$ERR" "1||checkpointctl: $DST: not empty (it holds jobs, triggers o
 is "$(md5sum < "$DST")" "$before" "  and left byte for byte"
 for what in "job add $J1" "purge"; do
 	rm -f "$T/one.db"*
+	init_db "$T/one.db"
 	"$CTL" --db "$T/one.db" $what > /dev/null
 	case $what in purge)
 		sqlite3 "$T/one.db" "INSERT INTO checkpoint_counters VALUES ('$J1', 7)" ;;

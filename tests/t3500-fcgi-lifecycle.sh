@@ -23,8 +23,8 @@ IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
 # === SIGTERM with a request in flight =======================================
 DB=$T/term.db
 export CHECKPOINT_DB=$DB CHECKPOINT_BUSY_TIMEOUT=5s
+init_db
 start_app 2>>"$T/app.log"
-fcgi_raw GET /jobs/$J/checkpoints/$TA > /dev/null	# creates the database
 hold_lock 0.8
 fcgi_raw POST /jobs/$J/checkpoints "{\"triggerId\":\"$TA\"}" > "$T/post.out" &
 POST=$!
@@ -82,6 +82,7 @@ unset CHECKPOINT_BUSY_TIMEOUT
 SHARED=$T/shared.sock
 DB=$T/shared.db
 export CHECKPOINT_DB=$DB
+init_db
 # shared_start [OPTION...]: two processes on $SHARED; sets SHARED_PIDS.
 shared_start() {
 	rm -f "$SHARED" "$T/shared.pids"
@@ -200,6 +201,7 @@ export CHECKPOINT_MAX_BODY=100
 # later: headroom in FcgidMaxProcessesPerClass keeps requests from waiting.
 DB=$T/recycled.db
 export CHECKPOINT_DB=$DB CHECKPOINT_PROCS=8
+init_db
 SERVER=apache APACHE_EXTRA='FcgidMaxRequestsPerProcess 2'
 start_server 2>>"$T/server-stderr.log"
 RECYCLED=$(transcript)
@@ -208,6 +210,7 @@ ok "$([ "$(sort -u "$T/pids" | grep -c .)" -ge 7 ] && echo 0 || echo 1)" \
     "mod_fcgid, FcgidMaxRequestsPerProcess 2: 14 requests took 7 processes or more"
 DB=$T/cgi.db
 export CHECKPOINT_DB=$DB
+init_db
 SERVER=cgi APACHE_EXTRA=
 start_server 2>>"$T/server-stderr.log"
 CGI=$(transcript)
@@ -319,6 +322,7 @@ RUN=0
 : > "$T/load"
 DB=$T/leak.db
 export CHECKPOINT_DB=$DB CHECKPOINT_MAX_BODY=100 CHECKPOINT_SYNC=NORMAL
+init_db
 SERVER=nginx
 start_server 2>>"$T/server-stderr.log"
 APP=$APP_PID
@@ -389,6 +393,7 @@ threads() {
 }
 DB=$T/sched.db
 export CHECKPOINT_DB=$DB
+init_db
 start_app "" -t 3
 is "$(threads 3)" 3 "sched: the 3 workers run in SCHED_BATCH"
 # Main, committer and WAL copier (and ThreadSanitizer's own thread).

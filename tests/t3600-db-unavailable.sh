@@ -1,6 +1,6 @@
 #!/bin/sh
-# The database unavailable (checkpoint-api(7), "ERRORS": 503): its directory
-# missing, no permission, a file that is not a database, one the app may
+# The database unavailable (checkpoint-api(7), "ERRORS": 503): none there
+# (only checkpointctl init makes one), no permission, a file that is not a database, one the app may
 # read but not write, and locked past the busy timeout.  Every request that needs what is missing answers 503 with a
 # JSON error that names the cause and never a path; the process logs the path
 # and SQLite's error; and once the database is back, the same process answers
@@ -89,12 +89,23 @@ begin() {
 	start_app as_run_user 2>>"$LOG"
 }
 
-# === the database's directory missing =========================================
-begin "$T/gone/checkpoints.db"
-unavailable "missing directory"
-logged "missing directory" "unable to open database file"
+# === no database: its directory missing, or no file ===========================
+# Only checkpointctl init makes one: the 503 says so and that retrying is
+# vain, and nothing is made; the operator's init brings the service back.
+for _where in nofile gone; do
+	[ "$_where" = nofile ] && share_dir "$T/nofile"
+	begin "$T/$_where/checkpoints.db"
+	is "$(post)" "503 $NO_DATABASE" "no database ($_where): POST is 503, init named"
+	is "$(get)" "503 $NO_DATABASE" "no database ($_where): GET is 503, init named"
+	is "$(read_path /jobs/overview)" "503 $NO_DATABASE" \
+	    "no database ($_where): the job overview is 503"
+	logged "no database ($_where)" "no database there; checkpointctl init makes it"
+	test ! -e "$T/$_where/checkpoints.db"
+	ok $? "no database ($_where): none made"
+done
 share_dir "$T/gone"
-back "missing directory"
+init_db "$T/gone/checkpoints.db"
+back "no database (gone)"
 
 # === no permission ==============================================================
 # A directory the app's user may not enter: as root, root's own with mode
@@ -237,6 +248,7 @@ back "not a database"
 # === locked past the busy timeout ===============================================
 export CHECKPOINT_BUSY_TIMEOUT=300ms
 share_dir "$T/busy"
+init_db "$T/busy/checkpoints.db"
 begin "$T/busy/checkpoints.db"
 is "$(post)" "202 {\"request-id\":\"$TA\"}" "locked: POST before the lock"
 TB=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb

@@ -49,17 +49,11 @@ NGINX_SNIPPET='location @PREFIX@/metrics {
 	fastcgi_param PATH_INFO $fastcgi_path_info;
 	fastcgi_pass unix:@SOCKET@;
 }'
-# What the test's Apache lacks that Debian's a2enmod would load.
-_m=/usr/lib/apache2/modules
-APACHE_MODULES="LoadModule authn_core_module $_m/mod_authn_core.so
-LoadModule authn_file_module $_m/mod_authn_file.so
-LoadModule auth_basic_module $_m/mod_auth_basic.so
-LoadModule authz_user_module $_m/mod_authz_user.so"
 
 for SERVER in lighttpd apache nginx; do
 	case $SERVER in
 	lighttpd) LIGHTTPD_EXTRA=$LIGHTTPD_SNIPPET ;;
-	apache) APACHE_EXTRA="$APACHE_MODULES$NL$APACHE_SNIPPET" ;;
+	apache) APACHE_EXTRA="$APACHE_AUTH_MODULES$NL$APACHE_SNIPPET" ;;
 	nginx) NGINX_EXTRA=$NGINX_SNIPPET ;;
 	esac
 	start_server

@@ -213,13 +213,14 @@ is "$(header location)" ui/ "console, without its slash: to ui/"
 HTTP_HEADER="If-None-Match: $ETAG"
 answer_is "console, unchanged" 304 GET /ui/
 unset HTTP_HEADER
-for _f in app.js chart.js format.js style.css index.html; do
+for _f in chart.js format.js style.css index.html app.js; do
 	answer_is "console file $_f" 200 GET /ui/$_f
 done
-answer_is "console file under /v1" 200 GET /v1/ui/app.js
 HTTP_HEADER="If-None-Match: $(header etag)"
 answer_is "console file, unchanged" 304 GET /ui/app.js
 unset HTTP_HEADER
+answer_is "console file, never under /v1" 404 GET /v1/ui/app.js
+answer_is "console, never under /v1" 404 GET /v1/ui/
 answer_is "console file, unknown" 404 GET /ui/nope.js
 
 # Another site's page may read but not trigger.
@@ -356,7 +357,8 @@ answer_is "status, CORS off" 200 GET /jobs/$J/checkpoints/$TJ
 answer_is "error, CORS off" 404 GET /nope
 unset CHECKPOINT_CORS_ORIGIN
 
-# The database cannot be opened: every endpoint that reads it is 503.
+# No database (only checkpointctl init makes one): every endpoint that
+# reads it is 503.
 DB_KEPT=$DB
 DB=$T/missing/checkpoints.db
 export CHECKPOINT_DB=$DB

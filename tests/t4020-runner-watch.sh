@@ -9,7 +9,7 @@
 
 . "$(dirname "$0")/runner-lib.sh"
 
-pass || bail "checkpoint-runner cannot create $DB"
+pass || bail "checkpoint-runner cannot open $DB"
 start_lighttpd
 
 # --- --watch ------------------------------------------------------------------------------------
@@ -46,8 +46,9 @@ is "$(rows "$J")" "COMPLETED|1|FULL|done 1|-" \
 
 # --- a database not there yet, one too new ------------------------------------------------------
 
-# A watcher started before its database can be made (its directory comes
-# later, as a deployment's would) keeps trying, then watches it.
+# A watcher started before its database is made (its directory and
+# checkpointctl init come later, as a deployment's would) keeps trying,
+# making nothing, then watches it.
 LATER=$T/later/checkpoints.db
 LLOG=$T/later.log
 spawn env CHECKPOINT_DB="$LATER" "$RUNNER" --watch --log-level info 2>>"$LLOG"
@@ -57,9 +58,15 @@ sleep 2.5
 ok $? "--watch, database not openable: still running after 2.5 s"
 grep -q "later/checkpoints.db" "$LLOG"
 ok $? "  and the log names the database it cannot open"
+is "$(grep -c 'later/checkpoints.db: no database there; checkpointctl init makes it' "$LLOG")" 1 \
+    "  said once, with the path and init"
 mkdir "$T/later"
+sleep 1.5
+test ! -e "$LATER"
+ok $? "  its directory made: the runner makes no database there"
+init_db "$LATER"
 wait_until 50 "grep -q 'watching $LATER' '$LLOG'"
-ok $? "  its directory made: the runner opens it and watches it"
+ok $? "  checkpointctl init: the runner opens it and watches it"
 J=$(jid 24)
 "$CTL" --db "$LATER" job add "$J" --every 1s
 wait_until 50 "[ \"\$(sqlite3 -cmd '.timeout 5000' '$LATER' \"SELECT count(*) FROM triggers WHERE job_id = '$J' AND status = 'COMPLETED'\")\" -ge 1 ]"

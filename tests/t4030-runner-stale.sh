@@ -11,7 +11,7 @@
 
 . "$(dirname "$0")/runner-lib.sh"
 
-pass || bail "checkpoint-runner cannot create $DB"
+pass || bail "checkpoint-runner cannot open $DB"
 start_lighttpd
 
 # --- stale claims -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 
 . "$(dirname "$0")/runner-lib.sh"
 
-pass || bail "checkpoint-runner cannot create $DB"
+pass || bail "checkpoint-runner cannot open $DB"
 start_lighttpd
 
 # --- --stats ----------------------------------------------------------------------------------------
@@ -36,7 +36,7 @@ is "$(pass)" "" "without --stats nothing goes to stdout"
 # --- purging ----------------------------------------------------------------------------------------
 
 PDB=$T/purge.db
-pass --db "$PDB"
+init_db "$PDB"
 JP=$(jid 34)
 JQ=$(jid 35)
 # The old rows are a day old and the purge keeps ten minutes, so however slow
@@ -85,6 +85,45 @@ ok $? "bad options: no database created"
 CHECKPOINT_STORE_DURATION=forever "$RUNNER" --db "$T/never.db" 2> "$T/err"
 is "$?" 2 "a bad CHECKPOINT_STORE_DURATION: exit 2"
 
+# Only checkpointctl init makes a database (checkpoint-api(7), "SECURITY").
+"$RUNNER" --db "$T/never.db" > "$T/out" 2> "$T/err"
+is "$?|$(wc -l < "$T/err")" "3|1" "no database: exit 3, one line"
+like "$(cat "$T/err")" "$T/never.db: no database there; checkpointctl init makes it\$" \
+    "no database: the line names the path and init"
+test ! -e "$T/never.db"
+ok $? "no database: none made"
+# A watcher waits for init (t4020), having said so once.
+spawn "$RUNNER" --watch --db "$T/never.db" 2> "$T/err"
+sleep 2.5
+term_wait "$LAST_PID"
+is "$RC|$(grep -c 'checkpointctl init makes it' "$T/err")" "0|1" \
+    "no database: --watch says so once in 2.5 s, waits, ends on SIGTERM"
+test ! -e "$T/never.db"
+ok $? "no database: --watch made none"
+
+# A CHECKPOINT_DB no retry mends: exit 2 at start, one line.
+for _db in 'sqlite:///' 'postgresql://[::1'; do
+	CHECKPOINT_DB=$_db "$RUNNER" > "$T/out" 2> "$T/err"
+	is "$?|$(wc -l < "$T/err")" "2|1" "CHECKPOINT_DB=$_db: exit 2, one line"
+	grep -qF "CHECKPOINT_DB=\"$_db\": " "$T/err"
+	ok $? "CHECKPOINT_DB=$_db: named in the line ($(cat "$T/err"))"
+done
+
+# As root only when told: every job's command would run as root.
+if [ "$(id -u)" -eq 0 ]; then
+	"$RUNNER_AS_IS" --db "$DB" > "$T/out" 2> "$T/err"
+	is "$?|$(wc -l < "$T/err")" "2|1" "as root without --allow-root: exit 2, one line"
+	like "$(cat "$T/err")" "refusing to run as root.*--allow-root\$" \
+	    "as root: the line says why and names --allow-root"
+	"$RUNNER_AS_IS" --allow-root --db "$DB" > "$T/out" 2> "$T/err"
+	is "$?" 0 "as root with --allow-root: a pass"
+else
+	for _d in "as root without --allow-root" "as root: the line" \
+	    "as root with --allow-root"; do
+		skip "$_d" "not run as root"
+	done
+fi
+
 echo "not a database, just text" > "$T/text.db"
 sum=$(md5sum < "$T/text.db")
 "$RUNNER" --db "$T/text.db" 2> "$T/err"
@@ -93,7 +132,7 @@ is "$(md5sum < "$T/text.db")" "$sum" "a text file as database: unchanged"
 "$RUNNER" --db "$T/no/such/dir/x.db" 2> "$T/err"
 is "$?" 3 "a database in a missing directory: exit 3"
 
-pass --db "$T/newer.db"
+init_db "$T/newer.db"
 sqlite3 "$T/newer.db" 'PRAGMA user_version = 99'
 sum=$(md5sum < "$T/newer.db")
 "$RUNNER" --db "$T/newer.db" 2> "$T/err"
@@ -104,7 +143,7 @@ like "$(cat "$T/err")" "newer" "a database from a newer version: says so"
 # --- batches --------------------------------------------------------------------------------------
 
 BDB=$T/batch.db
-pass --db "$BDB"
+init_db "$BDB"
 JA=$(jid 36)
 JB=$(jid 37)
 now=$(now_ms)

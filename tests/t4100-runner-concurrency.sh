@@ -77,6 +77,7 @@ is "$(sql "SELECT count(DISTINCT checkpoint_type) || checkpoint_type FROM trigge
 
 # --- SIGKILL in the middle of one big batch ------------------------------
 B=$T/batch.db
+init_db "$B"
 $CTL --db "$B" job add $J1 >/dev/null && $CTL --db "$B" job add $J2 >/dev/null
 queue "$B" 60000 $J1 $J2
 $RUNNER --db "$B" --batch 60000 --log-level error &
@@ -101,6 +102,7 @@ is "$(sqlite3 "$B" 'PRAGMA integrity_check')" ok "integrity_check is ok"
 # --- a runner killed while its command runs takes the command with it ------
 O=$T/orphan.db
 JO=0000000000000000000000000000000e
+init_db "$O"
 $CTL --db "$O" job add $JO --timeout 60 \
     --command "echo started > '$T/orphan.started'; sleep 4141; echo done" >/dev/null
 sqlite3 "$O" "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)

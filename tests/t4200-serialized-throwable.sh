@@ -107,6 +107,7 @@ ok $? "javac: the stand-in for SerializedThrowable and its checker"
 # --- a failure stored before migration 3 -----------------------------------------
 
 J0=$(jid 1)
+rm -f "$DB" # lib.sh's, at today's version
 for m in 0001-initial 0002-triggers-check; do
 	sql < "$top_srcdir/schema/$m.sql" || bail "schema/$m.sql"
 done

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Files and privileges (README.md, "Security" and "Jobs and checkpoint
 # actions"; checkpoint-runner(8)):
-# - the database and its -wal and -shm, created by each of the three
-#   programs under a umask of 022, give no access to others; init in a
-#   setgid directory gives the database to its group, mode 0660;
+# - the database, which only checkpointctl init makes, and the -wal and
+#   -shm each of the three programs makes under a umask of 022, give no
+#   access to others; init in a setgid directory gives the database to
+#   its group, mode 0660;
 # - the FastCGI process, traced with strace behind a real lighttpd while it
 #   answers POSTs and GETs (and a runner runs a job's command), executes
 #   nothing (no execve beyond its own start, no fork: every clone is a
@@ -87,15 +88,18 @@ is "$(modes_while "$T/m-group" /dev/null "$CTL" --db "$T/m-group/c.db" init)" \
 is "$(stat -c '%a %G' "$T/m-group/c.db")" "660 $SHARED" \
     "  the database is the directory's group's, mode 0660, under umask 022"
 
+mkdir -p "$T/m-runner" "$T/m-api"
+init_db "$T/m-runner/c.db"
+init_db "$T/m-api/c.db"
 is "$(modes_while "$T/m-runner" /dev/null "$RUNNER" --db "$T/m-runner/c.db")" \
-    "$WANT" "checkpoint-runner: database, -wal and -shm without access for others"
+    "$WANT" "checkpoint-runner: -wal and -shm it makes without access for others"
 diag "checkpoint-runner made:" "$(cat "$T/m-runner.ls")"
 
 printf '{"triggerId":"%s"}' "$TID" > "$T/body"
 is "$(modes_while "$T/m-api" "$T/body" env -i REQUEST_METHOD=POST \
     PATH_INFO=/jobs/$J/checkpoints CONTENT_LENGTH=48 \
     CHECKPOINT_DB="$T/m-api/c.db" "$API")" \
-    "$WANT" "checkpoint-api.fcgi (plain CGI): database, -wal and -shm without access for others"
+    "$WANT" "checkpoint-api.fcgi (plain CGI): -wal and -shm it makes without access for others"
 diag "checkpoint-api.fcgi made:" "$(cat "$T/m-api.ls")"
 is "$(grep -c '^Status: 202 Accepted' "$T/m-api.out")" 1 \
     "checkpoint-api.fcgi (plain CGI) answered 202 meanwhile"
@@ -109,6 +113,7 @@ is "$(find "$T/m-ctl" "$T/m-runner" "$T/m-api" -type f -perm /o=rwx)" "" \
 DB=$T/srv/checkpoints.db
 export CHECKPOINT_DB=$DB
 mkdir -p "$T/srv"
+init_db
 # One trace per process lighttpd starts.
 cat > "$T/api-traced" <<EOF
 #!/bin/sh

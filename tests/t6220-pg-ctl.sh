@@ -216,6 +216,7 @@ succeeds "$PW_SHOWN: schema version $V" \
 is "$(q "SELECT tableowner FROM pg_tables WHERE tablename = 'jobs'" owned)" \
     ckpt "--db with a password: the schema was made by that role"
 succeeds "" "--db with a password: job add" --db "$PW_URI" job add "$J1"
+init_db "$SAME"
 "$CTL" --db "$SAME" job add "$J1" || bail "job add on SQLite"
 run --db "$SAME" job list
 succeeds "$OUT" "--db=URI with a password: job list, as on SQLite" \

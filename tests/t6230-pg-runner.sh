@@ -28,7 +28,7 @@
 pg_runner_db
 
 pass
-ok $? "a pass over a new PostgreSQL database makes the schema and exits 0"
+ok $? "a pass over a new PostgreSQL database (init made its tables) exits 0"
 is "$(dbq "SELECT application FROM schema_version")" checkpoint-api \
     "  the schema is there"
 start_lighttpd

@@ -291,6 +291,24 @@ sweep(const char *method, const char *path, const char *body,
 	response_free(&r);
 }
 
+/* The database made as checkpointctl init makes it: no other program may. */
+static int
+nomem_init_db(void)
+{
+	struct store_opts o;
+	struct store *s;
+	char err[512];
+
+	settings_store_opts(&settings, 0, &o);
+	o.create = 1;
+	if (store_open(&o, &s, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "init: %s", err);
+		return -1;
+	}
+	store_close(s);
+	return 0;
+}
+
 /*
  * The job, registered and running with command and the savepoint
  * directory /sp, as checkpointctl job add makes it; or with fields, its command (JOB_SET_COMMAND) or its
@@ -747,6 +765,8 @@ main(void)
 	settings.history_keep = DEFAULT_HISTORY_KEEP;
 	settings.history_age_ms = DEFAULT_HISTORY_AGE_MS;
 	settings.metrics = 1;
+	if (nomem_init_db() == -1)
+		return 1;
 	api_init(&api, &settings);
 
 	tap_ok(job_write(JOB, NULL, 0) == 0, "job " JOB " registered");

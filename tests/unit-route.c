@@ -30,7 +30,12 @@ static const struct route_case {
 	/* The page (ui.c): /ui and /ui/ alike, the asset in its own field. */
 	{ __LINE__, "GET", "/ui", ROUTE_UI, 1, "GET", "", "" },
 	{ __LINE__, "GET", "/ui/", ROUTE_UI, 1, "GET", "", "" },
-	{ __LINE__, "GET", "/v1/ui/app.js", ROUTE_UI, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/ui/app.js", ROUTE_UI, 1, "GET", "", "" },
+	/* One prefix, for one auth rule: never under /v1, as /metrics. */
+	{ __LINE__, "GET", "/v1/ui/app.js", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/v1/ui/", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "/v1/ui", ROUTE_NONE, 0, NULL, "", "" },
+	{ __LINE__, "GET", "//ui//", ROUTE_UI, 1, "GET", "", "" },
 	{ __LINE__, "POST", "/ui/", ROUTE_UI, 0, "GET", "", "" },
 	{ __LINE__, "GET", "/ui/a/b", ROUTE_NONE, 0, NULL, "", "" },
 	/* The trigger route. */

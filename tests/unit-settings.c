@@ -588,37 +588,110 @@ test_metrics_flags(void)
 	unsetenv("CHECKPOINT_METRICS_FILTER");
 }
 
-/* What logs show of CHECKPOINT_DB, and what ps shows of --db. */
+/* CHECKPOINT_ORIGINS: origins only, space-separated; blank is unset. */
 static const struct {
 	int line;
-	const char *db, *shown, *hidden;
+	const char *v; /* NULL: unset */
+	const char *want; /* NULL: unset after; ERR: refused */
+} origins_cases[] = {
+	{ __LINE__, NULL, NULL },
+	{ __LINE__, "", NULL },
+	{ __LINE__, "   ", NULL },
+	{ __LINE__, "https://flink.example:8443",
+	    "https://flink.example:8443" },
+	{ __LINE__, " http://a.example  https://[::1]:8443 ",
+	    " http://a.example  https://[::1]:8443 " },
+	{ __LINE__, "flink.example", "ERR" },
+	{ __LINE__, "https://flink.example/", "ERR" },
+	{ __LINE__, "https://a.example,https://b.example", "ERR" },
+	{ __LINE__, "http://a.example null", "ERR" },
+	{ __LINE__, "*", "ERR" },
+};
+
+static void
+test_origins_setting(void)
+{
+	struct settings st;
+	char err[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(origins_cases) / sizeof(origins_cases[0]); i++) {
+		if (origins_cases[i].v == NULL)
+			unsetenv("CHECKPOINT_ORIGINS");
+		else
+			setenv("CHECKPOINT_ORIGINS", origins_cases[i].v, 1);
+		rc = settings_from_env(&st, NULL, err, sizeof(err));
+		if (origins_cases[i].want != NULL &&
+		    strcmp(origins_cases[i].want, "ERR") == 0) {
+			tap_is_int_at(__FILE__, origins_cases[i].line, rc, -1,
+			    "origins case %zu: refused", i + 1);
+			tap_ok_at(__FILE__, origins_cases[i].line,
+			    strncmp(err, "CHECKPOINT_ORIGINS=", 19) == 0,
+			    "origins case %zu: says so (%s)", i + 1, err);
+			continue;
+		}
+		tap_is_int_at(__FILE__, origins_cases[i].line, rc, 0,
+		    "origins case %zu: accepted", i + 1);
+		tap_is_str_at(__FILE__, origins_cases[i].line,
+		    st.origins != NULL ? st.origins : "(unset)",
+		    origins_cases[i].want != NULL ? origins_cases[i].want :
+						    "(unset)",
+		    "origins case %zu: the list", i + 1);
+	}
+	unsetenv("CHECKPOINT_ORIGINS");
+}
+
+/*
+ * What logs show of CHECKPOINT_DB, and what ps shows of --db; and whether
+ * it is taken at all (a mistake no retry mends stops the program: err).
+ */
+static const struct {
+	int line;
+	const char *db, *shown, *hidden, *err;
 } db_cases[] = {
 	{ __LINE__, "/var/lib/checkpoint-api/checkpoints.db",
 	    "/var/lib/checkpoint-api/checkpoints.db",
-	    "/var/lib/checkpoint-api/checkpoints.db" },
+	    "/var/lib/checkpoint-api/checkpoints.db", NULL },
 	{ __LINE__,
 	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
 	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
-	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write" },
+	    "postgresql://ckpt@db1,db2/ckpt?target_session_attrs=read-write",
+	    NULL },
 	{ __LINE__,
 	    "postgresql://u:secret@h1,h2/db?password=pw2&sslmode=require",
 	    "postgresql://u:***@h1,h2/db?password=***&sslmode=require",
-	    "postgresql://u:******@h1,h2/db?password=***&sslmode=require" },
-	{ __LINE__, "postgres://:p@h", "postgres://:***@h", "postgres://:*@h" },
+	    "postgresql://u:******@h1,h2/db?password=***&sslmode=require",
+	    NULL },
+	{ __LINE__, "postgres://:p@h", "postgres://:***@h", "postgres://:*@h",
+	    NULL },
 	{ __LINE__, "postgresql:///db?host=/run/postgresql&password=x",
 	    "postgresql:///db?host=/run/postgresql&password=***",
-	    "postgresql:///db?host=/run/postgresql&password=*" },
+	    "postgresql:///db?host=/run/postgresql&password=*", NULL },
 	{ __LINE__, "postgresql://u:p%40x@h/db?a=b&password=",
 	    "postgresql://u:***@h/db?a=b&password=***",
-	    "postgresql://u:*****@h/db?a=b&password=" },
+	    "postgresql://u:*****@h/db?a=b&password=",
+	    "CHECKPOINT_DB=\"postgresql://u:***@h/db?a=b&password=***\": "
+	    "not a URI libpq can parse" },
 	/* Empty: nothing to hide, each found once (it was found forever). */
 	{ __LINE__, "postgresql://u:@h/db?password=&password=y",
 	    "postgresql://u:***@h/db?password=***&password=***",
-	    "postgresql://u:@h/db?password=&password=*" },
+	    "postgresql://u:@h/db?password=&password=*", NULL },
 	{ __LINE__, "postgresql://h/db?xpassword=1",
-	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1" },
+	    "postgresql://h/db?xpassword=1", "postgresql://h/db?xpassword=1",
+	    "CHECKPOINT_DB=\"postgresql://h/db?xpassword=1\": not a URI "
+	    "libpq can parse" },
 	{ __LINE__, "mysql://u:pw@h/db", "mysql://u:***@h/db",
-	    "mysql://u:**@h/db" },
+	    "mysql://u:**@h/db",
+	    "CHECKPOINT_DB=\"mysql://u:***@h/db\": an unsupported scheme: "
+	    "use a file path or postgresql://" },
+	{ __LINE__, "sqlite:///", "sqlite:///", "sqlite:///",
+	    "CHECKPOINT_DB=\"sqlite:///\": an unsupported scheme: use a "
+	    "file path or postgresql://" },
+	{ __LINE__, "postgresql://[::1", "postgresql://[::1",
+	    "postgresql://[::1",
+	    "CHECKPOINT_DB=\"postgresql://[::1\": not a URI libpq can "
+	    "parse" },
 };
 
 static void
@@ -630,9 +703,14 @@ test_db_shown(void)
 
 	for (i = 0; i < sizeof(db_cases) / sizeof(db_cases[0]); i++) {
 		setenv("CHECKPOINT_DB", db_cases[i].db, 1);
+		strcpy(err, "(untouched)");
 		tap_is_int_at(__FILE__, db_cases[i].line,
-		    settings_from_env(&st, NULL, err, sizeof(err)), 0,
-		    "db case %zu: accepted", i + 1);
+		    settings_from_env(&st, NULL, err, sizeof(err)),
+		    db_cases[i].err != NULL ? -1 : 0, "db case %zu: %s", i + 1,
+		    db_cases[i].err != NULL ? "refused" : "accepted");
+		tap_is_str_at(__FILE__, db_cases[i].line, err,
+		    db_cases[i].err != NULL ? db_cases[i].err : "(untouched)",
+		    "db case %zu: the message", i + 1);
 		tap_is_str_at(__FILE__, db_cases[i].line, st.db_shown,
 		    db_cases[i].shown, "db case %zu: shown without password",
 		    i + 1);
@@ -662,5 +740,6 @@ main(void)
 	test_savepoint_root();
 	test_metrics_flags();
 	test_db_shown();
+	test_origins_setting();
 	return tap_done();
 }

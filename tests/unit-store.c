@@ -86,7 +86,7 @@ mkid(const char *s)
 static enum store_rc
 open_at(const char *path, struct store **s, char *err, size_t errlen)
 {
-	struct store_opts o = { path, 0, 50, 0 };
+	struct store_opts o = { path, 0, 50, 0, 1 };
 
 	err[0] = '\0';
 	return store_open(&o, s, err, errlen);
@@ -1972,7 +1972,7 @@ test_any_deadlock(const char *db, const struct trigger_rec *tr,
 	struct trigger_rec x = *tr, y = *tr;
 	struct savepoint_rec s2 = *sp;
 	/* Lock waits past the server's deadlock_timeout (1 s). */
-	struct store_opts opts = { db, 0, 5000, 0 };
+	struct store_opts opts = { db, 0, 5000, 0, 0 };
 	struct store *a = NULL, *o = NULL;
 	struct job job;
 	char err[512];
@@ -2199,7 +2199,7 @@ test_col_nomem(void)
 static enum store_rc
 nomem_open(const char *name, struct store **s)
 {
-	struct store_opts o = { path_in(name), 1, 50, 0 };
+	struct store_opts o = { path_in(name), 1, 50, 0, 1 };
 	char err[512];
 
 	return store_open(&o, s, err, sizeof(err));

@@ -20,14 +20,25 @@ static const struct origin_case {
 	/* curl and Flink's clients send no Origin. */
 	{ __LINE__, NULL, "127.0.0.1:8080", "*", 1, NULL },
 	{ __LINE__, NULL, NULL, NULL, 1, NULL },
-	/* The page itself: same host and port, either scheme. */
+	/* The page itself: same host and port, either scheme, Host an
+	 * address or localhost. */
 	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:8080", "*", 1, NULL },
-	{ __LINE__, "https://flink.example:8443", "flink.example:8443", "*", 1,
+	{ __LINE__, "https://127.0.0.1:8443", "127.0.0.1:8443", "*", 1, NULL },
+	{ __LINE__, "http://LocalHost:8080", "localhost:8080", "*", 1, NULL },
+	{ __LINE__, "http://[::1]:8080", "[::1]:8080", "*", 1, NULL },
+	{ __LINE__, "http://10.1.2.3", "10.1.2.3:80", "*", 1, NULL },
+	/* A name without CHECKPOINT_ORIGINS: anyone's to point here (DNS
+	 * rebinding: Host and Origin both the attacker's). */
+	{ __LINE__, "http://evil.example:8080", "evil.example:8080", "*", 0,
 	    NULL },
-	{ __LINE__, "https://Flink.Example", "flink.example", NULL, 1, NULL },
-	{ __LINE__, "https://flink.example", "flink.example:443", "*", 1,
+	{ __LINE__, "https://flink.example:8443", "flink.example:8443", "*", 0,
 	    NULL },
-	{ __LINE__, "http://flink.example:80", "flink.example", "*", 1, NULL },
+	{ __LINE__, "https://Flink.Example", "flink.example", NULL, 0, NULL },
+	{ __LINE__, "http://flink.example:80", "flink.example", "*", 0, NULL },
+	{ __LINE__, "http://localhost.evil:8080", "localhost.evil:8080", "*", 0,
+	    NULL },
+	{ __LINE__, "http://127.0.0.1.evil:80", "127.0.0.1.evil", "*", 0,
+	    NULL },
 	/* Another site, or another port of this host. */
 	{ __LINE__, "http://evil.example", "127.0.0.1:8080", "*", 0, NULL },
 	{ __LINE__, "http://127.0.0.1:8081", "127.0.0.1:8080", "*", 0, NULL },
@@ -61,21 +72,58 @@ static const struct origin_case {
 	{ __LINE__, "http://evil.example:8080", "127.0.0.1", "*", 0, "8080" },
 };
 
+/* CHECKPOINT_ORIGINS set: those origins, and no Host is believed. */
+#define OURS "https://flink.example:8443  http://Flink.Example http://[::1]:80"
+static const struct origin_case listed_cases[] = {
+	{ __LINE__, NULL, "evil.example", "*", 1, "8443" },
+	{ __LINE__, "https://flink.example:8443", "evil.example", "*", 1,
+	    "8443" },
+	{ __LINE__, "https://FLINK.example:8443", "flink.example:8443", "*", 1,
+	    "8443" },
+	{ __LINE__, "http://flink.example", "flink.example", "*", 1, "8443" },
+	{ __LINE__, "http://flink.example:80", "127.0.0.1", "*", 1, "8443" },
+	{ __LINE__, "http://[::1]", "[::1]", "*", 1, "8443" },
+	/* The scheme and the port count; Host alone is nothing. */
+	{ __LINE__, "https://flink.example", "flink.example", "*", 0, "8443" },
+	{ __LINE__, "http://flink.example:8443", "flink.example:8443", "*", 0,
+	    "8443" },
+	{ __LINE__, "http://evil.example", "evil.example", "*", 0, "8443" },
+	{ __LINE__, "http://127.0.0.1:8080", "127.0.0.1:8080", "*", 0, "8443" },
+	{ __LINE__, "http://flink.exampl", "flink.example", "*", 0, "8443" },
+	{ __LINE__, "http://flink.example.evil", "flink.example", "*", 0,
+	    "8443" },
+	{ __LINE__, "null", "flink.example", "*", 0, "8443" },
+	{ __LINE__, "http://flink.example/", "flink.example", "*", 0, "8443" },
+};
+
+/* Each case of n, with CHECKPOINT_ORIGINS origins (NULL: unset). */
 static void
-test_origins(void)
+test_origin_cases(const struct origin_case *cases, size_t n,
+    const char *origins)
 {
 	const struct origin_case *c;
 	size_t i;
 
-	for (i = 0; i < sizeof(origin_cases) / sizeof(origin_cases[0]); i++) {
-		c = &origin_cases[i];
+	for (i = 0; i < n; i++) {
+		c = &cases[i];
 		tap_is_int_at(__FILE__, c->line,
-		    origin_allowed(c->origin, c->host, c->server_port, c->cors),
-		    c->allowed, "Origin %s, Host %s, SERVER_PORT %s, CORS %s",
+		    origin_allowed(c->origin, c->host, c->server_port, c->cors,
+			origins),
+		    c->allowed,
+		    "Origin %s, Host %s, SERVER_PORT %s, CORS %s, ORIGINS %s",
 		    c->origin ? c->origin : "-", c->host ? c->host : "-",
 		    c->server_port ? c->server_port : "-",
-		    c->cors ? c->cors : "-");
+		    c->cors ? c->cors : "-", origins ? origins : "-");
 	}
+}
+
+static void
+test_origins(void)
+{
+	test_origin_cases(origin_cases,
+	    sizeof(origin_cases) / sizeof(origin_cases[0]), NULL);
+	test_origin_cases(listed_cases,
+	    sizeof(listed_cases) / sizeof(listed_cases[0]), OURS);
 }
 
 /* GET path with If-None-Match inm through the router and ui_serve. */
