@@ -239,6 +239,22 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 }
 
 /*
+ * -1, said in one line, for root unless --allow-root: every job's command
+ * would run as root, and any writer of the database (on SQLite the web
+ * server's user) could then own the host.
+ */
+static int
+refuse_root(const struct cmdline *cl)
+{
+	if (geteuid() != 0 || cl->allow_root)
+		return 0;
+	log_error("refusing to run as root, which would run every job's "
+		  "command as root: run as the service's user (checkpointctl "
+		  "setup), or pass --allow-root");
+	return -1;
+}
+
+/*
  * One pass over everything pending; closes s.  Results that could not be
  * recorded (the database went away while their actions ran), and claims
  * whose commit failed but may have been made, are tried again on a store
@@ -384,16 +400,8 @@ main(int argc, char *argv[])
 	(void)log_init_dest("checkpoint-runner",
 	    cl.use_syslog ? "syslog" : NULL, cl.lvl, err, sizeof(err));
 	store_init();
-	/*
-	 * Every job's command would run as root: a database any writer of
-	 * which (the web server's user) could then own the host.
-	 */
-	if (geteuid() == 0 && !cl.allow_root) {
-		log_error("refusing to run as root, which would run every "
-			  "job's command as root: run as the service's user "
-			  "(checkpointctl setup), or pass --allow-root");
+	if (refuse_root(&cl) == -1)
 		goto out;
-	}
 	if (settings_from_env(&st, cl.db, err, sizeof(err)) == -1) {
 		log_error("%s", err);
 		goto out;

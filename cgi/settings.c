@@ -160,6 +160,32 @@ settings_flag(const char *name, int *on, char *err, size_t errlen)
 }
 
 /*
+ * The database: --db's, else CHECKPOINT_DB, else the default.  One that
+ * can name none stops the program: a retryable 503 would never come
+ * right.
+ */
+static int
+settings_db(struct settings *st, const char *db_override, char *err,
+    size_t errlen)
+{
+	const char *v;
+	char why[128];
+
+	if (db_override != NULL)
+		st->db_path = db_override;
+	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
+		st->db_path = v;
+	store_redact(st->db_path, st->db_shown, sizeof(st->db_shown));
+	if (store_check_db(st->db_path, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s=\"%.256s\": %s",
+		    db_override != NULL ? "--db" : "CHECKPOINT_DB",
+		    st->db_shown, why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * CHECKPOINT_ORIGINS: the service's own origins, space-separated, each
  * scheme://host[:port]; unset or blank, NULL (ui.h says what then).
  */
@@ -226,7 +252,6 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	const char *v;
 	int64_t n;
 	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
-	char why[128];
 
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
@@ -241,18 +266,8 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->history_keep = DEFAULT_HISTORY_KEEP;
 	st->history_age_ms = DEFAULT_HISTORY_AGE_MS;
 
-	if (db_override != NULL)
-		st->db_path = db_override;
-	else if ((v = getenv("CHECKPOINT_DB")) != NULL && *v != '\0')
-		st->db_path = v;
-	store_redact(st->db_path, st->db_shown, sizeof(st->db_shown));
-	/* Stops the program: a retryable 503 would never come right. */
-	if (store_check_db(st->db_path, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s=\"%.256s\": %s",
-		    db_override != NULL ? "--db" : "CHECKPOINT_DB",
-		    st->db_shown, why);
+	if (settings_db(st, db_override, err, errlen) == -1)
 		return -1;
-	}
 
 	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
 	    settings_parse_duration(v, &st->store_ms) == -1)

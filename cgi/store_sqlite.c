@@ -1261,6 +1261,21 @@ lite_absent(const char *path)
 	    errno == ENOENT;
 }
 
+/* Makes the file where o->create says so; else one not there is said. */
+static enum store_rc
+lite_make_or_find(const struct store_opts *o, char *err, size_t errlen)
+{
+	if (o->create)
+		lite_create(o->path);
+	else if (lite_absent(o->path)) {
+		snprintf(err, errlen,
+		    "%s: no database there; checkpointctl init makes it",
+		    o->path);
+		return STORE_MISSING;
+	}
+	return STORE_OK;
+}
+
 /*
  * Opens and migrates the database, creating it only where o->create says
  * so.  On failure *out is NULL and err says why, with the path: for logs,
@@ -1284,15 +1299,8 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
-	if (!o->create && lite_absent(o->path)) {
-		snprintf(err, errlen,
-		    "%s: no database there; checkpointctl init makes it",
-		    o->path);
-		rc = STORE_MISSING;
+	if ((rc = lite_make_or_find(o, err, errlen)) != STORE_OK)
 		goto fail;
-	}
-	if (o->create)
-		lite_create(o->path);
 	if (sqlite3_open_v2(o->path, &s->db,
 		SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 		    (o->create ? SQLITE_OPEN_CREATE : 0),
