@@ -64,7 +64,7 @@ is "$(psql_q "SELECT min(id) > $last FROM triggers
 SPSRC=$T/with-savepoints.db
 "$CTL" --db "$SPSRC" init > /dev/null || bail "init $SPSRC"
 "$CTL" --db "$SPSRC" job add "$J1" --every 1h --keep-savepoints 3 \
-    --savepoint-command 'echo "file:/sp/savepoint-$CHECKPOINT_ID"' ||
+    --savepoint-dir file:/sp --savepoint-command 'echo "file:/sp/savepoint-$CHECKPOINT_ID"' ||
     bail "job add"
 sqlite3 "$SPSRC" "INSERT INTO savepoints (id, job_id, trigger_id, kind,
     target_directory, format_type, cancel_job, status, checkpoint_id,
