@@ -97,8 +97,14 @@ done
 flooded=$(used)
 ok "$([ "$flooded" -gt $((before + 100000)) ] && echo 0 || echo 1)" \
     "the flood was stored: $before bytes used, then $flooded"
-is "$(sql "SELECT count(*) FROM savepoints WHERE job_id = '$JB'
-    AND status = 'IN_PROGRESS'")" 3 "  the registered job: 3 savepoints waiting"
+# On PostgreSQL each process records its batch beside the others', and
+# each may add one past the bound (checkpoint-api.fcgi(8)).
+n=$(sql "SELECT count(*) FROM savepoints WHERE job_id = '$JB'
+    AND status = 'IN_PROGRESS'")
+most=3
+[ "$STORE" = pg ] && most=$((3 + ${CHECKPOINT_PROCS:-2} - 1))
+ok "$([ "$n" -ge 3 ] && [ "$n" -le "$most" ] && echo 0 || echo 1)" \
+    "  the registered job: $n savepoints waiting, 3 to $most"
 
 sleep 1.1
 stop_server

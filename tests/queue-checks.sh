@@ -196,7 +196,13 @@ like "$(sp "$JB" 5 stop)" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":
 is "$(sp "$JB" 2)" "202 200 $IN_PROGRESS" \
     "a queued savepoint's triggerId posted again: still queued"
 flood "/jobs/$JB/savepoints" 200 240
-is "$(sp_waiting "$JB")" 3 "40 savepoints from 8 clients at once: 3 waiting"
+# On PostgreSQL each process records beside the others', and each may
+# add one past the bound (checkpoint-api.fcgi(8)).
+n=$(sp_waiting "$JB")
+most=3
+[ "$STORE" = pg ] && most=$((3 + ${CHECKPOINT_PROCS:-2} - 1))
+ok "$([ "$n" -ge 3 ] && [ "$n" -le "$most" ] && echo 0 || echo 1)" \
+    "40 savepoints from 8 clients at once: $n waiting, 3 to $most"
 is "$(sql "SELECT count(*) FROM savepoints WHERE job_id = '$JB'
     AND checkpoint_id IS NOT NULL")" 0 "  no checkpoint id used"
 
