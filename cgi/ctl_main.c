@@ -1601,13 +1601,15 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 {
 	struct store_opts o;
 	struct stat sb;
-	char err[512];
+	char err[1100]; /* strerror and the init line with its --db */
 
 	*err = '\0';
 	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
 	    stat(c->st.db_path, &sb) == -1)
-		snprintf(err, sizeof(err), "%s%s", strerror(errno),
-		    errno == ENOENT ? ": checkpointctl init" : "");
+		snprintf(err, sizeof(err), "%s%s%s%s", strerror(errno),
+		    errno == ENOENT ? ": checkpointctl --db " : "",
+		    errno == ENOENT ? c->st.db_shown : "",
+		    errno == ENOENT ? " init" : "");
 	else {
 		settings_store_opts(&c->st, 0, &o);
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)

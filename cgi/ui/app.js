@@ -16,8 +16,9 @@ const HISTORY_STEP = 100; // history rows added by "Show more"
 const KEPT = 1000;
 // A runner silent this long is taken as not at work: a --watch runner
 // records a pass at least every 15 s, cron's one a minute; a queue alone
-// proves nothing, since under cron a trigger waits up to a minute.
-const RUNNER_GRACE_MS = 150000;
+// proves nothing, since under cron a trigger waits up to a minute.  The
+// one threshold: checkpointctl doctor is built with this line's number.
+const RUNNER_LATE_MS = 150000;
 // A job is stale once its last completed checkpoint is older than this
 // many of its usual gaps between triggers, when its kept history shows
 // them (results are purged after 5 min by default), else than an hour;
@@ -162,7 +163,7 @@ function checkpoints(jid) {
 		wait: c.posted > 0 && c.claim > 0 ? c.claim - c.posted : -1 }));
 }
 
-const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_GRACE_MS;
+const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_LATE_MS;
 
 // The job's health, worst first: { rank, key, text, why }.
 const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
