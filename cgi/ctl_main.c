@@ -1089,13 +1089,14 @@ ctl_table_add_client(struct ctl_table *t, const char *user, const char *addr)
 		ctl_table_add(t, user != NULL ? user : addr);
 }
 
-/* A failure in one cell: its trace's first line, or else its class. */
+/* A failure in one cell: its cause in one line (ckpt_failure_cause). */
 static void
 ctl_table_add_failure(struct ctl_table *t, const char *class, const char *trace)
 {
-	const char *s = trace != NULL && *trace != '\0' ? trace : class;
+	char cause[512];
 
-	ctl_table_addn(t, s, strcspn(s, "\n"));
+	ckpt_failure_cause(class, trace, cause, sizeof(cause));
+	ctl_table_add(t, cause);
 }
 
 /* What became of a trigger, in a few words. */
@@ -1120,7 +1121,8 @@ ctl_trigger_row(const struct trigger_row *r, void *arg)
 	ctl_table_add_when(t, r->created_ms);
 	ctl_table_add(t, r->job.s);
 	ctl_table_add(t, r->trigger.s);
-	ctl_table_add(t, r->status);
+	/* Flink's COMPLETED with a failure cause is, to a person, FAILED. */
+	ctl_table_add(t, r->failure_class != NULL ? "FAILED" : r->status);
 	if (r->checkpoint_id > 0)
 		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
 	else
@@ -1173,7 +1175,7 @@ ctl_savepoint_row(const struct savepoint_row *r, void *arg)
 	ctl_table_add(t, r->trigger.s);
 	ctl_table_addf(t, "%s%s%s", r->kind, r->cancel_job ? "+CANCEL" : "",
 	    r->drain ? "+DRAIN" : "");
-	ctl_table_add(t, r->status);
+	ctl_table_add(t, r->failure_class != NULL ? "FAILED" : r->status);
 	if (r->checkpoint_id > 0)
 		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
 	else
