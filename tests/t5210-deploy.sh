@@ -116,15 +116,9 @@ useradd --system --user-group --no-create-home --shell /usr/sbin/nologin \
 PORT=$(free_port)
 NGINX_PREFIX=$DEST$STATEDIR/nginx
 
-# change FROM TO: every FROM in the steps becomes TO; the FROM must be
-# there, so that a step the README lost fails here.
+# change FROM TO: every FROM in the steps becomes TO (change_in).
 change() {
-	grep -qF -- "$1" "$T/steps" || {
-		ok 1 "the steps have '$1'"
-		return 1
-	}
-	_from=$(printf '%s' "$1" | sed 's/[|.[\*^$]/\\&/g')
-	sed -i "s|$_from|$2|g" "$T/steps"
+	change_in "$T/steps" "$1" "$2"
 }
 change "--user checkpoint" "--user $RUNU"
 change "--group checkpoint" "--group $GRP"
