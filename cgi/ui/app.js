@@ -19,11 +19,11 @@ const KEPT = 1000;
 // proves nothing, since under cron a trigger waits up to a minute.  The
 // one threshold: checkpointctl doctor is built with this line's number.
 const RUNNER_LATE_MS = 150000;
-// A job is stale once its last completed checkpoint is older than this
-// many of its usual gaps between triggers, when its kept history shows
-// them (results are purged after 5 min by default), else than an hour;
-// ?stale=MINUTES sets it for every job.
-const STALE_GAPS = 3, STALE_MIN_MS = 60000, STALE_DEFAULT_MS = 3600000;
+// A job is stale once it has a checkpoint schedule and missed it: its
+// last completed checkpoint older than this many of the schedule's
+// intervals.  A job triggered by hand alone has nothing to miss, however
+// long its gaps; ?stale=MINUTES sets a threshold for every job.
+const STALE_GAPS = 3, STALE_MIN_MS = 60000;
 // Beyond the jobs on screen, each job's health is read this often.
 const SWEEP_MS = 30000;
 const staleParam = Number(new URLSearchParams(location.search).get('stale')) * 60000;
@@ -186,14 +186,14 @@ function health(job) {
 	const queued = w ? w.in_progress - d.counts.in_progress : 0;
 	if (queued > 0 && runnerAway())
 		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
-	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0).slice(0, 21);
-	const gaps = starts.slice(1).map((t, i) => starts[i] - t).sort((a, b) => a - b);
-	const every = gaps.length >= 2 ? gaps[gaps.length >> 1] : 0;
-	const due = staleParam || (every ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : STALE_DEFAULT_MS);
+	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0);
+	const sched = w?.schedules?.find((x) => x.kind === 'CHECKPOINT');
+	const every = sched ? sched.every_ms || sched.next_slot_ms - sched.last_slot_ms : 0;
+	const due = staleParam || (every > 0 ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : 0);
 	const last = d.latest.completed?.latest_ack_timestamp ?? starts.at(-1);
-	if (last > 0 && Date.now() - last > due)
+	if (due > 0 && last > 0 && Date.now() - last > due)
 		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`, `none completed for ${fmtDuration(Date.now() - last)}, ` +
-			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : every ? ` (usually one every ${fmtDuration(every)})` : ''}`);
+			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : ` (scheduled ${sched.rule})`}`);
 	if (!cps.length)
 		return mk(3, 'new', 'no checkpoint');
 	return mk(3, 'ok', 'healthy');

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 36;
+export const CHECKS = 37;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -89,7 +89,20 @@ try {
 		const why = async (i) => (await frow(i).locator('.why').textContent());
 		const got = [await why(6), await why(7), await why(8), await frow(8).locator('.why').getAttribute('title')];
 		return (got[0] === '11 failed in a row' && got[1] === '5 failed in a row' && /^last done 3\d min ago$/.test(got[2]) &&
-			/usually one every 1 min/.test(got[3])) || got.join(' / ');
+			/expected within 6 min (0 s )?\(scheduled every 2m\)/.test(got[3])) || got.join(' / ');
+	});
+	await step('fleet: "stale" only for a job that has a schedule: without one, 30 min since its last checkpoint is healthy', async () => {
+		const row = sql(FLEET_DB, `SELECT every_ms, since_ms, last_slot_ms FROM schedules WHERE job_id = '${FLEET(8)}'`).trim();
+		sql(FLEET_DB, `DELETE FROM schedules WHERE job_id = '${FLEET(8)}'`);
+		await fp.reload();
+		await fp.locator('#summary', { hasText: /^2 failing, 1 waiting with no runner \(7 healthy/ }).waitFor({ timeout: 15000 });
+		const mark = await markOf(8);
+		const [every, since, slot] = row.split('|');
+		sql(FLEET_DB, `INSERT INTO schedules (job_id, kind, every_ms, since_ms, last_slot_ms, set_by)
+			VALUES ('${FLEET(8)}', 'CHECKPOINT', ${every}, ${since}, ${slot}, 'root')`);
+		await fp.reload();
+		await fp.locator('#summary', { hasText: /^2 failing, 1 waiting with no runner, 1 stale/ }).waitFor({ timeout: 15000 });
+		return mark === 'healthy' || mark;
 	});
 	await step('fleet: long paths and names cut with an ellipsis on one line, whole on hover, never broken', async () => {
 		const cuts = await fp.evaluate(() => [...document.querySelectorAll('#jobs .loc, #jobs .mono')].map((e) => ({
