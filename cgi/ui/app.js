@@ -284,7 +284,7 @@ function lastFailed(d, c) {
 		return [line('muted', 'none')];
 	const why = c?.trace ?? d.failure_message;
 	return [line('', h('b', { textContent: `#${d.id} ` }), timeEl(d.failure_timestamp)),
-		cut('bad', causeLine(d.failure_message ?? why) || 'no message'), traceEl(c?.trace)];
+		cut('bad', causeLine(why) || 'no message'), traceEl(c?.trace)];
 }
 
 // The outcome of the page's own trigger, kept in its row.

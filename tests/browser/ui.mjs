@@ -111,7 +111,7 @@ try {
 		const bad = cuts.filter((c) => !c.one || !c.whole);
 		return (cuts.length >= 20 && bad.length === 0 && cuts.some((c) => c.cut)) || JSON.stringify(bad.slice(0, 3));
 	});
-	await step('fleet: a multi-line failure shows its cause line (the last of a Python traceback), the whole trace on demand', async () => {
+	await step('fleet: a multi-line failure leads with its cause (the last line of a Python traceback, then its exit status), the whole trace on demand', async () => {
 		const cell = frow(6).locator('td').nth(3);
 		const cause = await cell.locator('.bad').textContent();
 		const pre = cell.locator('pre');
@@ -120,7 +120,7 @@ try {
 		const trace = await pre.textContent();
 		await fp.screenshot({ path: `${OUT}/ui-fleet-trace.png` });
 		await cell.locator('summary').click();
-		return (cause === "OSError: [Errno 122] Disk quota exceeded: '/var/lib/ckpt/payments'" && hidden &&
+		return (cause === "OSError: [Errno 122] Disk quota exceeded: '/var/lib/ckpt/payments' (exited with status 1)" && hidden &&
 			trace.includes('Traceback (most recent call last):') && trace.includes('main()')) || `${cause} / ${hidden} / ${trace}`;
 	});
 	await step('fleet: under a cron runner (its last pass 20 s ago) a trigger waiting over a minute is no alarm', async () => {
@@ -164,7 +164,7 @@ try {
 			/^#10 completed in 249 ms after 1 min 16 s waiting for a runner, ended \d\d:\d\d:\d\d/.test(last) &&
 			/^#1 completed in 70 ms/.test(firstTip) && hover === last) || `${ticks} / ${last} / ${firstTip} / ${hover}`;
 	});
-	await step('fleet: the button on a failing Python action shows the traceback\'s last line, the whole on demand', async () => {
+	await step('fleet: the button on a failing Python action shows the traceback\'s last line and the exit status, the whole on demand', async () => {
 		await fp.goto(`${FLEET_BASE}/ui/`);
 		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
 		const r = frow(6);
@@ -177,7 +177,7 @@ try {
 		const text = await out.evaluate((e) => e.firstChild.textContent);
 		await out.locator('summary').click();
 		const trace = await out.locator('pre').textContent();
-		return (text === 'Failed: OSError: [Errno 122] Disk quota exceeded' && trace.includes('Traceback (most recent call last):') &&
+		return (text === 'Failed: OSError: [Errno 122] Disk quota exceeded (exited with status 1)' && trace.includes('Traceback (most recent call last):') &&
 			trace.includes('Checkpoint was declined.')) || `${text} / ${trace}`;
 	});
 	await step('fleet: a 502 from the proxy (an HTML page): a banner, never the HTML, the table dimmed, its buttons disabled', async () => {
@@ -314,7 +314,7 @@ try {
 		return (asked.startsWith('Stop orders with a savepoint?') && stops === '0' && !busy) ||
 			`"${asked}", ${stops} stops, buttons busy ${busy}`;
 	});
-	await step('a failing job\'s trigger shows its failure text and, on demand, its stack trace', async () => {
+	await step('a failing job\'s trigger shows its stderr and exit status, not Flink\'s words, and, on demand, its stack trace', async () => {
 		await page.fill('#filter', FAIL_JOB);
 		await row(FAIL_JOB).getByRole('button', { name: 'Trigger checkpoint' }).click();
 		const out = row(FAIL_JOB).locator('output');
@@ -324,12 +324,12 @@ try {
 		const hidden = !(await pre.isVisible());
 		await out.locator('summary').click();
 		const trace = await pre.textContent();
-		return (text.includes('Checkpoint was declined.') && hidden && trace.includes('disk quota exceeded')) ||
+		return (text === 'Failed: disk quota exceeded (exited with status 1)' && hidden && trace.includes('Checkpoint was declined.')) ||
 			`${text} / hidden ${hidden} / ${trace}`;
 	});
 	await step('the failing job\'s row shows its last failure', async () => {
 		const cell = row(FAIL_JOB).locator('td').nth(3);
-		await cell.filter({ hasText: 'declined' }).waitFor({ timeout: 15000 });
+		await cell.filter({ hasText: 'disk quota exceeded (exited with status 1)' }).waitFor({ timeout: 15000 });
 	});
 	await step('a trigger in progress (posted by curl\'s way, no Origin) shows with the age of the oldest', async () => {
 		const r = await fetch(`${BASE}/jobs/${SLOW_JOB}/checkpoints`, { method: 'POST',
