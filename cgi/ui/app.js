@@ -144,7 +144,7 @@ function checkpoints(jid) {
 		const end = c.status === 'FAILED' ? c.failure_timestamp : c.latest_ack_timestamp;
 		byId.set(c.id, { id: c.id, status: c.status, claim: c.trigger_timestamp, posted: -1,
 			end: end > 0 ? end : -1, dur: c.end_to_end_duration, path: c.external_path,
-			failure: c.failure_message, trace: null });
+			failure: c.failure_message, trace: null, sp: c.is_savepoint === true });
 	}
 	for (const t of state.waits.get(jid)?.data?.triggers ?? []) {
 		if (t.checkpoint_id === null)
@@ -284,7 +284,7 @@ function lastFailed(d, c) {
 		return [line('muted', 'none')];
 	const why = c?.trace ?? d.failure_message;
 	return [line('', h('b', { textContent: `#${d.id} ` }), timeEl(d.failure_timestamp)),
-		cut('bad', causeLine(why) || 'no message'), traceEl(c?.trace)];
+		cut('bad', `${d.is_savepoint ? 'Savepoint: ' : ''}${causeLine(why) || 'no message'}`), traceEl(c?.trace)];
 }
 
 // The outcome of the page's own trigger, kept in its row.
@@ -448,9 +448,10 @@ function renderList() {
 function historyRow(c) {
 	const cls = c.status === 'COMPLETED' ? 'ok' : c.status === 'FAILED' ? 'bad' : '';
 	const what = c.status === 'FAILED' ?
-		failEl(causeLine(c.failure) || 'no message', c.trace ?? c.failure) :
+		failEl(`${c.sp ? 'Savepoint: ' : ''}${causeLine(c.trace ?? c.failure) || 'no message'}`, c.trace ?? c.failure) :
 		[cut('loc', c.path ?? '')];
-	return h('tr', {}, td('Id', `#${c.id}`), td('Status', h('span', { className: cls, textContent: c.status })),
+	// A savepoint takes an id as a checkpoint does: said, never mixed in.
+	return h('tr', { className: c.sp ? 'sp' : '' }, td('Id', `#${c.id}${c.sp ? ' savepoint' : ''}`), td('Status', h('span', { className: cls, textContent: c.status })),
 		td('Triggered', timeEl(c.posted > 0 ? c.posted : c.claim, true)),
 		td('Waited', c.wait >= 0 ? fmtDuration(c.wait) : 'n/a'), td('Ran', fmtDuration(c.dur)),
 		td(c.status === 'FAILED' ? 'Failure' : 'Location', ...what));

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 37;
+export const CHECKS = 38;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -163,6 +163,14 @@ try {
 		return (ticks.filter((t) => /^\d\d:\d\d/.test(t)).length === 3 && ticks[0] === '249 ms' &&
 			/^#10 completed in 249 ms after 1 min 16 s waiting for a runner, ended \d\d:\d\d:\d\d/.test(last) &&
 			/^#1 completed in 70 ms/.test(firstTip) && hover === last) || `${ticks} / ${last} / ${firstTip} / ${hover}`;
+	});
+	await step('fleet: savepoints are marked as such in a job\'s history, never mixed in as checkpoints', async () => {
+		await fp.goto(`${FLEET_BASE}/ui/#job/${FLEET(7)}`);
+		const ids = fp.locator('#history tbody tr td:first-child');
+		await ids.first().waitFor();
+		const texts = await ids.allTextContents();
+		return (texts.includes('#12 savepoint') && texts.includes('#11 savepoint') && texts.includes('#13') &&
+			texts.filter((t) => t.includes('savepoint')).length === 2) || texts.join(',');
 	});
 	await step('fleet: the button on a failing Python action shows the traceback\'s last line and the exit status, the whole on demand', async () => {
 		await fp.goto(`${FLEET_BASE}/ui/`);
