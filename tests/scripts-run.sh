@@ -115,7 +115,7 @@ PORT3=$(free_port)
     < /dev/null > "$T/run3.out" 2>&1 &
 run3=$!
 PIDS="$PIDS $run3"
-wait_until 600 'grep -q "^Ctrl-C stops" "$T/run3.out" || gone $run3'
+wait_until 600 'grep -q "^Ctrl-C stops" "$T/run3.out" 2>/dev/null || gone $run3'
 ok $? "setsid sh scripts/run < /dev/null prints its banner"
 sleep 2
 gone $run3
