@@ -6,6 +6,8 @@
 #ifndef CHECKPOINT_H
 #define CHECKPOINT_H
 
+#include <stddef.h>
+
 enum ckpt_type {
 	CKPT_CONFIGURED, /* the job's own setting (requests only) */
 	CKPT_FULL,
@@ -26,5 +28,14 @@ const char *ckpt_type_name(enum ckpt_type);
 int ckpt_type_parse(const char *, enum ckpt_type *);
 const char *job_state_name(enum job_state);
 int job_state_parse(const char *, enum job_state *);
+/*
+ * A failure's cause in one line, for a log line or a table's cell: what
+ * went wrong (the command's last line of stderr), then how its action
+ * ended ("exited with status 3", "killed after its timeout of 5 s"),
+ * without the Java class names and Flink's fixed words that lead the
+ * stored trace.  trace may be NULL (class is then said).
+ */
+void ckpt_failure_cause(const char *class, const char *trace, char *out,
+    size_t len);
 
 #endif /* CHECKPOINT_H */

@@ -1101,13 +1101,14 @@ ctl_table_add_client(struct ctl_table *t, const char *user, const char *addr)
 		ctl_table_add(t, user != NULL ? user : addr);
 }
 
-/* A failure in one cell: its trace's first line, or else its class. */
+/* A failure in one cell: its cause in one line (ckpt_failure_cause). */
 static void
 ctl_table_add_failure(struct ctl_table *t, const char *class, const char *trace)
 {
-	const char *s = trace != NULL && *trace != '\0' ? trace : class;
+	char cause[512];
 
-	ctl_table_addn(t, s, strcspn(s, "\n"));
+	ckpt_failure_cause(class, trace, cause, sizeof(cause));
+	ctl_table_add(t, cause);
 }
 
 /* What became of a trigger, in a few words. */
@@ -1132,7 +1133,8 @@ ctl_trigger_row(const struct trigger_row *r, void *arg)
 	ctl_table_add_when(t, r->created_ms);
 	ctl_table_add(t, r->job.s);
 	ctl_table_add(t, r->trigger.s);
-	ctl_table_add(t, r->status);
+	/* Flink's COMPLETED with a failure cause is, to a person, FAILED. */
+	ctl_table_add(t, r->failure_class != NULL ? "FAILED" : r->status);
 	if (r->checkpoint_id > 0)
 		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
 	else
@@ -1185,7 +1187,7 @@ ctl_savepoint_row(const struct savepoint_row *r, void *arg)
 	ctl_table_add(t, r->trigger.s);
 	ctl_table_addf(t, "%s%s%s", r->kind, r->cancel_job ? "+CANCEL" : "",
 	    r->drain ? "+DRAIN" : "");
-	ctl_table_add(t, r->status);
+	ctl_table_add(t, r->failure_class != NULL ? "FAILED" : r->status);
 	if (r->checkpoint_id > 0)
 		ctl_table_addf(t, "%lld", (long long)r->checkpoint_id);
 	else
@@ -1613,13 +1615,15 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 {
 	struct store_opts o;
 	struct stat sb;
-	char err[512];
+	char err[1100]; /* strerror and the init line with its --db */
 
 	*err = '\0';
 	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
 	    stat(c->st.db_path, &sb) == -1)
-		snprintf(err, sizeof(err), "%s%s", strerror(errno),
-		    errno == ENOENT ? ": checkpointctl init" : "");
+		snprintf(err, sizeof(err), "%s%s%s%s", strerror(errno),
+		    errno == ENOENT ? ": checkpointctl --db " : "",
+		    errno == ENOENT ? c->st.db_shown : "",
+		    errno == ENOENT ? " init" : "");
 	else {
 		settings_store_opts(&c->st, 0, &o);
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)

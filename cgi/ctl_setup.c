@@ -29,10 +29,22 @@
 #include "ctl_setup.h"
 #include "db_access.h"
 
+#include "runner_late.h" /* RUNNER_LATE_MS: the page's, made from app.js */
+
 #define SHARED_DIR_MODE 02770
 #define SHARED_FILE_MODE 0660
-/* A runner pass older than this is worth a line (cron runs one a minute). */
-#define PASS_STALE_MS (10 * 60 * 1000)
+/* A group below this is a system one, unless it is the runner's own. */
+#define FIRST_USER_GID 1000
+
+/*
+ * Directories of the system: their groups are never the services' group
+ * (bin, adm, www-data...), and setup never takes one of them over.
+ */
+static const char *const system_dirs[] = { "/", "/bin", "/boot", "/dev", "/etc",
+	"/home", "/lib", "/opt", "/proc", "/root", "/run", "/sbin", "/srv",
+	"/sys", "/tmp", "/usr", "/usr/bin", "/usr/lib", "/usr/local",
+	"/usr/sbin", "/usr/share", "/var", "/var/cache", "/var/lib", "/var/log",
+	"/var/run", "/var/spool", "/var/tmp", "/var/www", NULL };
 
 extern char **environ;
 
@@ -77,6 +89,45 @@ user_in_group(const struct passwd *pw, gid_t gid)
 	return 0;
 }
 
+/* Whether dir is one of system_dirs (trailing slashes aside). */
+static int
+is_system_dir(const char *dir)
+{
+	size_t i, n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	for (i = 0; system_dirs[i] != NULL; i++)
+		if (strlen(system_dirs[i]) == n &&
+		    strncmp(system_dirs[i], dir, n) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether widening gid to the services would hand them the system's
+ * files or the system's users theirs: root, a system directory's group,
+ * or any group below FIRST_USER_GID that is not the runner user's own
+ * (setup makes that one with groupadd --system).
+ */
+int
+ctl_group_is_system(long gid, const char *runner_user)
+{
+	struct passwd *pw;
+	struct stat sb;
+	size_t i;
+
+	if (gid <= 0)
+		return 1;
+	for (i = 0; system_dirs[i] != NULL; i++)
+		if (stat(system_dirs[i], &sb) == 0 && sb.st_gid == (gid_t)gid)
+			return 1;
+	if (gid >= FIRST_USER_GID)
+		return 0;
+	pw = runner_user != NULL ? getpwnam(runner_user) : NULL;
+	return pw == NULL || pw->pw_gid != (gid_t)gid;
+}
+
 /* mkdir -p, parents 0755: what install -d does. */
 static int
 make_dirs(const char *dir)
@@ -105,6 +156,13 @@ share_dir(const char *dir, uid_t uid, gid_t gid, const char *owner)
 {
 	struct stat sb;
 
+	if (is_system_dir(dir)) {
+		ctl_err("%s is a directory of the system: give the database "
+			"and the run directory their own (checkpointctl(8), "
+			"DEPLOYMENT)",
+		    dir);
+		return -1;
+	}
 	if (make_dirs(dir) == -1 || stat(dir, &sb) == -1) {
 		ctl_err("%s: %s", dir, strerror(errno));
 		return -1;
@@ -190,13 +248,38 @@ ctl_share_check(const char *db, const char *group, long *gid)
 	return 0;
 }
 
+/*
+ * The shared group, made if missing; an existing group of the system is
+ * refused: the services would share its files.
+ */
+static int
+setup_group(const char *group, const char *user, gid_t *gid)
+{
+	struct group *gr;
+
+	if ((gr = getgrnam(group)) == NULL) {
+		char *argv[] = { "groupadd", "--system", (char *)group, NULL };
+
+		if (run_tool(argv) == -1 || (gr = getgrnam(group)) == NULL)
+			return -1;
+		printf("group %s: created\n", group);
+	} else if (ctl_group_is_system((long)gr->gr_gid, user)) {
+		ctl_err("--group %s is a group of the system: the services "
+			"would share its files; name a group of their own "
+			"(setup makes it)",
+		    group);
+		return -1;
+	}
+	*gid = gr->gr_gid;
+	return 0;
+}
+
 int
 ctl_setup(const char *db, const char *user, const char *group,
     const char *web_user, const char *run_dir)
 {
 	char dir[PATH_MAX], owner[256];
 	struct passwd *pw, *web;
-	struct group *gr;
 	gid_t gid;
 	uid_t uid;
 
@@ -211,14 +294,8 @@ ctl_setup(const char *db, const char *user, const char *group,
 		    web_user);
 		return 1;
 	}
-	if ((gr = getgrnam(group)) == NULL) {
-		char *argv[] = { "groupadd", "--system", (char *)group, NULL };
-
-		if (run_tool(argv) == -1 || (gr = getgrnam(group)) == NULL)
-			return 1;
-		printf("group %s: created\n", group);
-	}
-	gid = gr->gr_gid;
+	if (setup_group(group, user, &gid) == -1)
+		return 1;
 	db_access_dir(db, dir, sizeof(dir));
 	if ((pw = getpwnam(user)) == NULL) {
 		char *argv[] = { "useradd", "--system", "--gid", (char *)group,
@@ -260,6 +337,17 @@ ctl_setup(const char *db, const char *user, const char *group,
 
 /* --- doctor --- */
 
+/*
+ * What doctor was asked about: every fix it prints is a whole command
+ * with these, run as it stands (root for setup), never one that widens
+ * a group of the system.
+ */
+struct doctor {
+	const char *db, *db_shown, *user, *group, *web_user, *run_dir;
+	char fix[PATH_MAX * 2 + 512]; /* the last setup_fix */
+	char safe[256]; /* the last safe_group */
+};
+
 static int doctor_wrong;
 
 static void finding(int good, const char *fmt, ...)
@@ -277,6 +365,55 @@ finding(int good, const char *fmt, ...)
 	putchar('\n');
 	if (!good)
 		doctor_wrong = 1;
+}
+
+/* Whether the group asked for (--group) is one of the system's. */
+static int
+asked_system_group(const struct doctor *d)
+{
+	struct group *gr;
+
+	return d->group != NULL && (gr = getgrnam(d->group)) != NULL &&
+	    ctl_group_is_system((long)gr->gr_gid, d->user);
+}
+
+/*
+ * The group a fix may name, copied into d->safe: the one asked for, or
+ * else the directory's (dir_group, may be NULL), when it is not a
+ * system's; else the runner user's own when that is not; else setup's
+ * default, which setup makes.
+ */
+static const char *
+safe_group(struct doctor *d, const char *dir_group)
+{
+	const char *name = CTL_SETUP_GROUP;
+	struct passwd *pw;
+	struct group *gr;
+
+	if (d->group != NULL && !asked_system_group(d))
+		name = d->group;
+	else if (d->group == NULL && dir_group != NULL &&
+	    (gr = getgrnam(dir_group)) != NULL &&
+	    !ctl_group_is_system((long)gr->gr_gid, d->user))
+		name = dir_group;
+	else if ((pw = getpwnam(d->user)) != NULL &&
+	    (gr = getgrgid(pw->pw_gid)) != NULL &&
+	    !ctl_group_is_system((long)gr->gr_gid, d->user))
+		name = gr->gr_name;
+	snprintf(d->safe, sizeof(d->safe), "%s", name);
+	return d->safe;
+}
+
+/* The setup command that makes the deployment doctor was asked about. */
+static const char *
+setup_fix(struct doctor *d, const char *group)
+{
+	snprintf(d->fix, sizeof(d->fix),
+	    "checkpointctl --db %s setup --user %s --group %s%s%s "
+	    "--run-dir %s",
+	    d->db_shown, d->user, group, d->web_user ? " --web-user " : "",
+	    d->web_user ? d->web_user : "", d->run_dir);
+	return d->fix;
 }
 
 /*
@@ -302,33 +439,35 @@ user_may(const struct passwd *pw, const struct stat *sb, unsigned want)
 
 /* One line: whether user may write the database and make -wal there. */
 static void
-doctor_user(const char *role, const char *name, const char *db, const char *dir,
-    const char *group)
+doctor_user(struct doctor *d, const char *role, const char *name,
+    const char *dir, const char *group)
 {
-	const char *const *suffix = store_files(db);
+	const char *const *suffix = store_files(d->db);
 	char path[PATH_MAX];
 	struct passwd *pw;
 	struct stat fsb, dsb;
 
 	if ((pw = getpwnam(name)) == NULL) {
-		finding(0, "%s user %s does not exist: %s", role, name,
-		    *role == 'w' ? "name the web server's with --web-user" :
-				   "checkpointctl setup --user");
+		if (*role == 'w')
+			finding(0,
+			    "web server user %s does not exist: name the "
+			    "web server's with --web-user",
+			    name);
+		else
+			finding(0, "runner user %s does not exist: %s", name,
+			    setup_fix(d, group));
 		return;
 	}
 	if (stat(dir, &dsb) == -1)
 		return; /* said already */
 	if (!user_may(pw, &dsb, 03)) {
-		finding(0,
-		    "%s user %s may not write directory %s: "
-		    "checkpointctl setup --group %s%s%s",
-		    role, name, dir, group, *role == 'w' ? " --web-user " : "",
-		    *role == 'w' ? name : "");
+		finding(0, "%s user %s may not write directory %s: %s", role,
+		    name, dir, setup_fix(d, group));
 		return;
 	}
 	/* Each of its files: SQLite gives -wal and -shm the database's. */
 	for (; suffix != NULL && *suffix != NULL; suffix++) {
-		snprintf(path, sizeof(path), "%s%s", db, *suffix);
+		snprintf(path, sizeof(path), "%s%s", d->db, *suffix);
 		if (stat(path, &fsb) == 0 && !user_may(pw, &fsb, 06)) {
 			finding(0,
 			    "%s user %s may not write %s: chgrp %s %s && "
@@ -338,30 +477,87 @@ doctor_user(const char *role, const char *name, const char *db, const char *dir,
 			return;
 		}
 	}
-	finding(1, "%s user %s may write %s and its directory", role, name, db);
+	finding(1, "%s user %s may write %s and its directory", role, name,
+	    d->db);
+}
+
+/*
+ * The database's directory and its group: the users' lines when both
+ * are right.  A group of the system is never the fix: the directory is
+ * given the deployment's own, or, a system directory itself, left alone.
+ */
+static void
+doctor_dir(struct doctor *d, const char *dir)
+{
+	const char *group;
+	char own[256] = "?"; /* the directory's group: getgr* reuse theirs */
+	struct group *gr;
+	struct stat sb;
+
+	if (stat(dir, &sb) == -1) {
+		finding(0, "directory %s: %s: %s", dir, strerror(errno),
+		    setup_fix(d, safe_group(d, NULL)));
+		return;
+	}
+	if ((gr = getgrgid(sb.st_gid)) != NULL)
+		snprintf(own, sizeof(own), "%s", gr->gr_name);
+	if (is_system_dir(dir)) {
+		finding(0,
+		    "the database is in %s, a directory of the system: "
+		    "move it into a directory of its own "
+		    "(checkpointctl(8), DEPLOYMENT)",
+		    dir);
+		return;
+	}
+	group = safe_group(d, gr != NULL ? own : NULL);
+	if (asked_system_group(d)) {
+		finding(0,
+		    "--group %s is a group of the system: the services "
+		    "must have their own; %s",
+		    d->group, setup_fix(d, group));
+		return;
+	}
+	if (d->group != NULL && getgrnam(d->group) == NULL)
+		finding(0, "group %s does not exist: %s", d->group,
+		    setup_fix(d, group));
+	else if (d->group == NULL && !(sb.st_mode & S_ISGID))
+		finding(0,
+		    "directory %s is shared with no group (not setgid): %s",
+		    dir, setup_fix(d, group));
+	else if (d->group == NULL && strcmp(group, own) != 0)
+		finding(0,
+		    "directory %s belongs to group %s, a group of the "
+		    "system, which the services must not share: %s",
+		    dir, own, setup_fix(d, group));
+	else {
+		doctor_user(d, "runner", d->user, dir, group);
+		if (d->web_user != NULL)
+			doctor_user(d, "web server", d->web_user, dir, group);
+	}
 }
 
 /* The app's socket directory: the web server's user must reach it. */
 static void
-doctor_run_dir(const char *dir, const char *web_user)
+doctor_run_dir(struct doctor *d)
 {
 	struct passwd *pw;
 	struct stat sb;
+	const char *group = safe_group(d, NULL);
 
-	if (stat(dir, &sb) == -1) {
-		finding(0, "run directory %s: %s: checkpointctl setup", dir,
-		    strerror(errno));
+	if (stat(d->run_dir, &sb) == -1) {
+		finding(0, "run directory %s: %s: %s", d->run_dir,
+		    strerror(errno), setup_fix(d, group));
 		return;
 	}
-	if (web_user != NULL && (pw = getpwnam(web_user)) != NULL &&
+	if (d->web_user != NULL && (pw = getpwnam(d->web_user)) != NULL &&
 	    !user_may(pw, &sb, 01)) {
 		finding(0,
 		    "web server user %s may not reach the app's socket "
-		    "in %s: checkpointctl setup --web-user %s",
-		    web_user, dir, web_user);
+		    "in %s: %s",
+		    d->web_user, d->run_dir, setup_fix(d, group));
 		return;
 	}
-	finding(1, "run directory %s", dir);
+	finding(1, "run directory %s", d->run_dir);
 }
 
 static int
@@ -372,46 +568,57 @@ doctor_count_job(const struct job_metrics *j, void *arg)
 	return 0;
 }
 
+/*
+ * The runner's last pass and the oldest waiting trigger, late past the
+ * one threshold the page uses too (RUNNER_LATE_MS).
+ */
+static void
+doctor_runner(const struct service_metrics *m, int64_t now)
+{
+	int64_t age = now - m->pass_ms;
+
+	if (m->pass_ms == 0)
+		finding(0,
+		    "no runner pass was ever recorded: start the "
+		    "runner (checkpoint-runner(8): cron, a systemd "
+		    "timer or --watch)");
+	else if (age > RUNNER_LATE_MS)
+		finding(0,
+		    "the runner's last pass was %lld s ago (late past "
+		    "%d s): is cron or its timer running? "
+		    "(checkpoint-runner(8))",
+		    (long long)(age / 1000), RUNNER_LATE_MS / 1000);
+	else
+		finding(1, "the runner's last pass was %lld s ago",
+		    (long long)(age / 1000));
+	if (m->queued > 0 && m->oldest_queued_ms > 0 &&
+	    now - m->oldest_queued_ms > RUNNER_LATE_MS)
+		finding(0,
+		    "%lld triggers wait, the oldest for %lld s: the "
+		    "runner is not keeping up or not running",
+		    (long long)m->queued,
+		    (long long)((now - m->oldest_queued_ms) / 1000));
+}
+
 int
 ctl_doctor(const char *db, const char *db_shown, struct store *s,
     const char *open_err, const char *user, const char *group,
     const char *web_user, const char *run_dir)
 {
+	struct doctor d = { db, db_shown, user, group, web_user, run_dir, "",
+		"" };
 	struct service_metrics m;
 	char dir[PATH_MAX], why[PATH_MAX + 256];
-	struct stat sb;
-	int64_t now = clock_ms(CLOCK_REALTIME), age, njobs = 0;
+	int64_t njobs = 0;
 
 	doctor_wrong = 0;
 	if (store_driver_can(db, STORE_CAN_FILE)) {
 		db_access_dir(db, dir, sizeof(dir));
-		if (stat(dir, &sb) == -1)
-			finding(0, "directory %s: %s: checkpointctl setup", dir,
-			    strerror(errno));
-		else if (group != NULL && getgrnam(group) == NULL)
-			finding(0,
-			    "group %s does not exist: checkpointctl "
-			    "setup --group %s",
-			    group, group);
-		else if (group == NULL && !(sb.st_mode & S_ISGID))
-			finding(0,
-			    "directory %s is shared with no group "
-			    "(not setgid): checkpointctl setup",
-			    dir);
-		else {
-			if (group == NULL)
-				group = getgrgid(sb.st_gid) != NULL ?
-				    getgrgid(sb.st_gid)->gr_name :
-				    "?";
-			doctor_user("runner", user, db, dir, group);
-			if (web_user != NULL)
-				doctor_user("web server", web_user, db, dir,
-				    group);
-		}
+		doctor_dir(&d, dir);
 		if (db_access_check(db, why, sizeof(why)) != DB_ACCESS_OK)
 			finding(0, "as this user: %s", why);
 	}
-	doctor_run_dir(run_dir, web_user);
+	doctor_run_dir(&d);
 	if (s == NULL) {
 		finding(0, "database %s cannot be opened: %s", db_shown,
 		    open_err);
@@ -433,26 +640,6 @@ ctl_doctor(const char *db, const char *db_shown, struct store *s,
 			"--command CMD (or every trigger fails as its job "
 			"not found)",
 	    (long long)njobs);
-	age = now - m.pass_ms;
-	if (m.pass_ms == 0)
-		finding(0,
-		    "no runner pass was ever recorded: start the "
-		    "runner (checkpoint-runner(8): cron, a systemd "
-		    "timer or --watch)");
-	else if (age > PASS_STALE_MS)
-		finding(0,
-		    "the runner's last pass was %lld s ago: is cron "
-		    "or its timer running? (checkpoint-runner(8))",
-		    (long long)(age / 1000));
-	else
-		finding(1, "the runner's last pass was %lld s ago",
-		    (long long)(age / 1000));
-	if (m.queued > 0 && m.oldest_queued_ms > 0 &&
-	    now - m.oldest_queued_ms > PASS_STALE_MS)
-		finding(0,
-		    "%lld triggers wait, the oldest for %lld s: the "
-		    "runner is not keeping up or not running",
-		    (long long)m.queued,
-		    (long long)((now - m.oldest_queued_ms) / 1000));
+	doctor_runner(&m, clock_ms(CLOCK_REALTIME));
 	return doctor_wrong;
 }

@@ -35,6 +35,11 @@ int ctl_setup(const char *db, const char *user, const char *group,
 int ctl_share_check(const char *db, const char *group, long *gid);
 /* After init: db (and its -wal and -shm) given to gid, mode 0660. */
 int ctl_share_apply(const char *db, long gid);
+/*
+ * Whether gid is a group of the system, which no fix widens: root, a
+ * system directory's, or one below 1000 but the runner user's own.
+ */
+int ctl_group_is_system(long gid, const char *runner_user);
 
 /*
  * One line a finding, on stdout; the exit status is 1 when anything is

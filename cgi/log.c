@@ -17,6 +17,8 @@
 
 #include "log.h"
 
+#define LOG_SOCKET "/dev/log" /* syslog(3)'s, in glibc */
+
 static const char *log_prog = "checkpoint";
 static int log_syslog;
 static enum log_level log_max = LOG_LVL_INFO;
@@ -31,14 +33,22 @@ static const struct {
 	[LOG_LVL_DEBUG] = { "debug", LOG_DEBUG },
 };
 
+/*
+ * Without syslog's socket, syslog(3) drops every line, the explanation of
+ * a 503 included: standard error instead, said once.
+ */
 void
 log_init(const char *prog, int use_syslog, enum log_level max)
 {
 	log_prog = prog;
-	log_syslog = use_syslog;
 	log_max = max;
-	if (use_syslog)
+	log_syslog = use_syslog && access(LOG_SOCKET, F_OK) == 0;
+	if (log_syslog)
 		openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	else if (use_syslog)
+		log_warn("syslog's %s is not there: logging to standard "
+			 "error instead",
+		    LOG_SOCKET);
 }
 
 /*
@@ -65,7 +75,7 @@ log_init_dest(const char *prog, const char *dest, enum log_level max, char *err,
 
 	if (dest == NULL) {
 		log_init(prog,
-		    log_stderr_discarded() && access("/dev/log", F_OK) == 0,
+		    log_stderr_discarded() && access(LOG_SOCKET, F_OK) == 0,
 		    max);
 		return 0;
 	}

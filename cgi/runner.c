@@ -619,6 +619,7 @@ pass_finish_flink(struct pass *p, struct running *r)
 	struct jm_result res;
 	struct outcome o;
 	enum store_rc rc;
+	char cause[512];
 
 	memset(&o, 0, sizeof(o));
 	if (r->flink == NULL) {
@@ -648,9 +649,12 @@ pass_finish_flink(struct pass *p, struct running *r)
 			p->stats->completed++;
 		else
 			p->stats->failed++;
-		log_info("trigger %s job %s: Flink's checkpoint %lld %s",
+		ckpt_failure_cause(o.failure_class, o.failure_trace, cause,
+		    sizeof(cause));
+		log_info("trigger %s job %s: Flink's checkpoint %lld %s%s",
 		    r->trigger.s, r->job.s, (long long)o.checkpoint_id,
-		    o.failure_class == NULL ? "completed" : "failed");
+		    o.failure_class == NULL ? "completed" : "FAILED: ",
+		    o.failure_class == NULL ? "" : cause);
 	} else
 		log_error("trigger %s job %s: cannot record Flink's result "
 			  "(%s): the trigger will be asked of Flink again",
@@ -1075,6 +1079,7 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
     const struct id *trigger, const struct outcome *o)
 {
 	enum store_rc rc;
+	char cause[512];
 
 	rc = store_complete(p->store, row, p->o->owner, o,
 	    clock_ms(CLOCK_REALTIME));
@@ -1084,14 +1089,16 @@ pass_record(struct pass *p, int64_t row, const struct id *job,
 		    trigger->s, job->s, (long long)o->checkpoint_id);
 		rc = STORE_OK;
 	}
-	if (rc == STORE_OK) {
-		if (o->failure_class == NULL)
-			p->stats->completed++;
-		else
-			p->stats->failed++;
-		log_info("trigger %s job %s: checkpoint %lld %s", trigger->s,
-		    job->s, (long long)o->checkpoint_id,
-		    o->failure_class == NULL ? "completed" : "failed");
+	if (rc == STORE_OK && o->failure_class == NULL) {
+		p->stats->completed++;
+		log_info("trigger %s job %s: checkpoint %lld completed",
+		    trigger->s, job->s, (long long)o->checkpoint_id);
+	} else if (rc == STORE_OK) {
+		p->stats->failed++;
+		ckpt_failure_cause(o->failure_class, o->failure_trace, cause,
+		    sizeof(cause));
+		log_info("trigger %s job %s: checkpoint %lld FAILED: %s",
+		    trigger->s, job->s, (long long)o->checkpoint_id, cause);
 	} else if (rc == STORE_NOTFOUND)
 		log_warn("trigger %s job %s: resolved by another runner while "
 			 "its action ran; result dropped",

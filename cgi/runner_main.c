@@ -33,12 +33,46 @@
 #define WATCH_HOT_STEPS 50 /* for this many steps */
 
 static volatile sig_atomic_t quit;
+/* The signal that stopped the watch, and who sent it: said in the log. */
+static volatile sig_atomic_t quit_sig, quit_from;
 static struct runner *runner; /* what the passes owe the store */
 
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *ctx)
 {
+	(void)ctx;
+	if (!quit) {
+		quit_sig = sig;
+		quit_from = si != NULL ? (sig_atomic_t)si->si_pid : 0;
+	}
 	quit = 1;
+}
+
+/*
+ * "stopped by SIGTERM from pid 42 (sh)": a stop nobody asked for at the
+ * terminal names its sender, which ps then finds.
+ */
+static void
+log_stopped(void)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)quit_from);
+	if (quit_from > 0 && (f = fopen(path, "r")) != NULL) {
+		if (fgets(comm, sizeof(comm), f) != NULL)
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	if (quit_sig == 0)
+		log_info("stopped");
+	else if (quit_from > 0)
+		log_info("stopped by %s from pid %ld%s%s%s",
+		    quit_sig == SIGINT ? "SIGINT" : "SIGTERM", (long)quit_from,
+		    *comm ? " (" : "", comm, *comm ? ")" : "");
+	else
+		log_info("stopped by %s",
+		    quit_sig == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
 static void
@@ -380,7 +414,7 @@ watch(const struct settings *st, const struct runner_opts *ro, int want_stats)
 			watch_sleep(s, wfd, seen, stats.next_slot_ms);
 	}
 	store_close(s);
-	log_info("stopped");
+	log_stopped();
 	return EXIT_OK;
 }
 
@@ -422,7 +456,8 @@ main(int argc, char *argv[])
 
 	umask(007);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -1796,6 +1796,73 @@ pg_where(struct pg *s)
 	pg_scrub(s, s->where);
 }
 
+/*
+ * What libpq's refusal to connect most likely means, by its words: the
+ * operator reads the cause, not only the symptom.
+ */
+static const struct {
+	const char *words, *hint;
+} pg_hints[] = {
+	{ "no password supplied",
+	    "is there a pgpass for this user (PGPASSFILE, else the "
+	    "system user's ~/.pgpass, mode 0600, with a line for this "
+	    "host, port, database and user)?" },
+	{ "password authentication failed",
+	    "the password is not this role's, or there is no such role: "
+	    "are the user and the password (its pgpass line) right?" },
+	{ "does not exist",
+	    "is the name right (a typo in the URI's user or database)?" },
+	{ "no pg_hba.conf entry",
+	    "the server's pg_hba.conf lets this user not connect to this "
+	    "database from here" },
+	{ "Peer authentication failed",
+	    "peer authentication takes the system user as the role: "
+	    "connect over TCP (postgresql://user@127.0.0.1/...) with a "
+	    "pgpass instead" },
+	{ "Connection refused",
+	    "is the server running, and listening on this host and port?" },
+	{ "No such file or directory",
+	    "is the server running (its socket is not there)?" },
+	{ "could not translate host name", "is the host name right?" },
+	{ "timeout expired",
+	    "the server did not answer in time: is it up, and reachable?" },
+};
+
+/* msg and its likely cause, if one is known, into out. */
+static void
+pg_hint(const char *msg, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pg_hints) / sizeof(pg_hints[0]); i++)
+		if (strstr(msg, pg_hints[i].words) != NULL) {
+			snprintf(out, len, "%s: %s", msg, pg_hints[i].hint);
+			return;
+		}
+	snprintf(out, len, "%s", msg);
+}
+
+/*
+ * A refused connection names the user too: the URI's user is a part the
+ * operator may have mistyped (never the password).
+ */
+static void
+pg_connect_error(struct pg *s, char *err, size_t errlen)
+{
+	char msg[400], hinted[700], who[300];
+	const char *user = PQuser(s->conn), *at = strstr(s->where, "://");
+
+	pg_message(s, PQerrorMessage(s->conn), msg, sizeof(msg));
+	pg_hint(msg, hinted, sizeof(hinted));
+	if (user != NULL && *user != '\0' && at != NULL) {
+		snprintf(who, sizeof(who), "%.*s%s@%s",
+		    (int)(at + 3 - s->where), s->where, user, at + 3);
+		pg_scrub(s, who);
+	} else
+		snprintf(who, sizeof(who), "%s", s->where);
+	snprintf(err, errlen, "%s: %s", who, hinted);
+}
+
 static const char *
 program_name(void)
 {
@@ -1828,7 +1895,6 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		o->path, NULL };
 	struct pg *s;
 	enum store_rc rc;
-	char msg[400];
 	int parsed;
 
 	*out = NULL;
@@ -1855,8 +1921,7 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		pg_scrub(s, s->where);
 	}
 	if (PQstatus(s->conn) != CONNECTION_OK) {
-		pg_message(s, PQerrorMessage(s->conn), msg, sizeof(msg));
-		snprintf(err, errlen, "%s: %s", s->where, msg);
+		pg_connect_error(s, err, errlen);
 		rc = STORE_UNAVAILABLE;
 		goto fail;
 	}

@@ -167,14 +167,14 @@ INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms,
     'timed out after 30 s$NL${TAB}at runner',
     '$THROWABLE_TIMEOUT', 1700000033000)"
 succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS       CHECKPOINT  TYPE         CLIENT           RESULT
-2023-11-14 22:13:23  $J1  $D  COMPLETED    4           INCREMENTAL  -                timed out after 30 s
+2023-11-14 22:13:23  $J1  $D  FAILED       4           INCREMENTAL  -                timed out after 30 s
 2023-11-14 22:13:22  $J2  $C  COMPLETED    1           FULL         ::1              /srv/ckpt/1
 2023-11-14 22:13:21  $J1  $B  IN_PROGRESS  3           INCREMENTAL  alice@127.0.0.1  claimed by host:4242
 2023-11-14 22:13:20  $J1  $A  IN_PROGRESS  -           FULL         -                -" \
-    "triggers: newest first, with status, id, type, client and result" \
+    "triggers: newest first, with status (FAILED for a failure cause), id, type, client and result" \
     triggers
 succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS     CHECKPOINT  TYPE         CLIENT  RESULT
-2023-11-14 22:13:23  $J1  $D  COMPLETED  4           INCREMENTAL  -       timed out after 30 s
+2023-11-14 22:13:23  $J1  $D  FAILED     4           INCREMENTAL  -       timed out after 30 s
 2023-11-14 22:13:22  $J2  $C  COMPLETED  1           FULL         ::1     /srv/ckpt/1" \
     "triggers --limit 2: the two newest" triggers --limit 2
 succeeds "CREATED (UTC)        JOB ID                            TRIGGER ID                        STATUS     CHECKPOINT  TYPE  CLIENT  RESULT

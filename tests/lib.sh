@@ -219,6 +219,18 @@ rand() {
 	echo $(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % $1))
 }
 
+# change_in FILE FROM TO: every FROM in FILE (lines taken from a doc, to
+# run) becomes TO; the FROM must be there, so that a line the doc lost
+# fails here.
+change_in() {
+	grep -qF -- "$2" "$1" || {
+		ok 1 "the doc's lines have '$2'"
+		return 1
+	}
+	_from=$(printf '%s' "$2" | sed 's/[|.[\*^$]/\\&/g')
+	sed -i "s|$_from|$3|g" "$1"
+}
+
 # A loopback port nobody listens on: the kernel picks it.
 free_port() {
 	if command -v python3 >/dev/null 2>&1; then

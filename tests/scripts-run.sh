@@ -105,4 +105,34 @@ is "$left" "" "nothing it started is left"
 like "$(tail -n 1 "$OUT")" '^stopped\.$' "it says so"
 PIDS=
 
+# Started as one run of it stopped after its banner: in a session of its
+# own (setsid), stdin /dev/null, from a background job.  It keeps serving;
+# whatever ends it is said: a runner stopped by a signal names its sender,
+# and scripts/run does not outlive its runner (a bare wait kept lighttpd
+# serving with no one to complete a trigger, and said nothing).
+PORT3=$(free_port)
+(cd "$ROOT" && PORT=$PORT3 CHECKPOINT_RUN_DIR=$T/run3 exec setsid sh scripts/run) \
+    < /dev/null > "$T/run3.out" 2>&1 &
+run3=$!
+PIDS="$PIDS $run3"
+wait_until 600 'grep -q "^Ctrl-C stops" "$T/run3.out" 2>/dev/null || gone $run3'
+ok $? "setsid sh scripts/run < /dev/null prints its banner"
+sleep 2
+gone $run3
+ok $((!$?)) "and still serves after it"
+wait_until 50 '[ -n "$(pgrep -P $run3 -f checkpoint-runner)" ]'
+runner3=$(pgrep -P $run3 -f checkpoint-runner)
+kill -TERM "$runner3"
+wait_until 100 "gone $run3"
+ok $? "a runner stopped from elsewhere stops scripts/run"
+wait $run3
+is $? 1 "which exits 1"
+out3=$(cat "$T/run3.out")
+like "$out3" "checkpoint-runner\\[$runner3\\]: info: stopped by SIGTERM from pid $$ " \
+    "the runner's log names the signal and its sender"
+like "$out3" "stopping: the runner \\(pid $runner3\\) exited with status 0" \
+    "scripts/run says the runner ended, with its status"
+like "$(tail -n 1 "$T/run3.out")" '^stopped\.$' "and that it stopped"
+PIDS=
+
 done_testing

@@ -328,6 +328,23 @@ CORS='Access-Control-Allow-Origin: *\r'
 unset CGI_ENV
 MODE=fcgi
 
+# --- syslog asked for where there is none ---------------------------------
+
+# Without /dev/log, syslog(3) would drop the one line that explains the
+# 503: it goes to standard error, after a line that says why.
+if [ -e /dev/log ]; then
+	skip "-l syslog without /dev/log: standard error" "this host has /dev/log"
+else
+	env -i REQUEST_METHOD=GET PATH_INFO=/jobs/overview \
+	    REQUEST_URI=/jobs/overview CHECKPOINT_DB="$T/nodir/c.db" \
+	    "$API" -l syslog < /dev/null > "$T/out" 2> "$T/err"
+	like "$(head -n 1 "$T/out")" '^Status: 503' "-l syslog without /dev/log: the answer is a 503"
+	like "$(cat "$T/err")" "warn: syslog's /dev/log is not there: logging to standard error instead" \
+	    "-l syslog without /dev/log: says so"
+	like "$(cat "$T/err")" "error: open store: $T/nodir/c\\.db: .*directory $T/nodir does not exist" \
+	    "-l syslog without /dev/log: and the 503's cause is on standard error"
+fi
+
 # --- usage ---------------------------------------------------------------
 
 env -i CHECKPOINT_DB="$DB" "$API" < /dev/null > "$T/out" 2> "$T/err"

@@ -304,7 +304,7 @@ is "$(stat -c '%a %G' "$T/shared/c.db")" "660 $SHARED" \
 if [ "$(id -u)" -eq 0 ]; then DOCTOR_USER=nobody; else DOCTOR_USER=$(id -un); fi
 run --db "$T/shared/none.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
 is "$RC|$(printf '%s\n' "$OUT" | grep '^wrong:')" \
-    "1|wrong: database $T/shared/none.db cannot be opened: No such file or directory: checkpointctl init" \
+    "1|wrong: database $T/shared/none.db cannot be opened: No such file or directory: checkpointctl --db $T/shared/none.db init" \
     "doctor: a missing database is wrong, with the fix"
 test ! -e "$T/shared/none.db"
 ok $? "doctor: and it made none"
@@ -320,6 +320,17 @@ is "$RC|$(printf '%s\n' "$OUT" | grep -v '^ok: ')" "0|" \
 like "$OUT" "ok: runner user $DOCTOR_USER may write $T/shared/c.db and its directory" \
     "  it says who may write the database"
 like "$OUT" "ok: the runner's last pass was [0-9]+ s ago" "  and the runner's last pass"
+# Late past the page's threshold, the one line of cgi/ui/app.js.
+LATE=$(sed -n 's/^const RUNNER_LATE_MS = \([0-9]*\);.*/\1/p' "$top_srcdir/cgi/ui/app.js")
+now=$(($(date +%s) * 1000))
+sqlite3 "$T/shared/c.db" "UPDATE service_metrics SET pass_ms = $((now - LATE + 30000))"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC" 0 "doctor: a pass 30 s short of the page's threshold ($LATE ms) is not late"
+sqlite3 "$T/shared/c.db" "UPDATE service_metrics SET pass_ms = $((now - LATE - 30000))"
+run --db "$T/shared/c.db" doctor --user "$DOCTOR_USER" --run-dir "$T/shared"
+is "$RC" 1 "doctor: 30 s past it, the runner is late, as the page says"
+like "$OUT" "^wrong: the runner's last pass was [0-9]+ s ago \(late past $((LATE / 1000)) s\)" \
+    "  and says after how long"
 
 refused 1 "--group no-such-group-here: no such group (checkpointctl setup --group no-such-group-here makes it)" \
     "init --group of a group that does not exist" \

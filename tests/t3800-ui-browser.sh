@@ -34,7 +34,7 @@ for c in lighttpd sqlite3 curl; do
 	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
 done
 
-BROWSER_CHECKS=36 # tests/browser/ui.mjs's CHECKS
+BROWSER_CHECKS=38 # tests/browser/ui.mjs's CHECKS
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 NODE_DIR=$top_srcdir/tests/browser
 OUT=$top_builddir/test-results

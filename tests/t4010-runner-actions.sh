@@ -64,6 +64,11 @@ is "$(col "$J" "$(tid 1301)" failure_class)|$(trace1 "$J" "$(tid 1301)")" \
     "failing action: the row's class and first trace line"
 is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
     "failing action: its checkpoint id 1 is consumed, no location"
+grep -q "info: trigger $(tid 1301) job $J: checkpoint 1 FAILED: disk full (exited with status 3)\$" "$RLOG"
+ok $? "failing action: the runner's log says FAILED, its stderr and exit status"
+"$CTL" --db "$DB" triggers --job "$J" > "$T/ctl13" 2>&1
+grep -q "  $(tid 1301)  FAILED  *1  *FULL  .*  disk full (exited with status 3)\$" "$T/ctl13"
+ok $? "failing action: checkpointctl triggers says FAILED and the cause"
 post "$J" "$(tid 1302)" && pass
 is "$(col "$J" "$(tid 1302)" checkpoint_id)" 2 \
     "failing action: the next attempt gets id 2"
@@ -81,6 +86,8 @@ begins "$(trace1 "$J" "$(tid 1401)")" "$DECLINED" \
     "failing action without stderr: declined"
 begins "$(trace1 "$JK" "$(tid 1401)")" "$DECLINED" \
     "action killed by a signal: declined"
+grep -q "info: trigger $(tid 1401) job $JK: checkpoint 1 FAILED: was killed by signal 9\$" "$RLOG"
+ok $? "action killed by a signal: the runner's log says which"
 
 # --- an action past its timeout -----------------------------------------------------------
 
@@ -96,6 +103,8 @@ begins "$(status "$J" "$(tid 1601)")" "$(failed_body "$CKPT_CLASS" "$EXPIRED")" 
     "timeout: GET answers the expiry"
 is "$(rows "$J")" "COMPLETED|1|FULL|-|$CKPT_CLASS" \
     "timeout: its checkpoint id is consumed"
+grep -q "info: trigger $(tid 1601) job $J: checkpoint 1 FAILED: killed after its timeout of 1 s\$" "$RLOG"
+ok $? "timeout: the runner's log says FAILED, killed after its timeout"
 ok "$([ "$ms" -ge 1000 ] && [ "$ms" -lt 8000 ]; echo $?)" \
     "timeout: the pass ends after the 1 s timeout ($ms ms)"
 P=$(cat "$T/pid16" 2>/dev/null)

@@ -175,4 +175,15 @@ tx=$(printf '%s' "$out" | sed -n 's/.*"transactions":\([0-9]*\).*/\1/p')
 ok "$([ -n "$tx" ] && [ "$tx" -ge 4 ] && [ "$tx" -le 8 ]; echo $?)" \
     "batch: a handful of transactions for 2000 triggers (${tx:-?})"
 
+# --syslog where there is no /dev/log: standard error, said once.
+if [ -e /dev/log ]; then
+	skip "--syslog without /dev/log: standard error" "this host has /dev/log"
+else
+	"$RUNNER" --syslog --db "$T/nodir/c.db" > /dev/null 2> "$T/syslog.err"
+	is "$?|$(grep -c "warn: syslog's /dev/log is not there: logging to standard error instead" "$T/syslog.err")" \
+	    "3|1" "--syslog without /dev/log: says so once, exit 3"
+	like "$(cat "$T/syslog.err")" "error: $T/nodir/c\\.db: .*directory $T/nodir does not exist" \
+	    "--syslog without /dev/log: the cause is on standard error"
+fi
+
 done_testing

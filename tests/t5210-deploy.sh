@@ -116,15 +116,9 @@ useradd --system --user-group --no-create-home --shell /usr/sbin/nologin \
 PORT=$(free_port)
 NGINX_PREFIX=$DEST$STATEDIR/nginx
 
-# change FROM TO: every FROM in the steps becomes TO; the FROM must be
-# there, so that a step the README lost fails here.
+# change FROM TO: every FROM in the steps becomes TO (change_in).
 change() {
-	grep -qF -- "$1" "$T/steps" || {
-		ok 1 "the steps have '$1'"
-		return 1
-	}
-	_from=$(printf '%s' "$1" | sed 's/[|.[\*^$]/\\&/g')
-	sed -i "s|$_from|$2|g" "$T/steps"
+	change_in "$T/steps" "$1" "$2"
 }
 change "--user checkpoint" "--user $RUNU"
 change "--group checkpoint" "--group $GRP"
@@ -213,13 +207,88 @@ checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
 ok $? "doctor finds nothing wrong"
 sed 's/^/# /' "$T/doctor.out"
 
-# What doctor says of a database its users may not write.
-chmod 0640 "$DEST$STATEDIR/checkpoints.db"
-checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
-    --web-user "$WEBU" --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] && grep -qx "wrong: runner user $RUNU may not write $DEST$STATEDIR/checkpoints.db: chgrp $GRP $DEST$STATEDIR/checkpoints.db && chmod 0660 $DEST$STATEDIR/checkpoints.db" "$T/doctor.out"
-ok $? "doctor: a database mode 0640 is wrong, with the fix (exit $rc)"
-chmod 0660 "$DEST$STATEDIR/checkpoints.db"
+# Every way doctor knows the deployment broken: broken, doctor says so
+# with a fix, the fix runs as printed (in a root shell, as the operator
+# would), and doctor then finds nothing wrong.  No fix ever widens a
+# group of the system: the directory made root's keeps root out of it.
+doctor() {
+	checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
+	    --web-user "$WEBU" --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1
+}
+DB=$DEST$STATEDIR/checkpoints.db
+SETUP="checkpointctl --db $DB setup --user $RUNU --group $GRP --web-user $WEBU --run-dir $DEST$RUNDIR"
+# break_fix WHAT BREAK WRONG: BREAK (a command), then doctor's line WRONG
+# (a regular expression) and its fix, which is run.
+break_fix() {
+	sh -c "$2" || bail "break: $1"
+	doctor
+	rc=$?
+	line=$(grep -E "^wrong: $3" "$T/doctor.out")
+	[ "$rc" -eq 1 ] && [ -n "$line" ]
+	wrong=$?
+	[ "$wrong" -eq 0 ] || sed 's/^/# /' "$T/doctor.out"
+	ok "$wrong" "doctor: $1 is wrong (exit $rc): $line"
+	grep -n -e '--group root' -e 'chgrp root' "$T/doctor.out"
+	ok $((!$?)) "  and no fix gives anything to group root"
+	fixes=$(sed -n 's/^wrong: .*: \(checkpointctl --db .*\|chgrp .*\)$/\1/p' "$T/doctor.out")
+	[ -n "$fixes" ] && (cd "$T" && sh -ec "$fixes") > "$T/fix.out" 2>&1
+	ok $? "  its fix runs as printed: $fixes"
+	sed 's/^/# /' "$T/fix.out"
+	doctor
+	ok $? "  and doctor then finds nothing wrong"
+	grep '^wrong' "$T/doctor.out" | sed 's/^/# /'
+}
+break_fix "a database mode 0640" "chmod 0640 $DB" \
+    "runner user $RUNU may not write $DB: chgrp $GRP $DB && chmod 0660 $DB\$"
+break_fix "a directory made root's" "chown root:root $DEST$STATEDIR && chmod 2775 $DEST$STATEDIR" \
+    "directory $DEST$STATEDIR belongs to group root, a group of the system, which the services must not share: $SETUP\$"
+break_fix "a directory not setgid" "chmod g-s $DEST$STATEDIR" \
+    "directory $DEST$STATEDIR is shared with no group \\(not setgid\\): $SETUP\$"
+break_fix "the web server's user out of the group" "gpasswd -d $WEBU $GRP" \
+    "web server user $WEBU may not write directory $DEST$STATEDIR: $SETUP\$"
+break_fix "a run directory the web server may not enter" "chmod 2700 $DEST$RUNDIR" \
+    "web server user $WEBU may not reach the app's socket in $DEST$RUNDIR: $SETUP\$"
+# The app's pid file is kept for the cleanup, which stops the app by it.
+cp "$DEST$RUNDIR/api.pid" "$T/api.pid"
+break_fix "the run directory gone" "rm -rf $DEST$RUNDIR" \
+    "run directory $DEST$RUNDIR: No such file or directory: $SETUP\$"
+cp "$T/api.pid" "$DEST$RUNDIR/api.pid"
+# Asked for a group of the system, doctor names the runner's own, and
+# setup refuses it; neither gives a system directory to the services.
+checkpointctl --db "$DB" doctor --user "$RUNU" --group root --web-user "$WEBU" \
+    --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1
+is "$?|$(grep '^wrong: --group' "$T/doctor.out")" \
+    "1|wrong: --group root is a group of the system: the services must have their own; $SETUP" \
+    "doctor --group root: wrong, and the fix names the runner's group"
+checkpointctl --db "$DB" setup --user "$RUNU" --group root > "$T/setup.out" 2>&1
+is "$?|$(cat "$T/setup.out")" \
+    "1|checkpointctl: --group root is a group of the system: the services would share its files; name a group of their own (setup makes it)" \
+    "setup --group root is refused"
+checkpointctl --db /var/lib/checkpoints.db setup --user "$RUNU" --group "$GRP" \
+    --run-dir "$DEST$RUNDIR" > "$T/setup.out" 2>&1
+is "$?|$(stat -c %U:%G /var/lib)|$(cat "$T/setup.out")" \
+    "1|root:root|checkpointctl: /var/lib is a directory of the system: give the database and the run directory their own (checkpointctl(8), DEPLOYMENT)" \
+    "setup refuses to take over /var/lib"
+checkpointctl --db /var/lib/checkpoints.db doctor --user "$RUNU" \
+    --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1
+is "$(grep '^wrong: the database' "$T/doctor.out")" \
+    "wrong: the database is in /var/lib, a directory of the system: move it into a directory of its own (checkpointctl(8), DEPLOYMENT)" \
+    "doctor: a database directly in /var/lib is to be moved, not shared"
+
+# A database gone: init's fix makes an empty one, which doctor then opens
+# (its jobs and the runner's passes were in the one gone).
+mv "$DB" "$DB.kept"
+doctor
+is "$(grep '^wrong: database' "$T/doctor.out")" \
+    "wrong: database $DB cannot be opened: No such file or directory: checkpointctl --db $DB init" \
+    "doctor: the database gone is wrong, with the fix"
+(cd "$T" && sh -ec "$(sed -n 's/^wrong: database .*: \(checkpointctl --db .*\)$/\1/p' "$T/doctor.out")") > "$T/fix.out" 2>&1
+ok $? "  its fix runs as printed"
+doctor
+grep -q "^ok: database $DB (sqlite): schema version" "$T/doctor.out" &&
+    grep -qx "ok: runner user $RUNU may write $DB and its directory" "$T/doctor.out" &&
+    grep -qx "ok: web server user $WEBU may write $DB and its directory" "$T/doctor.out"
+ok $? "  and doctor then opens it, and both users may write it"
+mv "$DB.kept" "$DB"
 
 done_testing

@@ -473,8 +473,25 @@ BADPW='Wr0ng%2Fpw-7c1e9'
 BAD=postgresql://postgres:$BADPW@127.0.0.1:$PG_PORT/checkpoints
 run --db "$BAD" job list
 is "$RC|$OUT" "1|" "a wrong password: refused"
-like "$ERR" "^checkpointctl: postgresql://127.0.0.1:$PG_PORT/checkpoints: .*password authentication failed for user \"postgres\"" \
-    "  the server named by host, port and database"
+like "$ERR" "^checkpointctl: postgresql://postgres@127.0.0.1:$PG_PORT/checkpoints: .*password authentication failed for user \"postgres\": the password is not this role's, or there is no such role: are the user and the password \\(its pgpass line\\) right\\?\$" \
+    "  the server named by user, host, port and database, and the likely cause"
+
+# A refused connection says the user it tried and the likely cause: what
+# a typo in the URI, a missing pgpass and a server not there look like.
+PGPASSFILE=$T/no-pgpass "$CTL" --db "postgresql://postgres@127.0.0.1:$PG_PORT/checkpoints" \
+    job list > /dev/null 2> "$T/err"
+like "$(cat "$T/err")" "^checkpointctl: postgresql://postgres@127.0.0.1:$PG_PORT/checkpoints: .*no password supplied: is there a pgpass for this user \\(PGPASSFILE, else the system user's ~/.pgpass, mode 0600, with a line for this host, port, database and user\\)\\?\$" \
+    "no pgpass: the user, and the pgpass asked for"
+run --db "postgresql://postgres@127.0.0.1:$PG_PORT/checkpionts" job list
+like "$ERR" "^checkpointctl: postgresql://postgres@127.0.0.1:$PG_PORT/checkpionts: .*database \"checkpionts\" does not exist: is the name right \\(a typo in the URI's user or database\\)\\?\$" \
+    "a database name mistyped: said, with the likely cause"
+printf '127.0.0.1:*:*:postgers:x\n' >> "$PGPASSFILE"
+run --db "postgresql://postgers@127.0.0.1:$PG_PORT/checkpoints" job list
+like "$ERR" "^checkpointctl: postgresql://postgers@127.0.0.1:$PG_PORT/checkpoints: .*password authentication failed for user \"postgers\".*: the password is not .*are the user and the password \\(its pgpass line\\) right\\?\$" \
+    "a user name mistyped: the URI shown has it"
+run --db "postgresql://postgres@127.0.0.1:$(free_port)/checkpoints" job list
+like "$ERR" "Connection refused.*: is the server running, and listening on this host and port\\?\$" \
+    "no server on that port: said, with the likely cause"
 # The app logs its failure to open the store, and answers 503.
 export CHECKPOINT_DB="$BAD"
 rm -f "$SOCK"

@@ -8,7 +8,9 @@
 #                  last; its action fails so again (a one-pass runner)
 #   ledger         10 completed, two savepoints (ids 11 and 12), then its
 #                  last 5 checkpoints expired
-#   reports        stale: one a minute until 30 min ago, none since
+#   reports        stale: scheduled every 2 min, one a minute until 30
+#                  min ago, none since (the schedule's slot just fired, so
+#                  that no runner fires it during the test)
 #   queued         healthy, and a trigger posted 70 s ago that no runner took
 #   waited         its last checkpoint waited 76 s for a runner, ran 249 ms
 #   archive        SUSPENDED
@@ -99,6 +101,9 @@ fleet_fixture() {
 		fleet_ckpts "$FLEET_EXPIRED" 13 17 $((_now - 10 * _min)) $((2 * _min)) 100 \
 		    $((_min - 1000)) "$_exp"
 		fleet_ckpts "$FLEET_STALE" 1 10 $((_now - 40 * _min)) $_min 120 60 NULL
+		echo "INSERT INTO schedules (job_id, kind, every_ms, since_ms,
+		    last_slot_ms, set_by) VALUES ('$FLEET_STALE', 'CHECKPOINT',
+		    120000, $_now - 86400000, $_now, 'root');"
 		fleet_ckpts "$FLEET_WAITED" 1 9 $((_now - 12 * _min)) $_min 90 70 NULL
 		fleet_ckpts "$FLEET_WAITED" 10 10 $((_now - 3 * _min)) $_min 76000 249 NULL
 		# What the button shows when the action fails as a Python

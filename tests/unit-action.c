@@ -6,6 +6,9 @@
  * text; past its deadline the whole group is killed, and whatever it left
  * running is killed when it exits.
  *
+ * A failure's cause in one line, as the runner's log and checkpointctl
+ * say it, from the trace the runner stores (ckpt_failure_cause).
+ *
  * Real processes throughout.  The time bounds are generous: they tell a
  * deadline that works from one that does not, they measure nothing.
  */
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "checkpoint.h"
 #include "tap.h"
 
 #define TEST_PATH "/usr/local/bin:/usr/bin:/bin"
@@ -474,6 +478,68 @@ test_wake_on_exit(void)
 	action_free(a);
 }
 
+#define CKPT_EXC "org.apache.flink.runtime.checkpoint.CheckpointException"
+
+/* The stored trace of each way an action fails, and its one line. */
+static const struct cause_case {
+	int line;
+	const char *class, *trace, *want;
+} cause_cases[] = {
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint was declined. disk full\n"
+		     "\tat checkpoint action (it exited with status 3)\n",
+	    "disk full (exited with status 3)" },
+	/* The last line of stderr is the cause; earlier ones are context. */
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint was declined. copying\n"
+		     "rsync: write failed: No space left\n"
+		     "\tat checkpoint action (it exited with status 23)\n",
+	    "rsync: write failed: No space left (exited with status 23)" },
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint expired before completing.\n"
+		     "\tat checkpoint action (killed after its timeout of 1 "
+		     "s)\n",
+	    "killed after its timeout of 1 s" },
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint was declined. The checkpoint action "
+		     "failed.\n\tat checkpoint action (it was killed by "
+		     "signal 9)\n",
+	    "was killed by signal 9" },
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint was declined. no such bucket\n"
+		     "\tat savepoint action (it exited with status 1)\n",
+	    "no such bucket (exited with status 1)" },
+	/* Flink's own: its words are the cause; its frames are not. */
+	{ __LINE__, CKPT_EXC,
+	    CKPT_EXC ": Checkpoint expired before completing.\n"
+		     "\tat org.apache.flink.runtime.checkpoint."
+		     "CheckpointCoordinator.lambda$0(Unknown Source)\n",
+	    "Checkpoint expired before completing." },
+	{ __LINE__, "java.util.concurrent.CompletionException",
+	    "java.util.concurrent.CompletionException: "
+	    "org.apache.flink.runtime.messages.FlinkJobNotFoundException: "
+	    "Could not find Flink job (0123)",
+	    "Could not find Flink job (0123)" },
+	{ __LINE__, "java.lang.IllegalStateException", NULL,
+	    "java.lang.IllegalStateException" },
+	{ __LINE__, NULL, NULL, "" },
+};
+
+static void
+test_failure_cause(void)
+{
+	char out[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(cause_cases) / sizeof(cause_cases[0]); i++) {
+		const struct cause_case *c = &cause_cases[i];
+
+		ckpt_failure_cause(c->class, c->trace, out, sizeof(out));
+		tap_is_str_at(__FILE__, c->line, out, c->want,
+		    "failure cause, line %d", c->line);
+	}
+}
+
 int
 main(void)
 {
@@ -490,5 +556,6 @@ main(void)
 	test_leftovers();
 	test_step_api();
 	test_wake_on_exit();
+	test_failure_cause();
 	return tap_done();
 }

@@ -16,13 +16,14 @@ const HISTORY_STEP = 100; // history rows added by "Show more"
 const KEPT = 1000;
 // A runner silent this long is taken as not at work: a --watch runner
 // records a pass at least every 15 s, cron's one a minute; a queue alone
-// proves nothing, since under cron a trigger waits up to a minute.
-const RUNNER_GRACE_MS = 150000;
-// A job is stale once its last completed checkpoint is older than this
-// many of its usual gaps between triggers, when its kept history shows
-// them (results are purged after 5 min by default), else than an hour;
-// ?stale=MINUTES sets it for every job.
-const STALE_GAPS = 3, STALE_MIN_MS = 60000, STALE_DEFAULT_MS = 3600000;
+// proves nothing, since under cron a trigger waits up to a minute.  The
+// one threshold: checkpointctl doctor is built with this line's number.
+const RUNNER_LATE_MS = 150000;
+// A job is stale once it has a checkpoint schedule and missed it: its
+// last completed checkpoint older than this many of the schedule's
+// intervals.  A job triggered by hand alone has nothing to miss, however
+// long its gaps; ?stale=MINUTES sets a threshold for every job.
+const STALE_GAPS = 3, STALE_MIN_MS = 60000;
 // Beyond the jobs on screen, each job's health is read this often.
 const SWEEP_MS = 30000;
 const staleParam = Number(new URLSearchParams(location.search).get('stale')) * 60000;
@@ -143,7 +144,7 @@ function checkpoints(jid) {
 		const end = c.status === 'FAILED' ? c.failure_timestamp : c.latest_ack_timestamp;
 		byId.set(c.id, { id: c.id, status: c.status, claim: c.trigger_timestamp, posted: -1,
 			end: end > 0 ? end : -1, dur: c.end_to_end_duration, path: c.external_path,
-			failure: c.failure_message, trace: null });
+			failure: c.failure_message, trace: null, sp: c.is_savepoint === true });
 	}
 	for (const t of state.waits.get(jid)?.data?.triggers ?? []) {
 		if (t.checkpoint_id === null)
@@ -162,7 +163,7 @@ function checkpoints(jid) {
 		wait: c.posted > 0 && c.claim > 0 ? c.claim - c.posted : -1 }));
 }
 
-const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_GRACE_MS;
+const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_LATE_MS;
 
 // The job's health, worst first: { rank, key, text, why }.
 const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
@@ -185,14 +186,14 @@ function health(job) {
 	const queued = w ? w.in_progress - d.counts.in_progress : 0;
 	if (queued > 0 && runnerAway())
 		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
-	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0).slice(0, 21);
-	const gaps = starts.slice(1).map((t, i) => starts[i] - t).sort((a, b) => a - b);
-	const every = gaps.length >= 2 ? gaps[gaps.length >> 1] : 0;
-	const due = staleParam || (every ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : STALE_DEFAULT_MS);
+	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0);
+	const sched = w?.schedules?.find((x) => x.kind === 'CHECKPOINT');
+	const every = sched ? sched.every_ms || sched.next_slot_ms - sched.last_slot_ms : 0;
+	const due = staleParam || (every > 0 ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : 0);
 	const last = d.latest.completed?.latest_ack_timestamp ?? starts.at(-1);
-	if (last > 0 && Date.now() - last > due)
+	if (due > 0 && last > 0 && Date.now() - last > due)
 		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`, `none completed for ${fmtDuration(Date.now() - last)}, ` +
-			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : every ? ` (usually one every ${fmtDuration(every)})` : ''}`);
+			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : ` (scheduled ${sched.rule})`}`);
 	if (!cps.length)
 		return mk(3, 'new', 'no checkpoint');
 	return mk(3, 'ok', 'healthy');
@@ -283,7 +284,7 @@ function lastFailed(d, c) {
 		return [line('muted', 'none')];
 	const why = c?.trace ?? d.failure_message;
 	return [line('', h('b', { textContent: `#${d.id} ` }), timeEl(d.failure_timestamp)),
-		cut('bad', causeLine(d.failure_message ?? why) || 'no message'), traceEl(c?.trace)];
+		cut('bad', `${d.is_savepoint ? 'Savepoint: ' : ''}${causeLine(why) || 'no message'}`), traceEl(c?.trace)];
 }
 
 // The outcome of the page's own trigger, kept in its row.
@@ -447,9 +448,10 @@ function renderList() {
 function historyRow(c) {
 	const cls = c.status === 'COMPLETED' ? 'ok' : c.status === 'FAILED' ? 'bad' : '';
 	const what = c.status === 'FAILED' ?
-		failEl(causeLine(c.failure) || 'no message', c.trace ?? c.failure) :
+		failEl(`${c.sp ? 'Savepoint: ' : ''}${causeLine(c.trace ?? c.failure) || 'no message'}`, c.trace ?? c.failure) :
 		[cut('loc', c.path ?? '')];
-	return h('tr', {}, td('Id', `#${c.id}`), td('Status', h('span', { className: cls, textContent: c.status })),
+	// A savepoint takes an id as a checkpoint does: said, never mixed in.
+	return h('tr', { className: c.sp ? 'sp' : '' }, td('Id', `#${c.id}${c.sp ? ' savepoint' : ''}`), td('Status', h('span', { className: cls, textContent: c.status })),
 		td('Triggered', timeEl(c.posted > 0 ? c.posted : c.claim, true)),
 		td('Waited', c.wait >= 0 ? fmtDuration(c.wait) : 'n/a'), td('Ran', fmtDuration(c.dur)),
 		td(c.status === 'FAILED' ? 'Failure' : 'Location', ...what));

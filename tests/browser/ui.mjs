@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-export const CHECKS = 36;
+export const CHECKS = 38;
 const env = (k) => {
 	if (!process.env[k])
 		throw new Error(`${k} is not set`);
@@ -89,7 +89,20 @@ try {
 		const why = async (i) => (await frow(i).locator('.why').textContent());
 		const got = [await why(6), await why(7), await why(8), await frow(8).locator('.why').getAttribute('title')];
 		return (got[0] === '11 failed in a row' && got[1] === '5 failed in a row' && /^last done 3\d min ago$/.test(got[2]) &&
-			/usually one every 1 min/.test(got[3])) || got.join(' / ');
+			/expected within 6 min (0 s )?\(scheduled every 2m\)/.test(got[3])) || got.join(' / ');
+	});
+	await step('fleet: "stale" only for a job that has a schedule: without one, 30 min since its last checkpoint is healthy', async () => {
+		const row = sql(FLEET_DB, `SELECT every_ms, since_ms, last_slot_ms FROM schedules WHERE job_id = '${FLEET(8)}'`).trim();
+		sql(FLEET_DB, `DELETE FROM schedules WHERE job_id = '${FLEET(8)}'`);
+		await fp.reload();
+		await fp.locator('#summary', { hasText: /^2 failing, 1 waiting with no runner \(7 healthy/ }).waitFor({ timeout: 15000 });
+		const mark = await markOf(8);
+		const [every, since, slot] = row.split('|');
+		sql(FLEET_DB, `INSERT INTO schedules (job_id, kind, every_ms, since_ms, last_slot_ms, set_by)
+			VALUES ('${FLEET(8)}', 'CHECKPOINT', ${every}, ${since}, ${slot}, 'root')`);
+		await fp.reload();
+		await fp.locator('#summary', { hasText: /^2 failing, 1 waiting with no runner, 1 stale/ }).waitFor({ timeout: 15000 });
+		return mark === 'healthy' || mark;
 	});
 	await step('fleet: long paths and names cut with an ellipsis on one line, whole on hover, never broken', async () => {
 		const cuts = await fp.evaluate(() => [...document.querySelectorAll('#jobs .loc, #jobs .mono')].map((e) => ({
@@ -98,7 +111,7 @@ try {
 		const bad = cuts.filter((c) => !c.one || !c.whole);
 		return (cuts.length >= 20 && bad.length === 0 && cuts.some((c) => c.cut)) || JSON.stringify(bad.slice(0, 3));
 	});
-	await step('fleet: a multi-line failure shows its cause line (the last of a Python traceback), the whole trace on demand', async () => {
+	await step('fleet: a multi-line failure leads with its cause (the last line of a Python traceback, then its exit status), the whole trace on demand', async () => {
 		const cell = frow(6).locator('td').nth(3);
 		const cause = await cell.locator('.bad').textContent();
 		const pre = cell.locator('pre');
@@ -107,7 +120,7 @@ try {
 		const trace = await pre.textContent();
 		await fp.screenshot({ path: `${OUT}/ui-fleet-trace.png` });
 		await cell.locator('summary').click();
-		return (cause === "OSError: [Errno 122] Disk quota exceeded: '/var/lib/ckpt/payments'" && hidden &&
+		return (cause === "OSError: [Errno 122] Disk quota exceeded: '/var/lib/ckpt/payments' (exited with status 1)" && hidden &&
 			trace.includes('Traceback (most recent call last):') && trace.includes('main()')) || `${cause} / ${hidden} / ${trace}`;
 	});
 	await step('fleet: under a cron runner (its last pass 20 s ago) a trigger waiting over a minute is no alarm', async () => {
@@ -151,7 +164,15 @@ try {
 			/^#10 completed in 249 ms after 1 min 16 s waiting for a runner, ended \d\d:\d\d:\d\d/.test(last) &&
 			/^#1 completed in 70 ms/.test(firstTip) && hover === last) || `${ticks} / ${last} / ${firstTip} / ${hover}`;
 	});
-	await step('fleet: the button on a failing Python action shows the traceback\'s last line, the whole on demand', async () => {
+	await step('fleet: savepoints are marked as such in a job\'s history, never mixed in as checkpoints', async () => {
+		await fp.goto(`${FLEET_BASE}/ui/#job/${FLEET(7)}`);
+		const ids = fp.locator('#history tbody tr td:first-child');
+		await ids.first().waitFor();
+		const texts = await ids.allTextContents();
+		return (texts.includes('#12 savepoint') && texts.includes('#11 savepoint') && texts.includes('#13') &&
+			texts.filter((t) => t.includes('savepoint')).length === 2) || texts.join(',');
+	});
+	await step('fleet: the button on a failing Python action shows the traceback\'s last line and the exit status, the whole on demand', async () => {
 		await fp.goto(`${FLEET_BASE}/ui/`);
 		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
 		const r = frow(6);
@@ -164,7 +185,7 @@ try {
 		const text = await out.evaluate((e) => e.firstChild.textContent);
 		await out.locator('summary').click();
 		const trace = await out.locator('pre').textContent();
-		return (text === 'Failed: OSError: [Errno 122] Disk quota exceeded' && trace.includes('Traceback (most recent call last):') &&
+		return (text === 'Failed: OSError: [Errno 122] Disk quota exceeded (exited with status 1)' && trace.includes('Traceback (most recent call last):') &&
 			trace.includes('Checkpoint was declined.')) || `${text} / ${trace}`;
 	});
 	await step('fleet: a 502 from the proxy (an HTML page): a banner, never the HTML, the table dimmed, its buttons disabled', async () => {
@@ -301,7 +322,7 @@ try {
 		return (asked.startsWith('Stop orders with a savepoint?') && stops === '0' && !busy) ||
 			`"${asked}", ${stops} stops, buttons busy ${busy}`;
 	});
-	await step('a failing job\'s trigger shows its failure text and, on demand, its stack trace', async () => {
+	await step('a failing job\'s trigger shows its stderr and exit status, not Flink\'s words, and, on demand, its stack trace', async () => {
 		await page.fill('#filter', FAIL_JOB);
 		await row(FAIL_JOB).getByRole('button', { name: 'Trigger checkpoint' }).click();
 		const out = row(FAIL_JOB).locator('output');
@@ -311,12 +332,12 @@ try {
 		const hidden = !(await pre.isVisible());
 		await out.locator('summary').click();
 		const trace = await pre.textContent();
-		return (text.includes('Checkpoint was declined.') && hidden && trace.includes('disk quota exceeded')) ||
+		return (text === 'Failed: disk quota exceeded (exited with status 1)' && hidden && trace.includes('Checkpoint was declined.')) ||
 			`${text} / hidden ${hidden} / ${trace}`;
 	});
 	await step('the failing job\'s row shows its last failure', async () => {
 		const cell = row(FAIL_JOB).locator('td').nth(3);
-		await cell.filter({ hasText: 'declined' }).waitFor({ timeout: 15000 });
+		await cell.filter({ hasText: 'disk quota exceeded (exited with status 1)' }).waitFor({ timeout: 15000 });
 	});
 	await step('a trigger in progress (posted by curl\'s way, no Origin) shows with the age of the oldest', async () => {
 		const r = await fetch(`${BASE}/jobs/${SLOW_JOB}/checkpoints`, { method: 'POST',
