@@ -38,6 +38,7 @@
 #include "retention.h"
 #include "runner.h"
 #include "schedule.h"
+#include "throwable.h"
 
 #define RUNNER_LEASE_GRACE_MS 30000 /* beyond the job's timeout */
 #define RUNNER_POLL_MS 50 /* how often a pass looks for news */
@@ -676,7 +677,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	memset(&o, 0, sizeof(o));
 	if (!e->job_known || e->job_state != JOB_RUNNING) {
 		buf_reset(trace);
-		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s);
+		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s, e->job.s);
 		o.failure_class = FAIL_JOB_CLASS;
 		o.failure_trace = buf_str(trace);
 		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
@@ -1602,10 +1603,6 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
  */
 
 #define OP_BATCH 16
-#define FAIL_DISPOSE_TRACE \
-	"java.util.concurrent.CompletionException: " \
-	"org.apache.flink.util.FlinkException: " \
-	"Could not dispose savepoint %s."
 
 /*
  * Fails the claims left by dead runners or past their leases, and this
@@ -1976,7 +1973,8 @@ op_savepoint_round(struct pass *p, int *more)
 	for (i = 0; rc == STORE_OK && i < n; i++) {
 		if (!t[i].job_known || !t[i].job_running) {
 			buf_reset(&trace);
-			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s);
+			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s,
+			    t[i].job.s);
 			rc = store_savepoint_complete(p->store, t[i].row, NULL,
 			    0, NULL, FAIL_JOB_CLASS, buf_str(&trace), now);
 			p->stats->failed += rc == STORE_OK;
@@ -2066,10 +2064,11 @@ op_flink_disposal(const struct disposal_task *t, const char **class,
 	if (f != NULL)
 		jm_result(f, &r);
 	if (f == NULL || expired) {
-		*class = FAIL_JOB_CLASS;
+		*class = THROWABLE_DISPOSE_CLASS;
 		buf_printf(trace,
-		    FAIL_DISPOSE_TRACE "\n\tat checkpoint-runner (the "
-				       "JobManager %s %s)\n",
+		    THROWABLE_DISPOSE_CLASS ": Could not dispose savepoint "
+					    "%s.\n\tat checkpoint-runner (the "
+					    "JobManager %s %s)\n",
 		    t->path, t->flink_url,
 		    f == NULL ? "could not be asked: out of memory" :
 				"did not finish it within the job's timeout");
@@ -2108,8 +2107,8 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 		    t->path);
 		op_run(t->command, envp, 3, t->timeout_s, &res);
 		if (res.status != ACTION_OK) {
-			class = FAIL_JOB_CLASS;
-			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t->path);
+			class = THROWABLE_DISPOSE_CLASS;
+			throwable_dispose_head(&trace, t->path);
 			action_failure_trace(&trace, &res, t->timeout_s,
 			    "dispose");
 		}
@@ -2128,7 +2127,7 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 /*
  * One round of disposals.  A path that is no savepoint of a job with a
  * dispose command fails at once, as Flink's disposal of a path it cannot
- * read: "Could not dispose savepoint".
+ * read: "Could not dispose savepoint", caused by a FileNotFoundException.
  */
 static enum store_rc
 op_disposal_round(struct pass *p, int *more)
@@ -2149,14 +2148,15 @@ op_disposal_round(struct pass *p, int *more)
 		if (!t[i].job_found ||
 		    (t[i].command == NULL && t[i].flink_url == NULL)) {
 			buf_reset(&trace);
-			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t[i].path);
-			buf_printf(&trace,
-			    "Caused by: java.io.FileNotFoundException: %s\n",
-			    !t[i].job_found ?
-				"no savepoint of a job is at this path" :
-				"the job has no dispose command");
+			if (!t[i].job_found)
+				throwable_dispose_missing(&trace, t[i].path);
+			else
+				throwable_dispose_trace(&trace, t[i].path,
+				    "java.io.FileNotFoundException",
+				    "the job has no dispose command");
 			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, FAIL_JOB_CLASS, buf_str(&trace), now);
+			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
+			    now);
 			p->stats->failed += rc == STORE_OK;
 			continue;
 		}

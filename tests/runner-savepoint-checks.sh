@@ -108,6 +108,12 @@ SX=$(tid 5901)
 http POST /jobs/$JX/savepoints "{\"triggerId\":\"$SX\",\"target-directory\":\"file:/x\"}"
 pass
 is "$(sp "$JX" "$SX")" "COMPLETED|-|-|$JOB_CLASS" "unknown job: fails as Flink's, no id"
+# Dispatcher.triggerSavepoint's FlinkJobNotFoundException, inside the
+# CompletionException of its future: the cause a level of its own.
+is "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$SX'")" \
+    "$(lines "$JOB_TRACE ($JX)" \
+    "Caused by: ${JOB_TRACE#*: } ($JX)")" \
+    "unknown job: the trace, caused by FlinkJobNotFoundException"
 
 # --- stop with drain: FINISHED, nothing taken after --------------------------
 S3=$(tid 5104)
@@ -215,5 +221,8 @@ http POST /savepoint-disposal '{"savepoint-path":"file:/nowhere"}'
 D2=$(printf '%s' "$BODY" | cut -d'"' -f4)
 pass
 http GET /savepoint-disposal/$D2
-begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"java.util.concurrent.CompletionException","stack-trace":"java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.' \
-    "disposal of an unknown path: Flink's failure"
+# Dispatcher.disposeSavepoint's FlinkException, caused by
+# AbstractFsCheckpointStorageAccess.resolveCheckpointPointer's
+# FileNotFoundException (the CompletionException around it is dropped).
+begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"org.apache.flink.util.FlinkException","stack-trace":"org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.\nCaused by: java.io.FileNotFoundException: Cannot find checkpoint or savepoint file/directory '"'file:/nowhere'"' on file system '"'file'"'.\n","serialized-throwable":"' \
+    "disposal of an unknown path: Flink's failure and its cause"

@@ -363,9 +363,70 @@ test_no_message(void)
 	    "no message: detailMessage null");
 }
 
+/*
+ * A disposal's failure: Flink's FlinkException and its cause; the scheme
+ * of a path as Flink's Path reads it, the local file system's without.
+ */
+static void
+test_dispose(void)
+{
+	static const struct {
+		int line;
+		const char *path, *cause_class, *cause_msg, *want;
+	} t[] = {
+		{ __LINE__, "file:/nowhere", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/nowhere.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory 'file:/nowhere' "
+		    "on file system 'file'.\n" },
+		{ __LINE__, "/sp/x", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint /sp/x.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory '/sp/x' on file "
+		    "system 'file'.\n" },
+		{ __LINE__, "s3://b/sp", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint s3://b/sp.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory 's3://b/sp' on "
+		    "file system 's3'.\n" },
+		{ __LINE__, "/a:b", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint /a:b.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory '/a:b' on file "
+		    "system 'file'.\n" },
+		{ __LINE__, "file:/sp", "java.io.IOException", "why",
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/sp.\n"
+		    "Caused by: java.io.IOException: why\n" },
+		{ __LINE__, "file:/sp", "java.io.IOException", NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/sp.\n"
+		    "Caused by: java.io.IOException\n" },
+	};
+	struct buf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < N(t); i++) {
+		buf_reset(&b);
+		if (t[i].cause_class == NULL)
+			throwable_dispose_missing(&b, t[i].path);
+		else
+			throwable_dispose_trace(&b, t[i].path, t[i].cause_class,
+			    t[i].cause_msg);
+		tap_is_str_at(__FILE__, t[i].line, buf_str(&b), t[i].want,
+		    "dispose: the trace of line %d", t[i].line);
+	}
+	buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_dispose();
 	test_message();
 	test_small();
 	test_no_message();
