@@ -13,13 +13,16 @@
  * Throwable, which has a writeObject method.
  *
  * The object is what Flink makes of an exception: originalErrorClassName
- * is the class, fullStringifiedStackTrace the trace, detailMessage the
- * message (throwable_message), serializedException null (no original
+ * is the class, fullStringifiedStackTrace the trace, detailMessage
+ * "<class>: <message>" (throwable_message), or the class alone without a
+ * message, as Flink 1.20's and 2.x's constructor writes it (its
+ * getClassNameAndMessageOrError), serializedException null (no original
  * exception is on hand; deserializeError then returns the
  * SerializedThrowable itself), an empty stack trace (the frames are in
  * the trace text, which SerializedThrowable's printStackTrace prints) and
  * Throwable's own empty suppressed list, Collections.EMPTY_LIST.  Its
- * toString() is then "<class>: <message>", as Flink's clients show it.
+ * toString() is then "<class>: <class>: <message>", as Flink's clients
+ * show a JobManager's failure.
  * Its cause is a SerializedThrowable made likewise of what follows the
  * trace's first "\nCaused by: ", and so on down the chain, as Flink's
  * constructor makes one for each cause of the original; the last cause's
@@ -210,26 +213,44 @@ struct stream {
 	uint32_t empty_list; /* Collections.EMPTY_LIST */
 };
 
+/* A piece of a string's text. */
+struct part {
+	const char *s;
+	size_t n;
+};
+
 /*
- * A new String object: TC_STRING with a 2-byte length, or TC_LONGSTRING
- * with an 8-byte one past 65535 bytes, as ObjectOutputStream.writeString
- * chooses.
+ * A new String object of the pieces one after the other: TC_STRING with
+ * a 2-byte length, or TC_LONGSTRING with an 8-byte one past 65535 bytes,
+ * as ObjectOutputStream.writeString chooses.
  */
 static int
-put_string(struct stream *st, const char *s, size_t n)
+put_parts(struct stream *st, const struct part *p, size_t np)
 {
 	struct buf *b = st->b;
 	int err = 0;
-	uint64_t len = mutf8(NULL, s, n, &err);
+	uint64_t len = 0;
+	size_t i;
 
+	for (i = 0; i < np; i++)
+		len += mutf8(NULL, p[i].s, p[i].n, &err);
 	st->next++;
 	if (len <= 0xffff) {
 		if (put_u8(b, TC_STRING) == -1 || put_be(b, len, 2) == -1)
 			return -1;
 	} else if (put_u8(b, TC_LONGSTRING) == -1 || put_be(b, len, 8) == -1)
 		return -1;
-	mutf8(b, s, n, &err);
+	for (i = 0; i < np; i++)
+		mutf8(b, p[i].s, p[i].n, &err);
 	return err ? -1 : 0;
+}
+
+static int
+put_string(struct stream *st, const char *s, size_t n)
+{
+	struct part p = { s, n };
+
+	return put_parts(st, &p, 1);
 }
 
 /* A field of a class descriptor: its type code, name and type string. */
@@ -409,14 +430,15 @@ put_empties(struct stream *st)
 static int
 put_tail(struct stream *st, const struct level *lv)
 {
+	struct part detail[3] = { { lv->class, lv->classlen }, { ": ", 2 } };
 	size_t off, len;
 	int msg;
 
 	msg = throwable_message(lv->class, lv->classlen, lv->trace,
 	    lv->tracelen, &off, &len);
-	if ((msg ? put_string(st, lv->trace + off, len) :
-		   put_u8(st->b, TC_NULL)) == -1 ||
-	    put_empties(st) == -1 || put_u8(st->b, TC_ENDBLOCKDATA) == -1)
+	detail[2] = (struct part){ lv->trace + off, len };
+	if (put_parts(st, detail, msg ? 3 : 1) == -1 || put_empties(st) == -1 ||
+	    put_u8(st->b, TC_ENDBLOCKDATA) == -1)
 		return -1;
 	if (put_string(st, lv->trace, lv->tracelen) == -1 ||
 	    put_string(st, lv->class, lv->classlen) == -1 ||

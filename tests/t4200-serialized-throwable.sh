@@ -78,9 +78,10 @@ json_string() {
 
 # failure NAME JOB TID CLASS TRACE MESSAGE [CAUSES]: the GET of a failed
 # trigger answers exactly its class, TRACE and a serialized-throwable, the
-# one in its row; the Java side reads from it the class, TRACE, MESSAGE,
-# "CLASS: MESSAGE" as toString() and the causes' toString(), CAUSES (one a
-# line; none by default).
+# one in its row; the Java side reads from it the class, TRACE, the detail
+# message "CLASS: MESSAGE" (Flink's SerializedThrowable writes it so, its
+# getClassNameAndMessageOrError), "CLASS: CLASS: MESSAGE" as toString()
+# and the causes' toString(), CAUSES (one a line; none by default).
 failure() {
 	_got=$(fcgi_raw GET "/jobs/$2/checkpoints/$3" | status_body)
 	BLOB=$(printf '%s' "$_got" |
@@ -95,8 +96,8 @@ failure() {
 	[ -s "$T/java/$1.err" ] && sed 's/^/# /' "$T/java/$1.err"
 	same_file "$1" class "$4" "$1: originalErrorClassName"
 	same_file "$1" trace "$5" "$1: fullStringifiedStackTrace"
-	same_file "$1" message "$6" "$1: the detail message"
-	same_file "$1" tostring "$4: $6" "$1: toString(), as Flink's clients show it"
+	same_file "$1" message "$4: $6" "$1: the detail message, \"CLASS: MESSAGE\" as Flink's"
+	same_file "$1" tostring "$4: $4: $6" "$1: toString(), as Flink's clients show it"
 	same_file "$1" causes "${7:-}" "$1: the chain of causes"
 }
 
@@ -189,7 +190,7 @@ for j in "$JU" "$JF"; do
 	    "$JOB_CLASS: $NOT_FOUND: Could not find Flink job ($j)
 Caused by: $NOT_FOUND: Could not find Flink job ($j)
 " "$NOT_FOUND: Could not find Flink job ($j)" \
-	    "$NOT_FOUND: Could not find Flink job ($j)
+	    "$NOT_FOUND: $NOT_FOUND: Could not find Flink job ($j)
 "
 	same_file "job $j not running" cause1.trace \
 	    "$NOT_FOUND: Could not find Flink job ($j)
