@@ -7,8 +7,10 @@
 # migration 3, each answered by the real FastCGI app and read by a JDK:
 # base64, then ObjectInputStream into a class with the name,
 # serialVersionUID and serial fields of Flink's SerializedThrowable
-# (tests/java), every string checked exactly, and ObjectOutputStream must
-# write the object back as the very same bytes.  A stream cut short or
+# (tests/java), every string checked exactly at every level of the chain
+# of causes (an unknown job's FlinkJobNotFoundException inside its
+# CompletionException), and ObjectOutputStream must write the object back
+# as the very same bytes.  A stream cut short or
 # with a byte altered must make the Java side fail, or its strings differ.
 #
 # Jobs' commands are in single quotes on purpose: their $VARS are for the
