@@ -325,10 +325,16 @@ jobs_entry(const struct job *j, void *arg)
 	if (j->state == JOB_FINISHED || j->state == JOB_CANCELED ||
 	    j->state == JOB_FAILED)
 		end = j->updated_ms;
+	/*
+	 * Flink 2's JobDetails, which 1.20's clients read too (they skip
+	 * what they do not know): a streaming job, the default scheduler,
+	 * and no operator waiting for resources.
+	 */
 	if (buf_printf(l->b, "{\"jid\":\"%s\",\"name\":", j->id.s) == -1 ||
 	    buf_add_json_string(l->b, j->name, strlen(j->name)) == -1 ||
 	    buf_printf(l->b,
-		",\"start-time\":%lld,\"end-time\":%lld,\"duration\":%lld,"
+		",\"jobType\":\"STREAMING\",\"schedulerType\":\"Default\","
+		"\"start-time\":%lld,\"end-time\":%lld,\"duration\":%lld,"
 		"\"state\":\"%s\",\"last-modification\":%lld,"
 		/*
 		 * No tasks, and so none short of running: the operator
@@ -338,7 +344,7 @@ jobs_entry(const struct job *j, void *arg)
 		"\"tasks\":{\"running\":0,\"canceling\":0,\"canceled\":0,"
 		"\"total\":0,\"created\":0,\"scheduled\":0,"
 		"\"deploying\":0,\"reconciling\":0,\"finished\":0,"
-		"\"initializing\":0,\"failed\":0}}",
+		"\"initializing\":0,\"failed\":0},\"pending-operators\":0}",
 		(long long)j->created_ms, (long long)end,
 		(long long)((end >= 0 ? end : l->now_ms) - j->created_ms),
 		job_state_name(j->state), (long long)j->updated_ms) == -1)

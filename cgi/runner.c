@@ -38,6 +38,7 @@
 #include "retention.h"
 #include "runner.h"
 #include "schedule.h"
+#include "throwable.h"
 
 #define RUNNER_LEASE_GRACE_MS 30000 /* beyond the job's timeout */
 #define RUNNER_POLL_MS 50 /* how often a pass looks for news */
@@ -710,7 +711,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	memset(&o, 0, sizeof(o));
 	if (!e->job_known || e->job_state != JOB_RUNNING) {
 		buf_reset(trace);
-		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s);
+		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s, e->job.s);
 		o.failure_class = FAIL_JOB_CLASS;
 		o.failure_trace = buf_str(trace);
 		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
@@ -1643,10 +1644,6 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
  */
 
 #define OP_BATCH 16
-#define FAIL_DISPOSE_TRACE \
-	"java.util.concurrent.CompletionException: " \
-	"org.apache.flink.util.FlinkException: " \
-	"Could not dispose savepoint %s."
 /*
  * A savepoint or stop of a job without such a command: nothing is run,
  * and no location is made up for it.  %s: "savepoint" or "stop", twice.
@@ -1655,8 +1652,7 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 	"org.apache.flink.runtime.checkpoint.CheckpointException: " \
 	"Checkpoint was declined. The job has no %s command, so " \
 	"nothing was taken (checkpointctl job set --%s-command)."
-/* A client's disposal that its scope refuses (disposal_refused). */
-#define FAIL_DISPOSE_CLASS "org.apache.flink.util.FlinkException"
+/* The cause of a client's disposal that its scope refuses. */
 #define FAIL_SCOPE_CAUSE "java.lang.IllegalStateException"
 
 /* Why a disposal is out of its scope, by its task's scope. */
@@ -1668,20 +1664,6 @@ static const char *const disposal_scope_why[] = {
 			  "savepoint keep)",
 	[DISPOSAL_NEWEST] = "the savepoint is its job's newest",
 };
-
-/*
- * Flink's failure of a disposal, FlinkException "Could not dispose
- * savepoint <path>.", with its cause: of a class and why.
- */
-static void
-disposal_refused(struct buf *trace, const char *path, const char *cause,
-    const char *why)
-{
-	buf_printf(trace,
-	    FAIL_DISPOSE_CLASS ": Could not dispose savepoint %s.\n"
-			       "Caused by: %s: %s\n",
-	    path, cause, why);
-}
 
 static enum store_rc op_start_due(struct pass *, enum kept);
 static enum store_rc op_run_disposal(struct pass *,
@@ -2141,7 +2123,8 @@ op_savepoint_round(struct pass *p, int *more)
 	for (i = 0; rc == STORE_OK && i < n; i++) {
 		if (!t[i].job_known || !t[i].job_running) {
 			buf_reset(&trace);
-			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s);
+			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s,
+			    t[i].job.s);
 			rc = store_savepoint_complete(p->store, t[i].row, NULL,
 			    0, NULL, FAIL_JOB_CLASS, buf_str(&trace), now);
 			p->stats->failed += rc == STORE_OK;
@@ -2226,10 +2209,11 @@ op_flink_disposal(const struct disposal_task *t, const char **class,
 	if (f != NULL)
 		jm_result(f, &r);
 	if (f == NULL || expired) {
-		*class = FAIL_JOB_CLASS;
+		*class = THROWABLE_DISPOSE_CLASS;
 		buf_printf(trace,
-		    FAIL_DISPOSE_TRACE "\n\tat checkpoint-runner (the "
-				       "JobManager %s %s)\n",
+		    THROWABLE_DISPOSE_CLASS ": Could not dispose savepoint "
+					    "%s.\n\tat checkpoint-runner (the "
+					    "JobManager %s %s)\n",
 		    t->path, t->flink_url,
 		    f == NULL ? "could not be asked: out of memory" :
 				"did not finish it within the job's timeout");
@@ -2268,8 +2252,8 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 		    t->path);
 		op_run(t->command, envp, 3, t->timeout_s, &res);
 		if (res.status != ACTION_OK) {
-			class = FAIL_JOB_CLASS;
-			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t->path);
+			class = THROWABLE_DISPOSE_CLASS;
+			throwable_dispose_head(&trace, t->path);
 			action_failure_trace(&trace, &res, t->timeout_s,
 			    "dispose");
 		}
@@ -2288,8 +2272,9 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 /*
  * One round of disposals.  A path that is no savepoint of a job with a
  * dispose command fails at once, as Flink's disposal of a path it cannot
- * read: "Could not dispose savepoint"; so does a client's disposal out of
- * its scope (store_impl.h, DISPOSAL_SCOPE), before anything runs.
+ * read: "Could not dispose savepoint", caused by a FileNotFoundException;
+ * so does a client's disposal out of its scope (store_impl.h,
+ * DISPOSAL_SCOPE), before anything runs.
  */
 static enum store_rc
 op_disposal_round(struct pass *p, int *more)
@@ -2311,23 +2296,24 @@ op_disposal_round(struct pass *p, int *more)
 		if (!t[i].job_found ||
 		    (t[i].command == NULL && t[i].flink_url == NULL)) {
 			buf_reset(&trace);
-			buf_printf(&trace, FAIL_DISPOSE_TRACE "\n", t[i].path);
-			buf_printf(&trace,
-			    "Caused by: java.io.FileNotFoundException: %s\n",
-			    !t[i].job_found ?
-				"no savepoint of a job is at this path" :
-				"the job has no dispose command");
+			if (!t[i].job_found)
+				throwable_dispose_missing(&trace, t[i].path);
+			else
+				throwable_dispose_trace(&trace, t[i].path,
+				    "java.io.FileNotFoundException",
+				    "the job has no dispose command");
 			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, FAIL_JOB_CLASS, buf_str(&trace), now);
+			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
+			    now);
 			p->stats->failed += rc == STORE_OK;
 			continue;
 		}
 		if (t[i].scope > 0 && t[i].scope <= DISPOSAL_NEWEST) {
 			buf_reset(&trace);
-			disposal_refused(&trace, t[i].path, FAIL_SCOPE_CAUSE,
-			    disposal_scope_why[t[i].scope]);
+			throwable_dispose_trace(&trace, t[i].path,
+			    FAIL_SCOPE_CAUSE, disposal_scope_why[t[i].scope]);
 			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, FAIL_DISPOSE_CLASS, buf_str(&trace),
+			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
 			    now);
 			p->stats->failed += rc == STORE_OK;
 			continue;

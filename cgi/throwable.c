@@ -12,15 +12,22 @@
  * object fields by name), the same end-of-block after the data of
  * Throwable, which has a writeObject method.
  *
- * The object is what Flink makes of an exception that has no cause:
- * originalErrorClassName is the class, fullStringifiedStackTrace the
- * trace, detailMessage the message (throwable_message), cause null (its
- * constructor calls initCause(null)), serializedException null (no
- * original exception is on hand; deserializeError then returns the
+ * The object is what Flink makes of an exception: originalErrorClassName
+ * is the class, fullStringifiedStackTrace the trace, detailMessage
+ * "<class>: <message>" (throwable_message), or the class alone without a
+ * message, as Flink 1.20's and 2.x's constructor writes it (its
+ * getClassNameAndMessageOrError), serializedException null (no original
+ * exception is on hand; deserializeError then returns the
  * SerializedThrowable itself), an empty stack trace (the frames are in
  * the trace text, which SerializedThrowable's printStackTrace prints) and
  * Throwable's own empty suppressed list, Collections.EMPTY_LIST.  Its
- * toString() is then "<class>: <message>", as Flink's clients show it.
+ * toString() is then "<class>: <class>: <message>", as Flink's clients
+ * show a JobManager's failure.
+ * Its cause is a SerializedThrowable made likewise of what follows the
+ * trace's first "\nCaused by: ", and so on down the chain, as Flink's
+ * constructor makes one for each cause of the original; the last cause's
+ * is null (initCause(null)).  Later objects refer back to the class
+ * descriptors, the stack trace's array class and the shared empty list.
  */
 #include <config.h>
 
@@ -58,10 +65,18 @@
 #define SUID_EMPTY_LIST 0x7ab817b43ca79edeULL
 
 /*
- * The one handle the stream refers back to: "Ljava/lang/String;", the
- * second object of the stream after SerializedThrowable's descriptor.
+ * The handles the stream refers back to: "Ljava/lang/String;", the second
+ * object of the stream after SerializedThrowable's descriptor, which is
+ * the first.
  */
+#define HANDLE_SERIALIZED_THROWABLE BASE_WIRE_HANDLE
 #define HANDLE_STRING_TYPE (BASE_WIRE_HANDLE + 1)
+
+/*
+ * The most SerializedThrowables a stream nests; the last takes the rest
+ * of the trace, "Caused by:" lines and all.
+ */
+#define MAX_LEVELS 64
 
 /* U+FFFD, for bytes that are not UTF-8, as the JSON answer shows them. */
 #define REPLACEMENT 0xfffd
@@ -187,23 +202,55 @@ put_utf(struct buf *b, const char *s)
 }
 
 /*
- * A new String object: TC_STRING with a 2-byte length, or TC_LONGSTRING
- * with an 8-byte one past 65535 bytes, as ObjectOutputStream.writeString
- * chooses.
+ * A stream being written, and the handles it assigns in order (to each
+ * class descriptor, string, object and array) for those it refers back
+ * to.  0: not written yet.
+ */
+struct stream {
+	struct buf *b;
+	uint32_t next; /* the next object's handle */
+	uint32_t stack_trace_desc; /* StackTraceElement[]'s descriptor */
+	uint32_t empty_list; /* Collections.EMPTY_LIST */
+};
+
+/* A piece of a string's text. */
+struct part {
+	const char *s;
+	size_t n;
+};
+
+/*
+ * A new String object of the pieces one after the other: TC_STRING with
+ * a 2-byte length, or TC_LONGSTRING with an 8-byte one past 65535 bytes,
+ * as ObjectOutputStream.writeString chooses.
  */
 static int
-put_string(struct buf *b, const char *s, size_t n)
+put_parts(struct stream *st, const struct part *p, size_t np)
 {
+	struct buf *b = st->b;
 	int err = 0;
-	uint64_t len = mutf8(NULL, s, n, &err);
+	uint64_t len = 0;
+	size_t i;
 
+	for (i = 0; i < np; i++)
+		len += mutf8(NULL, p[i].s, p[i].n, &err);
+	st->next++;
 	if (len <= 0xffff) {
 		if (put_u8(b, TC_STRING) == -1 || put_be(b, len, 2) == -1)
 			return -1;
 	} else if (put_u8(b, TC_LONGSTRING) == -1 || put_be(b, len, 8) == -1)
 		return -1;
-	mutf8(b, s, n, &err);
+	for (i = 0; i < np; i++)
+		mutf8(b, p[i].s, p[i].n, &err);
 	return err ? -1 : 0;
+}
+
+static int
+put_string(struct stream *st, const char *s, size_t n)
+{
+	struct part p = { s, n };
+
+	return put_parts(st, &p, 1);
 }
 
 /* A field of a class descriptor: its type code, name and type string. */
@@ -218,11 +265,13 @@ struct field {
  * flags, fields, an empty annotation): writeNonProxyDesc.
  */
 static int
-put_classdesc(struct buf *b, const char *name, uint64_t suid, unsigned flags,
-    const struct field *f, size_t nf)
+put_classdesc(struct stream *st, const char *name, uint64_t suid,
+    unsigned flags, const struct field *f, size_t nf)
 {
+	struct buf *b = st->b;
 	size_t i;
 
+	st->next++;
 	if (put_u8(b, TC_CLASSDESC) == -1 || put_utf(b, name) == -1 ||
 	    put_be(b, suid, 8) == -1 || put_u8(b, flags) == -1 ||
 	    put_be(b, nf, 2) == -1)
@@ -235,11 +284,23 @@ put_classdesc(struct buf *b, const char *name, uint64_t suid, unsigned flags,
 			if (put_u8(b, TC_REFERENCE) == -1 ||
 			    put_be(b, HANDLE_STRING_TYPE, 4) == -1)
 				return -1;
-		} else if (put_u8(b, TC_STRING) == -1 ||
-		    put_utf(b, f[i].type) == -1)
-			return -1;
+		} else {
+			st->next++;
+			if (put_u8(b, TC_STRING) == -1 ||
+			    put_utf(b, f[i].type) == -1)
+				return -1;
+		}
 	}
 	return put_u8(b, TC_ENDBLOCKDATA);
+}
+
+static int
+put_reference(struct stream *st, uint32_t handle)
+{
+	return put_u8(st->b, TC_REFERENCE) == -1 ||
+		put_be(st->b, handle, 4) == -1 ?
+	    -1 :
+	    0;
 }
 
 /* Fields in ObjectStreamClass's order: by name, objects after primitives. */
@@ -257,45 +318,159 @@ static const struct field throwable_fields[] = {
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
-static int
-put_stream(struct buf *b, const char *class, size_t classlen, const char *trace,
-    size_t tracelen)
-{
-	size_t off, len;
-	int msg;
+/* One SerializedThrowable of the chain: its class and its trace. */
+struct level {
+	const char *class, *trace;
+	size_t classlen, tracelen;
+};
 
-	msg = throwable_message(class, classlen, trace, tracelen, &off, &len);
-	if (put_be(b, STREAM_MAGIC, 2) == -1 ||
-	    put_be(b, STREAM_VERSION, 2) == -1 || put_u8(b, TC_OBJECT) == -1 ||
-	    put_classdesc(b, "org.apache.flink.util.SerializedThrowable",
+/*
+ * The chain the trace prints: the failure itself, then a cause for each
+ * "\nCaused by: " line, whose class is what the line holds before ": "
+ * and whose trace the rest of the text, as the cause's printStackTrace
+ * begins.  Returns the number of levels, at most max.
+ */
+static size_t
+chain_levels(const char *class, size_t classlen, const char *trace,
+    size_t tracelen, struct level *lv, size_t max)
+{
+	static const char mark[] = "\nCaused by: ";
+	const size_t marklen = sizeof(mark) - 1;
+	const char *t;
+	size_t n = 1, i, rest, c;
+
+	lv[0] = (struct level){ class, trace, classlen, tracelen };
+	for (i = 0; n < max && i + marklen <= tracelen; i++) {
+		if (memcmp(trace + i, mark, marklen) != 0)
+			continue;
+		t = trace + i + marklen;
+		rest = tracelen - i - marklen;
+		for (c = 0; c < rest && t[c] != '\n' &&
+		     !(t[c] == ':' && c + 1 < rest && t[c + 1] == ' ');
+		     c++)
+			;
+		lv[n++] = (struct level){ t, t, c, rest };
+	}
+	return n;
+}
+
+/*
+ * A SerializedThrowable up to its data: the descriptors of its classes
+ * the first time, a reference to them after; then the first of its data,
+ * the cause, follows.
+ */
+static int
+put_head(struct stream *st, int first)
+{
+	struct buf *b = st->b;
+
+	if (put_u8(b, TC_OBJECT) == -1)
+		return -1;
+	if (!first) {
+		st->next++;
+		return put_reference(st, HANDLE_SERIALIZED_THROWABLE);
+	}
+	if (put_classdesc(st, "org.apache.flink.util.SerializedThrowable",
 		SUID_SERIALIZED_THROWABLE, SC_SERIALIZABLE,
 		serialized_throwable_fields,
 		NFIELDS(serialized_throwable_fields)) == -1 ||
-	    put_classdesc(b, "java.lang.Exception", SUID_EXCEPTION,
+	    put_classdesc(st, "java.lang.Exception", SUID_EXCEPTION,
 		SC_SERIALIZABLE, NULL, 0) == -1 ||
-	    put_classdesc(b, "java.lang.Throwable", SUID_THROWABLE,
+	    put_classdesc(st, "java.lang.Throwable", SUID_THROWABLE,
 		SC_SERIALIZABLE | SC_WRITE_METHOD, throwable_fields,
 		NFIELDS(throwable_fields)) == -1 ||
 	    put_u8(b, TC_NULL) == -1)
 		return -1;
-	/* Throwable's data, by its writeObject: defaultWriteObject, then
-	 * the end of its block. */
-	if (put_u8(b, TC_NULL) == -1 ||
-	    (msg ? put_string(b, trace + off, len) : put_u8(b, TC_NULL)) ==
-		-1 ||
-	    put_u8(b, TC_ARRAY) == -1 ||
-	    put_classdesc(b, "[Ljava.lang.StackTraceElement;",
-		SUID_STACK_TRACE_ARRAY, SC_SERIALIZABLE, NULL, 0) == -1 ||
-	    put_u8(b, TC_NULL) == -1 || put_be(b, 0, 4) == -1 ||
-	    put_u8(b, TC_OBJECT) == -1 ||
-	    put_classdesc(b, "java.util.Collections$EmptyList", SUID_EMPTY_LIST,
-		SC_SERIALIZABLE, NULL, 0) == -1 ||
-	    put_u8(b, TC_NULL) == -1 || put_u8(b, TC_ENDBLOCKDATA) == -1)
+	st->next++;
+	return 0;
+}
+
+/*
+ * The empty stack trace, an array of its own for each object (its
+ * setStackTrace copies), and the suppressed list, the one
+ * Collections.EMPTY_LIST every Throwable shares.
+ */
+static int
+put_empties(struct stream *st)
+{
+	struct buf *b = st->b;
+
+	if (put_u8(b, TC_ARRAY) == -1)
 		return -1;
-	/* Exception has none; SerializedThrowable's fields. */
-	if (put_string(b, trace, tracelen) == -1 ||
-	    put_string(b, class, classlen) == -1 || put_u8(b, TC_NULL) == -1)
+	if (st->stack_trace_desc != 0) {
+		if (put_reference(st, st->stack_trace_desc) == -1)
+			return -1;
+	} else {
+		st->stack_trace_desc = st->next;
+		if (put_classdesc(st, "[Ljava.lang.StackTraceElement;",
+			SUID_STACK_TRACE_ARRAY, SC_SERIALIZABLE, NULL,
+			0) == -1 ||
+		    put_u8(b, TC_NULL) == -1)
+			return -1;
+	}
+	st->next++;
+	if (put_be(b, 0, 4) == -1)
 		return -1;
+	if (st->empty_list != 0)
+		return put_reference(st, st->empty_list);
+	if (put_u8(b, TC_OBJECT) == -1 ||
+	    put_classdesc(st, "java.util.Collections$EmptyList",
+		SUID_EMPTY_LIST, SC_SERIALIZABLE, NULL, 0) == -1 ||
+	    put_u8(b, TC_NULL) == -1)
+		return -1;
+	st->empty_list = st->next++;
+	return 0;
+}
+
+/*
+ * A SerializedThrowable's data after its cause: Throwable's, by its
+ * writeObject (defaultWriteObject, then the end of its block); Exception
+ * has none; then SerializedThrowable's fields.
+ */
+static int
+put_tail(struct stream *st, const struct level *lv)
+{
+	struct part detail[3] = { { lv->class, lv->classlen }, { ": ", 2 } };
+	size_t off, len;
+	int msg;
+
+	msg = throwable_message(lv->class, lv->classlen, lv->trace,
+	    lv->tracelen, &off, &len);
+	detail[2] = (struct part){ lv->trace + off, len };
+	if (put_parts(st, detail, msg ? 3 : 1) == -1 || put_empties(st) == -1 ||
+	    put_u8(st->b, TC_ENDBLOCKDATA) == -1)
+		return -1;
+	if (put_string(st, lv->trace, lv->tracelen) == -1 ||
+	    put_string(st, lv->class, lv->classlen) == -1 ||
+	    put_u8(st->b, TC_NULL) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * The chain nests: each object's first datum is its cause, written whole
+ * before the rest of its data, and the last cause's cause is null.
+ */
+static int
+put_stream(struct buf *b, const char *class, size_t classlen, const char *trace,
+    size_t tracelen)
+{
+	struct level lv[MAX_LEVELS];
+	struct stream st = { b, BASE_WIRE_HANDLE, 0, 0 };
+	size_t n, i;
+
+	n = chain_levels(class, classlen, trace, tracelen, lv, MAX_LEVELS);
+	if (put_be(b, STREAM_MAGIC, 2) == -1 ||
+	    put_be(b, STREAM_VERSION, 2) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (put_head(&st, i == 0) == -1)
+			return -1;
+	if (put_u8(b, TC_NULL) == -1)
+		return -1;
+	for (i = n; i-- > 0;)
+		if (put_tail(&st, &lv[i]) == -1)
+			return -1;
 	return 0;
 }
 
@@ -362,4 +537,52 @@ throwable_base64(struct buf *b, const char *class, size_t classlen,
 			b->p[was] = '\0';
 	}
 	return rc;
+}
+
+/*
+ * Appends "<THROWABLE_DISPOSE_CLASS>: Could not dispose savepoint <path>."
+ * and the line that begins its cause, "Caused by: ".  The Dispatcher
+ * wraps it in a CompletionException, which the operation's result drops:
+ * clients get the FlinkException.  Returns 0 or -1 out of memory.
+ */
+int
+throwable_dispose_head(struct buf *trace, const char *path)
+{
+	return buf_printf(trace,
+	    THROWABLE_DISPOSE_CLASS ": Could not dispose savepoint %s.\n"
+				    "Caused by: ",
+	    path);
+}
+
+/* The whole trace, its cause a line of its own.  Returns 0 or -1. */
+int
+throwable_dispose_trace(struct buf *trace, const char *path,
+    const char *cause_class, const char *cause_message)
+{
+	if (throwable_dispose_head(trace, path) == -1)
+		return -1;
+	return cause_message != NULL ?
+	    buf_printf(trace, "%s: %s\n", cause_class, cause_message) :
+	    buf_printf(trace, "%s\n", cause_class);
+}
+
+/*
+ * A path where no savepoint is: AbstractFsCheckpointStorageAccess.
+ * resolveCheckpointPointer's FileNotFoundException, which names the
+ * pointer as given and its file system's scheme (Flink's Path: the text
+ * before a colon that comes before any slash; the local one, "file",
+ * without).  Returns 0 or -1.
+ */
+int
+throwable_dispose_missing(struct buf *trace, const char *path)
+{
+	size_t n = strcspn(path, ":/");
+	int scheme = path[n] == ':' && n > 0;
+
+	if (throwable_dispose_head(trace, path) == -1)
+		return -1;
+	return buf_printf(trace,
+	    "java.io.FileNotFoundException: Cannot find checkpoint or "
+	    "savepoint file/directory '%s' on file system '%.*s'.\n",
+	    path, scheme ? (int)n : 4, scheme ? path : "file");
 }

@@ -3,7 +3,11 @@
  * "serialized-throwable" (checkpoint-api(7)), the base64 of a Java
  * serialization stream of an org.apache.flink.util.SerializedThrowable.
  * The Flink CLI and the Kubernetes operator decode failureCause from that
- * field alone; its "class" and "stack-trace" they ignore.
+ * field alone; its "class" and "stack-trace" they ignore.  Each
+ * "Caused by:" line of the trace is a cause in the object, as Flink nests
+ * them.
+ *
+ * Also the traces of failures the service makes as Flink's code does.
  */
 #ifndef THROWABLE_H
 #define THROWABLE_H
@@ -18,5 +22,18 @@ int throwable_serialize(struct buf *, const char *class, size_t classlen,
     const char *trace, size_t tracelen);
 int throwable_base64(struct buf *, const char *class, size_t classlen,
     const char *trace, size_t tracelen);
+
+/*
+ * A disposal's failure as Flink's Dispatcher.disposeSavepoint gives it:
+ * class THROWABLE_DISPOSE_CLASS, the trace "Could not dispose savepoint
+ * <path>." caused by cause_class with cause_message (NULL: none).
+ * throwable_dispose_head writes the trace up to the cause's class.
+ */
+#define THROWABLE_DISPOSE_CLASS "org.apache.flink.util.FlinkException"
+
+int throwable_dispose_head(struct buf *trace, const char *path);
+int throwable_dispose_trace(struct buf *trace, const char *path,
+    const char *cause_class, const char *cause_message);
+int throwable_dispose_missing(struct buf *trace, const char *path);
 
 #endif /* THROWABLE_H */

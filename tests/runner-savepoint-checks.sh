@@ -226,8 +226,11 @@ http POST /savepoint-disposal '{"savepoint-path":"file:/nowhere"}'
 D2=$(printf '%s' "$BODY" | cut -d'"' -f4)
 pass
 http GET /savepoint-disposal/$D2
-begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"java.util.concurrent.CompletionException","stack-trace":"java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.' \
-    "disposal of an unknown path: Flink's failure"
+# Dispatcher.disposeSavepoint's FlinkException, caused by
+# AbstractFsCheckpointStorageAccess.resolveCheckpointPointer's
+# FileNotFoundException (the CompletionException around it is dropped).
+begins "$BODY" '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"org.apache.flink.util.FlinkException","stack-trace":"org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere.\nCaused by: java.io.FileNotFoundException: Cannot find checkpoint or savepoint file/directory '"'file:/nowhere'"' on file system '"'file'"'.\n","serialized-throwable":"' \
+    "disposal of an unknown path: Flink's failure and its cause"
 
 # --- disposal's scope: a recorded savepoint, not kept, not the newest -----------
 # dispose PATH: the disposal's failure trace after a pass ('' if it succeeded).

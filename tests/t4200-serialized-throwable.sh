@@ -7,8 +7,10 @@
 # migration 3, each answered by the real FastCGI app and read by a JDK:
 # base64, then ObjectInputStream into a class with the name,
 # serialVersionUID and serial fields of Flink's SerializedThrowable
-# (tests/java), every string checked exactly, and ObjectOutputStream must
-# write the object back as the very same bytes.  A stream cut short or
+# (tests/java), every string checked exactly at every level of the chain
+# of causes (an unknown job's FlinkJobNotFoundException inside its
+# CompletionException), and ObjectOutputStream must write the object back
+# as the very same bytes.  A stream cut short or
 # with a byte altered must make the Java side fail, or its strings differ.
 #
 # Jobs' commands are in single quotes on purpose: their $VARS are for the
@@ -76,10 +78,12 @@ json_string() {
 	    perl -0777 -pe 's/\\/\\\\/g; s/"/\\"/g; s/\t/\\t/g; s/\n/\\n/g'
 }
 
-# failure NAME JOB TID CLASS TRACE MESSAGE: the GET of a failed trigger
-# answers exactly its class, TRACE and a serialized-throwable, the one in
-# its row; the Java side reads from it the class, TRACE, MESSAGE and
-# "CLASS: MESSAGE" as toString().
+# failure NAME JOB TID CLASS TRACE MESSAGE [CAUSES]: the GET of a failed
+# trigger answers exactly its class, TRACE and a serialized-throwable, the
+# one in its row; the Java side reads from it the class, TRACE, the detail
+# message "CLASS: MESSAGE" (Flink's SerializedThrowable writes it so, its
+# getClassNameAndMessageOrError), "CLASS: CLASS: MESSAGE" as toString()
+# and the causes' toString(), CAUSES (one a line; none by default).
 failure() {
 	_got=$(fcgi_raw GET "/jobs/$2/checkpoints/$3" | status_body)
 	BLOB=$(printf '%s' "$_got" |
@@ -94,8 +98,9 @@ failure() {
 	[ -s "$T/java/$1.err" ] && sed 's/^/# /' "$T/java/$1.err"
 	same_file "$1" class "$4" "$1: originalErrorClassName"
 	same_file "$1" trace "$5" "$1: fullStringifiedStackTrace"
-	same_file "$1" message "$6" "$1: the detail message"
-	same_file "$1" tostring "$4: $6" "$1: toString(), as Flink's clients show it"
+	same_file "$1" message "$4: $6" "$1: the detail message, \"CLASS: MESSAGE\" as Flink's"
+	same_file "$1" tostring "$4: $4: $6" "$1: toString(), as Flink's clients show it"
+	same_file "$1" causes "${7:-}" "$1: the chain of causes"
 }
 
 javac -d "$CLASSES" \
@@ -180,10 +185,19 @@ sql "UPDATE triggers SET claimed_by = '$OWNER', claimed_ms = 1,
 pass
 ok $? "one pass of the runner"
 
+# The dispatcher's FlinkJobNotFoundException inside the CompletionException
+# of its future (Dispatcher.triggerCheckpoint, getJobMasterGateway): the
+# message of the outer one is the inner one's toString().
 for j in "$JU" "$JF"; do
 	failure "job $j not running" "$j" "$(tid 2)" "$JOB_CLASS" \
 	    "$JOB_CLASS: $NOT_FOUND: Could not find Flink job ($j)
-" "$NOT_FOUND: Could not find Flink job ($j)"
+Caused by: $NOT_FOUND: Could not find Flink job ($j)
+" "$NOT_FOUND: Could not find Flink job ($j)" \
+	    "$NOT_FOUND: $NOT_FOUND: Could not find Flink job ($j)
+"
+	same_file "job $j not running" cause1.trace \
+	    "$NOT_FOUND: Could not find Flink job ($j)
+" "job $j not running: the cause's fullStringifiedStackTrace, its own trace"
 done
 failure "declined, 64 KiB of stderr" "$JD" "$(tid 2)" "$CKPT_CLASS" \
     "$CKPT_CLASS: $DECLINED $TAIL

@@ -151,7 +151,7 @@ sql "INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
 _lite=$(sql "SELECT response FROM trigger_status WHERE trigger_id = '$A'
     AND job_id = '$NOJOB'")
 case $_pg in
-"200 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":{\"class\":\"java.util.concurrent.CompletionException\",\"stack-trace\":\"java.util.concurrent.CompletionException: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($NOJOB)\\n\",\"serialized-throwable\":\"rO0AB"*)
+"200 {\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":{\"class\":\"java.util.concurrent.CompletionException\",\"stack-trace\":\"java.util.concurrent.CompletionException: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($NOJOB)\\nCaused by: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($NOJOB)\\n\",\"serialized-throwable\":\"rO0AB"*)
 	ok 0 "GET of an unknown job's trigger: FlinkJobNotFoundException" ;;
 *)
 	ok 1 "GET of an unknown job's trigger: FlinkJobNotFoundException"

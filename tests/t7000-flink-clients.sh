@@ -10,15 +10,17 @@
 # unmodified: triggerCheckpoint of each type returns the id the runner
 # gave, recorded with the type asked for; a declined, an expired and an
 # unknown job's trigger raise the exception Flink's client raises, class
-# and message as FAILURE CAUSES in checkpoint-api(7) says; listJobs gives
+# and message at each level of the chain as FAILURE CAUSES in
+# checkpoint-api(7) says; listJobs gives
 # the registered jobs.  Then the flink command itself (CliFrontend, a
 # process of its own, FLINK_CONF_DIR written here): flink checkpoint,
 # flink checkpoint -full, flink list and a failing flink checkpoint, every
 # line of their output exact.  Flink's client sends {} with every GET:
 # each server must pass it, and the app answer as without it.  Last, a
 # real JobManager (a MiniCluster running a streaming job) answers the
-# same requests as the service: any difference checkpoint-api(7) does not
-# list fails.
+# same requests and the same flink commands as the service, behind
+# lighttpd and nginx: any difference checkpoint-api(7) does not list,
+# down to a cause of a failure or a line of the command's output, fails.
 #
 # Jobs' commands are in single quotes on purpose: their $VARS are for the
 # action's shell.
@@ -41,18 +43,12 @@ EXPIRES=feed0000000000000000000000000003
 UNKNOWN=feed0000000000000000000000000009
 SER=org.apache.flink.util.SerializedThrowable
 CKPT=org.apache.flink.runtime.checkpoint.CheckpointException
+CE=java.util.concurrent.CompletionException
+NOTFOUND=org.apache.flink.runtime.messages.FlinkJobNotFoundException
 
 # --- the Java side, built once --------------------------------------------------
 
 . "$top_srcdir/tests/flink-lib.sh"
-# The job lists are Flink 1.20's JobDetails (checkpoint-api(7)): Flink 2
-# requires a "pending-operators" field there that 1.20's client refuses
-# (it fails on unknown fields), so one answer cannot serve both.  With
-# 2.x the lists are still asked, and must fail for that reason alone.
-case $FV in
-1.*) LISTS=yes ;;
-*) LISTS= ;;
-esac
 
 # rows JOB: what the service recorded of the job's triggers, in order.
 rows() {
@@ -136,14 +132,14 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 		    "$S: triggerCheckpoint(${t%:*}) returns checkpoint ${t#*:}"
 	done
 	is "$(got "trigger:$DECLINES:CONFIGURED")" \
-	    "failed $SER $CKPT: Checkpoint was declined. disk full" \
+	    "failed $SER $CKPT: $CKPT: Checkpoint was declined. disk full" \
 	    "$S: a declined checkpoint: Flink's CheckpointException and its message"
 	is "$(got "trigger:$EXPIRES:FULL")" \
-	    "failed $SER $CKPT: Checkpoint expired before completing." \
+	    "failed $SER $CKPT: $CKPT: Checkpoint expired before completing." \
 	    "$S: an expired checkpoint: CheckpointException, expired"
 	is "$(got "trigger:$UNKNOWN:CONFIGURED")" \
-	    "failed $SER java.util.concurrent.CompletionException: org.apache.flink.runtime.messages.FlinkJobNotFoundException: Could not find Flink job ($UNKNOWN)" \
-	    "$S: an unknown job: FlinkJobNotFoundException inside a CompletionException"
+	    "failed $SER $CE: $CE: $NOTFOUND: Could not find Flink job ($UNKNOWN) <- $NOTFOUND: $NOTFOUND: Could not find Flink job ($UNKNOWN)" \
+	    "$S: an unknown job: FlinkJobNotFoundException inside a CompletionException, and as its cause"
 	is "$(got "status:$OKJOB")" "ok RUNNING" \
 	    "$S: getJobStatus: the job's registered state"
 	like "$(got "status:$UNKNOWN")" \
@@ -152,16 +148,11 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 	is "$(rows $DECLINES; rows $EXPIRES)" "$(lines \
 	    "CONFIGURED COMPLETED 1 $CKPT" "FULL COMPLETED 1 $CKPT")" \
 	    "$S: the service recorded both failures"
-	if [ -z "$LISTS" ]; then
-		like "$(got list)" '^failed .*pending-operators' \
-		    "$S: listJobs: Flink $FV's client refuses 1.20's JobDetails, wanting pending-operators (the deviation checkpoint-api(7) lists)"
-	else
-		is "$(sed -n '/^list /,$p' "$T/client-$S.out")" "$(lines 'list 3' \
-		    "job $OKJOB RUNNING demo $(sql "SELECT created_ms FROM jobs WHERE job_id = '$OKJOB'")" \
-		    "job $DECLINES RUNNING declines $(sql "SELECT created_ms FROM jobs WHERE job_id = '$DECLINES'")" \
-		    "job $EXPIRES RUNNING expires $(sql "SELECT created_ms FROM jobs WHERE job_id = '$EXPIRES'")")" \
-		    "$S: listJobs: the three jobs, their names, states and start times"
-	fi
+	is "$(sed -n '/^list /,$p' "$T/client-$S.out")" "$(lines 'list 3' \
+	    "job $OKJOB RUNNING demo $(sql "SELECT created_ms FROM jobs WHERE job_id = '$OKJOB'")" \
+	    "job $DECLINES RUNNING declines $(sql "SELECT created_ms FROM jobs WHERE job_id = '$DECLINES'")" \
+	    "job $EXPIRES RUNNING expires $(sql "SELECT created_ms FROM jobs WHERE job_id = '$EXPIRES'")")" \
+	    "$S: listJobs: the three jobs, their names, states and start times"
 
 	# The flink command line, a process of its own each time.
 	flink checkpoint -m "127.0.0.1:$PORT" $OKJOB
@@ -192,24 +183,17 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx nginx-keepalive apache cgi}; do
 
 org\.apache\.flink\.util\.FlinkException: Failed to trigger a checkpoint for the job $EXPIRES\.
 " "$S: flink checkpoint, expired: Flink's report on stderr"
-	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: Checkpoint expired before completing."
-	ok $? "$S: flink checkpoint, expired: caused by CheckpointException: Checkpoint expired before completing."
-	if [ -z "$LISTS" ]; then
-		flink list -m "127.0.0.1:$PORT"
-		is "$RC" 1 "$S: flink list: Flink $FV's command fails on 1.20's JobDetails"
-		printf '%s\n' "$ERR" | grep -q 'pending-operators'
-		ok $? "$S: ... naming pending-operators, the field 2.x requires"
-	else
-		flink list -m "127.0.0.1:$PORT"
-		is "$RC $ERR" "0 " "$S: flink list: exit status 0, nothing on stderr"
-		is "$OUT" "$(lines 'Waiting for response...' \
-		    '------------------ Running/Restarting Jobs -------------------' \
-		    "$(started $OKJOB) : $OKJOB : demo (RUNNING)" \
-		    "$(started $DECLINES) : $DECLINES : declines (RUNNING)" \
-		    "$(started $EXPIRES) : $EXPIRES : expires (RUNNING)" \
-		    '--------------------------------------------------------------' \
-		    'No scheduled jobs.')" "$S: flink list: the three running jobs"
-	fi
+	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: $CKPT: Checkpoint expired before completing."
+	ok $? "$S: flink checkpoint, expired: caused by CheckpointException: Checkpoint expired before completing. (the class twice, as Flink's SerializedThrowable shows it)"
+	flink list -m "127.0.0.1:$PORT"
+	is "$RC $ERR" "0 " "$S: flink list: exit status 0, nothing on stderr"
+	is "$OUT" "$(lines 'Waiting for response...' \
+	    '------------------ Running/Restarting Jobs -------------------' \
+	    "$(started $OKJOB) : $OKJOB : demo (RUNNING)" \
+	    "$(started $DECLINES) : $DECLINES : declines (RUNNING)" \
+	    "$(started $EXPIRES) : $EXPIRES : expires (RUNNING)" \
+	    '--------------------------------------------------------------' \
+	    'No scheduled jobs.')" "$S: flink list: the three running jobs"
 
 	TID=$(sql "SELECT trigger_id FROM triggers WHERE job_id = '$OKJOB'
 	    ORDER BY id LIMIT 1")
@@ -227,12 +211,20 @@ done
 #
 # FlinkReference starts a MiniCluster running an unbounded job with keyed
 # state, checkpoints in $T, and asks it and the service (behind lighttpd,
-# the same job id and name registered, with savepoint, stop and disposal
-# commands) the same requests, the savepoint family's and a stop last
-# among them; it prints each difference, masked by its rules (numbers by
-# kind, places and traces by type, Flink's errors by their message).  Every difference must be one
-# that BEYOND FLINK in checkpoint-api(7) lists, and each listed one must
-# still be there.  The tasks map's keys are the job's vertex ids.
+# then nginx, the same job id and name registered, with savepoint, stop
+# and disposal commands) the same requests, the savepoint family's and a
+# stop last among them, then those of a stopped job; it prints each
+# difference, masked by its rules (numbers by kind, places by type,
+# Flink's errors by their message; a failure's trace line by line, frames
+# aside, and its serialized-throwable level by level, class and message,
+# as Flink's clients read it).  It runs the flink command against both
+# too (the failures of an unknown job's checkpoint, savepoint and stop, a
+# disposal of a path where no savepoint is, a stopped job's checkpoint
+# and savepoint; list, checkpoint, checkpoint -full, savepoint), every
+# line of stdout and stderr compared, frames aside.  Every difference
+# must be one that BEYOND FLINK in checkpoint-api(7) lists, and each
+# listed one must still be there.  The tasks map's keys are the job's
+# vertex ids.
 REFJOB=0123456789abcdef0123456789abcdef
 # FlinkReference's job that neither side knows.
 UNKNOWN_REF=feed00000000000000000000000000ff
@@ -241,36 +233,13 @@ UNKNOWN_REF=feed00000000000000000000000000ff
 if [ ! -f "$B/classes/FlinkReference.class" ]; then
 	bail "mvn did not build FlinkReference"
 fi
-DB=$T/reference.db
-export CHECKPOINT_DB=$DB
-"$CTL" init > /dev/null || bail "checkpointctl init $DB"
-"$CTL" job add $REFJOB --name reference --type FULL \
-    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' \
-    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
-    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
-    --dispose-command true ||
-    bail "job add"
-# The job has no savepoint directory, as Flink has none configured: the
-# requests' directory lies under the service's root.
-CHECKPOINT_SAVEPOINT_ROOT=file://$T/flink-checkpoints
-export CHECKPOINT_SAVEPOINT_ROOT
-SERVER=lighttpd MOUNT=
-start_server
-unset CHECKPOINT_SAVEPOINT_ROOT
-spawn "$RUNNER" --watch 2>>"$T/runner-reference.log"
-WATCHER=$LAST_PID
-mkdir -p "$T/jvm-tmp" "$T/flink-checkpoints"
-java -Djava.io.tmpdir="$T/jvm-tmp" -cp "$CP" FlinkReference "$PORT" \
-    $REFJOB reference "$T/flink-checkpoints" > "$T/reference.out" \
-    2> "$T/reference.err"
-ok $? "reference: a MiniCluster ran the job, both sides answered every request"
-# BEYOND FLINK: INCREMENTAL accepted; a wrong method's 405; the
-# constants of the configuration and details (storage, no tasks,
-# never discarded); an unknown job's status a 404, not a 500; the
-# disposal of the job's only, so newest, savepoint refused.  Error
-# texts without Java's trace are the rule.
-is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
-    "$T/reference.out")" "$(lines \
+# The differences BEYOND FLINK lists: INCREMENTAL accepted; a wrong
+# method's 405; the constants of the configuration and details (storage,
+# no tasks, never discarded); an unknown job's status a 404, not a 500;
+# the disposal of the job's only, so newest, savepoint refused; Flink 2's
+# job lists against 1.20 (GET /jobs/overview).  Error texts without
+# Java's trace are the rule.
+LISTED=$(lines \
     'trigger INCREMENTAL: status 500 | 202' \
     'trigger INCREMENTAL: (top): keys [errors] | [request-id]' \
     'DELETE of the trigger path: status 404 | 405' \
@@ -281,13 +250,46 @@ is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
     'details: .discarded: true | false' \
     'status of an unknown job: status 500 | 404' \
     "status of an unknown job: .errors[0]: \"Internal server error.\" | \"Job $UNKNOWN_REF not found\""
-# Flink 2's job overview has three keys more, which 1.20's clients
-# refuse (GET /jobs/overview in checkpoint-api(7)).
-[ "${FLINK_PROFILE:-}" != flink2 ] ||
-    echo 'job overview: .jobs[0]: keys [jid, name, jobType, schedulerType, start-time, end-time, duration, state, last-modification, tasks, pending-operators] | [jid, name, start-time, end-time, duration, state, last-modification, tasks]')" \
-    "reference: the only differences from Flink $FV are those BEYOND FLINK lists"
-term_wait "$WATCHER"
-stop_server
+[ "${FLINK_PROFILE:-}" = flink2 ] ||
+    echo 'job overview: .jobs[0]: keys [jid, name, start-time, end-time, duration, state, last-modification, tasks] | [jid, name, jobType, schedulerType, start-time, end-time, duration, state, last-modification, tasks, pending-operators]')
+# Behind lighttpd and nginx (FLINK_REFERENCE_SERVERS fewer), each with a
+# database, a MiniCluster and a job of its own: a stop ends the job.
+for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
+	S=$SERVER
+	DB=$T/reference-$S.db
+	export CHECKPOINT_DB=$DB
+	"$CTL" init > /dev/null || bail "checkpointctl init $DB"
+	"$CTL" job add $REFJOB --name reference --type FULL \
+	    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' \
+	    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
+	    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
+	    --dispose-command true ||
+	    bail "job add"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown "$RUN_USER:$RUN_GROUP" "$DB" || bail "chown $DB"
+	fi
+	MOUNT=
+	# The job has no savepoint directory, as Flink has none configured:
+	# the requests' directory lies under the service's root.
+	CHECKPOINT_SAVEPOINT_ROOT=file://$T/flink-checkpoints-$S
+	export CHECKPOINT_SAVEPOINT_ROOT
+	start_server
+	unset CHECKPOINT_SAVEPOINT_ROOT
+	spawn as_run_user "$RUNNER" --watch \
+	    2>>"$T/runner-reference-$S.log"
+	WATCHER=$LAST_PID
+	mkdir -p "$T/jvm-tmp-$S" "$T/flink-checkpoints-$S"
+	FLINK_CONF_DIR=$T/flink-conf java -Djava.io.tmpdir="$T/jvm-tmp-$S" \
+	    -cp "$CP" FlinkReference "$PORT" $REFJOB reference \
+	    "$T/flink-checkpoints-$S" > "$T/reference-$S.out" \
+	    2> "$T/reference-$S.err"
+	ok $? "reference, $S: a MiniCluster ran the job, both sides answered every request and command"
+	is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
+	    "$T/reference-$S.out")" "$LISTED" \
+	    "reference, $S: the only differences from Flink $FV, every level of every failure and every line of the flink command included, are those BEYOND FLINK lists"
+	term_wait "$WATCHER"
+	stop_server
+done
 
 # lighttpd-prefix.conf, under /api, takes the body as lighttpd.conf does.
 SERVER=lighttpd MOUNT=/api

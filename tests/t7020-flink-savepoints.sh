@@ -87,7 +87,7 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx}; do
 
 org\.apache\.flink\.util\.FlinkException: Failed to trigger a savepoint for the job $F\.
 " "$S: flink savepoint, failed: Flink's report on stderr"
-	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: Checkpoint was declined. no space left"
+	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: $CKPT: Checkpoint was declined. no space left"
 	ok $? "$S: flink savepoint, failed: caused by the command's stderr"
 	flink savepoint $M -d file:/sp/mine/savepoint-1-CANONICAL
 	is "$RC $ERR" "0 " "$S: flink savepoint -d: exit status 0"
@@ -105,8 +105,10 @@ org\.apache\.flink\.util\.FlinkException: Failed to trigger a savepoint for the 
 
 org\.apache\.flink\.util\.FlinkException: Failed to dispose the savepoint 'file:/nowhere'\.
 " "$S: flink savepoint -d of no savepoint: Flink's report"
-	printf '%s\n' "$ERR" | grep -qx "Caused by: java.util.concurrent.CompletionException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere."
-	ok $? "$S: flink savepoint -d of no savepoint: Flink's cause"
+	printf '%s\n' "$ERR" | grep -qx "Caused by: java.util.concurrent.ExecutionException: org.apache.flink.util.FlinkException: org.apache.flink.util.FlinkException: Could not dispose savepoint file:/nowhere."
+	ok $? "$S: flink savepoint -d of no savepoint: Flink's cause, a FlinkException"
+	printf '%s\n' "$ERR" | grep -qx "Caused by: java.io.FileNotFoundException: java.io.FileNotFoundException: Cannot find checkpoint or savepoint file/directory 'file:/nowhere' on file system 'file'."
+	ok $? "$S: flink savepoint -d of no savepoint: ... caused by Flink's FileNotFoundException"
 	flink stop $M -p file:/sp/stops $A
 	is "$RC $ERR" "0 " "$S: flink stop -p: exit status 0"
 	is "$OUT" "$(lines "Suspending job \"$A\" with a CANONICAL savepoint." \

@@ -927,13 +927,17 @@ test_claims(struct store *s)
 	"c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdlcQB+AAFb" \
 	"AApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAU" \
 	"c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBw"
-/* That of class java.util.concurrent.CompletionException, trace "x". */
+/*
+ * That of class java.util.concurrent.CompletionException, trace "x":
+ * detailMessage "java.util.concurrent.CompletionException: x".
+ */
 #define THROWABLE_X \
 	THROWABLE_HEAD \
-	"dAABeHVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIA" \
-	"AHhwAAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDyn" \
-	"nt4CAAB4cHh0AAF4dAAoamF2YS51dGlsLmNvbmN1cnJlbnQuQ29tcGxldGlvbkV4" \
-	"Y2VwdGlvbnA="
+	"dAAramF2YS51dGlsLmNvbmN1cnJlbnQuQ29tcGxldGlvbkV4Y2VwdGlvbjogeHVy" \
+	"AB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhwAAAA" \
+	"AHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4CAAB4" \
+	"cHh0AAF4dAAoamF2YS51dGlsLmNvbmN1cnJlbnQuQ29tcGxldGlvbkV4Y2VwdGlv" \
+	"bnA="
 #define FAILED_X \
 	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":" \
 	"{\"class\":\"java.util.concurrent.CompletionException\"," \
@@ -961,13 +965,14 @@ test_failure_json(struct store *s)
 	    "checkpoint.CheckpointException: Checkpoint was declined.\\n\\tat "
 	    "\\\"stage\\\" C:\\\\tmp\\u0001 \xc3\xa9/\","
 	    "\"serialized-throwable\":\"" THROWABLE_HEAD
-	    "dAAYQ2hlY2twb2ludCB3YXMgZGVjbGluZWQudXIAHltMamF2YS5sYW5nLlN0YWNr"
-	    "VHJhY2VFbGVtZW50OwJGKjw8/SI5AgAAeHAAAAAAc3IAH2phdmEudXRpbC5Db2xs"
-	    "ZWN0aW9ucyRFbXB0eUxpc3R6uBe0PKee3gIAAHhweHQAaW9yZy5hcGFjaGUuZmxp"
-	    "bmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNlcHRpb246IENoZWNr"
-	    "cG9pbnQgd2FzIGRlY2xpbmVkLgoJYXQgInN0YWdlIiBDOlx0bXABIMOpL3QAN29y"
-	    "Zy5hcGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNl"
-	    "cHRpb25w"
+	    "dABRb3JnLmFwYWNoZS5mbGluay5ydW50aW1lLmNoZWNrcG9pbnQuQ2hlY2twb2lu"
+	    "dEV4Y2VwdGlvbjogQ2hlY2twb2ludCB3YXMgZGVjbGluZWQudXIAHltMamF2YS5s"
+	    "YW5nLlN0YWNrVHJhY2VFbGVtZW50OwJGKjw8/SI5AgAAeHAAAAAAc3IAH2phdmEu"
+	    "dXRpbC5Db2xsZWN0aW9ucyRFbXB0eUxpc3R6uBe0PKee3gIAAHhweHQAaW9yZy5h"
+	    "cGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNlcHRp"
+	    "b246IENoZWNrcG9pbnQgd2FzIGRlY2xpbmVkLgoJYXQgInN0YWdlIiBDOlx0bXAB"
+	    "IMOpL3QAN29yZy5hcGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNr"
+	    "cG9pbnRFeGNlcHRpb25w"
 	    "\"}}}",
 	    "failure: exact JSON, escaped");
 
@@ -993,9 +998,10 @@ test_failure_json(struct store *s)
 	    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":"
 	    "{\"class\":\"java.lang.Exception\",\"stack-trace\":\"\","
 	    "\"serialized-throwable\":\"" THROWABLE_HEAD
-	    "cHVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhw"
-	    "AAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4C"
-	    "AAB4cHh0AAB0ABNqYXZhLmxhbmcuRXhjZXB0aW9ucA=="
+	    "dAATamF2YS5sYW5nLkV4Y2VwdGlvbnVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNl"
+	    "RWxlbWVudDsCRio8PP0iOQIAAHhwAAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlv"
+	    "bnMkRW1wdHlMaXN0ergXtDynnt4CAAB4cHh0AAB0ABNqYXZhLmxhbmcuRXhjZXB0"
+	    "aW9ucA=="
 	    "\"}}}",
 	    "failure with no trace: empty stack-trace");
 }

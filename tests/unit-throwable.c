@@ -126,7 +126,7 @@ test_small(void)
 {
 	static const char trace[] = "E: m\n\tat f\n";
 	static const struct piece data[] = {
-		HEX("740001"), TEXT("m"), /* detailMessage */
+		HEX("740004"), TEXT("E: m"), /* detailMessage */
 	};
 	static const struct piece tail[] = {
 		HEX("74000b"), TEXT("E: m\n\tat f\n"), /* the trace */
@@ -153,10 +153,10 @@ test_small(void)
 	    "Pho7HMQCAAB4cgATamF2YS5sYW5nLlRocm93YWJsZdXGNSc5d7jLAwAETAAFY2F1"
 	    "c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdlcQB+AAFb"
 	    "AApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAU"
-	    "c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBwdAABbXVy"
-	    "AB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhwAAAA"
-	    "AHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4CAAB4"
-	    "cHh0AAtFOiBtCglhdCBmCnQAAUVw",
+	    "c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBwdAAERTog"
+	    "bXVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhw"
+	    "AAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4C"
+	    "AAB4cHh0AAtFOiBtCglhdCBmCnQAAUVw",
 	    "small: its base64, padded, without line breaks");
 	buf_free(&got);
 	buf_free(&want);
@@ -170,9 +170,9 @@ test_padding(void)
 		const char *trace, *end;
 		size_t len;
 	} t[] = {
-		{ "E: m\n\tat f\n", "dCBmCnQAAUVw", 501 },
-		{ "E: m\n\tat fg\n", "Zwp0AAFFcA==", 502 },
-		{ "E: m\n\tat fgh\n", "Z2gKdAABRXA=", 503 },
+		{ "E: m\n\tat f\n", "dCBmCnQAAUVw", 504 },
+		{ "E: m\n\tat fg\n", "Zwp0AAFFcA==", 505 },
+		{ "E: m\n\tat fgh\n", "Z2gKdAABRXA=", 506 },
 	};
 	struct buf b = { 0 };
 	size_t i, n;
@@ -223,7 +223,8 @@ test_modified_utf8(void)
 				    "\xff";
 	/* NUL, U+00E9, U+20AC, U+1F600 as two surrogates, U+FFFD. */
 #define MUTF8 "c080c3a9e282aceda0bdedb880efbfbd"
-	static const struct piece data[] = { HEX("740010" MUTF8) };
+	static const struct piece data[] = { HEX("740013"), TEXT("C: "),
+		HEX(MUTF8) };
 	static const struct piece tail[] = {
 		HEX("740013"),
 		TEXT("C: "),
@@ -250,16 +251,15 @@ test_long_strings(void)
 	static const struct {
 		const char *c, *mc; /* stored, and in modified UTF-8 */
 		size_t n;
-		const char *mhead, *thead; /* the strings' headers */
+		const char *thead; /* the header of the trace's string */
 	} t[] = {
-		{ "a", "a", 65532, "74fffc", "74ffff" },
-		{ "a", "a", 65533, "74fffd", "7c0000000000010000" },
-		{ "a", "a", 65535, "74ffff", "7c0000000000010002" },
-		{ "a", "a", 65536, "7c0000000000010000", "7c0000000000010003" },
-		{ "\xc3\xa9", "\xc3\xa9", 32766, "74fffc", "74ffff" },
-		{ "\xc3\xa9", "\xc3\xa9", 32768, "7c0000000000010000",
-		    "7c0000000000010003" },
-		{ "", "\xc0\x80", 32767, "74fffe", "7c0000000000010001" },
+		{ "a", "a", 65532, "74ffff" },
+		{ "a", "a", 65533, "7c0000000000010000" },
+		{ "a", "a", 65535, "7c0000000000010002" },
+		{ "a", "a", 65536, "7c0000000000010003" },
+		{ "\xc3\xa9", "\xc3\xa9", 32766, "74ffff" },
+		{ "\xc3\xa9", "\xc3\xa9", 32768, "7c0000000000010003" },
+		{ "", "\xc0\x80", 32767, "7c0000000000010001" },
 	};
 	struct buf trace = { 0 }, msg = { 0 }, got = { 0 }, want = { 0 };
 	size_t i, j, clen;
@@ -276,8 +276,10 @@ test_long_strings(void)
 			buf_add(&trace, t[i].c, clen);
 			buf_adds(&msg, t[i].mc);
 		}
+		/* detailMessage "C: <message>": the trace's text again. */
 		expect(&want, head, N(head));
-		add_hex(&want, t[i].mhead);
+		add_hex(&want, t[i].thead);
+		buf_adds(&want, "C: ");
 		buf_add(&want, msg.p, msg.len);
 		expect(&want, mid, N(mid));
 		add_hex(&want, t[i].thead);
@@ -346,11 +348,14 @@ test_message(void)
 	}
 }
 
-/* No message: detailMessage is null, and toString() the class alone. */
+/*
+ * No message: detailMessage is the class alone (Flink's
+ * getClassNameAndMessageOrError), and toString() "C: C".
+ */
 static void
 test_no_message(void)
 {
-	static const struct piece data[] = { HEX("70") };
+	static const struct piece data[] = { HEX("740001"), TEXT("C") };
 	static const struct piece tail[] = {
 		HEX("740001"),
 		TEXT("C"),
@@ -360,12 +365,113 @@ test_no_message(void)
 	};
 
 	check_stream(__LINE__, "C", 1, data, N(data), tail, N(tail),
-	    "no message: detailMessage null");
+	    "no message: detailMessage the class");
+}
+
+/*
+ * A disposal's failure: Flink's FlinkException and its cause; the scheme
+ * of a path as Flink's Path reads it, the local file system's without.
+ */
+static void
+test_dispose(void)
+{
+	static const struct {
+		int line;
+		const char *path, *cause_class, *cause_msg, *want;
+	} t[] = {
+		{ __LINE__, "file:/nowhere", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/nowhere.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory 'file:/nowhere' "
+		    "on file system 'file'.\n" },
+		{ __LINE__, "/sp/x", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint /sp/x.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory '/sp/x' on file "
+		    "system 'file'.\n" },
+		{ __LINE__, "s3://b/sp", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint s3://b/sp.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory 's3://b/sp' on "
+		    "file system 's3'.\n" },
+		{ __LINE__, "/a:b", NULL, NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint /a:b.\n"
+		    "Caused by: java.io.FileNotFoundException: Cannot find "
+		    "checkpoint or savepoint file/directory '/a:b' on file "
+		    "system 'file'.\n" },
+		{ __LINE__, "file:/sp", "java.io.IOException", "why",
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/sp.\n"
+		    "Caused by: java.io.IOException: why\n" },
+		{ __LINE__, "file:/sp", "java.io.IOException", NULL,
+		    THROWABLE_DISPOSE_CLASS
+		    ": Could not dispose savepoint file:/sp.\n"
+		    "Caused by: java.io.IOException\n" },
+	};
+	struct buf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < N(t); i++) {
+		buf_reset(&b);
+		if (t[i].cause_class == NULL)
+			throwable_dispose_missing(&b, t[i].path);
+		else
+			throwable_dispose_trace(&b, t[i].path, t[i].cause_class,
+			    t[i].cause_msg);
+		tap_is_str_at(__FILE__, t[i].line, buf_str(&b), t[i].want,
+		    "dispose: the trace of line %d", t[i].line);
+	}
+	buf_free(&b);
+}
+
+/*
+ * A cause: a second SerializedThrowable as the first one's cause, written
+ * whole before the rest of the first one's data, referring back to the
+ * descriptors (handle 0x7e0000), and for the first one's stack trace and
+ * suppressed list to the array class and the empty list the cause wrote
+ * (handles 0x7e000b and 0x7e000e).
+ */
+static void
+test_chain(void)
+{
+	static const char trace[] = "E: m\nCaused by: F: n\n";
+	/* clang-format off */
+	static const struct piece cause[] = {
+		HEX("73"), HEX("71007e0000"), /* handle 0x7e0009 */
+		HEX("70"), /* its cause: null */
+		HEX("740004"), TEXT("F: n"),
+	};
+	static const struct piece tail[] = {
+		HEX("740005"), TEXT("F: n\n"), /* its trace */
+		HEX("740001"), TEXT("F"), HEX("70"),
+		HEX("740004"), TEXT("E: m"), /* the first one's detailMessage */
+		HEX("75"), HEX("71007e000b"), HEX("00000000"),
+		HEX("71007e000e"), HEX("78"),
+		HEX("740015"), TEXT("E: m\nCaused by: F: n\n"),
+		HEX("740001"), TEXT("E"), HEX("70"),
+	};
+	/* clang-format on */
+	struct buf got = { 0 }, want = { 0 };
+
+	expect(&want, head, N(head) - 1); /* but its cause, null */
+	expect(&want, cause, N(cause));
+	expect(&want, mid, N(mid));
+	expect(&want, tail, N(tail));
+	throwable_serialize(&got, "E", 1, trace, strlen(trace));
+	same_bytes(&got, &want, "a cause: nested, with references back");
+	buf_free(&got);
+	buf_free(&want);
 }
 
 int
 main(void)
 {
+	test_dispose();
+	test_chain();
 	test_message();
 	test_small();
 	test_no_message();

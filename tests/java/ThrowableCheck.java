@@ -4,11 +4,14 @@
  * and writes what a Flink client would see of it into DIR, one file per
  * string, in UTF-8: class (originalErrorClassName), trace
  * (fullStringifiedStackTrace), message (getMessage(), absent if null) and
- * tostring (toString()).  It fails, exit status 1 with the exception on
- * stderr, if the blob does not decode to a SerializedThrowable, if
- * serializedException, the cause, the stack trace or the suppressed list
- * is not empty, or if ObjectOutputStream does not write the object it read
- * back as the very same bytes.
+ * tostring (toString()), and causes: each cause's toString(), one a line,
+ * outermost first (empty without a cause), and cause<N>.trace the Nth's
+ * fullStringifiedStackTrace.  It fails, exit status 1 with the exception
+ * on stderr, if the blob does not decode to a SerializedThrowable whose
+ * causes are SerializedThrowables too, if serializedException, the stack
+ * trace or the suppressed list of any is not empty, or if
+ * ObjectOutputStream does not write the object it read back as the very
+ * same bytes.
  *
  *	java -cp CLASSES ThrowableCheck BLOB-FILE DIR
  */
@@ -51,13 +54,25 @@ public class ThrowableCheck {
 			t = (SerializedThrowable)in.readObject();
 			require(in.read() == -1, "bytes after the object");
 		}
-		require(t.getSerializedException() == null,
-		    "serializedException is not null");
-		require(t.getCause() == null, "the cause is not null");
-		require(t.getStackTrace().length == 0,
-		    "the stack trace is not empty");
-		require(t.getSuppressed().length == 0,
-		    "suppressed exceptions");
+		StringBuilder causes = new StringBuilder();
+		int n = 0;
+		Files.createDirectories(dir);
+		for (Throwable c = t; c != null; c = c.getCause(), n++) {
+			require(c instanceof SerializedThrowable,
+			    "a cause that is no SerializedThrowable: " + c);
+			SerializedThrowable s = (SerializedThrowable)c;
+			require(s.getSerializedException() == null,
+			    "serializedException is not null");
+			require(s.getStackTrace().length == 0,
+			    "the stack trace is not empty");
+			require(s.getSuppressed().length == 0,
+			    "suppressed exceptions");
+			if (n > 0) {
+				causes.append(s.toString()).append('\n');
+				write(dir, "cause" + n + ".trace",
+				    s.getFullStringifiedStackTrace());
+			}
+		}
 
 		ByteArrayOutputStream again = new ByteArrayOutputStream();
 		try (ObjectOutputStream out = new ObjectOutputStream(again)) {
@@ -67,7 +82,7 @@ public class ThrowableCheck {
 		    "ObjectOutputStream writes it otherwise: " +
 		    Base64.getEncoder().encodeToString(again.toByteArray()));
 
-		Files.createDirectories(dir);
+		write(dir, "causes", causes.toString());
 		write(dir, "class", t.getOriginalErrorClassName());
 		write(dir, "trace", t.getFullStringifiedStackTrace());
 		write(dir, "message", t.getMessage());

@@ -23,7 +23,8 @@ import org.apache.flink.util.SerializedThrowable;
  *
  *   trigger:JOBID:TYPE  triggerCheckpoint; "ok <checkpoint id>", or
  *                       "failed <exception class> <original class>:
- *                       <message>" as Flink's client raises it
+ *                       <message>" as Flink's client raises it, and
+ *                       " <- <class>: <message>" for each cause
  *   status:JOBID        getJobStatus; "ok <status>", or "failed ..."
  *   list                listJobs; the count, then "job <id> <status>
  *                       <name> <start time>" a line, sorted; or
@@ -98,12 +99,21 @@ public final class FlinkClientChecks {
 
 	/* The exception's class, then, for Flink's SerializedThrowable (what
 	 * its client decodes from failureCause), the original class and the
-	 * message that Flink's tools print. */
+	 * message that Flink's tools print, and the same of each cause after
+	 * " <- ". */
 	private static String failed(Throwable t) {
 		if (t instanceof SerializedThrowable) {
-			SerializedThrowable s = (SerializedThrowable) t;
-			return "failed " + t.getClass().getName() + " " +
-			    s.getOriginalErrorClassName() + ": " + oneLine(s.getMessage());
+			StringBuilder out = new StringBuilder("failed " +
+			    t.getClass().getName() + " ");
+			for (Throwable c = t; c instanceof SerializedThrowable;
+			    c = c.getCause()) {
+				SerializedThrowable s = (SerializedThrowable) c;
+				if (c != t)
+					out.append(" <- ");
+				out.append(s.getOriginalErrorClassName()).append(": ")
+				    .append(oneLine(s.getMessage()));
+			}
+			return out.toString();
 		}
 		return "failed " + t.getClass().getName() + ": " +
 		    oneLine(t.getMessage());

@@ -1,10 +1,16 @@
+import java.io.ByteArrayInputStream;
+import java.io.ObjectInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -32,6 +38,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.util.SerializedThrowable;
 
 /*
  * A real JobManager as the reference: a MiniCluster running an unbounded
@@ -42,10 +49,20 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * printed, one line each, for the test to hold against the deviations
  * that checkpoint-api(7) lists; the rules of what is masked are here,
  * once: numbers (ids, times, sizes, counts) are compared by kind only,
- * the strings that name a place or a trace or are random
- * (MASKED_STRINGS) by type only, and Flink's error texts by their
- * message (HANDLER_EXCEPTION).  Arrays are compared by their first
- * element, their lengths being history.
+ * the strings that name a place or are random (MASKED_STRINGS) by type
+ * only, and Flink's error texts by their message (HANDLER_EXCEPTION).
+ * A failure is compared whole: its "stack-trace" line by line, frames
+ * (lines that begin with a tab) aside, and its "serialized-throwable" as
+ * Flink's clients read it, an ObjectInputStream, at every level of its
+ * chain of causes: the class and the message.  Arrays are compared by
+ * their first element, their lengths being history.
+ *
+ * Then the flink command line (CliFrontend, a process of its own each
+ * time, FLINK_CONF_DIR as given) runs the same commands against both,
+ * and every line of its stdout and stderr must be the same, frames
+ * aside, with the address, the savepoint directory's paths, the times
+ * of flink list and the checkpoint ids masked (CLI_MASKS); its exit
+ * status too.  Each difference is a line "cli <command>: ...".
  *
  * Usage: FlinkReference APP-PORT JOBID JOBNAME CHECKPOINT-DIR
  *
@@ -55,8 +72,7 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  */
 public final class FlinkReference {
 	private static final Set<String> MASKED_STRINGS = Set.of(
-	    "external_path", "location", "stack-trace",
-	    "serialized-throwable", "request-id");
+	    "external_path", "location", "request-id");
 	/* Flink writes an error as its exception's class (a
 	 * RestHandlerException, a NotFoundException), the message and the
 	 * stack trace; the service the message alone (checkpoint-api(7),
@@ -72,10 +88,13 @@ public final class FlinkReference {
 	private static final String T4 = "00000000000000000000000000000a04";
 	private static final String S1 = "00000000000000000000000000000c01";
 	private static final String S2 = "00000000000000000000000000000c02";
+	private static final String S3 = "00000000000000000000000000000c03";
+	private static final String S4 = "00000000000000000000000000000c04";
+	private static final String T5 = "00000000000000000000000000000a05";
 	private static final String NO_TRIGGER = "00000000000000000000000000000bad";
 	private static final String UNKNOWN_JOB = "feed00000000000000000000000000ff";
 
-	private static String flink, app, job, savepoints;
+	private static String flink, app, job, savepoints, savepointDir;
 	private static final List<String> diffs = new ArrayList<>();
 
 	/* The keyed state every checkpoint holds: a count per key. */
@@ -111,6 +130,8 @@ public final class FlinkReference {
 		config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
 		    Path.of(args[3]).toUri().toString());
 		savepoints = Path.of(args[3], "savepoints").toUri().toString();
+		savepointDir = Path.of(args[3], "savepoints").toAbsolutePath()
+		    .toString();
 		MiniCluster cluster = new MiniCluster(
 		    new MiniClusterConfiguration.Builder().setConfiguration(config)
 		    .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
@@ -185,6 +206,7 @@ public final class FlinkReference {
 		completed("status of an unknown job's trigger",
 		    "/jobs/" + UNKNOWN_JOB + "/checkpoints/" + T1);
 		savepointFamily();
+		cliFamily();
 		same("statistics", "GET", base, null);
 		same("configuration", "GET", base + "/config", null);
 		/* Each side's own id of the same trigger. */
@@ -205,6 +227,17 @@ public final class FlinkReference {
 		    "/jobs/" + job + "/savepoints/" + S2);
 		same("job status after the stop", "GET", "/jobs/" + job + "/status",
 		    null);
+		same("trigger of a stopped job", "POST", base,
+		    "{\"triggerId\":\"" + T5 + "\"}");
+		completed("status of a stopped job's trigger", base + "/" + T5);
+		same("savepoint of a stopped job", "POST",
+		    "/jobs/" + job + "/savepoints",
+		    "{\"target-directory\":\"" + savepoints +
+		    "\",\"triggerId\":\"" + S4 + "\"}");
+		pair("status of a stopped job's savepoint",
+		    "/jobs/" + job + "/savepoints/" + S4);
+		cli("checkpoint of a stopped job", "checkpoint", job);
+		cli("savepoint of a stopped job", "savepoint", job, savepoints);
 	}
 
 	/*
@@ -232,6 +265,22 @@ public final class FlinkReference {
 		same("disposal without a path", "POST", "/savepoint-disposal", "{}");
 		same("status of an unknown disposal", "GET",
 		    "/savepoint-disposal/" + NO_TRIGGER, null);
+		Answer[] nowhere = new Answer[2];
+		for (int i = 0; i < 2; i++)
+			nowhere[i] = send(i == 0 ? flink : app, "POST",
+			    "/savepoint-disposal",
+			    "{\"savepoint-path\":\"file:/nowhere\"}");
+		compare("disposal of a path where no savepoint is", nowhere[0],
+		    nowhere[1]);
+		compare("status of the disposal of a path where no savepoint is",
+		    poll(flink, "/savepoint-disposal/" + requestId(nowhere[0])),
+		    poll(app, "/savepoint-disposal/" + requestId(nowhere[1])));
+		same("stop of an unknown job", "POST",
+		    "/jobs/" + UNKNOWN_JOB + "/stop",
+		    "{\"targetDirectory\":\"" + savepoints +
+		    "\",\"triggerId\":\"" + S3 + "\"}");
+		pair("status of an unknown job's stop",
+		    "/jobs/" + UNKNOWN_JOB + "/savepoints/" + S3);
 		Answer f = send(flink, "POST", "/savepoint-disposal",
 		    disposal(taken[0])), a = send(app, "POST",
 		    "/savepoint-disposal", disposal(taken[1]));
@@ -239,6 +288,98 @@ public final class FlinkReference {
 		compare("status of a completed disposal",
 		    poll(flink, "/savepoint-disposal/" + requestId(f)),
 		    poll(app, "/savepoint-disposal/" + requestId(a)));
+	}
+
+	/* The flink command's failures and successes while the job runs. */
+	private static void cliFamily() throws Exception {
+		cli("checkpoint of an unknown job", "checkpoint", UNKNOWN_JOB);
+		cli("savepoint of an unknown job", "savepoint", UNKNOWN_JOB,
+		    savepoints);
+		cli("stop of an unknown job", "stop", "-p", savepoints,
+		    UNKNOWN_JOB);
+		cli("disposal of a path where no savepoint is", "savepoint", "-d",
+		    "file:/nowhere");
+		cli("list", "list");
+		cli("checkpoint", "checkpoint", job);
+		cli("checkpoint -full", "checkpoint", "-full", job);
+		cli("savepoint", "savepoint", job, savepoints);
+	}
+
+	/*
+	 * Runs "flink ACTION -m <side> ARG..." against each side and adds
+	 * every difference of exit status, stdout and stderr, masked.
+	 */
+	private static void cli(String name, String action, String... args)
+	    throws Exception {
+		String[][] out = new String[2][];
+		for (int i = 0; i < 2; i++)
+			out[i] = flinkCommand(i == 0 ? flink : app, action, args);
+		String at = "cli " + name + ": ";
+		if (!out[0][0].equals(out[1][0]))
+			diffs.add(at + "exit status " + out[0][0] + " | " + out[1][0]);
+		for (int k = 1; k <= 2; k++) {
+			List<String> f = masked(out[0][k]), a = masked(out[1][k]);
+			String what = k == 1 ? "stdout" : "stderr";
+			for (int j = 0; j < Math.max(f.size(), a.size()); j++) {
+				String fl = j < f.size() ? f.get(j) : "(none)";
+				String al = j < a.size() ? a.get(j) : "(none)";
+				if (!fl.equals(al)) {
+					diffs.add(at + what + " line " + (j + 1) + ": \"" +
+					    fl + "\" | \"" + al + "\"");
+					break;
+				}
+			}
+		}
+	}
+
+	/* Exit status, stdout and stderr of one run of the flink command. */
+	private static String[] flinkCommand(String side, String action,
+	    String... args) throws Exception {
+		List<String> cmd = new ArrayList<>(List.of(
+		    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+		    "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+		    "-cp", System.getProperty("java.class.path"),
+		    "org.apache.flink.client.cli.CliFrontend", action, "-m",
+		    URI.create(side).getAuthority()));
+		cmd.addAll(Arrays.asList(args));
+		Path dir = Files.createTempDirectory("cli");
+		Process p = new ProcessBuilder(cmd)
+		    .redirectOutput(dir.resolve("out").toFile())
+		    .redirectError(dir.resolve("err").toFile()).start();
+		if (!p.waitFor(120, TimeUnit.SECONDS)) {
+			p.destroyForcibly();
+			p.waitFor();
+		}
+		String[] r = { String.valueOf(p.exitValue()),
+		    Files.readString(dir.resolve("out"), StandardCharsets.UTF_8),
+		    Files.readString(dir.resolve("err"), StandardCharsets.UTF_8) };
+		System.err.println("cli " + action + " " + side + ": exit " + r[0] +
+		    "\n" + r[1] + r[2]);
+		return r;
+	}
+
+	/*
+	 * What of a command's output must be the same: its lines, but
+	 * frames, "... n more" and SLF4J's notices, with the masks applied.
+	 */
+	private static List<String> masked(String text) {
+		String[][] masks = {
+		    { Pattern.quote(URI.create(flink).getAuthority()), "<address>" },
+		    { Pattern.quote(URI.create(app).getAuthority()), "<address>" },
+		    { "file:/+" + Pattern.quote(savepointDir.substring(1)) +
+		      "[^\\s']*", "<savepoint>" },
+		    { "\\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}:\\d{2}", "<time>" },
+		    { "Checkpoint(\\(FULL\\))? \\d+ for job", "Checkpoint$1 <id> for job" },
+		};
+		List<String> out = new ArrayList<>();
+		for (String l : text.split("\n")) {
+			if (l.startsWith("\t") || l.startsWith("SLF4J"))
+				continue;
+			for (String[] m : masks)
+				l = l.replaceAll(m[0], m[1]);
+			out.add(l);
+		}
+		return out;
 	}
 
 	private static String disposal(Answer savepoint) throws Exception {
@@ -365,6 +506,14 @@ public final class FlinkReference {
 		} else if (f.isArray()) {
 			if (f.size() > 0 && a.size() > 0)
 				node(name, path + "[0]", key, f.get(0), a.get(0));
+		} else if (f.isTextual() && key.equals("stack-trace")) {
+			List<String> fl = heads(f.asText()), al = heads(a.asText());
+			if (!fl.equals(al))
+				diffs.add(at + ": lines " + fl + " | " + al);
+		} else if (f.isTextual() && key.equals("serialized-throwable")) {
+			List<String> fl = chain(f.asText()), al = chain(a.asText());
+			if (!fl.equals(al))
+				diffs.add(at + ": chain " + fl + " | " + al);
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -377,6 +526,36 @@ public final class FlinkReference {
 		} else if (f.isBoolean() && f.asBoolean() != a.asBoolean()) {
 			diffs.add(at + ": " + f + " | " + a);
 		}
+	}
+
+	/* A stack trace's lines but its frames (and "\t... n more"). */
+	private static List<String> heads(String trace) {
+		List<String> out = new ArrayList<>();
+		for (String l : trace.split("\n"))
+			if (!l.startsWith("\t") && !l.isEmpty())
+				out.add(l);
+		return out;
+	}
+
+	/*
+	 * The chain a serialized-throwable holds, as Flink's clients read
+	 * it (SerializedThrowableDeserializer: base64, then
+	 * ObjectInputStream): "class: message" of each level, outermost
+	 * first.
+	 */
+	private static List<String> chain(String base64) {
+		List<String> out = new ArrayList<>();
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			Throwable t = (Throwable) in.readObject();
+			for (; t != null && out.size() < 64; t = t.getCause())
+				out.add((t instanceof SerializedThrowable ?
+				    ((SerializedThrowable) t).getOriginalErrorClassName() :
+				    t.getClass().getName()) + ": " + t.getMessage());
+		} catch (Exception e) {
+			out.add("unreadable: " + e);
+		}
+		return out;
 	}
 
 	private static List<String> keys(JsonNode n) {
