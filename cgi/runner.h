@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "failure.h"
 #include "store.h"
 
 struct runner_opts {
@@ -33,26 +34,6 @@ struct runner_stats {
 	int64_t next_slot_ms; /* the next slot of any schedule; 0: none */
 	int64_t duration_ms;
 };
-
-/* Flink's failure texts (checkpoint-api(7), "FAILURE CAUSES"). */
-/*
- * The dispatcher's FlinkJobNotFoundException, inside the CompletionException
- * of its future, whose message is its cause's toString(): two levels, and
- * each %s the job's id.
- */
-#define FAIL_JOB_CLASS "java.util.concurrent.CompletionException"
-#define FAIL_JOB_NOT_FOUND \
-	"org.apache.flink.runtime.messages.FlinkJobNotFoundException: " \
-	"Could not find Flink job (%s)"
-#define FAIL_JOB_TRACE \
-	FAIL_JOB_CLASS ": " FAIL_JOB_NOT_FOUND \
-		       "\nCaused by: " FAIL_JOB_NOT_FOUND
-#define FAIL_CKPT_CLASS \
-	"org.apache.flink.runtime.checkpoint.CheckpointException"
-#define FAIL_DECLINED "Checkpoint was declined."
-#define FAIL_EXPIRED "Checkpoint expired before completing."
-#define FAIL_QUEUE_FULL \
-	"The maximum number of queued checkpoint requests exceeded"
 
 /*
  * A runner, across its passes: what it owes the store.  Results of

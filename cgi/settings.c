@@ -13,7 +13,7 @@
 #include "log.h"
 #include "settings.h"
 #include "sppath.h"
-#include "ui.h"
+#include "origin.h"
 
 /*
  * strtonum(3) in spirit: a decimal integer in [min, max] and nothing else.

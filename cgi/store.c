@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "runner.h"
+#include "failure.h"
 #include "store_impl.h"
 #include "throwable.h"
 

@@ -42,8 +42,8 @@
 #include <libpq-fe.h>
 
 #include "clock.h"
+#include "failure.h"
 #include "log.h"
-#include "runner.h"
 #include "schema.h"
 #include "store_impl.h"
 #include "throwable.h"
