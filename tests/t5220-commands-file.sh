@@ -1,10 +1,12 @@
 #!/bin/sh
-# The commands file (CHECKPOINT_COMMANDS; checkpoint-runner(8), "COMMANDS
-# FILE"; checkpoint-api(7), "SECURITY"): on SQLite the web server's user
-# writes the database the runner reads, so the runner runs a job's command
-# only when a file that only the operator writes registers the same text.
+# The commands file (CHECKPOINT_COMMANDS; checkpoint-runner(8), "The
+# commands file"; checkpoint-api(7), "SECURITY"): on SQLite the web
+# server's user writes the database the runner reads, so the runner runs a
+# job's command only when a file that only the operator writes registers
+# the same text.
 # - the runner refuses to start on a relative path, a missing file, or a
-#   file or directory on its way that others could write; unset, it warns;
+#   file or directory on its way that others could write; unset, a
+#   --watch runner warns and a single pass says nothing;
 # - checkpointctl job add, set and rm keep the file, a line per job and
 #   kind, each command escaped to one line;
 # - as the web server's user (RUN_USER), an UPDATE of every kind of command
@@ -12,6 +14,7 @@
 #   runs: the checkpoint, savepoint, stop and disposal each fail with the
 #   cause "The job's command is not the one the operator registered";
 #   that user cannot write the file;
+# - changes made at once all land, and leave other jobs' lines alone;
 # - checkpointctl job set restores commands that run; doctor says whether
 #   the file is trusted.
 # Commands are written in single quotes on purpose: their $VARS are for
@@ -199,7 +202,25 @@ fi
 CHECKPOINT_COMMANDS= "$CTL" doctor --web-user "$(id -un)" > "$T/doctor.out" 2>&1
 like "$(grep CHECKPOINT_COMMANDS "$T/doctor.out")" "^note: CHECKPOINT_COMMANDS is not set" \
     "doctor: unset, with the web server's user sharing the file, a note that the database decides what runs"
+# Other jobs' lines stay through every change, and changes made at once
+# all land (one writer at a time).
+N=0 ADDS=
+while [ "$N" -lt 8 ]; do
+	N=$((N + 1))
+	"$CTL" job add "$(jid $((100 + N)))" --command "echo file:/chk/$N" \
+	    2>> "$T/ctl-many.err" &
+	ADDS="$ADDS $!"
+done
+for p in $ADDS; do
+	wait "$p"
+done
+is "$(cat "$T/ctl-many.err")|$(grep -c "	checkpoint	echo file:/chk/[1-8]$" "$CMDS")|$(grep -c "	checkpoint	" "$CMDS")" "|8|9" \
+    "8 job adds at once: every one's line is in the file, the others' kept"
+"$CTL" job set "$(jid 101)" --command 'echo file:/other' 2> "$T/ctl.err"
+is "$? $(grep -c "	checkpoint	" "$CMDS") $(grep "^$(jid 101)	" "$CMDS" | cut -f3)" \
+    "0 9 echo file:/other" "job set of one job: its line changes, the others stay"
 "$CTL" job rm "$J" 2> "$T/ctl.err"
-is "$? $(cat "$T/ctl.err") $(grep -c "^$J	" "$CMDS")" "0  0" "job rm: its lines go"
+is "$? $(cat "$T/ctl.err") $(grep -c "^$J	" "$CMDS") $(grep -c "	checkpoint	" "$CMDS")" "0  0 8" \
+    "job rm: its lines go, the others' stay"
 
 done_testing
