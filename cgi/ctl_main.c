@@ -25,6 +25,7 @@
 
 #include "checkpoint.h"
 #include "clock.h"
+#include "commands.h"
 #include "ctl_setup.h"
 #include "ids.h"
 #include "log.h"
@@ -453,27 +454,39 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
 }
 
 /*
- * The job id and whichever job options were given, into j; *fields says
- * which (JOB_SET_*).  An empty --command means none: the schema keeps no
- * empty commands, and a job without one completes at once.
+ * The job's options whose empty value is none (NULL): its commands, each
+ * with its kind in the commands file (commands.h), and its savepoint
+ * directory (kind -1).
  */
-/* The savepoint options: an empty value is none (NULL), as --command. */
-static int
-ctl_job_parse_savepoint(const struct ctl_args *a, struct job *j, int *fields)
+static const struct {
+	int opt, field, kind;
+	size_t off;
+} ctl_job_strs[] = {
+	{ CTL_OPT_COMMAND, JOB_SET_COMMAND, CMD_CHECKPOINT,
+	    offsetof(struct job, command) },
+	{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR, -1,
+	    offsetof(struct job, savepoint_dir) },
+	{ CTL_OPT_SAVEPOINT_COMMAND, JOB_SET_SAVEPOINT_COMMAND, CMD_SAVEPOINT,
+	    offsetof(struct job, savepoint_command) },
+	{ CTL_OPT_STOP_COMMAND, JOB_SET_STOP_COMMAND, CMD_STOP,
+	    offsetof(struct job, stop_command) },
+	{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND, CMD_DISPOSE,
+	    offsetof(struct job, dispose_command) },
+};
+#define CTL_NJOB_STRS (sizeof(ctl_job_strs) / sizeof(ctl_job_strs[0]))
+
+/* The field of j that ctl_job_strs[i] names. */
+static const char **
+ctl_job_str(const struct job *j, size_t i)
 {
-	static const struct {
-		int opt, field;
-		size_t off;
-	} sp[] = {
-		{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR,
-		    offsetof(struct job, savepoint_dir) },
-		{ CTL_OPT_SAVEPOINT_COMMAND, JOB_SET_SAVEPOINT_COMMAND,
-		    offsetof(struct job, savepoint_command) },
-		{ CTL_OPT_STOP_COMMAND, JOB_SET_STOP_COMMAND,
-		    offsetof(struct job, stop_command) },
-		{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND,
-		    offsetof(struct job, dispose_command) },
-	};
+	return (
+	    const char **)(void *)((char *)(uintptr_t)j + ctl_job_strs[i].off);
+}
+
+/* The options of ctl_job_strs, the savepoint directory checked. */
+static int
+ctl_job_parse_strs(const struct ctl_args *a, struct job *j, int *fields)
+{
 	const char *v = a->opt[CTL_OPT_SAVEPOINT_DIR], *why;
 	size_t i;
 
@@ -483,15 +496,19 @@ ctl_job_parse_savepoint(const struct ctl_args *a, struct job *j, int *fields)
 		ctl_err("bad --savepoint-dir '%.64s': %s", v, why);
 		return -1;
 	}
-	for (i = 0; i < sizeof(sp) / sizeof(sp[0]); i++)
-		if ((v = a->opt[sp[i].opt]) != NULL) {
-			*(const char **)(void *)((char *)j +
-			    sp[i].off) = *v != '\0' ? v : NULL;
-			*fields |= sp[i].field;
+	for (i = 0; i < CTL_NJOB_STRS; i++)
+		if ((v = a->opt[ctl_job_strs[i].opt]) != NULL) {
+			*ctl_job_str(j, i) = *v != '\0' ? v : NULL;
+			*fields |= ctl_job_strs[i].field;
 		}
 	return 0;
 }
 
+/*
+ * The job id and whichever job options were given, into j; *fields says
+ * which (JOB_SET_*).  An empty --command means none: the schema keeps no
+ * empty commands, and a job without one completes at once.
+ */
 static int
 ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 {
@@ -514,17 +531,13 @@ ctl_job_parse(const struct ctl_args *a, struct job *j, int *fields)
 			return -1;
 		*fields |= JOB_SET_TYPE;
 	}
-	if ((v = a->opt[CTL_OPT_COMMAND]) != NULL) {
-		j->command = *v != '\0' ? v : NULL;
-		*fields |= JOB_SET_COMMAND;
-	}
 	if ((v = a->opt[CTL_OPT_TIMEOUT]) != NULL) {
 		if (ctl_parse_num("timeout", v, CTL_TIMEOUT_MAX,
 			&j->timeout_s) == -1)
 			return -1;
 		*fields |= JOB_SET_TIMEOUT;
 	}
-	return ctl_job_parse_savepoint(a, j, fields);
+	return ctl_job_parse_strs(a, j, fields);
 }
 
 /*
@@ -901,6 +914,40 @@ ctl_job_write(struct store *s, const struct job *j, int add, int fields,
 	return rc;
 }
 
+/* The job fields that are commands, each with its kind. */
+#define CTL_COMMAND_FIELDS \
+	(JOB_SET_COMMAND | JOB_SET_SAVEPOINT_COMMAND | JOB_SET_STOP_COMMAND | \
+	    JOB_SET_DISPOSE_COMMAND)
+
+/*
+ * With CHECKPOINT_COMMANDS, j's commands that fields name (NULL: none)
+ * into the operator's commands file, after the database: until this
+ * succeeds the runner refuses the new commands, and runs nothing else.
+ */
+static int
+ctl_commands_write(const struct ctl *c, const struct job *j, int fields)
+{
+	const char *cmd[CMD__MAX] = { NULL };
+	unsigned which = 0;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < CTL_NJOB_STRS; i++)
+		if (ctl_job_strs[i].kind >= 0 &&
+		    (fields & ctl_job_strs[i].field) != 0) {
+			which |= CMD_BIT(ctl_job_strs[i].kind);
+			cmd[ctl_job_strs[i].kind] = *ctl_job_str(j, i);
+		}
+	if (c->st.commands == NULL || which == 0 ||
+	    commands_register(c->st.commands, j->id.s, which, cmd, err,
+		sizeof(err)) == 0)
+		return 0;
+	ctl_err("job %s: the database has its commands, the commands file "
+		"not (the runner refuses them): %s",
+	    j->id.s, err);
+	return -1;
+}
+
 static int
 ctl_job_add(struct ctl *c, const struct ctl_args *a)
 {
@@ -928,6 +975,10 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 		ctl_err("job %s already exists", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
+	/* Every kind: one not given is none, as in the database. */
+	if (rc == STORE_OK &&
+	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS) == -1)
+		return CTL_EXIT_FAIL;
 	/* Then its schedules and policy: a refused one leaves the job. */
 	if (rc == STORE_OK &&
 	    ((rc = ctl_schedule_write(s, &j.id, sc)) == STORE_NOTFOUND ||
@@ -1012,6 +1063,8 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
+	if (rc == STORE_OK && ctl_commands_write(c, &j, fields) == -1)
+		return CTL_EXIT_FAIL;
 	if (rc == STORE_OK)
 		rc = ctl_schedule_write(s, &j.id, sc);
 	if (rc == STORE_OK)
@@ -1023,18 +1076,23 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_job_rm(struct ctl *c, const struct ctl_args *a)
 {
-	struct id id;
+	struct job j;
 	struct store *s;
 	enum store_rc rc;
 
-	if (ctl_parse_id("job id", a->operand, &id) == -1)
+	memset(&j, 0, sizeof(j));
+	if (ctl_parse_id("job id", a->operand, &j.id) == -1)
 		return CTL_EXIT_USAGE;
 	if ((s = ctl_open(c)) == NULL)
 		return CTL_EXIT_FAIL;
-	if ((rc = store_job_rm(s, &id)) == STORE_NOTFOUND) {
-		ctl_err("job %s not found", id.s);
+	if ((rc = store_job_rm(s, &j.id)) == STORE_NOTFOUND) {
+		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
+	/* Its lines go: a job added again later gets only its new ones. */
+	if (rc == STORE_OK &&
+	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS) == -1)
+		return CTL_EXIT_FAIL;
 	return ctl_store_done(c, rc, "job rm");
 }
 
@@ -1599,7 +1657,9 @@ ctl_purge(struct ctl *c, const struct ctl_args *a)
 static int
 ctl_setup_cmd(struct ctl *c, const struct ctl_args *a)
 {
-	return ctl_setup(c->st.db_path,
+	int rc;
+
+	rc = ctl_setup(c->st.db_path,
 	    a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
 					   CTL_SETUP_USER,
 	    a->opt[CTL_OPT_GROUP] != NULL ? a->opt[CTL_OPT_GROUP] :
@@ -1607,6 +1667,12 @@ ctl_setup_cmd(struct ctl *c, const struct ctl_args *a)
 	    a->opt[CTL_OPT_WEB_USER],
 	    a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
 					      RUN_DIR);
+	if (rc == 0 && c->st.commands == NULL)
+		printf("commands: set CHECKPOINT_COMMANDS, for the runner and "
+		       "checkpointctl, to a file only you write (e.g. "
+		       "/etc/checkpoint-api/commands), or the web server's "
+		       "user can change what the runner runs\n");
+	return rc;
 }
 
 /* A database file that is not there is said, never created. */
@@ -1616,7 +1682,11 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 	struct store_opts o;
 	struct stat sb;
 	char err[1100]; /* strerror and the init line with its --db */
+	int wrong;
 
+	wrong = ctl_doctor_commands(c->st.commands, a->opt[CTL_OPT_WEB_USER],
+	    a->opt[CTL_OPT_WEB_USER] != NULL &&
+		store_driver_can(c->st.db_path, STORE_CAN_FILE));
 	*err = '\0';
 	if (store_driver_can(c->st.db_path, STORE_CAN_FILE) &&
 	    stat(c->st.db_path, &sb) == -1)
@@ -1629,12 +1699,13 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)
 			c->store = NULL;
 	}
-	return ctl_doctor(c->st.db_path, c->st.db_shown, c->store, err,
-	    a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
-					   CTL_SETUP_USER,
-	    a->opt[CTL_OPT_GROUP], a->opt[CTL_OPT_WEB_USER],
-	    a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
-					      RUN_DIR);
+	return wrong |
+	    ctl_doctor(c->st.db_path, c->st.db_shown, c->store, err,
+		a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
+					       CTL_SETUP_USER,
+		a->opt[CTL_OPT_GROUP], a->opt[CTL_OPT_WEB_USER],
+		a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
+						  RUN_DIR);
 }
 
 int

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "ctl_setup.h"
 #include "db_access.h"
 
@@ -641,5 +642,36 @@ ctl_doctor(const char *db, const char *db_shown, struct store *s,
 			"not found)",
 	    (long long)njobs);
 	doctor_runner(&m, clock_ms(CLOCK_REALTIME));
+	return doctor_wrong;
+}
+
+int
+ctl_doctor_commands(const char *commands, const char *web_user, int shared)
+{
+	struct passwd *pw;
+	struct stat sb;
+	char why[600];
+
+	doctor_wrong = 0;
+	if (commands == NULL) {
+		/* Said, not wrong: the operator may trust the web server. */
+		if (shared)
+			printf(
+			    "note: CHECKPOINT_COMMANDS is not set: whoever writes "
+			    "the database decides what the runner runs "
+			    "(checkpoint-runner(8))\n");
+		return 0;
+	}
+	if (commands_trusted(commands, why, sizeof(why)) == -1)
+		finding(0, "commands file: %s", why);
+	else if (web_user != NULL && (pw = getpwnam(web_user)) != NULL &&
+	    stat(commands, &sb) == 0 && sb.st_uid == pw->pw_uid)
+		finding(0,
+		    "commands file %s is owned by the web server's user %s: "
+		    "chown root %s",
+		    commands, web_user, commands);
+	else
+		finding(1, "commands file %s: only its owner writes it",
+		    commands);
 	return doctor_wrong;
 }

@@ -50,4 +50,12 @@ int ctl_doctor(const char *db, const char *db_shown, struct store *s,
     const char *open_err, const char *user, const char *group,
     const char *web_user, const char *run_dir);
 
+/*
+ * doctor's lines on the commands file (CHECKPOINT_COMMANDS, commands.h;
+ * NULL: unset, said when shared: web_user writes the database file too):
+ * whether the runner trusts it and web_user cannot write it.  1 when
+ * something is wrong.
+ */
+int ctl_doctor_commands(const char *commands, const char *web_user, int shared);
+
 #endif /* CTL_SETUP_H */

@@ -33,6 +33,7 @@
 
 #include "action.h"
 #include "clock.h"
+#include "commands.h"
 #include "jobmanager.h"
 #include "log.h"
 #include "retention.h"
@@ -69,6 +70,7 @@ struct running {
 	enum ckpt_type requested; /* as the client asked: sent to Flink */
 	struct jm_follow *flink;
 	int64_t renew_ms; /* when its lease is renewed next */
+	char refused[512]; /* why its command may not run (pass_refused) */
 };
 
 /* What a kept result (struct unrecorded) is of: which table its row is. */
@@ -771,6 +773,27 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 	return STORE_OK;
 }
 
+/*
+ * 1 when the operator's commands file (commands.h) does not register
+ * command for job and kind: nothing may run, and cause (len bytes) says
+ * why, for the failure's trace.
+ */
+static int
+pass_refused(const struct pass *p, const struct id *job, enum cmd_kind k,
+    const char *command, char *cause, size_t len)
+{
+	char why[ACTION_TAIL / 2];
+
+	if (p->o->commands == NULL ||
+	    commands_allow(p->o->commands, job->s, k, command, why,
+		sizeof(why)))
+		return 0;
+	snprintf(cause, len, "%s: %s.", CMD_REFUSED, why);
+	log_error("job %s: %s command not run: %s", job->s, cmd_kind_name(k),
+	    why);
+	return 1;
+}
+
 /* Starts the command of a claim just committed. */
 static void
 pass_start(struct pass *p, struct running *r, const char *command)
@@ -782,6 +805,10 @@ pass_start(struct pass *p, struct running *r, const char *command)
 		pass_start_flink(p, r, command);
 		return;
 	}
+	r->action = NULL;
+	if (pass_refused(p, &job, CMD_CHECKPOINT, command, r->refused,
+		sizeof(r->refused)))
+		return;
 	memset(&spec, 0, sizeof(spec));
 	snprintf(r->env[0], sizeof(r->env[0]), "CHECKPOINT_JOB_ID=%s", job.s);
 	snprintf(r->env[1], sizeof(r->env[1]), "CHECKPOINT_ID=%lld",
@@ -796,7 +823,6 @@ pass_start(struct pass *p, struct running *r, const char *command)
 	spec.env[2] = r->env[2];
 	spec.env[3] = r->env[3];
 	spec.timeout_ms = r->timeout_s * 1000;
-	r->action = NULL;
 	if (action_start(&spec, &r->action) == -1)
 		log_error("trigger %s job %s: cannot start the checkpoint "
 			  "action: %s",
@@ -1237,6 +1263,7 @@ pass_finish(struct pass *p, struct running *r)
 	if (r->action == NULL) {
 		memset(&res, 0, sizeof(res));
 		res.status = ACTION_ERROR;
+		snprintf(res.err_tail, sizeof(res.err_tail), "%s", r->refused);
 	} else
 		action_result(r->action, &res);
 	if (res.status == ACTION_OK)
@@ -1784,6 +1811,23 @@ op_run(const char *command, char *const *env, size_t nenv, int64_t timeout_s,
 }
 
 /*
+ * Runs command unless the commands file refuses it for job and kind: res
+ * has the refusal, as a command that could not be started.
+ */
+static void
+op_run_checked(const struct pass *p, const struct id *job, enum cmd_kind k,
+    const char *command, char *const *env, size_t nenv, int64_t timeout_s,
+    struct action_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (pass_refused(p, job, k, command, res->err_tail,
+		sizeof(res->err_tail)))
+		res->status = ACTION_ERROR;
+	else
+		op_run(command, env, nenv, timeout_s, res);
+}
+
+/*
  * The command a savepoint runs: the job's savepoint or stop command.  A
  * job bound to a JobManager runs none: its JobManager takes it
  * (op_flink).
@@ -2002,7 +2046,8 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	log_info("%s %s job %s: checkpoint %lld: action started",
 	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
 	    (long long)id);
-	op_run(op_command(t), envp, 7, t->timeout_s, &res);
+	op_run_checked(p, &t->job, t->stop ? CMD_STOP : CMD_SAVEPOINT,
+	    op_command(t), envp, 7, t->timeout_s, &res);
 	p->stats->actions++;
 	if (res.status == ACTION_OK && res.last_line[0] == '\0') {
 		/* Flink's SavepointInfo has a location or a failure. */
@@ -2250,7 +2295,8 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 	else {
 		log_info("disposal %s of %s: action started", t->trigger.s,
 		    t->path);
-		op_run(t->command, envp, 3, t->timeout_s, &res);
+		op_run_checked(p, &t->job, CMD_DISPOSE, t->command, envp, 3,
+		    t->timeout_s, &res);
 		if (res.status != ACTION_OK) {
 			class = THROWABLE_DISPOSE_CLASS;
 			throwable_dispose_head(&trace, t->path);

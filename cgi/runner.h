@@ -21,6 +21,7 @@ struct runner_opts {
 	int64_t history_keep; /* the history's retention: ids per job */
 	int64_t history_age_ms; /* and age; 0: no bound */
 	int64_t max_queued; /* a scheduled trigger's queue bound */
+	const char *commands; /* the commands file; NULL: none (commands.h) */
 };
 
 struct runner_stats {

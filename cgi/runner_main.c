@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "commands.h"
 #include "log.h"
 #include "runner.h"
 #include "schedule.h"
@@ -289,6 +290,33 @@ refuse_root(const struct cmdline *cl)
 }
 
 /*
+ * -1, said in one line, for a commands file the runner cannot trust or
+ * find; without one, a watcher warns at its start that the database alone
+ * decides what runs (a pass from cron would say it every minute: doctor
+ * says it there).
+ */
+static int
+check_commands(const struct settings *st, int watch)
+{
+	char err[512];
+
+	if (st->commands == NULL) {
+		if (!watch)
+			return 0;
+		log_warn("CHECKPOINT_COMMANDS is not set: the database alone "
+			 "decides what runs, and whoever can write it (on "
+			 "SQLite the web server's user) can change a job's "
+			 "command");
+		return 0;
+	}
+	if (commands_trusted(st->commands, err, sizeof(err)) == -1) {
+		log_error("CHECKPOINT_COMMANDS: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * One pass over everything pending; closes s.  Results that could not be
  * recorded (the database went away while their actions ran), and claims
  * whose commit failed but may have been made, are tried again on a store
@@ -444,6 +472,9 @@ main(int argc, char *argv[])
 	ro.history_keep = st.history_keep;
 	ro.history_age_ms = st.history_age_ms;
 	ro.max_queued = st.max_queued;
+	if (check_commands(&st, cl.watch) == -1)
+		goto out;
+	ro.commands = st.commands;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
 		goto out;

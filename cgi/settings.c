@@ -245,6 +245,21 @@ settings_savepoint_root(struct settings *st, char *err, size_t errlen)
 	return 0;
 }
 
+/* The commands file: an absolute path, checked when it is read. */
+static int
+settings_commands(struct settings *st, char *err, size_t errlen)
+{
+	const char *v = getenv("CHECKPOINT_COMMANDS");
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (*v != '/')
+		return settings_fail(err, errlen, "CHECKPOINT_COMMANDS", v,
+		    "an absolute path, e.g. /etc/checkpoint-api/commands");
+	st->commands = v;
+	return 0;
+}
+
 int
 settings_from_env(struct settings *st, const char *db_override, char *err,
     size_t errlen)
@@ -327,6 +342,8 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		return settings_fail(err, errlen, "CHECKPOINT_MAX_QUEUED", v,
 		    "a number of triggers from 1 to 1000000, e.g. 1000");
 	if (settings_history_retention(st, err, errlen) == -1)
+		return -1;
+	if (settings_commands(st, err, errlen) == -1)
 		return -1;
 	return settings_savepoint_root(st, err, errlen);
 }

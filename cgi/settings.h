@@ -47,6 +47,8 @@ struct settings {
 	int64_t history_age_ms; /* CHECKPOINT_HISTORY_AGE; 0: no age bound */
 	/* CHECKPOINT_SAVEPOINT_ROOT: of a job with no savepoint directory. */
 	const char *savepoint_root; /* NULL: none */
+	/* CHECKPOINT_COMMANDS: the operator's commands file (commands.h). */
+	const char *commands; /* NULL: the database alone says what runs */
 };
 
 int settings_from_env(struct settings *, const char *db_override, char *err,

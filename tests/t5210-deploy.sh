@@ -16,7 +16,9 @@
 #   makes the run directory as setup made it (in a scratch root);
 # - a POST through that nginx is 202, the runner's pass from the
 #   installed cron line completes it as checkpoint 1 (not a failure),
-#   and doctor finds nothing wrong.
+#   the job's command registered in the operator's commands file (in
+#   the trash directory, for /etc/checkpoint-api), and doctor finds
+#   nothing wrong.
 # Not root, only the install's checks run: the rest needs users made.
 
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +42,7 @@ STATEDIR=$(makevar localstatedir)/lib/checkpoint-api
 RUNDIR=$(makevar runstatedir)/checkpoint-api
 EXAMPLES=$(makevar docdir)/examples
 MAN8=$(makevar mandir)/man8
+ETCDIR=$(makevar sysconfdir)/checkpoint-api
 [ -n "$BINDIR" ] && [ -n "$EXAMPLES" ] || bail "cannot read the build's directories"
 
 DEST=$T/dest
@@ -131,6 +134,7 @@ change "$RUNDIR" "$DEST$RUNDIR"
 change "$EXAMPLES" "$DEST$EXAMPLES"
 change "/etc/cron.d/" "$T/cron.d-"
 change "/etc/tmpfiles.d/" "$T/tmpfiles.d-"
+change "$ETCDIR" "$T/etc/checkpoint-api"
 # The programs by name, as the operator's PATH finds them.
 PATH=$DEST$BINDIR:$PATH
 export PATH
@@ -187,11 +191,15 @@ CRON=$T/cron.d-checkpoint-runner
 test -f "$CRON"
 ok $? "the cron file is where the steps put it"
 CRON_DB=$(sed -n 's/^CHECKPOINT_DB=//p' "$CRON")
+CRON_COMMANDS=$(sed -n 's/^CHECKPOINT_COMMANDS=//p' "$CRON")
+is "$CRON_COMMANDS" "$ETCDIR/commands" \
+    "the cron file's runner runs only the commands of the operator's file"
 CRON_USER=$(awk '/^\*/ { print $6; exit }' "$CRON")
 CRON_CMD=$(awk '/^\*/ { $1 = $2 = $3 = $4 = $5 = $6 = ""; print; exit }' "$CRON")
 is "$CRON_USER" checkpoint "the cron line runs the runner as checkpoint (setup's default)"
 # shellcheck disable=SC2086
 runuser -u "$RUNU" -- env CHECKPOINT_DB="$DEST$CRON_DB" \
+    CHECKPOINT_COMMANDS="$T/etc/checkpoint-api/commands" \
     $(printf '%s' "$CRON_CMD" | sed "s|$BINDIR/|$DEST$BINDIR/|") \
     > "$T/runner.out" 2>&1
 ok $? "the runner's pass, as its user, from the cron line"
@@ -202,9 +210,12 @@ is "$(curl -s "http://127.0.0.1:$PORT/jobs/$J/checkpoints/$TID")" \
     '{"status":{"id":"COMPLETED"},"operation":{"checkpointId":1}}' \
     "the trigger is COMPLETED as checkpoint 1, through nginx"
 
-checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
+CHECKPOINT_COMMANDS=$T/etc/checkpoint-api/commands \
+    checkpointctl --db "$DEST$STATEDIR/checkpoints.db" doctor --user "$RUNU" \
     --web-user "$WEBU" --run-dir "$DEST$RUNDIR" > "$T/doctor.out" 2>&1
 ok $? "doctor finds nothing wrong"
+grep -qx "ok: commands file $T/etc/checkpoint-api/commands: only its owner writes it" "$T/doctor.out"
+ok $? "doctor: the commands file the steps made is trusted"
 sed 's/^/# /' "$T/doctor.out"
 
 # Every way doctor knows the deployment broken: broken, doctor says so
@@ -290,5 +301,13 @@ grep -q "^ok: database $DB (sqlite): schema version" "$T/doctor.out" &&
     grep -qx "ok: web server user $WEBU may write $DB and its directory" "$T/doctor.out"
 ok $? "  and doctor then opens it, and both users may write it"
 mv "$DB.kept" "$DB"
+
+# setup again, without CHECKPOINT_COMMANDS: it says to set it.
+(unset CHECKPOINT_COMMANDS CHECKPOINT_DB && checkpointctl \
+    --db "$DEST$STATEDIR/checkpoints.db" setup --user "$RUNU" --group "$GRP" \
+    --web-user "$WEBU" --run-dir "$DEST$RUNDIR") > "$T/setup2.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^commands: set CHECKPOINT_COMMANDS, for the runner and checkpointctl" "$T/setup2.out"
+ok $? "setup without CHECKPOINT_COMMANDS says to set it (exit $rc)"
 
 done_testing
