@@ -183,6 +183,27 @@ enum stmt {
 #define RETENTION_COPY_COLS "job_id, kind, keep_last, keep_ms, set_by, set_ms"
 
 /*
+ * A job's waiting triggers in two parts, each the predicate of its
+ * index: queued (triggers_queue: SQLite 0009, PostgreSQL 0006) and
+ * claimed (triggers_claimed), so that one job's are found without the
+ * fleet's queue (triggers_pending).
+ */
+#define QUEUED(p) \
+	"status = 'IN_PROGRESS' AND claimed_by IS NULL AND job_id = " p
+#define CLAIMED(p) \
+	"status = 'IN_PROGRESS' AND claimed_by IS NOT NULL AND job_id = " p
+
+/*
+ * The rows of job ?1, or of every job when it is NULL (p is the dialect's
+ * ?1 or $1): a range of the job's key, which an index serves, where
+ * "?1 IS NULL OR job_id = ?1" is served by none and reads the fleet's
+ * rows for one job.  Job ids are lowercase hex (the schema's CHECK), so
+ * all of them lie between '' and 'g'.
+ */
+#define JOB_RANGE(col, p) \
+	col " >= coalesce(" p ", '') AND " col " <= coalesce(" p ", 'g')"
+
+/*
  * A trigger refused by the queue bound (store_queue_full_trace): the
  * predicate of the index triggers_refused (SQLite 0013, PostgreSQL 0010),
  * word for word, so that the count of those still stored uses it.

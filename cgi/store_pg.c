@@ -271,18 +271,22 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " WHERE job_id = $1"
 				  "  AND " HISTORY_PURGED ") AS u"
 				  " ORDER BY ord DESC LIMIT $2",
-	/* Each half an index walk (store_sqlite.c says why). */
+	/* Each part an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT " TRIGGER_COLS " FROM"
 	    " (SELECT id AS ord, " TRIGGER_COLS " FROM triggers"
-	    "  WHERE status = 'IN_PROGRESS' AND job_id = $1"
-	    " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
-	    "  WHERE job_id = $1 ORDER BY checkpoint_id DESC LIMIT $2) AS h)"
-	    " AS u ORDER BY ord DESC LIMIT $2",
+	    "  WHERE " QUEUED(
+		"$1") " UNION ALL SELECT id AS ord, " TRIGGER_COLS
+		      " FROM triggers"
+		      "  WHERE " CLAIMED(
+			  "$1") " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+				"  WHERE job_id = $1 ORDER BY checkpoint_id DESC LIMIT $2) AS h)"
+				" AS u ORDER BY ord DESC LIMIT $2",
 	[STMT_TRIGGER_WAITING] =
 	    "SELECT count(*), coalesce(min(created_ms), 0),"
 	    " coalesce((SELECT pass_ms FROM service_metrics WHERE id = 1), 0)"
-	    " FROM triggers WHERE status = 'IN_PROGRESS' AND job_id = $1",
+	    " FROM (SELECT created_ms FROM triggers WHERE " QUEUED(
+		"$1") " UNION ALL SELECT created_ms FROM triggers WHERE " CLAIMED("$1") ") AS w",
 	/* In batches: a purge of millions never holds one long transaction. */
 	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
 		       " triggers WHERE status = 'COMPLETED'"
@@ -682,8 +686,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " target_directory, format_type, cancel_job, drain, location,"
 	    " failure_class, failure_trace, created_ms, claimed_ms,"
 	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
-	    " FROM savepoints WHERE $1::text IS NULL OR job_id = $1"
-	    " ORDER BY id DESC",
+	    " FROM savepoints WHERE " JOB_RANGE("job_id",
+		"$1::text") " ORDER BY id DESC",
 	/* The history's retention, in batches as the purge's. */
 	[STMT_HISTORY_PRUNE_KEEP] =
 	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT h.ctid"
@@ -777,7 +781,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
 	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
 	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
-	    " WHERE $1::text IS NULL OR s.job_id = $1 ORDER BY s.job_id, s.kind",
+	    " WHERE " JOB_RANGE("s.job_id",
+		"$1::text") " ORDER BY s.job_id, s.kind",
 	/* Only the rule that was read, and only forward: one runner wins. */
 	[STMT_SCHED_ADVANCE] =
 	    "UPDATE schedules SET last_slot_ms = $3 WHERE job_id = $1"
@@ -816,30 +821,30 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE savepoints SET kept_ms = $4::bigint WHERE job_id = $1"
 	    " AND (trigger_id = $2::text OR checkpoint_id = $3::bigint)"
 	    " AND status = 'COMPLETED' AND location IS NOT NULL",
-	/*
-	 * The live snapshots of the jobs with a policy for their kind (the
-	 * savepoints, and the history's checkpoints with a location), by job
-	 * and kind, newest first, each with its disposal so far.
-	 */
+	/* From the policies, as store_sqlite.c says. */
 	[STMT_RETAIN_CANDIDATES] =
 	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
-	    " c.location, c.completed_ms, c.kept_ms, r.keep_last, r.keep_ms,"
+	    " c.location, c.completed_ms, c.kept_ms, c.keep_last, c.keep_ms,"
 	    " d.status, d.failure_class, d.attempts, d.completed_ms"
-	    " FROM (SELECT job_id, 'SAVEPOINT'::text AS kind, trigger_id,"
-	    "  checkpoint_id, location, completed_ms, kept_ms, id AS seq"
-	    "  FROM savepoints WHERE status = 'COMPLETED'"
-	    "  AND failure_class IS NULL AND location IS NOT NULL"
-	    "  AND disposed_ms IS NULL"
-	    " UNION ALL SELECT job_id, 'CHECKPOINT', trigger_id, checkpoint_id,"
-	    "  location, completed_ms, NULL::bigint, trigger_row FROM checkpoint_history"
-	    "  WHERE kind = 'CHECKPOINT' AND status = 'COMPLETED'"
-	    "  AND location IS NOT NULL AND location NOT LIKE '<%'"
-	    "  AND disposed_ms IS NULL) AS c"
-	    " JOIN retention r ON r.job_id = c.job_id AND r.kind = c.kind"
-	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
-	    " WHERE $1::text IS NULL OR c.job_id = $1"
-	    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
-	    " c.seq DESC",
+	    " FROM (SELECT r.job_id, r.kind, p.trigger_id, p.checkpoint_id,"
+	    "  p.location, p.completed_ms, p.kept_ms, p.id AS seq, r.keep_last,"
+	    "  r.keep_ms FROM retention r JOIN savepoints p"
+	    "  ON p.job_id = r.job_id WHERE r.kind = 'SAVEPOINT'"
+	    "  AND " JOB_RANGE("r.job_id",
+		"$1::text") "  AND p.status = 'COMPLETED'"
+			    "  AND p.failure_class IS NULL AND p.location IS NOT NULL"
+			    "  AND p.disposed_ms IS NULL"
+			    " UNION ALL SELECT r.job_id, r.kind, h.trigger_id, h.checkpoint_id,"
+			    "  h.location, h.completed_ms, NULL::bigint, h.trigger_row,"
+			    "  r.keep_last, r.keep_ms FROM retention r JOIN checkpoint_history h"
+			    "  ON h.job_id = r.job_id WHERE r.kind = 'CHECKPOINT'"
+			    "  AND " JOB_RANGE("r.job_id",
+				"$1::text") "  AND h.kind = 'CHECKPOINT'"
+					    "  AND h.status = 'COMPLETED' AND h.location IS NOT NULL"
+					    "  AND h.location NOT LIKE '<%' AND h.disposed_ms IS NULL) AS c"
+					    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
+					    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
+					    " c.seq DESC",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"
