@@ -348,14 +348,66 @@ pg_uses(const char *sql, int k)
 	return 0;
 }
 
+/*
+ * Statement p, prepared as the store prepares its own (the types of
+ * parameters the SQL leaves unused given), into q.
+ */
+static void
+pg_prepare(const char *sql, const struct store_val *v, int n, char *q,
+    size_t size)
+{
+	size_t len;
+	int i;
+
+	len = (size_t)snprintf(q, size, "PREPARE probe (");
+	for (i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(q + len, size - len, "%s%s",
+		    i > 0 ? ", " : "",
+		    pg_uses(sql, i + 1) ? "unknown" :
+			v[i].is_int	? "bigint" :
+					  "text");
+	if (len < size)
+		snprintf(q + len, size - len, ") AS %s", sql);
+}
+
+/* EXPLAIN of the prepared statement run with values v, into q. */
+static int
+pg_execute(PGconn *conn, const struct store_val *v, int n, char *q, size_t size)
+{
+	size_t len;
+	char *lit;
+	int i;
+
+	len = (size_t)snprintf(q, size,
+	    "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probe (");
+	for (i = 0; i < n && len < size; i++) {
+		lit = v[i].is_int || v[i].s == NULL ?
+		    NULL :
+		    PQescapeLiteral(conn, v[i].s, strlen(v[i].s));
+		if (v[i].is_int)
+			len += (size_t)snprintf(q + len, size - len,
+			    "%s%" PRId64, i > 0 ? ", " : "", v[i].i);
+		else
+			len += (size_t)snprintf(q + len, size - len, "%s%s",
+			    i > 0 ? ", " : "", lit != NULL ? lit : "NULL");
+		PQfreemem(lit);
+	}
+	if (len < size)
+		snprintf(q + len, size - len, ")");
+	return len < size ? 0 : -1;
+}
+
+/*
+ * The rows statement p reads, run as the store runs it: prepared, with
+ * the generic plan the store's sessions use (plan_cache_mode), its
+ * values unknown to the planner.
+ */
 static int64_t
 pg_visits(void *conn, const char *sql, const struct probe *p)
 {
 	const struct store_val *v = p->v;
 	int i, n = p->nv;
-	const char *vals[10];
-	Oid types[10];
-	char nums[10][24], q[8192];
+	char q[8192];
 	PGresult *res;
 	int64_t rows = -1;
 
@@ -364,21 +416,18 @@ pg_visits(void *conn, const char *sql, const struct probe *p)
 			v = pg_probes[i].v;
 			n = pg_probes[i].nv;
 		}
-	for (i = 0; i < n; i++) {
-		snprintf(nums[i], sizeof(nums[i]), "%" PRId64, v[i].i);
-		vals[i] = v[i].is_int ? nums[i] : v[i].s;
-		types[i] = pg_uses(sql, i + 1) ? 0 : v[i].is_int ? 20 : 25;
-	}
-	snprintf(q, sizeof(q), "EXPLAIN (ANALYZE, FORMAT JSON) %s", sql);
-	if (pg_exec(conn, "BEGIN") != 0)
+	pg_prepare(sql, v, n, q, sizeof(q));
+	if (pg_exec(conn, "BEGIN") != 0 || pg_exec(conn, q) != 0 ||
+	    pg_execute(conn, v, n, q, sizeof(q)) != 0)
 		return -1;
-	res = PQexecParams(conn, q, n, types, vals, NULL, NULL, 0);
+	res = PQexec(conn, q);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK)
 		rows = pg_explained(res);
 	else
 		printf("# %s: %s", p->what, PQerrorMessage(conn));
 	PQclear(res);
 	pg_exec(conn, "ROLLBACK");
+	pg_exec(conn, "DEALLOCATE probe");
 	return rows;
 }
 
@@ -393,6 +442,8 @@ pg_open(const char *uri, struct dialect *d)
 		return -1;
 	}
 	d->conn = conn;
+	if (pg_exec(conn, "SET plan_cache_mode = force_generic_plan") != 0)
+		return -1;
 	d->job_expr = "lpad(to_hex(i), 32, '0')";
 	d->trigger_expr = "lpad(to_hex(i * 16 + k), 32, '0')";
 	d->exec = pg_exec;
