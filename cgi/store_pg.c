@@ -777,13 +777,14 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " set_by = excluded.set_by",
 	[STMT_SCHED_CLEAR] =
 	    "DELETE FROM schedules WHERE job_id = $1 AND kind = $2",
+	/* The jobs' range too: a generic plan would read them all. */
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
 	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
 	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
-	    " WHERE " JOB_RANGE("s.job_id", "$1::text")
-	/* The jobs' range too: a generic plan would read them all. */
-	" AND " JOB_RANGE("j.job_id", "$1::text") " ORDER BY s.job_id, s.kind",
+	    " WHERE " JOB_RANGE("s.job_id",
+		"$1::text") " AND " JOB_RANGE("j.job_id",
+		"$1::text") " ORDER BY s.job_id, s.kind",
 	/* Only the rule that was read, and only forward: one runner wins. */
 	[STMT_SCHED_ADVANCE] =
 	    "UPDATE schedules SET last_slot_ms = $3 WHERE job_id = $1"
