@@ -1340,7 +1340,7 @@ pass_retention(struct pass *p)
 
 	if (now <= 0)
 		return STORE_OK;
-	return retention_dispose(p->store, NULL, now, retention_asked, NULL);
+	return retention_dispose_due(p->store, now, retention_asked, NULL);
 }
 
 /*

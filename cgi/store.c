@@ -2334,6 +2334,33 @@ store_retention_list(struct store *s, const struct id *job,
 }
 
 enum store_rc
+store_retention_due(struct store *s, int64_t now_ms, store_retention_due_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_INT(now_ms) };
+	struct store_rows r;
+	struct retention_due e;
+
+	if (query(s, &r, STMT_RETAIN_DUE, v, NVAL(v), "due retention") ==
+	    STORE_OK)
+		while (next_row(&r, &e, sizeof(e), "dti", &e.job, &e.kind,
+			   &e.changes) &&
+		    cb(&e, arg) == 0)
+			;
+	return end(&r);
+}
+
+enum store_rc
+store_retention_next(struct store *s, const struct id *job, const char *kind,
+    int64_t changes, int64_t due_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(kind),
+		VAL_INT(changes), VAL_INT(due_ms) };
+
+	return run(s, STMT_RETAIN_NEXT, v, NVAL(v), "retention next", NULL);
+}
+
+enum store_rc
 store_disposal_counts(struct store *s, int64_t n[3])
 {
 	enum store_rc rc;

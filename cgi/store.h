@@ -763,6 +763,26 @@ typedef int (*store_retention_cb)(const struct retention_row *, void *);
 enum store_rc store_retention_list(struct store *, const struct id *job,
     store_retention_cb, void *);
 
+/*
+ * The policies due by now_ms (schema/0015): whose job's snapshots changed
+ * since a pass looked, or whose next look's time came.  changes is
+ * store_retention_next's.
+ */
+struct retention_due {
+	struct id job;
+	const char *kind;
+	int64_t changes;
+};
+typedef int (*store_retention_due_cb)(const struct retention_due *, void *);
+enum store_rc store_retention_due(struct store *, int64_t now_ms,
+    store_retention_due_cb, void *);
+/*
+ * When job's policy for kind is next due (INT64_MAX: at its next
+ * change), unless its job's snapshots changed since changes was read.
+ */
+enum store_rc store_retention_next(struct store *, const struct id *job,
+    const char *kind, int64_t changes, int64_t due_ms);
+
 #define RETENTION_CALLER "retention"
 
 /* Disposals by status, for /metrics: in progress, completed, failed. */

@@ -134,6 +134,9 @@ enum stmt {
 	STMT_SP_KEEP,
 	STMT_RETAIN_CANDIDATES,
 	STMT_DISPOSAL_COUNTS,
+	/* Retention's policies by when they are due (schema/0015). */
+	STMT_RETAIN_DUE,
+	STMT_RETAIN_NEXT,
 	STMT__MAX
 };
 

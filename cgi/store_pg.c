@@ -813,7 +813,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE job_id = $1"
 	    " ON CONFLICT (job_id, kind) DO UPDATE SET"
 	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
-	    " set_by = excluded.set_by, set_ms = excluded.set_ms",
+	    " set_by = excluded.set_by, set_ms = excluded.set_ms,"
+	    " due_ms = 0, changes = retention.changes + 1",
 	[STMT_RETAIN_CLEAR] =
 	    "DELETE FROM retention WHERE job_id = $1 AND kind = $2",
 	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
@@ -847,6 +848,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 					    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
 					    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
 					    " c.seq DESC",
+	/* As store_sqlite.c's. */
+	[STMT_RETAIN_DUE] = "SELECT job_id, kind, changes FROM retention"
+			    " WHERE due_ms <= $1::bigint ORDER BY job_id, kind",
+	[STMT_RETAIN_NEXT] =
+	    "UPDATE retention SET due_ms = $4::bigint"
+	    " WHERE job_id = $1 AND kind = $2 AND changes = $3::bigint",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

@@ -26,6 +26,8 @@
 #include <libpq-fe.h>
 #endif
 
+#include "ids.h"
+#include "retention.h"
 #include "store.h"
 #include "store_impl.h"
 #include "tap.h"
@@ -98,6 +100,8 @@ static const struct probe probes[] = {
 	    { T(JOB), T("CHECKPOINT") } },
 	{ __LINE__, STMT_RETAIN_CANDIDATES, "checkpointctl retention --job", 1,
 	    { T(JOB) } },
+	{ __LINE__, STMT_RETAIN_DUE, "a pass's retention: the policies due", 1,
+	    { I(1000) } },
 	{ __LINE__, STMT_NEXT_ID, "the job's next checkpoint id", 1,
 	    { T(JOB) } },
 };
@@ -141,8 +145,10 @@ static const char *const seed_sql[] = {
 	JOBS "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	     " trigger_id) SELECT @J, 'CHECKPOINT', 0, 1, @T"
 	     " FROM n, (SELECT 5 AS k) AS ks",
-	JOBS "INSERT INTO retention (job_id, kind, keep_last, set_ms)"
-	     " SELECT @J, 'CHECKPOINT', 5, 1 FROM n",
+	/* Every policy looked at by a pass but the job's (schema/0015). */
+	JOBS "INSERT INTO retention (job_id, kind, keep_last, set_ms, due_ms)"
+	     " SELECT @J, 'CHECKPOINT', 5, 1, CASE WHEN @J = '" JOB "' THEN 0"
+	     " ELSE 9223372036854775807 END FROM n",
 };
 #define NSEED (sizeof(seed_sql) / sizeof(seed_sql[0]))
 
@@ -480,8 +486,80 @@ compare(const int64_t *small, const int64_t *large)
 		    probes[i].what, large[i], LARGE, small[i], SMALL);
 }
 
+/* --- Retention's passes: only what changed --- */
+
+static int
+count_due(const struct retention_due *r, void *arg)
+{
+	(void)r;
+	++*(int *)arg;
+	return 0;
+}
+
+/* How many policies are due at now_ms; -1 for an error. */
+static int
+due(struct store *s, int64_t now_ms)
+{
+	int n = 0;
+
+	return store_retention_due(s, now_ms, count_due, &n) == STORE_OK ? n :
+									   -1;
+}
+
+/* A runner's retention at now_ms, then how many are due still. */
+static int
+pass(struct store *s, int64_t now_ms)
+{
+	if (retention_dispose_due(s, now_ms, NULL, NULL) != STORE_OK)
+		return -1;
+	return due(s, now_ms);
+}
+
+/*
+ * Each change that can change a verdict makes its policy due, a pass
+ * looks at it and it is due no longer; a young checkpoint makes its
+ * policy due when it ages past the policy's age.
+ */
 static void
-run(struct dialect *d, int pg)
+test_retention_due(const struct dialect *d, struct store *s)
+{
+	struct id job, seven, nine, sp;
+
+	id_parse_str(JOB, &job);
+	id_parse_str("00000000000000000000000000000007", &seven);
+	id_parse_str("00000000000000000000000000000009", &nine);
+	id_parse_str("00000000000000000000000000000074", &sp);
+	tap_is_int(due(s, 1000), 1,
+	    "of %d policies, the one not looked at is due", LARGE);
+	tap_is_int(pass(s, 1000), 0, "  a pass looks at it: none is due");
+	tap_ok(store_retention_set(s, &seven, "SAVEPOINT", 1, 0, "t", 1) ==
+		    STORE_OK &&
+		due(s, 1000) == 1,
+	    "a policy set is due");
+	tap_is_int(pass(s, 1000), 0, "  and looked at by a pass");
+	tap_ok(store_savepoint_keep(s, &seven, &sp, 0, 5) == STORE_OK &&
+		due(s, 1000) == 1,
+	    "a savepoint kept: its job's policy is due");
+	tap_is_int(pass(s, 1000), 0, "  and looked at by a pass");
+	tap_ok(
+	    d->exec(d->conn,
+		"UPDATE triggers SET status = 'COMPLETED', checkpoint_id = 3,"
+		" location = '/c/new', completed_ms = 20"
+		" WHERE trigger_id = '" WAITING "'") == 0 &&
+		due(s, 1000) == 1,
+	    "a new checkpoint in the history: its job's policy is due");
+	tap_is_int(pass(s, 1000), 0, "  and looked at by a pass");
+	/* Job 9's second newest completed at 11: young until 60011. */
+	tap_ok(store_retention_set(s, &nine, "CHECKPOINT", 0, 60000, "t", 1) ==
+		STORE_OK,
+	    "a policy by age");
+	tap_is_int(pass(s, 1000), 0, "  looked at, its snapshots young");
+	tap_is_int(due(s, 60010), 0, "  not due before one ages past it");
+	tap_is_int(due(s, 60011), 1, "  due once it does");
+}
+
+static void
+run(struct dialect *d, int pg, struct store *s)
 {
 	int64_t small[NPROBES], large[NPROBES];
 	const char *analyze = pg ? "ANALYZE" : "ANALYZE; PRAGMA optimize";
@@ -496,20 +574,19 @@ run(struct dialect *d, int pg)
 	    !tap_ok(measure(d, large) == 0, "  each statement ran"))
 		return;
 	compare(small, large);
+	test_retention_due(d, s);
 }
 
 static int
-open_store(const char *db)
+open_store(const char *db, struct store **s)
 {
 	struct store_opts o = { db, 1, 5000, 0 };
-	struct store *s;
 	char err[512];
 
-	if (store_open(&o, &s, err, sizeof(err)) != STORE_OK) {
+	if (store_open(&o, s, err, sizeof(err)) != STORE_OK) {
 		printf("# %s\n", err);
 		return -1;
 	}
-	store_close(s);
 	return 0;
 }
 
@@ -519,6 +596,7 @@ main(void)
 	const char *db = getenv("UNIT_STORE_DB");
 	char path[] = "/tmp/unit-perjob.XXXXXX", file[64];
 	struct dialect d = { 0 };
+	struct store *s;
 	int pg = db != NULL && *db != '\0';
 
 	store_init();
@@ -528,16 +606,19 @@ main(void)
 		snprintf(file, sizeof(file), "%s/fleet.db", path);
 		db = file;
 	}
-	if (!tap_ok(open_store(db) == 0, "the store made"))
+	if (!tap_ok(open_store(db, &s) == 0, "the store made"))
 		return tap_done();
 #ifdef HAVE_LIBPQ
-	if (pg && tap_ok(pg_open(db, &d) == 0, "connected"))
-		run(&d, 1);
+	if (pg && tap_ok(pg_open(db, &d) == 0, "connected")) {
+		run(&d, 1, s);
+		PQfinish(d.conn);
+	}
 #endif
 	if (!pg && tap_ok(lite_open(db, &d) == 0, "opened")) {
-		run(&d, 0);
+		run(&d, 0, s);
 		sqlite3_close(d.conn);
 	}
+	store_close(s);
 	if (!pg) {
 		unlink(file);
 		rmdir(path);

@@ -1,0 +1,23 @@
+-- PostgreSQL 0013: retention's work in a runner's pass is what changed,
+-- as SQLite's 0015 (the comments there).
+ALTER TABLE retention ADD COLUMN due_ms bigint NOT NULL DEFAULT 0;
+ALTER TABLE retention ADD COLUMN changes bigint NOT NULL DEFAULT 0;
+CREATE INDEX retention_due ON retention (due_ms);
+
+CREATE FUNCTION retention_due() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	UPDATE retention SET due_ms = 0, changes = changes + 1
+	WHERE job_id = NEW.job_id AND kind = TG_ARGV[0];
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER retention_history_due AFTER INSERT ON checkpoint_history
+FOR EACH ROW WHEN (NEW.kind = 'CHECKPOINT')
+EXECUTE FUNCTION retention_due('CHECKPOINT');
+CREATE TRIGGER retention_savepoint_due AFTER UPDATE OF status, kept_ms
+ON savepoints
+FOR EACH ROW EXECUTE FUNCTION retention_due('SAVEPOINT');
+
+UPDATE schema_version SET version = version + 1,
+	applied_ms = floor(extract(epoch FROM now()) * 1000)::bigint;
