@@ -232,12 +232,13 @@ retain_run(struct store *s, const struct id *job, int64_t now_ms,
 }
 
 /* The policies due, gathered before any job is looked at. */
+struct retain_due_row {
+	struct id job;
+	char kind[16];
+	int64_t changes, next_ms;
+};
 struct retain_due_list {
-	struct retain_due_row {
-		struct id job;
-		char kind[16];
-		int64_t changes;
-	} * row;
+	struct retain_due_row *row;
 	size_t n, cap;
 	int oom;
 };
@@ -262,7 +263,31 @@ retain_due_collect(const struct retention_due *d, void *arg)
 	return 0;
 }
 
-/* Each due job looked at once, each policy told when it is next due. */
+/* When each policy of l is next due, written in one transaction. */
+static enum store_rc
+retain_due_write(struct store *s, const struct retain_due_list *l)
+{
+	enum store_rc rc;
+	size_t i;
+
+	if (l->n == 0)
+		return STORE_OK;
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < l->n && rc == STORE_OK; i++)
+		rc = store_retention_next(s, &l->row[i].job, l->row[i].kind,
+		    l->row[i].changes, l->row[i].next_ms);
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
+/*
+ * Each due job looked at once, then each policy told when it is next
+ * due, all in one commit.
+ */
 static enum store_rc
 retain_due(struct store *s, int64_t now_ms, retention_asked_cb asked, void *arg)
 {
@@ -275,14 +300,14 @@ retain_due(struct store *s, int64_t now_ms, retention_asked_cb asked, void *arg)
 	if (l.oom && rc == STORE_OK)
 		rc = STORE_ERROR;
 	for (i = 0; i < l.n && rc == STORE_OK; i++) {
-		const struct retain_due_row *d = &l.row[i];
+		struct retain_due_row *d = &l.row[i];
 
 		if (i == 0 || strcmp(d->job.s, l.row[i - 1].job.s) != 0)
 			rc = retain_run(s, &d->job, now_ms, asked, arg, due_ms);
-		if (rc == STORE_OK)
-			rc = store_retention_next(s, &d->job, d->kind,
-			    d->changes, due_ms[retain_slot(d->kind)]);
+		d->next_ms = due_ms[retain_slot(d->kind)];
 	}
+	if (rc == STORE_OK)
+		rc = retain_due_write(s, &l);
 	free(l.row);
 	return rc;
 }

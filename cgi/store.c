@@ -597,19 +597,60 @@ store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
 	return purge_batches(s, STMT_PURGE, v, NVAL(v), "purge", purged);
 }
 
+/*
+ * The history's retention by count: of the jobs whose counter grew since
+ * they were last pruned, and marked so, in one transaction; of every job
+ * when keep is not the count they were last pruned by (the first time,
+ * or the operator changed it).
+ */
+static enum store_rc
+history_prune_keep(struct store *s, const struct store_val *v, int64_t keep,
+    int64_t *n)
+{
+	enum store_rc rc;
+	int64_t was = 0;
+
+	*n = 0;
+	if (keep <= 0)
+		return STORE_OK;
+	rc = one_row(s, STMT_HISTORY_KEEP_GET, NULL, 0, "prune the history",
+	    "i", &was);
+	if (rc != STORE_OK && rc != STORE_NOTFOUND)
+		return rc;
+	if (was != keep) {
+		if ((rc = purge_batches(s, STMT_HISTORY_PRUNE_KEEP, v, 3,
+			 "prune the history", n)) == STORE_OK &&
+		    (rc = run(s, STMT_HISTORY_PRUNED, v, 3, "prune the history",
+			 NULL)) == STORE_OK)
+			rc = run(s, STMT_HISTORY_KEEP_SET, v, 3,
+			    "prune the history", NULL);
+		return rc;
+	}
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	rc = run(s, STMT_HISTORY_PRUNE_GROWN, v, 3, "prune the history", n);
+	if (rc == STORE_OK && s->ops->sql[STMT_HISTORY_GROWN_MARK] != NULL)
+		rc = run(s, STMT_HISTORY_GROWN_MARK, v, 3, "prune the history",
+		    NULL);
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
 enum store_rc
 store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
     int64_t age_ms, int64_t *pruned)
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(keep),
 		VAL_INT(age_ms) };
-	const enum stmt by[] = { STMT_HISTORY_PRUNE_KEEP,
-		STMT_HISTORY_PRUNE_AGE, STMT_SP_PRUNE };
-	enum store_rc rc = STORE_OK;
+	const enum stmt by[] = { STMT_HISTORY_PRUNE_AGE, STMT_SP_PRUNE };
+	enum store_rc rc;
 	int64_t n;
 	int i;
 
-	*pruned = 0;
+	rc = history_prune_keep(s, v, keep, pruned);
 	for (i = 0; i < NVAL(by) && rc == STORE_OK; i++) {
 		rc = purge_batches(s, by[i], v, NVAL(v), "prune the history",
 		    &n);

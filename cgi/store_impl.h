@@ -137,6 +137,12 @@ enum stmt {
 	/* Retention's policies by when they are due (schema/0015). */
 	STMT_RETAIN_DUE,
 	STMT_RETAIN_NEXT,
+	/* The history pruned by the counters that grew (schema/0015). */
+	STMT_HISTORY_PRUNE_GROWN,
+	STMT_HISTORY_GROWN_MARK, /* where PRUNE_GROWN does not mark */
+	STMT_HISTORY_PRUNED,
+	STMT_HISTORY_KEEP_GET,
+	STMT_HISTORY_KEEP_SET,
 	STMT__MAX
 };
 

@@ -854,6 +854,26 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_RETAIN_NEXT] =
 	    "UPDATE retention SET due_ms = $4::bigint"
 	    " WHERE job_id = $1 AND kind = $2 AND changes = $3::bigint",
+	/*
+	 * As store_sqlite.c's, the pruning and the forgetting one
+	 * statement (STMT_HISTORY_GROWN_MARK: none): a job whose counter
+	 * moves meanwhile is among the grown again once this one commits.
+	 */
+	[STMT_HISTORY_PRUNE_GROWN] =
+	    "WITH g AS (DELETE FROM history_grown RETURNING job_id)"
+	    " DELETE FROM checkpoint_history h USING g, checkpoint_counters c"
+	    " WHERE c.job_id = g.job_id AND h.job_id = g.job_id"
+	    " AND h.checkpoint_id <= c.last_id - $2 AND $2::bigint > 0",
+	/*
+	 * After every job was pruned (by STMT_HISTORY_PRUNE_KEEP, in
+	 * batches): one whose counter moved meanwhile keeps one more until
+	 * its next checkpoint.
+	 */
+	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
+	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
+	[STMT_HISTORY_KEEP_SET] =
+	    "INSERT INTO history_keep (one, keep) VALUES (1, $2::bigint)"
+	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

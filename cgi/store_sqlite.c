@@ -759,6 +759,24 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_RETAIN_NEXT] =
 	    "UPDATE retention SET due_ms = ?4"
 	    " WHERE job_id = ?1 AND kind = ?2 AND changes = ?3",
+	/*
+	 * The history's retention by count, of the jobs whose counter grew
+	 * since they were last pruned (history_grown), then forgotten, in
+	 * one transaction (store_history_prune); all of them forgotten,
+	 * after every job was pruned; the count they were pruned by.
+	 */
+	[STMT_HISTORY_PRUNE_GROWN] =
+	    "DELETE FROM checkpoint_history WHERE rowid IN"
+	    " (SELECT h.rowid FROM history_grown g"
+	    " CROSS JOIN checkpoint_counters c ON c.job_id = g.job_id"
+	    " JOIN checkpoint_history h ON h.job_id = g.job_id"
+	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
+	[STMT_HISTORY_GROWN_MARK] = "DELETE FROM history_grown",
+	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
+	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
+	[STMT_HISTORY_KEEP_SET] =
+	    "INSERT INTO history_keep (one, keep) VALUES (1, ?2)"
+	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

@@ -27,3 +27,27 @@ BEGIN
 	UPDATE retention SET due_ms = 0, changes = changes + 1
 	WHERE job_id = new.job_id AND kind = 'SAVEPOINT';
 END;
+
+-- The history's retention by count (CHECKPOINT_HISTORY_KEEP) likewise:
+-- a job's counter that moves puts the job among those grown, and a pass
+-- prunes those alone, then forgets them; every job only when the count
+-- differs from the one they were last pruned by (history_keep; none
+-- in a copy that checkpointctl migrate made: every job, once).
+CREATE TABLE history_grown (
+	job_id TEXT PRIMARY KEY
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER counters_grown_new AFTER INSERT ON checkpoint_counters
+BEGIN
+	INSERT INTO history_grown (job_id) VALUES (new.job_id)
+	ON CONFLICT (job_id) DO NOTHING;
+END;
+CREATE TRIGGER counters_grown AFTER UPDATE OF last_id ON checkpoint_counters
+WHEN new.last_id <> old.last_id
+BEGIN
+	INSERT INTO history_grown (job_id) VALUES (new.job_id)
+	ON CONFLICT (job_id) DO NOTHING;
+END;
+CREATE TABLE history_keep (
+	one  INTEGER PRIMARY KEY CHECK (one = 1),
+	keep INTEGER NOT NULL
+) STRICT;

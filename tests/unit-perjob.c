@@ -102,6 +102,9 @@ static const struct probe probes[] = {
 	    { T(JOB) } },
 	{ __LINE__, STMT_RETAIN_DUE, "a pass's retention: the policies due", 1,
 	    { I(1000) } },
+	{ __LINE__, STMT_HISTORY_PRUNE_GROWN,
+	    "a pass's history by count: the jobs grown", 3,
+	    { I(1000), I(2), I(0) } },
 	{ __LINE__, STMT_NEXT_ID, "the job's next checkpoint id", 1,
 	    { T(JOB) } },
 };
@@ -145,6 +148,9 @@ static const char *const seed_sql[] = {
 	JOBS "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	     " trigger_id) SELECT @J, 'CHECKPOINT', 0, 1, @T"
 	     " FROM n, (SELECT 5 AS k) AS ks",
+	/* Every job's history pruned by a pass but the job's (0015). */
+	JOBS "DELETE FROM history_grown WHERE job_id <> '" JOB "'"
+	     " AND job_id IN (SELECT @J FROM n)",
 	/* Every policy looked at by a pass but the job's (schema/0015). */
 	JOBS "INSERT INTO retention (job_id, kind, keep_last, set_ms, due_ms)"
 	     " SELECT @J, 'CHECKPOINT', 5, 1, CASE WHEN @J = '" JOB "' THEN 0"
@@ -232,7 +238,10 @@ lite_bind(sqlite3_stmt *st, const struct probe *p)
 {
 	int i, rc = SQLITE_OK;
 
-	for (i = 0; i < p->nv && rc == SQLITE_OK; i++)
+	/* As the store binds: no further than the SQL's last parameter. */
+	for (i = 0; i < p->nv && i < sqlite3_bind_parameter_count(st) &&
+	     rc == SQLITE_OK;
+	     i++)
 		rc = p->v[i].is_int ?
 		    sqlite3_bind_int64(st, i + 1, p->v[i].i) :
 		    sqlite3_bind_text(st, i + 1, p->v[i].s, -1, SQLITE_STATIC);
@@ -558,6 +567,34 @@ test_retention_due(const struct dialect *d, struct store *s)
 	tap_is_int(due(s, 60011), 1, "  due once it does");
 }
 
+/* What a runner's pruning by count at keep took, -1 for an error. */
+static int64_t
+prune(struct store *s, int64_t keep)
+{
+	int64_t n;
+
+	return store_history_prune(s, 1000, keep, 0, &n) == STORE_OK ? n : -1;
+}
+
+/*
+ * The history's retention by count prunes the jobs whose counter moved,
+ * and every job when the count is not the one they were pruned by.
+ */
+static void
+test_history_grown(const struct dialect *d, struct store *s)
+{
+	tap_ok(prune(s, 2) >= 0, "history by count: a first pass, of all");
+	tap_ok(d->exec(d->conn,
+		   "UPDATE checkpoint_counters SET last_id = 4 WHERE job_id IN"
+		   " ('00000000000000000000000000000005',"
+		   " '00000000000000000000000000000006')") == 0,
+	    "  two jobs' counters move");
+	tap_is_int(prune(s, 2), 4, "  a pass prunes their two oldest each");
+	tap_is_int(prune(s, 2), 0, "  the next, nothing");
+	tap_is_int(prune(s, 1), LARGE - 2,
+	    "  a smaller count prunes every other job's oldest");
+}
+
 static void
 run(struct dialect *d, int pg, struct store *s)
 {
@@ -575,6 +612,7 @@ run(struct dialect *d, int pg, struct store *s)
 		return;
 	compare(small, large);
 	test_retention_due(d, s);
+	test_history_grown(d, s);
 }
 
 static int

@@ -19,5 +19,27 @@ CREATE TRIGGER retention_savepoint_due AFTER UPDATE OF status, kept_ms
 ON savepoints
 FOR EACH ROW EXECUTE FUNCTION retention_due('SAVEPOINT');
 
+-- The history's retention by count likewise (SQLite's 0015).
+CREATE TABLE history_grown (
+	job_id text COLLATE "C" PRIMARY KEY
+);
+CREATE FUNCTION counters_grown() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO history_grown (job_id) VALUES (NEW.job_id)
+	ON CONFLICT (job_id) DO NOTHING;
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER counters_grown_new AFTER INSERT ON checkpoint_counters
+FOR EACH ROW EXECUTE FUNCTION counters_grown();
+CREATE TRIGGER counters_grown AFTER UPDATE OF last_id ON checkpoint_counters
+FOR EACH ROW WHEN (NEW.last_id <> OLD.last_id)
+EXECUTE FUNCTION counters_grown();
+CREATE TABLE history_keep (
+	one  integer PRIMARY KEY CHECK (one = 1),
+	keep bigint NOT NULL
+);
+
 UPDATE schema_version SET version = version + 1,
 	applied_ms = floor(extract(epoch FROM now()) * 1000)::bigint;
