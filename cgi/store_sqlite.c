@@ -761,7 +761,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE job_id = ?1 AND kind = ?2 AND changes = ?3",
 	/*
 	 * The history's retention by count, of the jobs whose counter grew
-	 * since they were last pruned (history_grown), then forgotten, in
+	 * since they were last pruned (history_grown; CROSS JOIN: from them,
+	 * never a walk of the whole history's key), then forgotten, in
 	 * one transaction (store_history_prune); all of them forgotten,
 	 * after every job was pruned; the count they were pruned by.
 	 */
@@ -769,7 +770,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "DELETE FROM checkpoint_history WHERE rowid IN"
 	    " (SELECT h.rowid FROM history_grown g"
 	    " CROSS JOIN checkpoint_counters c ON c.job_id = g.job_id"
-	    " JOIN checkpoint_history h ON h.job_id = g.job_id"
+	    " CROSS JOIN checkpoint_history h ON h.job_id = g.job_id"
 	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
 	[STMT_HISTORY_GROWN_MARK] = "DELETE FROM history_grown",
 	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
