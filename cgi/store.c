@@ -1109,7 +1109,7 @@ static const struct {
 	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
 	    16, 0 },
 	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
-	    7, 0 },
+	    8, 0 },
 	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6, 0 },
 	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
 	    6, 0 },
@@ -2211,9 +2211,10 @@ store_schedule_list(struct store *s, const struct id *job, store_schedule_cb cb,
 
 	if (query(s, &r, STMT_SCHED_LIST, v, NVAL(v), "list schedules") ==
 	    STORE_OK)
-		while (next_row(&r, &e, sizeof(e), "dtitiittt", &e.job, &e.kind,
-			   &e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
-			   &e.set_by, &e.job_state, &e.savepoint_dir) &&
+		while (
+		    next_row(&r, &e, sizeof(e), "dtitiittti", &e.job, &e.kind,
+			&e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
+			&e.set_by, &e.job_state, &e.savepoint_dir, &e.missed) &&
 		    cb(&e, arg) == 0)
 			;
 	return end(&r);
@@ -2267,7 +2268,8 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 	const char *skip = schedule_skip(row);
 	struct store_val key[] = { VAL_TEXT(row->job.s), VAL_TEXT(row->kind) };
 	struct store_val adv[] = { VAL_TEXT(row->job.s), VAL_TEXT(row->kind),
-		VAL_INT(f->slot_ms), VAL_INT(row->since_ms) };
+		VAL_INT(f->slot_ms), VAL_INT(row->since_ms),
+		VAL_INT(f->missed) };
 	struct store_rows r;
 	enum store_rc rc;
 	int64_t changed = 0;

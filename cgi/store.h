@@ -690,6 +690,7 @@ struct schedule_row {
 	const char *set_by;
 	const char *job_state;
 	const char *savepoint_dir; /* the job's default; may be NULL */
+	int64_t missed; /* slots not fired before the next was due */
 };
 typedef int (*store_schedule_cb)(const struct schedule_row *, void *);
 /* Every schedule (of job, unless NULL), by job and kind. */
@@ -703,6 +704,7 @@ struct schedule_fire {
 	int64_t store_ms; /* a checkpoint trigger's retention */
 	int64_t max_queued;
 	struct id trigger; /* a fresh id for it */
+	int64_t missed; /* the slots passed over to it (schedule_missed) */
 	const char *skipped; /* set by store_schedule_fire: why, if skipped */
 };
 /*

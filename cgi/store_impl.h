@@ -187,7 +187,7 @@ enum stmt {
 	" failure_throwable, created_ms, claimed_by, claimed_ms, lease_ms," \
 	" completed_ms, attempts, remote_user, remote_addr, reason"
 #define SCHEDULE_COPY_COLS \
-	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by"
+	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by, missed"
 #define SLOT_COPY_COLS "job_id, kind, slot_ms, fired_ms, trigger_id, skipped"
 #define RETENTION_COPY_COLS "job_id, kind, keep_last, keep_ms, set_by, set_ms"
 

@@ -741,7 +741,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " FROM schedules ORDER BY job_id, kind",
 	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
 				  ") VALUES"
-				  " ($1, $2, $3, $4, $5, $6, $7)",
+				  " ($1, $2, $3, $4, $5, $6, $7, $8)",
 	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
 			      " ORDER BY job_id, kind, slot_ms",
 	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
@@ -780,14 +780,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* The jobs' range too: a generic plan would read them all. */
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
-	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
+	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir, s.missed"
 	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
 	    " WHERE " JOB_RANGE("s.job_id",
 		"$1::text") " AND " JOB_RANGE("j.job_id",
 		"$1::text") " ORDER BY s.job_id, s.kind",
 	/* Only the rule that was read, and only forward: one runner wins. */
 	[STMT_SCHED_ADVANCE] =
-	    "UPDATE schedules SET last_slot_ms = $3 WHERE job_id = $1"
+	    "UPDATE schedules SET last_slot_ms = $3,"
+	    " missed = missed + $5::bigint WHERE job_id = $1"
 	    " AND kind = $2 AND since_ms = $4 AND last_slot_ms < $3",
 	[STMT_SCHED_BUSY] =
 	    "SELECT CASE WHEN $2::text = 'SAVEPOINT' THEN EXISTS (SELECT 1"

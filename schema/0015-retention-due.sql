@@ -51,3 +51,10 @@ CREATE TABLE history_keep (
 	one  INTEGER PRIMARY KEY CHECK (one = 1),
 	keep INTEGER NOT NULL
 ) STRICT;
+
+-- A schedule's slots missed (checkpoint-runner(8), "Schedules"): when a
+-- pass fires a slot, those between it and the slot last fired were not
+-- fired before the next was due, and are counted here, never merged
+-- silently into the one that fires.
+ALTER TABLE schedules ADD COLUMN missed INTEGER NOT NULL DEFAULT 0
+	CHECK (missed >= 0);

@@ -40,7 +40,7 @@ J=$(jid 61)
 "$CTL" job set "$J" --every 10s
 ok $? "job set --every 10s"
 like "$("$CTL" schedules | tail -n +2)" \
-    "^$J +CHECKPOINT +every 10s +- +2026-01-01 00:00:10 +$(id -un)\$" \
+    "^$J +CHECKPOINT +every 10s +- +2026-01-01 00:00:10 +0 +$(id -un)\$" \
     "schedules: the rule, no slot yet, the next one, who set it"
 http GET /metrics
 like "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_schedule_next_slot')" \
@@ -86,8 +86,8 @@ is "$(slots "$J" CHECKPOINT)" "10 40 " \
     "away over three slots: the latest fires, once"
 is "$(scheduled "$J")" 2 "  one trigger for it"
 like "$("$CTL" schedules --job "$J" | tail -n 1)" \
-    " +every 10s +2026-01-01 00:00:40 +2026-01-01 00:00:50 " \
-    "schedules: the last slot and the next"
+    " +every 10s +2026-01-01 00:00:40 +2026-01-01 00:00:50 +2 " \
+    "schedules: the last slot and the next, the two passed over missed"
 http GET /jobs/$J/triggers
 is "$(printf '%s' "$BODY" | jq -r '[.triggers[].remote_user] | unique | join(",")')" \
     scheduler "GET /jobs/:jobid/triggers: the scheduler as the caller"
