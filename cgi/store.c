@@ -1098,7 +1098,7 @@ static const struct {
 	[STORE_ROW_COUNTER] = { STMT_EXPORT_COUNTERS, STMT_IMPORT_COUNTER, 2,
 	    0 },
 	[STORE_ROW_STATS] = { STMT_EXPORT_STATS, STMT_IMPORT_STATS, 16, 0 },
-	[STORE_ROW_SERVICE] = { STMT_EXPORT_SERVICE, STMT_IMPORT_SERVICE, 5,
+	[STORE_ROW_SERVICE] = { STMT_EXPORT_SERVICE, STMT_IMPORT_SERVICE, 6,
 	    2 },
 	[STORE_ROW_TRIGGER] = { STMT_EXPORT_TRIGGERS, STMT_IMPORT_TRIGGER, 18,
 	    2 },
@@ -2295,8 +2295,13 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 			VAL_INT(f->now_ms),
 			VAL_TEXT(skip == NULL ? f->trigger.s : NULL),
 			VAL_TEXT(skip) };
+		struct store_val missed[] = { VAL_INT(f->missed) };
 
-		if ((rc = run(s, STMT_SCHED_SLOT, slot, NVAL(slot),
+		if (f->missed > 0)
+			rc = run(s, STMT_SCHED_MISSED_ADD, missed, NVAL(missed),
+			    "count missed slots", NULL);
+		if (rc == STORE_OK &&
+		    (rc = run(s, STMT_SCHED_SLOT, slot, NVAL(slot),
 			 "record slot", NULL)) == STORE_OK &&
 		    (skip != NULL ||
 			(rc = schedule_record(s, row, f)) == STORE_OK))
@@ -2401,6 +2406,17 @@ store_retention_next(struct store *s, const struct id *job, const char *kind,
 		VAL_INT(changes), VAL_INT(due_ms) };
 
 	return run(s, STMT_RETAIN_NEXT, v, NVAL(v), "retention next", NULL);
+}
+
+enum store_rc
+store_schedule_missed(struct store *s, int64_t *n)
+{
+	enum store_rc rc;
+
+	*n = 0;
+	rc = one_row(s, STMT_SCHED_MISSED_TOTAL, NULL, 0, "count missed slots",
+	    "i", n);
+	return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }
 
 enum store_rc

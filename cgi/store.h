@@ -787,6 +787,9 @@ enum store_rc store_retention_next(struct store *, const struct id *job,
 
 #define RETENTION_CALLER "retention"
 
+/* The slots every schedule ever missed, for /metrics. */
+enum store_rc store_schedule_missed(struct store *, int64_t *);
+
 /* Disposals by status, for /metrics: in progress, completed, failed. */
 enum { DISPOSALS_IN_PROGRESS, DISPOSALS_COMPLETED, DISPOSALS_FAILED };
 enum store_rc store_disposal_counts(struct store *, int64_t n[3]);

@@ -143,6 +143,9 @@ enum stmt {
 	STMT_HISTORY_PRUNED,
 	STMT_HISTORY_KEEP_GET,
 	STMT_HISTORY_KEEP_SET,
+	/* The slots missed of every schedule ever (schema/0015). */
+	STMT_SCHED_MISSED_ADD,
+	STMT_SCHED_MISSED_TOTAL,
 	STMT__MAX
 };
 

@@ -466,8 +466,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
-	    " queue_refused + (SELECT count(*) FROM triggers WHERE " REFUSED
-	    "  AND $2::bigint > 0 AND completed_ms <= " NOW_MS " - $2::bigint)"
+	    " schedule_missed, queue_refused + (SELECT count(*) FROM triggers"
+	    " WHERE " REFUSED "  AND $2::bigint > 0 AND completed_ms <= " NOW_MS
+	    " - $2::bigint)"
 	    " FROM service_metrics WHERE id = 1",
 	[STMT_EXPORT_TRIGGERS] =
 	    "SELECT id, job_id, trigger_id, status, requested_type,"
@@ -507,7 +508,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " $11, $12, $13, $14, $15, $16)",
 	[STMT_IMPORT_SERVICE] =
 	    "UPDATE service_metrics SET job_not_found = $1, pass_ms = $2,"
-	    " pass_advanced = $3, pass_duration_ms = $4, queue_refused = $5"
+	    " pass_advanced = $3, pass_duration_ms = $4, schedule_missed = $5,"
+	    " queue_refused = $6"
 	    " WHERE id = 1",
 	/*
 	 * Inserted whole, with its id (the identity is BY DEFAULT for this):
@@ -875,6 +877,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_HISTORY_KEEP_SET] =
 	    "INSERT INTO history_keep (one, keep) VALUES (1, $2::bigint)"
 	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
+	[STMT_SCHED_MISSED_ADD] =
+	    "UPDATE service_metrics"
+	    " SET schedule_missed = schedule_missed + $1::bigint"
+	    " WHERE id = 1",
+	[STMT_SCHED_MISSED_TOTAL] =
+	    "SELECT schedule_missed FROM service_metrics WHERE id = 1",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

@@ -58,3 +58,7 @@ CREATE TABLE history_keep (
 -- silently into the one that fires.
 ALTER TABLE schedules ADD COLUMN missed INTEGER NOT NULL DEFAULT 0
 	CHECK (missed >= 0);
+-- And of every schedule ever, for GET /metrics: a count that never goes
+-- down, not when a schedule or its job is removed.
+ALTER TABLE service_metrics ADD COLUMN schedule_missed INTEGER NOT NULL
+	DEFAULT 0 CHECK (schedule_missed >= 0);

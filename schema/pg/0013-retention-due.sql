@@ -44,6 +44,8 @@ CREATE TABLE history_keep (
 -- A schedule's slots missed (SQLite's 0015).
 ALTER TABLE schedules ADD COLUMN missed bigint NOT NULL DEFAULT 0
 	CHECK (missed >= 0);
+ALTER TABLE service_metrics ADD COLUMN schedule_missed bigint NOT NULL
+	DEFAULT 0 CHECK (schedule_missed >= 0);
 
 UPDATE schema_version SET version = version + 1,
 	applied_ms = floor(extract(epoch FROM now()) * 1000)::bigint;
