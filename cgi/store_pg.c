@@ -862,11 +862,20 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * statement (STMT_HISTORY_GROWN_MARK: none): a job whose counter
 	 * moves meanwhile is among the grown again once this one commits.
 	 */
+	/*
+	 * Each grown job's counter and checkpoints by their keys (LATERAL,
+	 * OFFSET 0: never pulled up into a join, which the generic plan
+	 * could make a hash of the whole history), deleted by TID.
+	 */
 	[STMT_HISTORY_PRUNE_GROWN] =
 	    "WITH g AS (DELETE FROM history_grown RETURNING job_id)"
-	    " DELETE FROM checkpoint_history h USING g, checkpoint_counters c"
-	    " WHERE c.job_id = g.job_id AND h.job_id = g.job_id"
-	    " AND h.checkpoint_id <= c.last_id - $2 AND $2::bigint > 0",
+	    " DELETE FROM checkpoint_history WHERE $2::bigint > 0"
+	    " AND ctid = ANY (ARRAY(SELECT x.ctid FROM g,"
+	    " LATERAL (SELECT last_id FROM checkpoint_counters"
+	    "  WHERE job_id = g.job_id OFFSET 0) AS c,"
+	    " LATERAL (SELECT h.ctid FROM checkpoint_history h"
+	    "  WHERE h.job_id = g.job_id AND h.checkpoint_id <= c.last_id - $2"
+	    "  OFFSET 0) AS x))",
 	/*
 	 * After every job was pruned (by STMT_HISTORY_PRUNE_KEEP, in
 	 * batches): one whose counter moved meanwhile keeps one more until
