@@ -2369,8 +2369,10 @@ store_retention_list(struct store *s, const struct id *job,
 	struct store_rows r;
 	struct retention_row e;
 
-	if (query(s, &r, STMT_RETAIN_CANDIDATES, v, NVAL(v),
-		"list retention") == STORE_OK)
+	if (query(s, &r,
+		job != NULL ? STMT_RETAIN_CANDIDATES_JOB :
+			      STMT_RETAIN_CANDIDATES,
+		v, NVAL(v), "list retention") == STORE_OK)
 		while (next_row(&r, &e, sizeof(e), "dtditiiiitnii", &e.job,
 			   &e.kind, &e.trigger, &e.checkpoint_id, &e.location,
 			   &e.completed_ms, &e.kept_ms, &e.keep_last,

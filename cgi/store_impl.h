@@ -133,6 +133,7 @@ enum stmt {
 	STMT_RETAIN_GET,
 	STMT_SP_KEEP,
 	STMT_RETAIN_CANDIDATES,
+	STMT_RETAIN_CANDIDATES_JOB,
 	STMT_DISPOSAL_COUNTS,
 	/* Retention's policies by when they are due (schema/0015). */
 	STMT_RETAIN_DUE,
@@ -193,6 +194,36 @@ enum stmt {
 	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by, missed"
 #define SLOT_COPY_COLS "job_id, kind, slot_ms, fired_ms, trigger_id, skipped"
 #define RETENTION_COPY_COLS "job_id, kind, keep_last, keep_ms, set_by, set_ms"
+
+/*
+ * The live snapshots of the jobs with a policy for their kind (the
+ * savepoints, and the history's checkpoints with a location), by job and
+ * kind, newest first, each with its disposal so far
+ * (STMT_RETAIN_CANDIDATES, STMT_RETAIN_CANDIDATES_JOB): JOB the predicate
+ * that picks the policies, JOIN the dialect's join that keeps them first
+ * (SQLite's CROSS JOIN), NULLINT its NULL of an integer column.
+ */
+#define RETAIN_CANDIDATES(JOIN, NULLINT, JOB) \
+	"SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id," \
+	" c.location, c.completed_ms, c.kept_ms, c.keep_last, c.keep_ms," \
+	" d.status, d.failure_class, d.attempts, d.completed_ms" \
+	" FROM (SELECT r.job_id, r.kind, p.trigger_id, p.checkpoint_id," \
+	"  p.location, p.completed_ms, p.kept_ms, p.id AS seq, r.keep_last," \
+	"  r.keep_ms FROM retention r " JOIN " savepoints p" \
+	"  ON p.job_id = r.job_id WHERE r.kind = 'SAVEPOINT' AND " JOB \
+	"  AND p.status = 'COMPLETED' AND p.failure_class IS NULL" \
+	"  AND p.location IS NOT NULL AND p.disposed_ms IS NULL" \
+	" UNION ALL SELECT r.job_id, r.kind, h.trigger_id, h.checkpoint_id," \
+	"  h.location, h.completed_ms, " NULLINT \
+	", h.trigger_row, r.keep_last," \
+	"  r.keep_ms FROM retention r " JOIN " checkpoint_history h" \
+	"  ON h.job_id = r.job_id WHERE r.kind = 'CHECKPOINT' AND " JOB \
+	"  AND h.kind = 'CHECKPOINT' AND h.status = 'COMPLETED'" \
+	"  AND h.location IS NOT NULL AND h.location NOT LIKE '<%'" \
+	"  AND h.disposed_ms IS NULL) AS c" \
+	" LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location" \
+	" ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST," \
+	" c.seq DESC"
 
 /*
  * A job's waiting triggers in two parts, each the predicate of its

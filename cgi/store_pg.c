@@ -827,30 +827,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE savepoints SET kept_ms = $4::bigint WHERE job_id = $1"
 	    " AND (trigger_id = $2::text OR checkpoint_id = $3::bigint)"
 	    " AND status = 'COMPLETED' AND location IS NOT NULL",
-	/* From the policies, as store_sqlite.c says. */
-	[STMT_RETAIN_CANDIDATES] =
-	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
-	    " c.location, c.completed_ms, c.kept_ms, c.keep_last, c.keep_ms,"
-	    " d.status, d.failure_class, d.attempts, d.completed_ms"
-	    " FROM (SELECT r.job_id, r.kind, p.trigger_id, p.checkpoint_id,"
-	    "  p.location, p.completed_ms, p.kept_ms, p.id AS seq, r.keep_last,"
-	    "  r.keep_ms FROM retention r JOIN savepoints p"
-	    "  ON p.job_id = r.job_id WHERE r.kind = 'SAVEPOINT'"
-	    "  AND " JOB_RANGE("r.job_id",
-		"$1::text") "  AND p.status = 'COMPLETED'"
-			    "  AND p.failure_class IS NULL AND p.location IS NOT NULL"
-			    "  AND p.disposed_ms IS NULL"
-			    " UNION ALL SELECT r.job_id, r.kind, h.trigger_id, h.checkpoint_id,"
-			    "  h.location, h.completed_ms, NULL::bigint, h.trigger_row,"
-			    "  r.keep_last, r.keep_ms FROM retention r JOIN checkpoint_history h"
-			    "  ON h.job_id = r.job_id WHERE r.kind = 'CHECKPOINT'"
-			    "  AND " JOB_RANGE("r.job_id",
-				"$1::text") "  AND h.kind = 'CHECKPOINT'"
-					    "  AND h.status = 'COMPLETED' AND h.location IS NOT NULL"
-					    "  AND h.location NOT LIKE '<%' AND h.disposed_ms IS NULL) AS c"
-					    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
-					    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
-					    " c.seq DESC",
+	/*
+	 * Of every job with a policy, read from the policies (CROSS JOIN:
+	 * in that order, SQLite), then each one's job by its key: no
+	 * policy, nothing read; of one job, by the job's key, an equality
+	 * that even a generic plan takes for one job's rows.
+	 */
+	[STMT_RETAIN_CANDIDATES] = RETAIN_CANDIDATES("JOIN", "NULL::bigint",
+	    "$1::text IS NULL"),
+	[STMT_RETAIN_CANDIDATES_JOB] = RETAIN_CANDIDATES("JOIN", "NULL::bigint",
+	    "r.job_id = $1"),
 	/* As store_sqlite.c's. */
 	[STMT_RETAIN_DUE] = "SELECT job_id, kind, changes FROM retention"
 			    " WHERE due_ms <= $1::bigint ORDER BY job_id, kind",

@@ -722,36 +722,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 			 " AND (trigger_id = ?2 OR checkpoint_id = ?3)"
 			 " AND status = 'COMPLETED' AND location IS NOT NULL",
 	/*
-	 * The live snapshots of the jobs with a policy for their kind (the
-	 * savepoints, and the history's checkpoints with a location), by job
-	 * and kind, newest first, each with its disposal so far.  Read from
-	 * the policies (CROSS JOIN: in that order), then each one's job by
-	 * its key: no policy, nothing read, however long the fleet's
-	 * history.
+	 * Of every job with a policy, read from the policies (CROSS JOIN:
+	 * in that order, SQLite), then each one's job by its key: no
+	 * policy, nothing read; of one job, by the job's key, an equality
+	 * that even a generic plan takes for one job's rows.
 	 */
-	[STMT_RETAIN_CANDIDATES] =
-	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
-	    " c.location, c.completed_ms, c.kept_ms, c.keep_last, c.keep_ms,"
-	    " d.status, d.failure_class, d.attempts, d.completed_ms"
-	    " FROM (SELECT r.job_id, r.kind, p.trigger_id, p.checkpoint_id,"
-	    "  p.location, p.completed_ms, p.kept_ms, p.id AS seq, r.keep_last,"
-	    "  r.keep_ms FROM retention r CROSS JOIN savepoints p"
-	    "  ON p.job_id = r.job_id WHERE r.kind = 'SAVEPOINT'"
-	    "  AND " JOB_RANGE("r.job_id",
-		"?1") " AND p.status = 'COMPLETED'"
-		      "  AND p.failure_class IS NULL AND p.location IS NOT NULL"
-		      "  AND p.disposed_ms IS NULL"
-		      " UNION ALL SELECT r.job_id, r.kind, h.trigger_id, h.checkpoint_id,"
-		      "  h.location, h.completed_ms, NULL, h.trigger_row, r.keep_last,"
-		      "  r.keep_ms FROM retention r CROSS JOIN checkpoint_history h"
-		      "  ON h.job_id = r.job_id WHERE r.kind = 'CHECKPOINT'"
-		      "  AND " JOB_RANGE("r.job_id",
-			  "?1") " AND h.kind = 'CHECKPOINT'"
-				"  AND h.status = 'COMPLETED' AND h.location IS NOT NULL"
-				"  AND h.location NOT LIKE '<%' AND h.disposed_ms IS NULL) AS c"
-				" LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
-				" ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
-				" c.seq DESC",
+	[STMT_RETAIN_CANDIDATES] = RETAIN_CANDIDATES("CROSS JOIN", "NULL",
+	    "?1 IS NULL"),
+	[STMT_RETAIN_CANDIDATES_JOB] = RETAIN_CANDIDATES("CROSS JOIN", "NULL",
+	    "r.job_id = ?1"),
 	/*
 	 * The policies due by ?1 (schema/0015), by their index (named: the
 	 * planner would walk every policy in the key's order rather than
