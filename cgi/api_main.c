@@ -1,6 +1,7 @@
 /*
  * checkpoint-api.fcgi: the FastCGI responder.  It keeps nothing between
- * requests but database connections and their prepared statements.  Under
+ * requests but database connections, their prepared statements and small
+ * buffers (BUF_KEEP).  Under
  * a process manager (lighttpd bin-path, mod_fcgid, spawn-fcgi) it accepts
  * on the listening socket it was given as fd 0; with -s it opens its own;
  * run as plain CGI (no listening socket, REQUEST_METHOD set) it serves the
@@ -16,6 +17,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -415,12 +419,29 @@ worker_read_rest(struct worker *w, const struct request *req)
  * rather than kept for the web server's next request, unless that request
  * is already waiting on it (ready).
  */
+/*
+ * Ends the request.  What the worker keeps for the next (its answer, the
+ * headers, the request body's scratch) holds on to BUF_KEEP at most: a
+ * thread that once answered the fleet's lists would otherwise keep their
+ * size for good, and each thread of each process its largest.  The
+ * allocator is then asked to give what was freed back to the system
+ * (glibc keeps freed memory in its arenas).
+ */
 static void
-worker_finish(struct worker *w, int ready)
+worker_finish(struct worker *w, struct response *r, int ready)
 {
+	int big = response_shrink(r) | buf_shrink(&w->head, BUF_KEEP) |
+	    buf_shrink(&w->api.body, BUF_KEEP);
+
 	if (!ready && atomic_load_explicit(&stopping, memory_order_relaxed))
 		w->fr.keepConnection = 0;
 	FCGX_Finish_r(&w->fr);
+#ifdef __GLIBC__
+	if (big)
+		malloc_trim(0);
+#else
+	(void)big;
+#endif
 }
 
 /*
@@ -493,7 +514,7 @@ worker_answer(struct worker *w, struct response *r)
 		while (sem_wait(&w->post.replied) == -1)
 			; /* EINTR: WAKE_SIGNAL */
 		worker_at(w, AT_CLOSE);
-		worker_finish(w, ready);
+		worker_finish(w, r, ready);
 		return ready;
 	}
 	if (send_answer(&w->fr, r, w->api.settings, &w->head) == -1)
@@ -501,7 +522,7 @@ worker_answer(struct worker *w, struct response *r)
 		    req.method ? req.method : "-", req.path ? req.path : "-");
 	worker_read_rest(w, &req);
 	worker_at(w, AT_CLOSE);
-	worker_finish(w, 0);
+	worker_finish(w, r, 0);
 	request_done();
 	return 0;
 }
@@ -654,6 +675,21 @@ workers_start(const struct settings *st, int sock, int nthreads,
  * still in the middle of reading a request after that is not waited for
  * (workers_join): the process exits under it.
  */
+/*
+ * Allocations past BUF_KEEP mapped on their own, so that freeing one
+ * gives it back to the system.  glibc would otherwise raise that bound to
+ * the largest freed and keep blocks that large in each thread's arena,
+ * where no trim reaches (malloc_trim leaves a thread arena's top), so a
+ * process that served the fleet's lists held them for good.
+ */
+static void
+memory_bounded(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, BUF_KEEP);
+#endif
+}
+
 static int
 serve_fcgi(const struct settings *st, int sock, int nthreads,
     const sigset_t *set)
@@ -670,6 +706,7 @@ serve_fcgi(const struct settings *st, int sock, int nthreads,
 	 * Two per CPU read no faster and cost more caches and heap behind
 	 * nginx (scripts/bench.d/results.md).
 	 */
+	memory_bounded();
 	if ((cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
 		cpus = 1;
 	nreaders = nthreads < cpus ? nthreads : cpus;

@@ -235,6 +235,17 @@ buf_free(struct buf *b)
 	b->len = b->cap = 0;
 }
 
+int
+buf_shrink(struct buf *b, size_t keep)
+{
+	if (b->cap <= keep) {
+		buf_reset(b);
+		return 0;
+	}
+	buf_free(b);
+	return 1;
+}
+
 const char *
 buf_str(const struct buf *b)
 {

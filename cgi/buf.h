@@ -27,6 +27,13 @@ size_t buf_utf8_next(const unsigned char *, size_t, uint32_t *);
 size_t buf_utf8_len(const unsigned char *, size_t);
 void buf_reset(struct buf *);
 void buf_free(struct buf *);
+/*
+ * What a buffer kept from one request to the next may hold on to: one
+ * that an answer (the fleet's list) grew past it lets its memory go.
+ */
+#define BUF_KEEP (64 * 1024)
+/* Empties b, and frees it if it holds more than keep: 1 if it did. */
+int buf_shrink(struct buf *, size_t keep);
 const char *buf_str(const struct buf *);
 
 #endif /* BUF_H */

@@ -1481,6 +1481,7 @@ ctl_schedule_row(const struct schedule_row *r, void *arg)
 		ctl_table_add_when(t, next);
 	else
 		ctl_table_add(t, r->job_state != NULL ? r->job_state : NULL);
+	ctl_table_addf(t, "%lld", (long long)r->missed);
 	ctl_table_add(t, r->set_by);
 	return t->oom;
 }
@@ -1496,7 +1497,7 @@ static int
 ctl_schedules(struct ctl *c, const struct ctl_args *a)
 {
 	static const char *const header[] = { "JOB ID", "KIND", "RULE",
-		"LAST SLOT (UTC)", "NEXT SLOT (UTC)", "SET BY" };
+		"LAST SLOT (UTC)", "NEXT SLOT (UTC)", "MISSED", "SET BY" };
 
 	return ctl_job_table(c, a, header, sizeof(header) / sizeof(header[0]),
 	    ctl_list_schedules, "schedules");

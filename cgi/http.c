@@ -230,3 +230,9 @@ response_free(struct response *r)
 {
 	buf_free(&r->body);
 }
+
+int
+response_shrink(struct response *r)
+{
+	return buf_shrink(&r->body, BUF_KEEP);
+}

@@ -111,5 +111,7 @@ int http_headers(const struct response *, const char *cors_origin,
 const char *response_body(const struct response *, size_t *len);
 void response_reset(struct response *);
 void response_free(struct response *);
+/* After the answer: its body kept only if small (buf_shrink); 1 if not. */
+int response_shrink(struct response *);
 
 #endif /* HTTP_H */

@@ -138,7 +138,7 @@ struct listing {
 /*
  * One schedule of GET /jobs/:jobid/triggers: its rule, in words and as
  * set, when it last fired and fires next (none while the job is not
- * RUNNING), and who set it.
+ * RUNNING), the slots it missed, and who set it.
  */
 static int
 jobs_schedule(const struct schedule_row *e, void *arg)
@@ -164,7 +164,9 @@ jobs_schedule(const struct schedule_row *e, void *arg)
 	    jobs_opt_ms(b,
 		e->last_slot_ms > e->since_ms ? e->last_slot_ms : 0) == -1 ||
 	    buf_adds(b, ",\"next_slot_ms\":") == -1 ||
-	    jobs_opt_ms(b, next) == -1 || buf_adds(b, ",\"set_by\":") == -1 ||
+	    jobs_opt_ms(b, next) == -1 ||
+	    buf_printf(b, ",\"missed\":%lld", (long long)e->missed) == -1 ||
+	    buf_adds(b, ",\"set_by\":") == -1 ||
 	    jobs_opt_string(b, e->set_by) == -1 || buf_adds(b, "}") == -1)
 		return l->err = 1;
 	return 0;

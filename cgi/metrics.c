@@ -241,6 +241,7 @@ struct slots {
 	struct buf *b;
 	int64_t now_ms;
 	int n, failed;
+	int schedules; /* of any job */
 };
 
 static int
@@ -250,6 +251,7 @@ metrics_slot(const struct schedule_row *r, void *arg)
 	struct schedule_rule rule = { r->every_ms, r->cron, r->since_ms };
 	int64_t next = schedule_next(&rule, sl->now_ms);
 
+	sl->schedules++;
 	if (next <= 0 || r->job_state == NULL ||
 	    strcmp(r->job_state, "RUNNING") != 0)
 		return 0;
@@ -271,15 +273,38 @@ metrics_slot(const struct schedule_row *r, void *arg)
 }
 
 /*
+ * The slots every schedule ever missed: a count kept apart from the
+ * schedules (schema/0015), so that it never goes down.
+ */
+static enum store_rc
+metrics_missed(struct store *s, struct buf *out)
+{
+	int64_t n;
+	enum store_rc rc;
+
+	if ((rc = store_schedule_missed(s, &n)) != STORE_OK)
+		return rc;
+	return buf_printf(out,
+		   "# HELP checkpoint_api_schedule_slots_missed_total Slots of "
+		   "the schedules not fired before the next was due.\n"
+		   "# TYPE checkpoint_api_schedule_slots_missed_total counter\n"
+		   "checkpoint_api_schedule_slots_missed_total %lld\n",
+		   (long long)n) == -1 ?
+	    STORE_ERROR :
+	    STORE_OK;
+}
+
+/*
  * Beyond Flink: the disposals of savepoints by status (the last attempt
- * of each path), then each schedule's next slot, if there is any.
+ * of each path), then each schedule's next slot, if there is any, and
+ * the slots missed, if there is a schedule.
  */
 static enum store_rc
 metrics_beyond(struct store *s, int64_t now_ms, struct buf *out)
 {
 	static const char *const status[] = { "in_progress", "completed",
 		"failed" };
-	struct slots sl = { out, now_ms, 0, 0 };
+	struct slots sl = { out, now_ms, 0, 0, 0 };
 	int64_t n[3];
 	enum store_rc rc;
 	int i;
@@ -298,7 +323,9 @@ metrics_beyond(struct store *s, int64_t now_ms, struct buf *out)
 			status[i], (long long)n[i]) == -1)
 			return STORE_ERROR;
 	rc = store_schedule_list(s, NULL, metrics_slot, &sl);
-	return rc == STORE_OK && sl.failed ? STORE_ERROR : rc;
+	if (rc == STORE_OK && sl.failed)
+		return STORE_ERROR;
+	return rc == STORE_OK && sl.schedules > 0 ? metrics_missed(s, out) : rc;
 }
 
 /*

@@ -115,6 +115,35 @@ retention_index(struct id *job, char *kind, size_t len, size_t *next,
 	return (*next)++;
 }
 
+/* Retention's kinds, as slots of what a scan found of each. */
+static int
+retain_slot(const char *kind)
+{
+	return strcmp(kind, "SAVEPOINT") == 0;
+}
+
+/*
+ * When a verdict on r could change with no new snapshot of its job: a
+ * young one ageing past keep_ms, a failed disposal's retry, a disposal
+ * under way (or asked for now) looked at again; never for the others.
+ */
+static int64_t
+retain_due_ms(const struct retention_row *r, const struct retention_decision *d,
+    int64_t now_ms)
+{
+	switch (d->verdict) {
+	case RETAIN_YOUNG:
+		return r->completed_ms + r->keep_ms;
+	case RETAIN_BACKOFF:
+		return d->retry_ms;
+	case RETAIN_IN_FLIGHT:
+	case RETAIN_GO:
+		return now_ms + RETENTION_BACKOFF_MS;
+	default:
+		return INT64_MAX;
+	}
+}
+
 /* The rows retention lets go, gathered before any is written. */
 struct retain_scan {
 	int64_t now_ms;
@@ -124,6 +153,7 @@ struct retain_scan {
 	struct retention_go *go;
 	size_t n, cap;
 	int oom;
+	int64_t due_ms[2]; /* by retain_slot: the next look's time */
 };
 
 static int
@@ -132,11 +162,15 @@ retain_collect(const struct retention_row *r, void *arg)
 	struct retain_scan *sc = arg;
 	struct retention_decision d;
 	struct retention_go *g;
+	int64_t due;
 
 	retention_decide(r,
 	    retention_index(&sc->job, sc->kind, sizeof(sc->kind), &sc->index,
 		r),
 	    sc->now_ms, &d);
+	due = retain_due_ms(r, &d, sc->now_ms);
+	if (due < sc->due_ms[retain_slot(r->kind)])
+		sc->due_ms[retain_slot(r->kind)] = due;
 	if (d.verdict != RETAIN_GO)
 		return 0;
 	if (sc->n == sc->cap) {
@@ -157,9 +191,14 @@ retain_collect(const struct retention_row *r, void *arg)
 	return 0;
 }
 
-enum store_rc
-retention_dispose(struct store *s, const struct id *job, int64_t now_ms,
-    retention_asked_cb asked, void *arg)
+/*
+ * Asks for the disposals retention lets go of job's snapshots (of every
+ * job with a policy, for NULL); due_ms (if not NULL) gets, by kind, when
+ * they next need a look.
+ */
+static enum store_rc
+retain_run(struct store *s, const struct id *job, int64_t now_ms,
+    retention_asked_cb asked, void *arg, int64_t due_ms[2])
 {
 	struct retain_scan sc;
 	struct id fresh, out;
@@ -169,6 +208,7 @@ retention_dispose(struct store *s, const struct id *job, int64_t now_ms,
 
 	memset(&sc, 0, sizeof(sc));
 	sc.now_ms = now_ms;
+	sc.due_ms[0] = sc.due_ms[1] = INT64_MAX;
 	rc = store_retention_list(s, job, retain_collect, &sc);
 	if (sc.oom && rc == STORE_OK)
 		rc = STORE_ERROR;
@@ -186,5 +226,102 @@ retention_dispose(struct store *s, const struct id *job, int64_t now_ms,
 	for (i = 0; i < sc.n; i++)
 		free(sc.go[i].location);
 	free(sc.go);
+	if (due_ms != NULL)
+		memcpy(due_ms, sc.due_ms, sizeof(sc.due_ms));
 	return rc;
+}
+
+/* The policies due, gathered before any job is looked at. */
+struct retain_due_row {
+	struct id job;
+	char kind[16];
+	int64_t changes, next_ms;
+};
+struct retain_due_list {
+	struct retain_due_row *row;
+	size_t n, cap;
+	int oom;
+};
+
+static int
+retain_due_collect(const struct retention_due *d, void *arg)
+{
+	struct retain_due_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap > 0 ? l->cap * 2 : 16;
+		void *p = realloc(l->row, cap * sizeof(*l->row));
+
+		if (p == NULL)
+			return l->oom = 1;
+		l->row = p;
+		l->cap = cap;
+	}
+	l->row[l->n].job = d->job;
+	snprintf(l->row[l->n].kind, sizeof(l->row[l->n].kind), "%s", d->kind);
+	l->row[l->n++].changes = d->changes;
+	return 0;
+}
+
+/* When each policy of l is next due, written in one transaction. */
+static enum store_rc
+retain_due_write(struct store *s, const struct retain_due_list *l)
+{
+	enum store_rc rc;
+	size_t i;
+
+	if (l->n == 0)
+		return STORE_OK;
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	for (i = 0; i < l->n && rc == STORE_OK; i++)
+		rc = store_retention_next(s, &l->row[i].job, l->row[i].kind,
+		    l->row[i].changes, l->row[i].next_ms);
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
+/*
+ * Each due job looked at once, then each policy told when it is next
+ * due, all in one commit.
+ */
+static enum store_rc
+retain_due(struct store *s, int64_t now_ms, retention_asked_cb asked, void *arg)
+{
+	struct retain_due_list l = { 0 };
+	int64_t due_ms[2] = { INT64_MAX, INT64_MAX };
+	enum store_rc rc;
+	size_t i;
+
+	rc = store_retention_due(s, now_ms, retain_due_collect, &l);
+	if (l.oom && rc == STORE_OK)
+		rc = STORE_ERROR;
+	for (i = 0; i < l.n && rc == STORE_OK; i++) {
+		struct retain_due_row *d = &l.row[i];
+
+		if (i == 0 || strcmp(d->job.s, l.row[i - 1].job.s) != 0)
+			rc = retain_run(s, &d->job, now_ms, asked, arg, due_ms);
+		d->next_ms = due_ms[retain_slot(d->kind)];
+	}
+	if (rc == STORE_OK)
+		rc = retain_due_write(s, &l);
+	free(l.row);
+	return rc;
+}
+
+enum store_rc
+retention_dispose(struct store *s, const struct id *job, int64_t now_ms,
+    retention_asked_cb asked, void *arg)
+{
+	return retain_run(s, job, now_ms, asked, arg, NULL);
+}
+
+enum store_rc
+retention_dispose_due(struct store *s, int64_t now_ms, retention_asked_cb asked,
+    void *arg)
+{
+	return retain_due(s, now_ms, asked, arg);
 }

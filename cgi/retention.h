@@ -66,5 +66,12 @@ typedef void (*retention_asked_cb)(const struct retention_go *,
  */
 enum store_rc retention_dispose(struct store *, const struct id *job,
     int64_t now_ms, retention_asked_cb asked, void *arg);
+/*
+ * The same, as a runner's pass does it: of the jobs whose policies are
+ * due (schema/0015) alone, so that a pass costs what changed, not the
+ * fleet's kept history; each policy is then told when it is next due.
+ */
+enum store_rc retention_dispose_due(struct store *, int64_t now_ms,
+    retention_asked_cb asked, void *arg);
 
 #endif /* RETENTION_H */

@@ -1407,7 +1407,7 @@ pass_retention(struct pass *p)
 
 	if (now <= 0)
 		return STORE_OK;
-	return retention_dispose(p->store, NULL, now, retention_asked, NULL);
+	return retention_dispose_due(p->store, now, retention_asked, NULL);
 }
 
 /*
@@ -1488,6 +1488,26 @@ sched_collect(const struct schedule_row *row, void *arg)
 	return 0;
 }
 
+/*
+ * The slots of row passed over to slot_ms, counted with the schedule and
+ * logged: a slot not fired before the next was due is missed.
+ */
+static int64_t
+sched_missed(const struct schedule_row *row, int64_t slot_ms)
+{
+	struct schedule_rule rule = { row->every_ms, row->cron, row->since_ms };
+	int64_t n = schedule_missed(&rule, row->last_slot_ms, slot_ms);
+
+	if (n > 0)
+		log_warn("job %s: %lld %s slot%s of its schedule missed, "
+			 "before slot %lld",
+		    row->job.s, (long long)n,
+		    strcmp(row->kind, "SAVEPOINT") == 0 ? "savepoint" :
+							  "checkpoint",
+		    n == 1 ? "" : "s", (long long)slot_ms);
+	return n;
+}
+
 static enum store_rc
 pass_schedules(struct pass *p)
 {
@@ -1509,6 +1529,7 @@ pass_schedules(struct pass *p)
 
 		memset(&f, 0, sizeof(f));
 		f.slot_ms = sc.due[i].slot_ms;
+		f.missed = sched_missed(row, f.slot_ms);
 		f.now_ms = clock_ms(CLOCK_REALTIME);
 		f.store_ms = p->o->store_ms;
 		f.max_queued = p->o->max_queued;

@@ -294,6 +294,30 @@ schedule_next(const struct schedule_rule *r, int64_t now_ms)
 	    ((from - r->since_ms) / r->every_ms + 1) * r->every_ms;
 }
 
+int64_t
+schedule_missed(const struct schedule_rule *r, int64_t after_ms,
+    int64_t slot_ms)
+{
+	int64_t n = 0, t;
+
+	if (after_ms < r->since_ms)
+		after_ms = r->since_ms;
+	if (slot_ms <= after_ms)
+		return 0;
+	if (r->cron == NULL) {
+		if (r->every_ms < SCHEDULE_MIN_EVERY_MS)
+			return 0;
+		n = (slot_ms - r->since_ms) / r->every_ms -
+		    (after_ms - r->since_ms) / r->every_ms - 1;
+		return n > 0 ? n : 0;
+	}
+	for (t = schedule_next(r, after_ms);
+	     t > 0 && t < slot_ms && n < SCHEDULE_MISSED_MAX;
+	     t = schedule_next(r, t))
+		n++;
+	return n;
+}
+
 int
 schedule_duration(int64_t ms, char *buf, size_t len)
 {

@@ -47,6 +47,15 @@ int64_t schedule_due(const struct schedule_rule *, int64_t after_ms,
     int64_t now_ms);
 /* The first slot after now_ms; 0 when none comes within five years. */
 int64_t schedule_next(const struct schedule_rule *, int64_t now_ms);
+/*
+ * The slots missed when slot_ms fires after after_ms (the slot last
+ * fired or skipped): those strictly between, each of which was not fired
+ * before the next was due.  A cron rule's are counted one by one, up to
+ * SCHEDULE_MISSED_MAX.
+ */
+#define SCHEDULE_MISSED_MAX 100000
+int64_t schedule_missed(const struct schedule_rule *, int64_t after_ms,
+    int64_t slot_ms);
 /* A duration as --every takes it: "10m", "90s" (or "1500ms"). */
 int schedule_duration(int64_t ms, char *buf, size_t len);
 /* The rule in a few words: "every 10m", "cron 0 3 * * *". */

@@ -632,19 +632,60 @@ store_purge(struct store *s, int64_t now_ms, int64_t store_ms, int64_t *purged)
 	return rc;
 }
 
+/*
+ * The history's retention by count: of the jobs whose counter grew since
+ * they were last pruned, and marked so, in one transaction; of every job
+ * when keep is not the count they were last pruned by (the first time,
+ * or the operator changed it).
+ */
+static enum store_rc
+history_prune_keep(struct store *s, const struct store_val *v, int64_t keep,
+    int64_t *n)
+{
+	enum store_rc rc;
+	int64_t was = 0;
+
+	*n = 0;
+	if (keep <= 0)
+		return STORE_OK;
+	rc = one_row(s, STMT_HISTORY_KEEP_GET, NULL, 0, "prune the history",
+	    "i", &was);
+	if (rc != STORE_OK && rc != STORE_NOTFOUND)
+		return rc;
+	if (was != keep) {
+		if ((rc = purge_batches(s, STMT_HISTORY_PRUNE_KEEP, v, 3,
+			 "prune the history", n)) == STORE_OK &&
+		    (rc = run(s, STMT_HISTORY_PRUNED, v, 3, "prune the history",
+			 NULL)) == STORE_OK)
+			rc = run(s, STMT_HISTORY_KEEP_SET, v, 3,
+			    "prune the history", NULL);
+		return rc;
+	}
+	if ((rc = store_begin(s)) != STORE_OK)
+		return rc;
+	rc = run(s, STMT_HISTORY_PRUNE_GROWN, v, 3, "prune the history", n);
+	if (rc == STORE_OK && s->ops->sql[STMT_HISTORY_GROWN_MARK] != NULL)
+		rc = run(s, STMT_HISTORY_GROWN_MARK, v, 3, "prune the history",
+		    NULL);
+	if (rc != STORE_OK) {
+		store_rollback(s);
+		return rc;
+	}
+	return store_commit(s);
+}
+
 enum store_rc
 store_history_prune(struct store *s, int64_t now_ms, int64_t keep,
     int64_t age_ms, int64_t *pruned)
 {
 	struct store_val v[] = { VAL_INT(now_ms), VAL_INT(keep),
 		VAL_INT(age_ms) };
-	const enum stmt by[] = { STMT_HISTORY_PRUNE_KEEP,
-		STMT_HISTORY_PRUNE_AGE, STMT_SP_PRUNE };
-	enum store_rc rc = STORE_OK;
+	const enum stmt by[] = { STMT_HISTORY_PRUNE_AGE, STMT_SP_PRUNE };
+	enum store_rc rc;
 	int64_t n;
 	int i;
 
-	*pruned = 0;
+	rc = history_prune_keep(s, v, keep, pruned);
 	for (i = 0; i < NVAL(by) && rc == STORE_OK; i++) {
 		rc = purge_batches(s, by[i], v, NVAL(v), "prune the history",
 		    &n);
@@ -1092,7 +1133,7 @@ static const struct {
 	[STORE_ROW_COUNTER] = { STMT_EXPORT_COUNTERS, STMT_IMPORT_COUNTER, 2,
 	    0 },
 	[STORE_ROW_STATS] = { STMT_EXPORT_STATS, STMT_IMPORT_STATS, 16, 0 },
-	[STORE_ROW_SERVICE] = { STMT_EXPORT_SERVICE, STMT_IMPORT_SERVICE, 5,
+	[STORE_ROW_SERVICE] = { STMT_EXPORT_SERVICE, STMT_IMPORT_SERVICE, 6,
 	    2 },
 	[STORE_ROW_TRIGGER] = { STMT_EXPORT_TRIGGERS, STMT_IMPORT_TRIGGER, 18,
 	    2 },
@@ -1103,7 +1144,7 @@ static const struct {
 	[STORE_ROW_DISPOSAL] = { STMT_EXPORT_DISPOSALS, STMT_IMPORT_DISPOSALS,
 	    16, 0 },
 	[STORE_ROW_SCHEDULE] = { STMT_EXPORT_SCHEDULES, STMT_IMPORT_SCHEDULES,
-	    7, 0 },
+	    8, 0 },
 	[STORE_ROW_SLOT] = { STMT_EXPORT_SLOTS, STMT_IMPORT_SLOTS, 6, 0 },
 	[STORE_ROW_RETENTION] = { STMT_EXPORT_RETENTION, STMT_IMPORT_RETENTION,
 	    6, 0 },
@@ -2275,9 +2316,10 @@ store_schedule_list(struct store *s, const struct id *job, store_schedule_cb cb,
 
 	if (query(s, &r, STMT_SCHED_LIST, v, NVAL(v), "list schedules") ==
 	    STORE_OK)
-		while (next_row(&r, &e, sizeof(e), "dtitiittt", &e.job, &e.kind,
-			   &e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
-			   &e.set_by, &e.job_state, &e.savepoint_dir) &&
+		while (
+		    next_row(&r, &e, sizeof(e), "dtitiittti", &e.job, &e.kind,
+			&e.every_ms, &e.cron, &e.since_ms, &e.last_slot_ms,
+			&e.set_by, &e.job_state, &e.savepoint_dir, &e.missed) &&
 		    cb(&e, arg) == 0)
 			;
 	return end(&r);
@@ -2331,7 +2373,8 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 	const char *skip = schedule_skip(row);
 	struct store_val key[] = { VAL_TEXT(row->job.s), VAL_TEXT(row->kind) };
 	struct store_val adv[] = { VAL_TEXT(row->job.s), VAL_TEXT(row->kind),
-		VAL_INT(f->slot_ms), VAL_INT(row->since_ms) };
+		VAL_INT(f->slot_ms), VAL_INT(row->since_ms),
+		VAL_INT(f->missed) };
 	struct store_rows r;
 	enum store_rc rc;
 	int64_t changed = 0;
@@ -2357,8 +2400,13 @@ store_schedule_fire(struct store *s, const struct schedule_row *row,
 			VAL_INT(f->now_ms),
 			VAL_TEXT(skip == NULL ? f->trigger.s : NULL),
 			VAL_TEXT(skip) };
+		struct store_val missed[] = { VAL_INT(f->missed) };
 
-		if ((rc = run(s, STMT_SCHED_SLOT, slot, NVAL(slot),
+		if (f->missed > 0)
+			rc = run(s, STMT_SCHED_MISSED_ADD, missed, NVAL(missed),
+			    "count missed slots", NULL);
+		if (rc == STORE_OK &&
+		    (rc = run(s, STMT_SCHED_SLOT, slot, NVAL(slot),
 			 "record slot", NULL)) == STORE_OK &&
 		    (skip != NULL ||
 			(rc = schedule_record(s, row, f)) == STORE_OK))
@@ -2426,8 +2474,10 @@ store_retention_list(struct store *s, const struct id *job,
 	struct store_rows r;
 	struct retention_row e;
 
-	if (query(s, &r, STMT_RETAIN_CANDIDATES, v, NVAL(v),
-		"list retention") == STORE_OK)
+	if (query(s, &r,
+		job != NULL ? STMT_RETAIN_CANDIDATES_JOB :
+			      STMT_RETAIN_CANDIDATES,
+		v, NVAL(v), "list retention") == STORE_OK)
 		while (next_row(&r, &e, sizeof(e), "dtditiiiitnii", &e.job,
 			   &e.kind, &e.trigger, &e.checkpoint_id, &e.location,
 			   &e.completed_ms, &e.kept_ms, &e.keep_last,
@@ -2436,6 +2486,44 @@ store_retention_list(struct store *s, const struct id *job,
 		    cb(&e, arg) == 0)
 			;
 	return end(&r);
+}
+
+enum store_rc
+store_retention_due(struct store *s, int64_t now_ms, store_retention_due_cb cb,
+    void *arg)
+{
+	struct store_val v[] = { VAL_INT(now_ms) };
+	struct store_rows r;
+	struct retention_due e;
+
+	if (query(s, &r, STMT_RETAIN_DUE, v, NVAL(v), "due retention") ==
+	    STORE_OK)
+		while (next_row(&r, &e, sizeof(e), "dti", &e.job, &e.kind,
+			   &e.changes) &&
+		    cb(&e, arg) == 0)
+			;
+	return end(&r);
+}
+
+enum store_rc
+store_retention_next(struct store *s, const struct id *job, const char *kind,
+    int64_t changes, int64_t due_ms)
+{
+	struct store_val v[] = { VAL_TEXT(job->s), VAL_TEXT(kind),
+		VAL_INT(changes), VAL_INT(due_ms) };
+
+	return run(s, STMT_RETAIN_NEXT, v, NVAL(v), "retention next", NULL);
+}
+
+enum store_rc
+store_schedule_missed(struct store *s, int64_t *n)
+{
+	enum store_rc rc;
+
+	*n = 0;
+	rc = one_row(s, STMT_SCHED_MISSED_TOTAL, NULL, 0, "count missed slots",
+	    "i", n);
+	return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }
 
 enum store_rc

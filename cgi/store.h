@@ -718,6 +718,7 @@ struct schedule_row {
 	const char *set_by;
 	const char *job_state;
 	const char *savepoint_dir; /* the job's default; may be NULL */
+	int64_t missed; /* slots not fired before the next was due */
 };
 typedef int (*store_schedule_cb)(const struct schedule_row *, void *);
 /* Every schedule (of job, unless NULL), by job and kind. */
@@ -731,6 +732,7 @@ struct schedule_fire {
 	int64_t store_ms; /* a checkpoint trigger's retention */
 	int64_t max_queued;
 	struct id trigger; /* a fresh id for it */
+	int64_t missed; /* the slots passed over to it (schedule_missed) */
 	const char *skipped; /* set by store_schedule_fire: why, if skipped */
 };
 /*
@@ -791,7 +793,30 @@ typedef int (*store_retention_cb)(const struct retention_row *, void *);
 enum store_rc store_retention_list(struct store *, const struct id *job,
     store_retention_cb, void *);
 
+/*
+ * The policies due by now_ms (schema/0015): whose job's snapshots changed
+ * since a pass looked, or whose next look's time came.  changes is
+ * store_retention_next's.
+ */
+struct retention_due {
+	struct id job;
+	const char *kind;
+	int64_t changes;
+};
+typedef int (*store_retention_due_cb)(const struct retention_due *, void *);
+enum store_rc store_retention_due(struct store *, int64_t now_ms,
+    store_retention_due_cb, void *);
+/*
+ * When job's policy for kind is next due (INT64_MAX: at its next
+ * change), unless its job's snapshots changed since changes was read.
+ */
+enum store_rc store_retention_next(struct store *, const struct id *job,
+    const char *kind, int64_t changes, int64_t due_ms);
+
 #define RETENTION_CALLER "retention"
+
+/* The slots every schedule ever missed, for /metrics. */
+enum store_rc store_schedule_missed(struct store *, int64_t *);
 
 /* Disposals by status, for /metrics: in progress, completed, failed. */
 enum { DISPOSALS_IN_PROGRESS, DISPOSALS_COMPLETED, DISPOSALS_FAILED };

@@ -137,7 +137,20 @@ enum stmt {
 	STMT_RETAIN_GET,
 	STMT_SP_KEEP,
 	STMT_RETAIN_CANDIDATES,
+	STMT_RETAIN_CANDIDATES_JOB,
 	STMT_DISPOSAL_COUNTS,
+	/* Retention's policies by when they are due (schema/0015). */
+	STMT_RETAIN_DUE,
+	STMT_RETAIN_NEXT,
+	/* The history pruned by the counters that grew (schema/0015). */
+	STMT_HISTORY_PRUNE_GROWN,
+	STMT_HISTORY_GROWN_MARK, /* where PRUNE_GROWN does not mark */
+	STMT_HISTORY_PRUNED,
+	STMT_HISTORY_KEEP_GET,
+	STMT_HISTORY_KEEP_SET,
+	/* The slots missed of every schedule ever (schema/0015). */
+	STMT_SCHED_MISSED_ADD,
+	STMT_SCHED_MISSED_TOTAL,
 	STMT__MAX
 };
 
@@ -182,9 +195,60 @@ enum stmt {
 	" failure_throwable, created_ms, claimed_by, claimed_ms, lease_ms," \
 	" completed_ms, attempts, remote_user, remote_addr, reason"
 #define SCHEDULE_COPY_COLS \
-	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by"
+	"job_id, kind, every_ms, cron, since_ms, last_slot_ms, set_by, missed"
 #define SLOT_COPY_COLS "job_id, kind, slot_ms, fired_ms, trigger_id, skipped"
 #define RETENTION_COPY_COLS "job_id, kind, keep_last, keep_ms, set_by, set_ms"
+
+/*
+ * The live snapshots of the jobs with a policy for their kind (the
+ * savepoints, and the history's checkpoints with a location), by job and
+ * kind, newest first, each with its disposal so far
+ * (STMT_RETAIN_CANDIDATES, STMT_RETAIN_CANDIDATES_JOB): JOB the predicate
+ * that picks the policies, JOIN the dialect's join that keeps them first
+ * (SQLite's CROSS JOIN), NULLINT its NULL of an integer column.
+ */
+#define RETAIN_CANDIDATES(JOIN, NULLINT, JOB, SAME_PATH) \
+	"SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id," \
+	" c.location, c.completed_ms, c.kept_ms, c.keep_last, c.keep_ms," \
+	" d.status, d.failure_class, d.attempts, d.completed_ms" \
+	" FROM (SELECT r.job_id, r.kind, p.trigger_id, p.checkpoint_id," \
+	"  p.location, p.completed_ms, p.kept_ms, p.id AS seq, r.keep_last," \
+	"  r.keep_ms FROM retention r " JOIN " savepoints p" \
+	"  ON p.job_id = r.job_id WHERE r.kind = 'SAVEPOINT' AND " JOB \
+	"  AND p.status = 'COMPLETED' AND p.failure_class IS NULL" \
+	"  AND p.location IS NOT NULL AND p.disposed_ms IS NULL" \
+	" UNION ALL SELECT r.job_id, r.kind, h.trigger_id, h.checkpoint_id," \
+	"  h.location, h.completed_ms, " NULLINT \
+	", h.trigger_row, r.keep_last," \
+	"  r.keep_ms FROM retention r " JOIN " checkpoint_history h" \
+	"  ON h.job_id = r.job_id WHERE r.kind = 'CHECKPOINT' AND " JOB \
+	"  AND h.kind = 'CHECKPOINT' AND h.status = 'COMPLETED'" \
+	"  AND h.location IS NOT NULL AND h.location NOT LIKE '<%'" \
+	"  AND h.disposed_ms IS NULL) AS c" \
+	" LEFT JOIN savepoint_disposals d ON " SAME_PATH \
+	" ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST," \
+	" c.seq DESC"
+
+/*
+ * A job's waiting triggers in two parts, each the predicate of its
+ * index: queued (triggers_queue: SQLite 0009, PostgreSQL 0006) and
+ * claimed (triggers_claimed), so that one job's are found without the
+ * fleet's queue (triggers_pending).
+ */
+#define QUEUED(p) \
+	"status = 'IN_PROGRESS' AND claimed_by IS NULL AND job_id = " p
+#define CLAIMED(p) \
+	"status = 'IN_PROGRESS' AND claimed_by IS NOT NULL AND job_id = " p
+
+/*
+ * The rows of job ?1, or of every job when it is NULL (p is the dialect's
+ * ?1 or $1): a range of the job's key, which an index serves, where
+ * "?1 IS NULL OR job_id = ?1" is served by none and reads the fleet's
+ * rows for one job.  Job ids are lowercase hex (the schema's CHECK), so
+ * all of them lie between '' and 'g'.
+ */
+#define JOB_RANGE(col, p) \
+	col " >= coalesce(" p ", '') AND " col " <= coalesce(" p ", 'g')"
 
 /*
  * A trigger refused by the queue bound (store_queue_full_trace): the

@@ -69,6 +69,11 @@ static const struct store_ops pg_ops;
 #define PG_SECRETS 4
 /* pg_batch_params's texts, and pg_other_params's (a savepoint's values). */
 #define PG_BATCH_BUFS 14
+/*
+ * A disposal's path as its index (md5, PostgreSQL 0012) finds it: a
+ * path may be longer than a btree entry.
+ */
+#define PG_SAME_PATH "md5(d.savepoint_path) = md5(c.location)"
 
 /*
  * A job's savepoints as checkpoints (the savepoint_checkpoints view),
@@ -271,18 +276,22 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " WHERE job_id = $1"
 				  "  AND " HISTORY_PURGED ") AS u"
 				  " ORDER BY ord DESC LIMIT $2",
-	/* Each half an index walk (store_sqlite.c says why). */
+	/* Each part an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT " TRIGGER_COLS " FROM"
 	    " (SELECT id AS ord, " TRIGGER_COLS " FROM triggers"
-	    "  WHERE status = 'IN_PROGRESS' AND job_id = $1"
-	    " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
-	    "  WHERE job_id = $1 ORDER BY checkpoint_id DESC LIMIT $2) AS h)"
-	    " AS u ORDER BY ord DESC LIMIT $2",
+	    "  WHERE " QUEUED(
+		"$1") " UNION ALL SELECT id AS ord, " TRIGGER_COLS
+		      " FROM triggers"
+		      "  WHERE " CLAIMED(
+			  "$1") " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+				"  WHERE job_id = $1 ORDER BY checkpoint_id DESC LIMIT $2) AS h)"
+				" AS u ORDER BY ord DESC LIMIT $2",
 	[STMT_TRIGGER_WAITING] =
 	    "SELECT count(*), coalesce(min(created_ms), 0),"
 	    " coalesce((SELECT pass_ms FROM service_metrics WHERE id = 1), 0)"
-	    " FROM triggers WHERE status = 'IN_PROGRESS' AND job_id = $1",
+	    " FROM (SELECT created_ms FROM triggers WHERE " QUEUED(
+		"$1") " UNION ALL SELECT created_ms FROM triggers WHERE " CLAIMED("$1") ") AS w",
 	/* In batches: a purge of millions never holds one long transaction. */
 	[STMT_PURGE] = "DELETE FROM triggers WHERE id IN (SELECT id FROM"
 		       " triggers WHERE status = 'COMPLETED'"
@@ -474,8 +483,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
-	    " queue_refused + (SELECT count(*) FROM triggers WHERE " REFUSED
-	    "  AND $2::bigint > 0 AND completed_ms <= " NOW_MS " - $2::bigint)"
+	    " schedule_missed, queue_refused + (SELECT count(*) FROM triggers"
+	    " WHERE " REFUSED "  AND $2::bigint > 0 AND completed_ms <= " NOW_MS
+	    " - $2::bigint)"
 	    " FROM service_metrics WHERE id = 1",
 	[STMT_EXPORT_TRIGGERS] =
 	    "SELECT id, job_id, trigger_id, status, requested_type,"
@@ -515,7 +525,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " $11, $12, $13, $14, $15, $16)",
 	[STMT_IMPORT_SERVICE] =
 	    "UPDATE service_metrics SET job_not_found = $1, pass_ms = $2,"
-	    " pass_advanced = $3, pass_duration_ms = $4, queue_refused = $5"
+	    " pass_advanced = $3, pass_duration_ms = $4, schedule_missed = $5,"
+	    " queue_refused = $6"
 	    " WHERE id = 1",
 	/*
 	 * Inserted whole, with its id (the identity is BY DEFAULT for this):
@@ -723,8 +734,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " target_directory, format_type, cancel_job, drain, location,"
 	    " failure_class, failure_trace, created_ms, claimed_ms,"
 	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
-	    " FROM savepoints WHERE $1::text IS NULL OR job_id = $1"
-	    " ORDER BY id DESC",
+	    " FROM savepoints WHERE " JOB_RANGE("job_id",
+		"$1::text") " ORDER BY id DESC",
 	/* The history's retention, in batches as the purge's. */
 	[STMT_HISTORY_PRUNE_KEEP] =
 	    "DELETE FROM checkpoint_history WHERE ctid IN (SELECT h.ctid"
@@ -778,7 +789,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " FROM schedules ORDER BY job_id, kind",
 	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
 				  ") VALUES"
-				  " ($1, $2, $3, $4, $5, $6, $7)",
+				  " ($1, $2, $3, $4, $5, $6, $7, $8)",
 	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
 			      " ORDER BY job_id, kind, slot_ms",
 	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
@@ -814,14 +825,18 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " set_by = excluded.set_by",
 	[STMT_SCHED_CLEAR] =
 	    "DELETE FROM schedules WHERE job_id = $1 AND kind = $2",
+	/* The jobs' range too: a generic plan would read them all. */
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
-	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
+	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir, s.missed"
 	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
-	    " WHERE $1::text IS NULL OR s.job_id = $1 ORDER BY s.job_id, s.kind",
+	    " WHERE " JOB_RANGE("s.job_id",
+		"$1::text") " AND " JOB_RANGE("j.job_id",
+		"$1::text") " ORDER BY s.job_id, s.kind",
 	/* Only the rule that was read, and only forward: one runner wins. */
 	[STMT_SCHED_ADVANCE] =
-	    "UPDATE schedules SET last_slot_ms = $3 WHERE job_id = $1"
+	    "UPDATE schedules SET last_slot_ms = $3,"
+	    " missed = missed + $5::bigint WHERE job_id = $1"
 	    " AND kind = $2 AND since_ms = $4 AND last_slot_ms < $3",
 	[STMT_SCHED_BUSY] =
 	    "SELECT CASE WHEN $2::text = 'SAVEPOINT' THEN EXISTS (SELECT 1"
@@ -847,7 +862,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE job_id = $1"
 	    " ON CONFLICT (job_id, kind) DO UPDATE SET"
 	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
-	    " set_by = excluded.set_by, set_ms = excluded.set_ms",
+	    " set_by = excluded.set_by, set_ms = excluded.set_ms,"
+	    " due_ms = 0, changes = retention.changes + 1",
 	[STMT_RETAIN_CLEAR] =
 	    "DELETE FROM retention WHERE job_id = $1 AND kind = $2",
 	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
@@ -858,30 +874,56 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND (trigger_id = $2::text OR checkpoint_id = $3::bigint)"
 	    " AND status = 'COMPLETED' AND location IS NOT NULL",
 	/*
-	 * The live snapshots of the jobs with a policy for their kind (the
-	 * savepoints, and the history's checkpoints with a location), by job
-	 * and kind, newest first, each with its disposal so far.
+	 * Of every job with a policy, read from the policies (CROSS JOIN:
+	 * in that order, SQLite), then each one's job by its key: no
+	 * policy, nothing read; of one job, by the job's key, an equality
+	 * that even a generic plan takes for one job's rows.
 	 */
-	[STMT_RETAIN_CANDIDATES] =
-	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
-	    " c.location, c.completed_ms, c.kept_ms, r.keep_last, r.keep_ms,"
-	    " d.status, d.failure_class, d.attempts, d.completed_ms"
-	    " FROM (SELECT job_id, 'SAVEPOINT'::text AS kind, trigger_id,"
-	    "  checkpoint_id, location, completed_ms, kept_ms, id AS seq"
-	    "  FROM savepoints WHERE status = 'COMPLETED'"
-	    "  AND failure_class IS NULL AND location IS NOT NULL"
-	    "  AND disposed_ms IS NULL"
-	    " UNION ALL SELECT job_id, 'CHECKPOINT', trigger_id, checkpoint_id,"
-	    "  location, completed_ms, NULL::bigint, trigger_row FROM checkpoint_history"
-	    "  WHERE kind = 'CHECKPOINT' AND status = 'COMPLETED'"
-	    "  AND location IS NOT NULL AND location NOT LIKE '<%'"
-	    "  AND disposed_ms IS NULL) AS c"
-	    " JOIN retention r ON r.job_id = c.job_id AND r.kind = c.kind"
-	    " LEFT JOIN savepoint_disposals d"
-	    " ON md5(d.savepoint_path) = md5(c.location)"
-	    " WHERE $1::text IS NULL OR c.job_id = $1"
-	    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
-	    " c.seq DESC",
+	[STMT_RETAIN_CANDIDATES] = RETAIN_CANDIDATES("JOIN", "NULL::bigint",
+	    "$1::text IS NULL", PG_SAME_PATH),
+	[STMT_RETAIN_CANDIDATES_JOB] = RETAIN_CANDIDATES("JOIN", "NULL::bigint",
+	    "r.job_id = $1", PG_SAME_PATH),
+	/* As store_sqlite.c's. */
+	[STMT_RETAIN_DUE] = "SELECT job_id, kind, changes FROM retention"
+			    " WHERE due_ms <= $1::bigint ORDER BY job_id, kind",
+	[STMT_RETAIN_NEXT] =
+	    "UPDATE retention SET due_ms = $4::bigint"
+	    " WHERE job_id = $1 AND kind = $2 AND changes = $3::bigint",
+	/*
+	 * As store_sqlite.c's, the pruning and the forgetting one
+	 * statement (STMT_HISTORY_GROWN_MARK: none): a job whose counter
+	 * moves meanwhile is among the grown again once this one commits.
+	 */
+	/*
+	 * Each grown job's counter and checkpoints by their keys (LATERAL,
+	 * OFFSET 0: never pulled up into a join, which the generic plan
+	 * could make a hash of the whole history), deleted by TID.
+	 */
+	[STMT_HISTORY_PRUNE_GROWN] =
+	    "WITH g AS (DELETE FROM history_grown RETURNING job_id)"
+	    " DELETE FROM checkpoint_history WHERE $2::bigint > 0"
+	    " AND ctid = ANY (ARRAY(SELECT x.ctid FROM g,"
+	    " LATERAL (SELECT last_id FROM checkpoint_counters"
+	    "  WHERE job_id = g.job_id OFFSET 0) AS c,"
+	    " LATERAL (SELECT h.ctid FROM checkpoint_history h"
+	    "  WHERE h.job_id = g.job_id AND h.checkpoint_id <= c.last_id - $2"
+	    "  OFFSET 0) AS x))",
+	/*
+	 * After every job was pruned (by STMT_HISTORY_PRUNE_KEEP, in
+	 * batches): one whose counter moved meanwhile keeps one more until
+	 * its next checkpoint.
+	 */
+	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
+	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
+	[STMT_HISTORY_KEEP_SET] =
+	    "INSERT INTO history_keep (one, keep) VALUES (1, $2::bigint)"
+	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
+	[STMT_SCHED_MISSED_ADD] =
+	    "UPDATE service_metrics"
+	    " SET schedule_missed = schedule_missed + $1::bigint"
+	    " WHERE id = 1",
+	[STMT_SCHED_MISSED_TOTAL] =
+	    "SELECT schedule_missed FROM service_metrics WHERE id = 1",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

@@ -223,7 +223,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " ORDER BY ord DESC LIMIT ?2",
 	/*
 	 * What GET /jobs/:jobid/triggers lists: the job's waiting triggers
-	 * (the queue's index) and its newest finished checkpoints (the
+	 * (its queue's and its claim's indexes, never the fleet's queue)
+	 * and its newest finished checkpoints (the
 	 * history's key, schema/0007), newest first, however long ago
 	 * their results expired.  Each half is an index walk of at most the
 	 * queue or the limit, however many triggers the job has stored;
@@ -234,21 +235,26 @@ static const char *const stmt_sql[STMT__MAX] = {
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT " TRIGGER_COLS " FROM"
 	    " (SELECT id AS ord, " TRIGGER_COLS " FROM triggers"
-	    "  INDEXED BY triggers_pending"
-	    "  WHERE status = 'IN_PROGRESS' AND job_id = ?1"
-	    " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
-	    "  WHERE job_id = ?1 ORDER BY checkpoint_id DESC LIMIT ?2) AS h)"
-	    " AS u ORDER BY ord DESC LIMIT ?2",
+	    "  INDEXED BY triggers_queue WHERE " QUEUED(
+		"?1") " UNION ALL SELECT id AS ord, " TRIGGER_COLS
+		      " FROM triggers"
+		      "  INDEXED BY triggers_claimed WHERE " CLAIMED(
+			  "?1") " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
+				"  WHERE job_id = ?1 ORDER BY checkpoint_id DESC LIMIT ?2) AS h)"
+				" AS u ORDER BY ord DESC LIMIT ?2",
 	/*
 	 * A job's waiting triggers, queued or running, and the oldest's
-	 * arrival: a walk of the queue's own index, however long the
-	 * job's history.
+	 * arrival: walks of the job's queue and its claim, however long
+	 * the job's history and the fleet's queue.
 	 */
 	[STMT_TRIGGER_WAITING] =
 	    "SELECT count(*), min(created_ms),"
-	    " (SELECT pass_ms FROM service_metrics WHERE id = 1) FROM triggers"
-	    " INDEXED BY triggers_pending"
-	    " WHERE status = 'IN_PROGRESS' AND job_id = ?1",
+	    " (SELECT pass_ms FROM service_metrics WHERE id = 1) FROM"
+	    " (SELECT created_ms FROM triggers INDEXED BY triggers_queue"
+	    "  WHERE " QUEUED(
+		"?1") " UNION ALL SELECT created_ms FROM triggers"
+		      "  INDEXED BY triggers_claimed WHERE " CLAIMED(
+			  "?1") ") AS w",
 	[STMT_PURGE] = "DELETE FROM triggers WHERE status = 'COMPLETED'"
 		       " AND ?2 > 0 AND completed_ms <= ?1 - ?2",
 	/* A savepoint that failed without an id holds nothing to keep. */
@@ -416,7 +422,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
-	    " queue_refused + (SELECT count(*) FROM triggers"
+	    " schedule_missed, queue_refused + (SELECT count(*) FROM triggers"
 	    "  INDEXED BY triggers_refused WHERE " REFUSED
 	    "  AND ?2 > 0 AND completed_ms <= ?1 - ?2)"
 	    " FROM service_metrics WHERE id = 1",
@@ -452,7 +458,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " ?11, ?12, ?13, ?14, ?15, ?16)",
 	[STMT_IMPORT_SERVICE] =
 	    "UPDATE service_metrics SET job_not_found = ?1, pass_ms = ?2,"
-	    " pass_advanced = ?3, pass_duration_ms = ?4, queue_refused = ?5"
+	    " pass_advanced = ?3, pass_duration_ms = ?4, schedule_missed = ?5,"
+	    " queue_refused = ?6"
 	    " WHERE id = 1",
 	/* Inserted whole, so the statistics' SQL triggers (on UPDATE OF
 	 * status) do not fire: the statistics are imported as they were. */
@@ -608,8 +615,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " target_directory, format_type, cancel_job, drain, location,"
 	    " failure_class, failure_trace, created_ms, claimed_ms,"
 	    " completed_ms, disposed_ms, remote_user, remote_addr, kept_ms"
-	    " FROM savepoints WHERE ?1 IS NULL OR job_id = ?1"
-	    " ORDER BY id DESC",
+	    " FROM savepoints WHERE " JOB_RANGE("job_id",
+		"?1") " ORDER BY id DESC",
 	/*
 	 * The history's retention (store_history_prune): below a job's
 	 * newest ?2 ids, a walk of the key from the counters' rows (one
@@ -661,7 +668,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 				  " FROM schedules ORDER BY job_id, kind",
 	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
 				  ") VALUES"
-				  " (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+				  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
 			      " ORDER BY job_id, kind, slot_ms",
 	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
@@ -699,12 +706,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "DELETE FROM schedules WHERE job_id = ?1 AND kind = ?2",
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
-	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir"
+	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir, s.missed"
 	    " FROM schedules s JOIN jobs j ON j.job_id = s.job_id"
-	    " WHERE ?1 IS NULL OR s.job_id = ?1 ORDER BY s.job_id, s.kind",
-	/* Only the rule that was read, and only forward: one runner wins. */
+	    " WHERE " JOB_RANGE("s.job_id", "?1") " ORDER BY s.job_id, s.kind",
+	/*
+	 * Only the rule that was read, and only forward: one runner wins;
+	 * the slots it passed over counted missed (?5).
+	 */
 	[STMT_SCHED_ADVANCE] =
-	    "UPDATE schedules SET last_slot_ms = ?3 WHERE job_id = ?1"
+	    "UPDATE schedules SET last_slot_ms = ?3, missed = missed + ?5"
+	    " WHERE job_id = ?1"
 	    " AND kind = ?2 AND since_ms = ?4 AND last_slot_ms < ?3",
 	/* Whether the job has one of kind ?2 still in progress. */
 	[STMT_SCHED_BUSY] =
@@ -730,7 +741,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE job_id = ?1"
 	    " ON CONFLICT (job_id, kind) DO UPDATE SET"
 	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
-	    " set_by = excluded.set_by, set_ms = excluded.set_ms",
+	    " set_by = excluded.set_by, set_ms = excluded.set_ms,"
+	    " due_ms = 0, changes = changes + 1",
 	[STMT_RETAIN_CLEAR] =
 	    "DELETE FROM retention WHERE job_id = ?1 AND kind = ?2",
 	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
@@ -740,29 +752,51 @@ static const char *const stmt_sql[STMT__MAX] = {
 			 " AND (trigger_id = ?2 OR checkpoint_id = ?3)"
 			 " AND status = 'COMPLETED' AND location IS NOT NULL",
 	/*
-	 * The live snapshots of the jobs with a policy for their kind (the
-	 * savepoints, and the history's checkpoints with a location), by job
-	 * and kind, newest first, each with its disposal so far.
+	 * Of every job with a policy, read from the policies (CROSS JOIN:
+	 * in that order, SQLite), then each one's job by its key: no
+	 * policy, nothing read; of one job, by the job's key, an equality
+	 * that even a generic plan takes for one job's rows.
 	 */
-	[STMT_RETAIN_CANDIDATES] =
-	    "SELECT c.job_id, c.kind, c.trigger_id, c.checkpoint_id,"
-	    " c.location, c.completed_ms, c.kept_ms, r.keep_last, r.keep_ms,"
-	    " d.status, d.failure_class, d.attempts, d.completed_ms"
-	    " FROM (SELECT job_id, 'SAVEPOINT' AS kind, trigger_id,"
-	    "  checkpoint_id, location, completed_ms, kept_ms, id AS seq"
-	    "  FROM savepoints WHERE status = 'COMPLETED'"
-	    "  AND failure_class IS NULL AND location IS NOT NULL"
-	    "  AND disposed_ms IS NULL"
-	    " UNION ALL SELECT job_id, 'CHECKPOINT', trigger_id, checkpoint_id,"
-	    "  location, completed_ms, NULL, trigger_row FROM checkpoint_history"
-	    "  WHERE kind = 'CHECKPOINT' AND status = 'COMPLETED'"
-	    "  AND location IS NOT NULL AND location NOT LIKE '<%'"
-	    "  AND disposed_ms IS NULL) AS c"
-	    " JOIN retention r ON r.job_id = c.job_id AND r.kind = c.kind"
-	    " LEFT JOIN savepoint_disposals d ON d.savepoint_path = c.location"
-	    " WHERE ?1 IS NULL OR c.job_id = ?1"
-	    " ORDER BY c.job_id, c.kind, c.checkpoint_id DESC NULLS LAST,"
-	    " c.seq DESC",
+	[STMT_RETAIN_CANDIDATES] = RETAIN_CANDIDATES("CROSS JOIN", "NULL",
+	    "?1 IS NULL", "d.savepoint_path = c.location"),
+	[STMT_RETAIN_CANDIDATES_JOB] = RETAIN_CANDIDATES("CROSS JOIN", "NULL",
+	    "r.job_id = ?1", "d.savepoint_path = c.location"),
+	/*
+	 * The policies due by ?1 (schema/0015), by their index (named: the
+	 * planner would walk every policy in the key's order rather than
+	 * sort the few due), and when one is next due unless its job's
+	 * snapshots changed since it was read (?3).
+	 */
+	[STMT_RETAIN_DUE] = "SELECT job_id, kind, changes FROM retention"
+			    " INDEXED BY retention_due"
+			    " WHERE due_ms <= ?1 ORDER BY job_id, kind",
+	[STMT_RETAIN_NEXT] =
+	    "UPDATE retention SET due_ms = ?4"
+	    " WHERE job_id = ?1 AND kind = ?2 AND changes = ?3",
+	/*
+	 * The history's retention by count, of the jobs whose counter grew
+	 * since they were last pruned (history_grown; CROSS JOIN: from them,
+	 * never a walk of the whole history's key), then forgotten, in
+	 * one transaction (store_history_prune); all of them forgotten,
+	 * after every job was pruned; the count they were pruned by.
+	 */
+	[STMT_HISTORY_PRUNE_GROWN] =
+	    "DELETE FROM checkpoint_history WHERE rowid IN"
+	    " (SELECT h.rowid FROM history_grown g"
+	    " CROSS JOIN checkpoint_counters c ON c.job_id = g.job_id"
+	    " CROSS JOIN checkpoint_history h ON h.job_id = g.job_id"
+	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
+	[STMT_HISTORY_GROWN_MARK] = "DELETE FROM history_grown",
+	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
+	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
+	[STMT_HISTORY_KEEP_SET] =
+	    "INSERT INTO history_keep (one, keep) VALUES (1, ?2)"
+	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
+	[STMT_SCHED_MISSED_ADD] = "UPDATE service_metrics"
+				  " SET schedule_missed = schedule_missed + ?1"
+				  " WHERE id = 1",
+	[STMT_SCHED_MISSED_TOTAL] =
+	    "SELECT schedule_missed FROM service_metrics WHERE id = 1",
 	/* /metrics: disposals in progress, completed, failed. */
 	[STMT_DISPOSAL_COUNTS] =
 	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"

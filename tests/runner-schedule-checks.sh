@@ -40,7 +40,7 @@ J=$(jid 61)
 "$CTL" job set "$J" --every 10s
 ok $? "job set --every 10s"
 like "$("$CTL" schedules | tail -n +2)" \
-    "^$J +CHECKPOINT +every 10s +- +2026-01-01 00:00:10 +$(id -un)\$" \
+    "^$J +CHECKPOINT +every 10s +- +2026-01-01 00:00:10 +0 +$(id -un)\$" \
     "schedules: the rule, no slot yet, the next one, who set it"
 http GET /metrics
 like "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_schedule_next_slot')" \
@@ -86,8 +86,12 @@ is "$(slots "$J" CHECKPOINT)" "10 40 " \
     "away over three slots: the latest fires, once"
 is "$(scheduled "$J")" 2 "  one trigger for it"
 like "$("$CTL" schedules --job "$J" | tail -n 1)" \
-    " +every 10s +2026-01-01 00:00:40 +2026-01-01 00:00:50 " \
-    "schedules: the last slot and the next"
+    " +every 10s +2026-01-01 00:00:40 +2026-01-01 00:00:50 +2 " \
+    "schedules: the last slot and the next, the two passed over missed"
+http GET /metrics
+is "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_schedule_slots_missed')" \
+    "checkpoint_api_schedule_slots_missed_total 2" \
+    "GET /metrics: the two slots missed"
 http GET /jobs/$J/triggers
 is "$(printf '%s' "$BODY" | jq -r '[.triggers[].remote_user] | unique | join(",")')" \
     scheduler "GET /jobs/:jobid/triggers: the scheduler as the caller"
@@ -95,6 +99,8 @@ is "$(printf '%s' "$BODY" | jq -c '.schedules[] | [.kind, .rule, .every_ms,
     .cron, .last_slot_ms - '$T0', .set_by, (.next_slot_ms > 0)]')" \
     "[\"CHECKPOINT\",\"every 10s\",10000,null,40000,\"$(id -un)\",true]" \
     "  and its schedule: the rule, the last slot, who set it, a next slot"
+is "$(printf '%s' "$BODY" | jq '.schedules[0].missed')" 2 \
+    "  and the two slots it missed"
 
 # --- a watching runner, killed with SIGKILL across slots -------------------------
 spawn "$RUNNER" --watch 2>>"$RLOG"

@@ -2,8 +2,10 @@
 # The C unit programs that take a store, on PostgreSQL, each on an empty
 # database of a server of its own (tests/pg.sh): unit-store's driver tests
 # (those every store must pass alike: triggers, failures, listings,
-# claims, jobs, ids, the export) and unit-nomem's answers of the API when
-# memory runs out.  Each of the programs' checks is one check here.
+# claims, jobs, ids, the export), unit-nomem's answers of the API when
+# memory runs out, and unit-perjob's statements about one job, which
+# visit no more rows on a fleet ten times as large.  Each of the
+# programs' checks is one check here.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
@@ -40,4 +42,5 @@ unit_on_pg() {
 
 unit_on_pg unit-store unit 50
 unit_on_pg unit-nomem nomem 20
+unit_on_pg unit-perjob perjob 25
 done_testing

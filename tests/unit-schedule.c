@@ -121,6 +121,29 @@ static const struct due_case {
 	{ __LINE__, 0, "61 * * * *", JAN01, JAN01, JAN13, 0, 0 },
 };
 
+/* Slots missed: those between the last fired and the one firing. */
+static const struct missed_case {
+	int line;
+	int64_t every_ms;
+	const char *cron;
+	int64_t since, after, slot; /* seconds */
+	int64_t missed;
+} misseds[] = {
+	{ __LINE__, 10000, NULL, JAN01, JAN01, JAN01 + 10, 0 },
+	{ __LINE__, 10000, NULL, JAN01, JAN01 + 10, JAN01 + 20, 0 },
+	/* Away over three slots: 20 and 30 missed, 40 fires. */
+	{ __LINE__, 10000, NULL, JAN01, JAN01 + 10, JAN01 + 40, 2 },
+	/* A new rule's slots before the first it fires: missed too. */
+	{ __LINE__, 10000, NULL, JAN01, JAN01, JAN01 + 30, 2 },
+	{ __LINE__, 10000, NULL, JAN01, JAN01 + 30, JAN01 + 30, 0 },
+	/* 03:00 daily, two days away. */
+	{ __LINE__, 0, "0 3 * * *", JAN01, JAN01_0330, JAN03_0300, 1 },
+	{ __LINE__, 0, "0 3 * * *", JAN01, JAN01, JAN03_0300, 2 },
+	/* Every minute, an hour away. */
+	{ __LINE__, 0, "* * * * *", JAN01, JAN01, JAN01 + 3600, 59 },
+	{ __LINE__, 0, "61 * * * *", JAN01, JAN01, JAN13, 0 },
+};
+
 static const struct describe_case {
 	int line;
 	int64_t every_ms;
@@ -175,6 +198,17 @@ main(void)
 			(long long)c->due, (long long)c->next))
 			printf("#   got due %lld, next %lld\n",
 			    (long long)(due / 1000), (long long)(next / 1000));
+	}
+	for (i = 0; i < sizeof(misseds) / sizeof(misseds[0]); i++) {
+		const struct missed_case *c = &misseds[i];
+		struct schedule_rule r = { c->every_ms, c->cron, S(c->since) };
+		int64_t n = schedule_missed(&r, S(c->after), S(c->slot));
+
+		if (!tap_ok_at(__FILE__, c->line, n == c->missed,
+			"%s: %lld missed",
+			c->cron != NULL ? c->cron : "interval",
+			(long long)c->missed))
+			printf("#   got %lld\n", (long long)n);
 	}
 	for (i = 0; i < sizeof(describes) / sizeof(describes[0]); i++) {
 		const struct describe_case *c = &describes[i];

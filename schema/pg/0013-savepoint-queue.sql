@@ -1,5 +1,5 @@
--- PostgreSQL 0014: savepoints and stops under their job's queue bound, and
--- the results that hold no savepoint expired as a trigger's (SQLite 0016).
+-- PostgreSQL 0013: savepoints and stops under their job's queue bound, and
+-- the results that hold no savepoint expired as a trigger's (SQLite 0014).
 --
 -- A POST of a savepoint or a stop counts its job's waiting ones against
 -- CHECKPOINT_MAX_QUEUED, as a trigger's POST counts triggers (0006): a

@@ -1,4 +1,4 @@
--- 0016: savepoints and stops under their job's queue bound, and the
+-- 0014: savepoints and stops under their job's queue bound, and the
 -- results that hold no savepoint expired as a trigger's.
 --
 -- A POST of a savepoint or a stop counts its job's waiting ones against
