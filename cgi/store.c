@@ -234,7 +234,7 @@ store_ops_can(const struct store_ops *ops, enum store_can what)
 	case STORE_CAN_PIPELINE:
 		return ops->record_send != NULL;
 	case STORE_CAN_READ_TOGETHER:
-		return ops->sql[STMT_STATUSES] != NULL;
+		return store_sql_text(ops->sql, STMT_STATUSES) != NULL;
 	case STORE_CAN_WAL:
 		return ops->wal_checkpoint != NULL;
 	case STORE_CAN_FILE:
@@ -664,7 +664,8 @@ history_prune_keep(struct store *s, const struct store_val *v, int64_t keep,
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
 	rc = run(s, STMT_HISTORY_PRUNE_GROWN, v, 3, "prune the history", n);
-	if (rc == STORE_OK && s->ops->sql[STMT_HISTORY_GROWN_MARK] != NULL)
+	if (rc == STORE_OK &&
+	    store_sql_text(s->ops->sql, STMT_HISTORY_GROWN_MARK) != NULL)
 		rc = run(s, STMT_HISTORY_GROWN_MARK, v, 3, "prune the history",
 		    NULL);
 	if (rc != STORE_OK) {
@@ -1194,7 +1195,7 @@ store_import_begin(struct store *s)
 
 	if ((rc = store_begin(s)) != STORE_OK)
 		return rc;
-	if (s->ops->sql[STMT_IMPORT_LOCK] != NULL)
+	if (store_sql_text(s->ops->sql, STMT_IMPORT_LOCK) != NULL)
 		rc = run(s, STMT_IMPORT_LOCK, NULL, 0, "lock for import", NULL);
 	if (rc == STORE_OK)
 		rc = one_row(s, STMT_IMPORT_EMPTY, NULL, 0, "import", "b",
@@ -1235,7 +1236,7 @@ store_import_commit(struct store *s)
 {
 	enum store_rc rc = STORE_OK;
 
-	if (s->ops->sql[STMT_IMPORT_SEQUENCE] != NULL)
+	if (store_sql_text(s->ops->sql, STMT_IMPORT_SEQUENCE) != NULL)
 		rc = run(s, STMT_IMPORT_SEQUENCE, NULL, 0, "import", NULL);
 	return settle(s, rc);
 }
@@ -1267,7 +1268,7 @@ lock_jobs(struct store *s, enum stmt id, const struct store_val *v, int n,
 	int bad;
 
 	*jobs = NULL;
-	if (s->ops->sql[id] == NULL)
+	if (store_sql_text(s->ops->sql, id) == NULL)
 		return STORE_OK;
 	s->locked = 0; /* s->jobs is this statement's now */
 	buf_reset(&s->jobs);
@@ -1360,7 +1361,7 @@ store_complete_plain(struct store *s, int64_t after, int64_t upto,
 			"complete plain triggers") == STORE_OK)
 			*n = next(&r) ? col_int(&r, 0) : r.s->ops->changes(&r);
 		if (end(&r) != STORE_OK || *n == 0 ||
-		    s->ops->sql[STMT_COUNTERS_SYNC] == NULL)
+		    store_sql_text(s->ops->sql, STMT_COUNTERS_SYNC) == NULL)
 			return r.rc;
 		return run(s, STMT_COUNTERS_SYNC, v, 2, "move counters", NULL);
 	}
@@ -1596,7 +1597,7 @@ store_read_statuses(struct store *s, struct status_read *const *r, size_t n,
 	enum store_rc rc;
 	size_t i;
 
-	if (s->ops->sql[STMT_STATUSES] != NULL) {
+	if (store_sql_text(s->ops->sql, STMT_STATUSES) != NULL) {
 		if ((rc = read_together(s, r, n, 0, store_ms)) != STORE_OK)
 			return rc;
 		return read_together(s, r, n, 1, store_ms);

@@ -424,4 +424,28 @@ int store_pg_parses(const char *uri);
  */
 int store_queue_full_trace(struct buf *, int64_t max_queued);
 
+/*
+ * A job's savepoints as checkpoints (the savepoint_checkpoints view),
+ * with their kind (1 savepoint, 2 stop) and format: the statistics'
+ * history and details show both, one id sequence per job, as Flink's.
+ */
+#define SAVEPOINT_ROWS \
+	"SELECT checkpoint_id, status, trigger_ms, completed_ms, duration_ms," \
+	" location, failure_class, failure_trace," \
+	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
+	" FROM savepoint_checkpoints"
+
+/*
+ * The statements both dialects write alike, once (store_sql.c), and a
+ * statement's text: own's (a driver's table) if it has one, else the
+ * shared one, else NULL.  Each driver's table is named here so that
+ * unit-sql can tell a statement written twice alike.
+ */
+extern const char *const store_sql_shared[STMT__MAX];
+/* Bytes the shared statements take, NULs included, at the most. */
+#define STORE_SQL_SHARED_MAX 32768
+extern const char *const store_sqlite_sql[STMT__MAX];
+extern const char *const store_pg_sql[STMT__MAX];
+const char *store_sql_text(const char *const *own, enum stmt);
+
 #endif /* STORE_IMPL_H */

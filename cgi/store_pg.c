@@ -34,6 +34,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,17 +76,6 @@ static const struct store_ops pg_ops;
  */
 #define PG_SAME_PATH "md5(d.savepoint_path) = md5(c.location)"
 
-/*
- * A job's savepoints as checkpoints (the savepoint_checkpoints view),
- * with their kind (1 savepoint, 2 stop) and format: the statistics'
- * history and details show both, one id sequence per job, as Flink's.
- */
-#define SAVEPOINT_ROWS \
-	"SELECT checkpoint_id, status, trigger_ms, completed_ms, duration_ms," \
-	" location, failure_class, failure_trace," \
-	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
-	" FROM savepoint_checkpoints"
-
 /* A job's savepoints in its counts and durations, as store_sqlite.c's. */
 #define SAVEPOINT_COUNTS \
 	"count(*) FILTER (WHERE status = 'COMPLETED')" \
@@ -96,12 +86,10 @@ static const struct store_ops pg_ops;
 	" coalesce(sum(duration_ms) FILTER (WHERE status = 'COMPLETED'), 0)" \
 	"::bigint AS dsum"
 
-static const char *const stmt_sql[STMT__MAX] = {
+const char *const store_pg_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN",
 	/* One snapshot for several reads. */
 	[STMT_BEGIN_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-	[STMT_COMMIT] = "COMMIT",
-	[STMT_ROLLBACK] = "ROLLBACK",
 	/*
 	 * A committer's batch in one statement (pg_pipe_send_batch), a POST
 	 * of plain CGI a batch of one: the triggers as arrays ($1 jobs, $2
@@ -165,7 +153,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND s.trigger_id = k.trigger_id"
 	    " WHERE s.status = 'IN_PROGRESS' OR $3::bigint = 0"
 	    " OR s.completed_ms > " NOW_MS " - $3::bigint",
-	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = $1",
 	/*
 	 * A job added or changed may free triggers waiting for it: the
 	 * watching runners are told, inside the transaction (rare).
@@ -187,13 +174,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  ELSE timeout_s END,"
 	    " updated_ms = " NOW_MS " WHERE job_id = $1 RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM u",
-	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = $1",
-	[STMT_JOB_LIST] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
-	[STMT_JOB_OVERVIEW] =
-	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
-	    " ORDER BY job_id",
 	[STMT_CKPT_COUNTS] =
 	    "SELECT j.timeout_s, coalesce(s.completed, 0) + p.completed,"
 	    " coalesce(s.failed, 0) + p.failed,"
@@ -245,12 +225,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " UNION ALL SELECT * FROM (" SAVEPOINT_ROWS " WHERE job_id = $1"
 	    "  ORDER BY checkpoint_id DESC LIMIT $2) AS s) AS u"
 	    " ORDER BY 1 DESC LIMIT $2",
-	[STMT_CKPT_GET] =
-	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
-	    " FROM checkpoints WHERE job_id = $1 AND checkpoint_id = $2"
-	    " UNION ALL " SAVEPOINT_ROWS
-	    " WHERE job_id = $1 AND checkpoint_id = $2 LIMIT 1",
 	[STMT_CKPT_DURATIONS] =
 	    "SELECT duration_ms FROM (SELECT checkpoint_id, duration_ms"
 	    " FROM checkpoints WHERE job_id = $1 AND status = 'COMPLETED'"
@@ -258,24 +232,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM savepoint_checkpoints"
 	    " WHERE job_id = $1 AND status = 'COMPLETED') AS d"
 	    " ORDER BY checkpoint_id DESC LIMIT $2",
-	/* The triggers and the history, as store_sqlite.c says. */
-	[STMT_TRIGGER_LIST] = "SELECT " TRIGGER_COLS " FROM"
-			      " (SELECT * FROM (SELECT id AS ord, " TRIGGER_COLS
-			      " FROM triggers"
-			      "  ORDER BY id DESC LIMIT $2) AS t"
-			      " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
-			      "  WHERE " HISTORY_PURGED
-			      " ORDER BY trigger_row DESC LIMIT $2)"
-			      "  AS h) AS u"
-			      " ORDER BY ord DESC LIMIT $2",
-	[STMT_TRIGGER_LIST_JOB] = "SELECT " TRIGGER_COLS " FROM"
-				  " (SELECT id AS ord, " TRIGGER_COLS
-				  " FROM triggers"
-				  "  WHERE job_id = $1"
-				  " UNION ALL " HISTORY_AS_TRIGGERS
-				  " WHERE job_id = $1"
-				  "  AND " HISTORY_PURGED ") AS u"
-				  " ORDER BY ord DESC LIMIT $2",
 	/* Each part an index walk (store_sqlite.c says why). */
 	[STMT_TRIGGER_RECENT] =
 	    "SELECT " TRIGGER_COLS " FROM"
@@ -461,25 +417,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 			     " pass_advanced = $2, pass_duration_ms = $3"
 			     " WHERE id = 1 AND ($2::bigint > 0"
 			     " OR pass_ms <= " NOW_MS " - $4::bigint)",
-	/*
-	 * A store copied whole (store_export, store_import): every column of
-	 * a table, in the order its import binds them, as store_sqlite.c's,
-	 * as text, NULL as NULL.  The triggers are those a purge would keep,
-	 * by the server's clock.
-	 */
-	[STMT_EXPORT_JOBS] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
-	    " stop_command, dispose_command, flink_url FROM jobs"
-	    " ORDER BY job_id",
-	[STMT_EXPORT_COUNTERS] =
-	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
-	[STMT_EXPORT_STATS] =
-	    "SELECT job_id, completed, failed, expired, duration_min,"
-	    " duration_max, duration_sum, last_completed, completed_trigger_ms,"
-	    " completed_ms, completed_location, last_failed, failed_trigger_ms,"
-	    " failed_ms, failed_class, failed_trace FROM checkpoint_stats"
-	    " ORDER BY job_id",
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
@@ -501,45 +438,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " service_metrics, checkpoint_history, savepoints,"
 	    " savepoint_disposals, schedules, schedule_slots, retention"
 	    " IN EXCLUSIVE MODE",
-	[STMT_IMPORT_EMPTY] =
-	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
-	    " OR EXISTS (SELECT 1 FROM savepoints)"
-	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
-	[STMT_IMPORT_JOB] =
-	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
-	    " savepoint_command, stop_command, dispose_command, flink_url)"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
-	    " $11, $12, $13)",
-	[STMT_IMPORT_COUNTER] =
-	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES ($1, $2)",
-	[STMT_IMPORT_STATS] =
-	    "INSERT INTO checkpoint_stats (job_id, completed, failed, expired,"
-	    " duration_min, duration_max, duration_sum, last_completed,"
-	    " completed_trigger_ms, completed_ms, completed_location,"
-	    " last_failed, failed_trigger_ms, failed_ms, failed_class,"
-	    " failed_trace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
-	    " $11, $12, $13, $14, $15, $16)",
-	[STMT_IMPORT_SERVICE] =
-	    "UPDATE service_metrics SET job_not_found = $1, pass_ms = $2,"
-	    " pass_advanced = $3, pass_duration_ms = $4, schedule_missed = $5,"
-	    " queue_refused = $6"
-	    " WHERE id = 1",
-	/*
-	 * Inserted whole, with its id (the identity is BY DEFAULT for this):
-	 * the statistics' triggers (AFTER UPDATE OF status) do not fire, the
-	 * statistics are imported as they were.
-	 */
-	[STMT_IMPORT_TRIGGER] =
-	    "INSERT INTO triggers (id, job_id, trigger_id, status,"
-	    " requested_type, checkpoint_type, checkpoint_id, location,"
-	    " failure_class, failure_trace, failure_throwable, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
-	    " lease_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-	    " $12, $13, $14, $15, $16, $17, $18)",
 	/* The next POST's row follows the last one copied. */
 	[STMT_IMPORT_SEQUENCE] =
 	    "SELECT setval(pg_get_serial_sequence('triggers', 'id'),"
@@ -549,8 +447,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " setval(pg_get_serial_sequence('savepoint_disposals', 'id'),"
 	    " (SELECT coalesce(max(id), 0) + 1 FROM savepoint_disposals),"
 	    " false)",
-	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
-			" WHERE job_id = $1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
 	/* A new one wakes the watching runners (LISTEN). */
 	/* Past the job's $11 waiting, failed at once ($12, $13, $14). */
@@ -606,8 +502,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " RETURNING job_id, trigger_id)"
 	    " SELECT min(k.i) FROM n JOIN k USING (job_id, trigger_id)"
 	    " GROUP BY k.job_id, k.trigger_id",
-	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
-			   " WHERE job_id = $1 AND trigger_id = $2",
 	/* As STMT_STATUSES, of savepoints and stops, until purged. */
 	[STMT_SP_STATUSES] =
 	    "SELECT k.i, s.response FROM unnest($1::text[], $2::text[])"
@@ -632,9 +526,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
 			     " WHERE md5(savepoint_path) = md5($1)",
-	[STMT_DISPOSAL_STATUS] =
-	    "SELECT response FROM savepoint_disposal_status"
-	    " WHERE trigger_id = $1",
 	/*
 	 * The runner's savepoint work (as SQLite's; leases and times on
 	 * the server's clock): pending
@@ -759,13 +650,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
 	    "  ORDER BY l.checkpoint_id DESC NULLS LAST LIMIT 1)"
 	    " LIMIT " PG_QUOTED(PG_PURGE_BATCH) ")",
-	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_COPY_COLS
-				" FROM checkpoint_history"
-				" ORDER BY job_id, checkpoint_id",
-	[STMT_IMPORT_HISTORY] =
-	    "INSERT INTO checkpoint_history (" HISTORY_COPY_COLS ")"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-	    " $13, $14, $15, $16, $17, $18, $19)",
 	/* Tables copied whole (store_impl.h's *_COPY_COLS). */
 	[STMT_EXPORT_SAVEPOINTS] =
 	    "SELECT id, job_id, trigger_id, kind, target_directory,"
@@ -774,32 +658,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " created_ms, claimed_by, claimed_ms, lease_ms, completed_ms,"
 	    " disposed_ms, remote_user, remote_addr, kept_ms FROM savepoints"
 	    " ORDER BY id",
-	[STMT_IMPORT_SAVEPOINTS] =
-	    "INSERT INTO savepoints (" SAVEPOINT_COPY_COLS ")"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-	    " $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,"
-	    " $23)",
-	[STMT_EXPORT_DISPOSALS] = "SELECT " DISPOSAL_COPY_COLS
-				  " FROM savepoint_disposals ORDER BY id",
-	[STMT_IMPORT_DISPOSALS] =
-	    "INSERT INTO savepoint_disposals (" DISPOSAL_COPY_COLS ")"
-	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-	    " $13, $14, $15, $16)",
-	[STMT_EXPORT_SCHEDULES] = "SELECT " SCHEDULE_COPY_COLS
-				  " FROM schedules ORDER BY job_id, kind",
-	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
-				  ") VALUES"
-				  " ($1, $2, $3, $4, $5, $6, $7, $8)",
-	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
-			      " ORDER BY job_id, kind, slot_ms",
-	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
-			      ") VALUES"
-			      " ($1, $2, $3, $4, $5, $6)",
-	[STMT_EXPORT_RETENTION] = "SELECT " RETENTION_COPY_COLS
-				  " FROM retention ORDER BY job_id, kind",
-	[STMT_IMPORT_RETENTION] = "INSERT INTO retention (" RETENTION_COPY_COLS
-				  ") VALUES"
-				  " ($1, $2, $3, $4, $5, $6)",
 	/* Jobs bound to a Flink JobManager (schema/pg/0005). */
 	[STMT_JOB_FLINK_SET] = "UPDATE jobs SET flink_url = $2,"
 			       " updated_ms = " NOW_MS " WHERE job_id = $1",
@@ -823,8 +681,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " excluded.every_ms, cron = excluded.cron, since_ms ="
 	    " excluded.since_ms, last_slot_ms = excluded.last_slot_ms,"
 	    " set_by = excluded.set_by",
-	[STMT_SCHED_CLEAR] =
-	    "DELETE FROM schedules WHERE job_id = $1 AND kind = $2",
 	/* The jobs' range too: a generic plan would read them all. */
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
@@ -843,17 +699,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM savepoints WHERE job_id = $1 AND status = 'IN_PROGRESS')"
 	    " ELSE EXISTS (SELECT 1 FROM triggers WHERE job_id = $1"
 	    " AND status = 'IN_PROGRESS') END::int",
-	[STMT_SCHED_RECORD] =
-	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
-	    " created_ms, remote_user) VALUES ($1, $2, $3, $4, $5)",
 	[STMT_SCHED_SLOT] =
 	    "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	    " trigger_id, skipped) VALUES ($1, $2, $3, $4, $5::text, $6::text)",
-	[STMT_SCHED_SLOTS_PRUNE] =
-	    "DELETE FROM schedule_slots WHERE job_id = $1 AND kind = $2"
-	    " AND slot_ms < (SELECT slot_ms FROM schedule_slots"
-	    " WHERE job_id = $1 AND kind = $2"
-	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 99)",
 	/* Retention (schema/0012, retention.h): $2 is the kind. */
 	[STMT_RETAIN_SET] =
 	    "INSERT INTO retention (job_id, kind, keep_last, keep_ms, set_by,"
@@ -864,10 +712,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
 	    " set_by = excluded.set_by, set_ms = excluded.set_ms,"
 	    " due_ms = 0, changes = retention.changes + 1",
-	[STMT_RETAIN_CLEAR] =
-	    "DELETE FROM retention WHERE job_id = $1 AND kind = $2",
-	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
-			    " WHERE job_id = $1 AND kind = $2",
 	/* A completed savepoint, by trigger id or checkpoint id. */
 	[STMT_SP_KEEP] =
 	    "UPDATE savepoints SET kept_ms = $4::bigint WHERE job_id = $1"
@@ -908,13 +752,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " LATERAL (SELECT h.ctid FROM checkpoint_history h"
 	    "  WHERE h.job_id = g.job_id AND h.checkpoint_id <= c.last_id - $2"
 	    "  OFFSET 0) AS x))",
-	/*
-	 * After every job was pruned (by STMT_HISTORY_PRUNE_KEEP, in
-	 * batches): one whose counter moved meanwhile keeps one more until
-	 * its next checkpoint.
-	 */
-	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
-	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
 	[STMT_HISTORY_KEEP_SET] =
 	    "INSERT INTO history_keep (one, keep) VALUES (1, $2::bigint)"
 	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
@@ -922,26 +759,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE service_metrics"
 	    " SET schedule_missed = schedule_missed + $1::bigint"
 	    " WHERE id = 1",
-	[STMT_SCHED_MISSED_TOTAL] =
-	    "SELECT schedule_missed FROM service_metrics WHERE id = 1",
-	/* /metrics: disposals in progress, completed, failed. */
-	[STMT_DISPOSAL_COUNTS] =
-	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"
-	    " ELSE 0 END), 0), coalesce(sum(CASE WHEN status = 'COMPLETED'"
-	    " AND failure_class IS NULL THEN 1 ELSE 0 END), 0),"
-	    " coalesce(sum(CASE WHEN failure_class IS NOT NULL THEN 1"
-	    " ELSE 0 END), 0) FROM savepoint_disposals",
 	[STMT_COUNTER_FOLLOW] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id)"
 	    " SELECT job_id, $2::bigint FROM triggers WHERE id = $1"
 	    " ON CONFLICT (job_id) DO UPDATE"
 	    " SET last_id = greatest(checkpoint_counters.last_id,"
 	    " excluded.last_id)",
-	[STMT_CLAIM_RELEASE] =
-	    "UPDATE triggers SET claimed_by = NULL, claimed_ms = NULL,"
-	    " lease_ms = NULL, checkpoint_type = NULL"
-	    " WHERE id = $1 AND status = 'IN_PROGRESS' AND claimed_by = $2"
-	    " AND checkpoint_id IS NULL",
 	/*
 	 * The jobs whose first waiting trigger a round may take, locked
 	 * until its end; those another runner's round holds are its own to
@@ -1027,6 +850,50 @@ struct pg {
 static void pg_where(struct pg *);
 static enum store_rc pg_session(struct pg *);
 static void pg_pipe_pop(struct pg *);
+
+/*
+ * The shared statements (store_sql.c) with this dialect's placeholders:
+ * each ?N made $N, once (pthread_once: whichever thread asks first), in
+ * an arena of their size.
+ */
+static char pg_shared_arena[STORE_SQL_SHARED_MAX];
+static const char *pg_shared[STMT__MAX];
+static pthread_once_t pg_shared_once = PTHREAD_ONCE_INIT;
+
+static void
+pg_shared_init(void)
+{
+	size_t used = 0, n;
+	char *t, *q;
+	int id;
+
+	for (id = 0; id < STMT__MAX; id++) {
+		if (store_sql_shared[id] == NULL || pg_shared[id] != NULL)
+			continue;
+		n = strlen(store_sql_shared[id]) + 1;
+		if (used + n > sizeof(pg_shared_arena)) {
+			log_error("statement %d: no room for its PostgreSQL "
+				  "form (STORE_SQL_SHARED_MAX)",
+			    id);
+			continue;
+		}
+		t = memcpy(pg_shared_arena + used, store_sql_shared[id], n);
+		for (q = t; (q = strchr(q, '?')) != NULL; q++)
+			*q = '$';
+		pg_shared[id] = t;
+		used += n;
+	}
+}
+
+/* Statement id's text in this dialect, or NULL. */
+static const char *
+pg_sql(enum stmt id)
+{
+	if (store_pg_sql[id] != NULL)
+		return store_pg_sql[id];
+	(void)pthread_once(&pg_shared_once, pg_shared_init);
+	return pg_shared[id];
+}
 
 void
 store_pg_init(void)
@@ -1270,11 +1137,10 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 
 	if (s->prepared[id])
 		return STORE_OK;
-	if (stmt_sql[id] == NULL) {
+	if (pg_sql(id) == NULL)
 		return pg_fail(&s->base, "prepare", "no PostgreSQL form");
-	}
 	stmt_name(id, name, sizeof(name));
-	if (!PQsendPrepare(s->conn, name, stmt_sql[id],
+	if (!PQsendPrepare(s->conn, name, pg_sql(id),
 		p != NULL && p->typed ? p->n : 0,
 		p != NULL && p->typed ? p->type : NULL))
 		return pg_rc_from(s, NULL, "prepare");
@@ -1282,7 +1148,7 @@ pg_prepare(struct pg *s, enum stmt id, const struct params *p)
 		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
 		    failed == STORE_OK) {
 			log_error("%s: prepare \"%.40s...\"", s->where,
-			    stmt_sql[id]);
+			    pg_sql(id));
 			failed = pg_rc_from(s, res, "prepare");
 		}
 		PQclear(res);
@@ -1305,9 +1171,9 @@ pg_params(struct pg *s, enum stmt id, const struct store_val *v, int n,
 	long k;
 	int i;
 
-	if (!s->scanned[id] && stmt_sql[id] != NULL) {
+	if (!s->scanned[id] && pg_sql(id) != NULL) {
 		s->unused[id] = (1u << PG_MAX_PARAMS) - 1;
-		for (q = stmt_sql[id]; (q = strchr(q, '$')) != NULL; q++)
+		for (q = pg_sql(id); (q = strchr(q, '$')) != NULL; q++)
 			if ((k = strtol(q + 1, &end, 10)) >= 1 &&
 			    k <= PG_MAX_PARAMS && end != q + 1)
 				s->unused[id] &= ~(1u << (k - 1));
@@ -2629,7 +2495,7 @@ static const struct store_ops pg_ops = {
 	.changes = pg_changes,
 	.end = pg_end,
 	.fail = pg_fail,
-	.sql = stmt_sql,
+	.sql = store_pg_sql,
 	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
 	.schema_version = pg_schema_version,

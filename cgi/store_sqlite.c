@@ -40,17 +40,6 @@ static const struct store_ops lite_ops;
 #define STORE_APPLICATION_ID 0x636b7074
 
 /*
- * A job's savepoints as checkpoints (the savepoint_checkpoints view),
- * with their kind (1 savepoint, 2 stop) and format: the statistics'
- * history and details show both, one id sequence per job, as Flink's.
- */
-#define SAVEPOINT_ROWS \
-	"SELECT checkpoint_id, status, trigger_ms, completed_ms, duration_ms," \
-	" location, failure_class, failure_trace," \
-	" CASE kind WHEN 'STOP' THEN 2 ELSE 1 END, format_type" \
-	" FROM savepoint_checkpoints"
-
-/*
  * A job's savepoints in its counts and durations, as Flink counts every
  * completed or failed snapshot that took an id: read from their own table,
  * which no purge touches, beside checkpoint_stats.
@@ -70,11 +59,9 @@ static const struct store_ops lite_ops;
 #define DURATION_MAX \
 	"max(coalesce(s.duration_max, p.dmax), coalesce(p.dmax, s.duration_max))"
 
-static const char *const stmt_sql[STMT__MAX] = {
+const char *const store_sqlite_sql[STMT__MAX] = {
 	[STMT_BEGIN] = "BEGIN IMMEDIATE",
 	[STMT_BEGIN_READ] = "BEGIN",
-	[STMT_COMMIT] = "COMMIT",
-	[STMT_ROLLBACK] = "ROLLBACK",
 	/*
 	 * A new trigger, or a fresh start for one whose result has expired
 	 * (checkpoint-api(7), "RETENTION").  A live trigger is left
@@ -111,7 +98,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "SELECT response FROM trigger_status"
 	    " WHERE job_id = ?1 AND trigger_id = ?2"
 	    " AND (status = 'IN_PROGRESS' OR ?4 = 0 OR completed_ms > ?3 - ?4)",
-	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = ?1",
 	[STMT_JOB_ADD] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
 	    " timeout_s, created_ms, updated_ms)"
@@ -125,13 +111,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " timeout_s = CASE WHEN ?2 & 16 THEN ?7 ELSE timeout_s END,"
 	    " updated_ms = ?8"
 	    " WHERE job_id = ?1",
-	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
-	[STMT_JOB_LIST] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
-	[STMT_JOB_OVERVIEW] =
-	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
-	    " ORDER BY job_id",
 	/*
 	 * The checkpoint statistics (schema/0004): counters kept per job,
 	 * and the running ones counted on triggers_claimed (one job's
@@ -186,12 +165,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " UNION ALL SELECT * FROM (" SAVEPOINT_ROWS " WHERE job_id = ?1"
 	    "  ORDER BY checkpoint_id DESC LIMIT ?2) AS s) AS u"
 	    " ORDER BY 1 DESC LIMIT ?2",
-	[STMT_CKPT_GET] =
-	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
-	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
-	    " FROM checkpoints WHERE job_id = ?1 AND checkpoint_id = ?2"
-	    " UNION ALL " SAVEPOINT_ROWS
-	    " WHERE job_id = ?1 AND checkpoint_id = ?2 LIMIT 1",
 	[STMT_CKPT_DURATIONS] =
 	    "SELECT duration_ms FROM (SELECT checkpoint_id, duration_ms"
 	    " FROM checkpoints WHERE job_id = ?1 AND status = 'COMPLETED'"
@@ -199,28 +172,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM savepoint_checkpoints"
 	    " WHERE job_id = ?1 AND status = 'COMPLETED')"
 	    " ORDER BY checkpoint_id DESC LIMIT ?2",
-	/*
-	 * The stored triggers and, for those whose results were purged, the
-	 * checkpoints they took from the history (schema/0007), as they
-	 * were: a listing that does not change when results expire.
-	 */
-	[STMT_TRIGGER_LIST] = "SELECT " TRIGGER_COLS " FROM"
-			      " (SELECT * FROM (SELECT id AS ord, " TRIGGER_COLS
-			      " FROM triggers"
-			      "  ORDER BY id DESC LIMIT ?2) AS t"
-			      " UNION ALL SELECT * FROM (" HISTORY_AS_TRIGGERS
-			      "  WHERE " HISTORY_PURGED
-			      " ORDER BY trigger_row DESC LIMIT ?2)"
-			      "  AS h) AS u"
-			      " ORDER BY ord DESC LIMIT ?2",
-	[STMT_TRIGGER_LIST_JOB] = "SELECT " TRIGGER_COLS " FROM"
-				  " (SELECT id AS ord, " TRIGGER_COLS
-				  " FROM triggers"
-				  "  WHERE job_id = ?1"
-				  " UNION ALL " HISTORY_AS_TRIGGERS
-				  " WHERE job_id = ?1"
-				  "  AND " HISTORY_PURGED ") AS u"
-				  " ORDER BY ord DESC LIMIT ?2",
 	/*
 	 * What GET /jobs/:jobid/triggers lists: the job's waiting triggers
 	 * (its queue's and its claim's indexes, never the fleet's queue)
@@ -401,24 +352,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "UPDATE service_metrics SET pass_ms = ?1, pass_advanced = ?2,"
 	    " pass_duration_ms = ?3"
 	    " WHERE id = 1 AND (?2 > 0 OR pass_ms <= ?1 - ?4)",
-	/*
-	 * A store copied whole (store_export, store_import): every column of
-	 * a table, in the order its import binds them, as text, NULL as
-	 * NULL.  The triggers are those store_purge would keep.
-	 */
-	[STMT_EXPORT_JOBS] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
-	    " stop_command, dispose_command, flink_url FROM jobs"
-	    " ORDER BY job_id",
-	[STMT_EXPORT_COUNTERS] =
-	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
-	[STMT_EXPORT_STATS] =
-	    "SELECT job_id, completed, failed, expired, duration_min,"
-	    " duration_max, duration_sum, last_completed, completed_trigger_ms,"
-	    " completed_ms, completed_location, last_failed, failed_trigger_ms,"
-	    " failed_ms, failed_class, failed_trace FROM checkpoint_stats"
-	    " ORDER BY job_id",
 	/* With the refused triggers the export leaves out (expired). */
 	[STMT_EXPORT_SERVICE] =
 	    "SELECT job_not_found, pass_ms, pass_advanced, pass_duration_ms,"
@@ -434,44 +367,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM triggers"
 	    " WHERE status = 'IN_PROGRESS' OR ?2 = 0 OR completed_ms > ?1 - ?2"
 	    " ORDER BY id",
-	[STMT_IMPORT_EMPTY] =
-	    "SELECT EXISTS (SELECT 1 FROM jobs) OR EXISTS (SELECT 1 FROM triggers)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_counters)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_stats)"
-	    " OR EXISTS (SELECT 1 FROM savepoints)"
-	    " OR EXISTS (SELECT 1 FROM savepoint_disposals)"
-	    " OR EXISTS (SELECT 1 FROM checkpoint_history)",
-	[STMT_IMPORT_JOB] =
-	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
-	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
-	    " savepoint_command, stop_command, dispose_command, flink_url)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-	    " ?11, ?12, ?13)",
-	[STMT_IMPORT_COUNTER] =
-	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
-	[STMT_IMPORT_STATS] =
-	    "INSERT INTO checkpoint_stats (job_id, completed, failed, expired,"
-	    " duration_min, duration_max, duration_sum, last_completed,"
-	    " completed_trigger_ms, completed_ms, completed_location,"
-	    " last_failed, failed_trigger_ms, failed_ms, failed_class,"
-	    " failed_trace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-	    " ?11, ?12, ?13, ?14, ?15, ?16)",
-	[STMT_IMPORT_SERVICE] =
-	    "UPDATE service_metrics SET job_not_found = ?1, pass_ms = ?2,"
-	    " pass_advanced = ?3, pass_duration_ms = ?4, schedule_missed = ?5,"
-	    " queue_refused = ?6"
-	    " WHERE id = 1",
-	/* Inserted whole, so the statistics' SQL triggers (on UPDATE OF
-	 * status) do not fire: the statistics are imported as they were. */
-	[STMT_IMPORT_TRIGGER] =
-	    "INSERT INTO triggers (id, job_id, trigger_id, status,"
-	    " requested_type, checkpoint_type, checkpoint_id, location,"
-	    " failure_class, failure_trace, failure_throwable, claimed_by,"
-	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
-	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
-			" WHERE job_id = ?1 AND savepoint_dir IS NOT NULL",
 	/* A triggerId seen before starts nothing, whatever became of it. */
 	/*
 	 * Past the job's ?11 waiting savepoints and stops, one is made
@@ -492,8 +387,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    "  FROM savepoints WHERE job_id = ?1 AND status = 'IN_PROGRESS'"
 	    "  AND claimed_by IS NULL LIMIT ?11)) >= ?11 AS f) WHERE true"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
-	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"
-			   " WHERE job_id = ?1 AND trigger_id = ?2",
 	/* Only a failed disposal starts again, under its first id. */
 	[STMT_DISPOSAL_RECORD] =
 	    "INSERT INTO savepoint_disposals (trigger_id, savepoint_path,"
@@ -510,9 +403,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " WHERE failure_class IS NOT NULL",
 	[STMT_DISPOSAL_ID] = "SELECT trigger_id FROM savepoint_disposals"
 			     " WHERE savepoint_path = ?1",
-	[STMT_DISPOSAL_STATUS] =
-	    "SELECT response FROM savepoint_disposal_status"
-	    " WHERE trigger_id = ?1",
 	/*
 	 * The runner's savepoint work (runner.c, "Savepoints"): pending
 	 * rows in arrival order with their job; busy while any command of
@@ -643,42 +533,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " AND p.id IS NOT (SELECT l.id FROM savepoints l"
 	    "  WHERE l.job_id = p.job_id AND l.status = 'COMPLETED'"
 	    "  ORDER BY l.checkpoint_id DESC LIMIT 1))",
-	[STMT_EXPORT_HISTORY] = "SELECT " HISTORY_COPY_COLS
-				" FROM checkpoint_history"
-				" ORDER BY job_id, checkpoint_id",
-	[STMT_IMPORT_HISTORY] =
-	    "INSERT INTO checkpoint_history (" HISTORY_COPY_COLS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-	    " ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	/* Tables copied whole (store_impl.h's *_COPY_COLS). */
 	[STMT_EXPORT_SAVEPOINTS] = "SELECT " SAVEPOINT_COPY_COLS
 				   " FROM savepoints ORDER BY id",
-	[STMT_IMPORT_SAVEPOINTS] =
-	    "INSERT INTO savepoints (" SAVEPOINT_COPY_COLS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-	    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-	    " ?23)",
-	[STMT_EXPORT_DISPOSALS] = "SELECT " DISPOSAL_COPY_COLS
-				  " FROM savepoint_disposals ORDER BY id",
-	[STMT_IMPORT_DISPOSALS] =
-	    "INSERT INTO savepoint_disposals (" DISPOSAL_COPY_COLS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-	    " ?13, ?14, ?15, ?16)",
-	[STMT_EXPORT_SCHEDULES] = "SELECT " SCHEDULE_COPY_COLS
-				  " FROM schedules ORDER BY job_id, kind",
-	[STMT_IMPORT_SCHEDULES] = "INSERT INTO schedules (" SCHEDULE_COPY_COLS
-				  ") VALUES"
-				  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[STMT_EXPORT_SLOTS] = "SELECT " SLOT_COPY_COLS " FROM schedule_slots"
-			      " ORDER BY job_id, kind, slot_ms",
-	[STMT_IMPORT_SLOTS] = "INSERT INTO schedule_slots (" SLOT_COPY_COLS
-			      ") VALUES"
-			      " (?1, ?2, ?3, ?4, ?5, ?6)",
-	[STMT_EXPORT_RETENTION] = "SELECT " RETENTION_COPY_COLS
-				  " FROM retention ORDER BY job_id, kind",
-	[STMT_IMPORT_RETENTION] = "INSERT INTO retention (" RETENTION_COPY_COLS
-				  ") VALUES"
-				  " (?1, ?2, ?3, ?4, ?5, ?6)",
 	/*
 	 * Jobs bound to a Flink JobManager (schema/0008): Flink's id
 	 * replaces the claim's none, Flink's serialized-throwable is kept as
@@ -702,8 +559,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " excluded.every_ms, cron = excluded.cron, since_ms ="
 	    " excluded.since_ms, last_slot_ms = excluded.last_slot_ms,"
 	    " set_by = excluded.set_by",
-	[STMT_SCHED_CLEAR] =
-	    "DELETE FROM schedules WHERE job_id = ?1 AND kind = ?2",
 	[STMT_SCHED_LIST] =
 	    "SELECT s.job_id, s.kind, s.every_ms, s.cron, s.since_ms,"
 	    " s.last_slot_ms, s.set_by, j.state, j.savepoint_dir, s.missed"
@@ -723,17 +578,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " FROM savepoints WHERE job_id = ?1 AND status = 'IN_PROGRESS')"
 	    " ELSE EXISTS (SELECT 1 FROM triggers WHERE job_id = ?1"
 	    " AND status = 'IN_PROGRESS') END",
-	[STMT_SCHED_RECORD] =
-	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
-	    " created_ms, remote_user) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[STMT_SCHED_SLOT] =
 	    "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	    " trigger_id, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[STMT_SCHED_SLOTS_PRUNE] =
-	    "DELETE FROM schedule_slots WHERE job_id = ?1 AND kind = ?2"
-	    " AND slot_ms < (SELECT slot_ms FROM schedule_slots"
-	    " WHERE job_id = ?1 AND kind = ?2"
-	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 99)",
 	/* Retention (schema/0012, retention.h): ?2 is the kind. */
 	[STMT_RETAIN_SET] =
 	    "INSERT INTO retention (job_id, kind, keep_last, keep_ms, set_by,"
@@ -743,10 +590,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " keep_last = excluded.keep_last, keep_ms = excluded.keep_ms,"
 	    " set_by = excluded.set_by, set_ms = excluded.set_ms,"
 	    " due_ms = 0, changes = changes + 1",
-	[STMT_RETAIN_CLEAR] =
-	    "DELETE FROM retention WHERE job_id = ?1 AND kind = ?2",
-	[STMT_RETAIN_GET] = "SELECT keep_last, keep_ms FROM retention"
-			    " WHERE job_id = ?1 AND kind = ?2",
 	/* A completed savepoint, by trigger id or checkpoint id. */
 	[STMT_SP_KEEP] = "UPDATE savepoints SET kept_ms = ?4 WHERE job_id = ?1"
 			 " AND (trigger_id = ?2 OR checkpoint_id = ?3)"
@@ -787,33 +630,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	    " CROSS JOIN checkpoint_history h ON h.job_id = g.job_id"
 	    " AND h.checkpoint_id <= c.last_id - ?2 WHERE ?2 > 0)",
 	[STMT_HISTORY_GROWN_MARK] = "DELETE FROM history_grown",
-	[STMT_HISTORY_PRUNED] = "DELETE FROM history_grown",
-	[STMT_HISTORY_KEEP_GET] = "SELECT keep FROM history_keep",
 	[STMT_HISTORY_KEEP_SET] =
 	    "INSERT INTO history_keep (one, keep) VALUES (1, ?2)"
 	    " ON CONFLICT (one) DO UPDATE SET keep = excluded.keep",
 	[STMT_SCHED_MISSED_ADD] = "UPDATE service_metrics"
 				  " SET schedule_missed = schedule_missed + ?1"
 				  " WHERE id = 1",
-	[STMT_SCHED_MISSED_TOTAL] =
-	    "SELECT schedule_missed FROM service_metrics WHERE id = 1",
-	/* /metrics: disposals in progress, completed, failed. */
-	[STMT_DISPOSAL_COUNTS] =
-	    "SELECT coalesce(sum(CASE WHEN status = 'IN_PROGRESS' THEN 1"
-	    " ELSE 0 END), 0), coalesce(sum(CASE WHEN status = 'COMPLETED'"
-	    " AND failure_class IS NULL THEN 1 ELSE 0 END), 0),"
-	    " coalesce(sum(CASE WHEN failure_class IS NOT NULL THEN 1"
-	    " ELSE 0 END), 0) FROM savepoint_disposals",
 	[STMT_COUNTER_FOLLOW] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id)"
 	    " SELECT job_id, ?2 FROM triggers WHERE id = ?1"
 	    " ON CONFLICT (job_id) DO UPDATE"
 	    " SET last_id = max(last_id, excluded.last_id)",
-	[STMT_CLAIM_RELEASE] =
-	    "UPDATE triggers SET claimed_by = NULL, claimed_ms = NULL,"
-	    " lease_ms = NULL, checkpoint_type = NULL"
-	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by = ?2"
-	    " AND checkpoint_id IS NULL",
 	/*
 	 * The first waiting trigger of each job whose command (or
 	 * JobManager) is free: one probe of triggers_queue a job, however
@@ -1027,19 +854,20 @@ lite_rc_from(struct lite *s, int rc, const char *what)
 static sqlite3_stmt *
 stmt_get(struct lite *s, enum stmt id)
 {
+	const char *sql;
 	int rc;
 
 	if (s->stmt[id] != NULL)
 		return s->stmt[id];
-	if (stmt_sql[id] == NULL) {
+	if ((sql = store_sql_text(store_sqlite_sql, id)) == NULL) {
 		log_error("%s: statement %d has no SQLite form", s->path,
 		    (int)id);
 		return NULL;
 	}
-	rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
-	    SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL);
+	rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	    &s->stmt[id], NULL);
 	if (rc != SQLITE_OK) {
-		log_error("%s: prepare \"%.40s...\": %s", s->path, stmt_sql[id],
+		log_error("%s: prepare \"%.40s...\": %s", s->path, sql,
 		    sqlite3_errmsg(s->db));
 		s->stmt[id] = NULL;
 	}
@@ -1642,7 +1470,7 @@ static const struct store_ops lite_ops = {
 	.changes = lite_changes,
 	.end = lite_end,
 	.fail = lite_fail,
-	.sql = stmt_sql,
+	.sql = store_sqlite_sql,
 	.sql_throwable = 1,
 	.schema_version = lite_schema_version,
 	.close = lite_close,

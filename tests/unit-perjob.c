@@ -51,7 +51,7 @@ struct probe {
 	enum stmt id;
 	const char *what;
 	int nv;
-	struct store_val v[10];
+	struct store_val v[14];
 };
 
 #define T(s) VAL_TEXT(s)
@@ -82,9 +82,10 @@ static const struct probe probes[] = {
 	{ __LINE__, STMT_TRIGGER_LIST_JOB, "checkpointctl triggers --job", 2,
 	    { T(JOB), I(100) } },
 	{ __LINE__, STMT_SP_DIR, "the savepoint directory", 1, { T(JOB) } },
-	{ __LINE__, STMT_SP_RECORD, "POST savepoints", 10,
+	{ __LINE__, STMT_SP_RECORD, "POST savepoints", 14,
 	    { T(JOB), T(NEWTRIG), T("SAVEPOINT"), T("/sp"), T("CANONICAL"),
-		I(0), I(0), NUL, NUL, I(100) } },
+		I(0), I(0), NUL, NUL, I(100), I(1000), T("c"), T("t"),
+		T("s") } },
 	{ __LINE__, STMT_SP_STATUS, "GET a savepoint's status", 2,
 	    { T(JOB), T(WAITING) } },
 	{ __LINE__, STMT_SP_LIST, "GET /jobs/:jobid/savepoints", 1,
@@ -167,7 +168,8 @@ struct dialect {
 	/* What statement p visits; -1 for an error (said). */
 	int64_t (*visits)(void *, const char *sql, const struct probe *p);
 	void *conn;
-	const char *const *sql;
+	const char *const *sql; /* the driver's own statements */
+	char mark; /* its placeholders' mark: '?' or '$' */
 };
 
 /* Seed statement t with its @ words replaced, into out. */
@@ -287,6 +289,7 @@ lite_open(const char *path, struct dialect *d)
 	d->exec = lite_exec;
 	d->visits = lite_visits;
 	d->sql = store_sqlite_ops()->sql;
+	d->mark = '?';
 	return 0;
 }
 
@@ -465,20 +468,41 @@ pg_open(const char *uri, struct dialect *d)
 	d->exec = pg_exec;
 	d->visits = pg_visits;
 	d->sql = store_pg_ops()->sql;
+	d->mark = '$';
 	return 0;
 }
 #endif
 
 /* --- The probes --- */
 
+/*
+ * Statement id as the store runs it on d: the driver's own, or the
+ * shared one (store_sql.c) with d's placeholders, in buf.
+ */
+static const char *
+stmt_text(const struct dialect *d, enum stmt id, char *buf, size_t len)
+{
+	const char *t = store_sql_text(d->sql, id);
+	char *q;
+
+	if (t == NULL || t == d->sql[id])
+		return t;
+	snprintf(buf, len, "%s", t);
+	for (q = buf; (q = strchr(q, '?')) != NULL; q++)
+		*q = d->mark;
+	return buf;
+}
+
 /* Each probe's visits on the fleet as it is. */
 static int
 measure(const struct dialect *d, int64_t *out)
 {
+	char buf[STORE_SQL_SHARED_MAX];
 	size_t i;
 
 	for (i = 0; i < NPROBES; i++)
-		if ((out[i] = d->visits(d->conn, d->sql[probes[i].id],
+		if ((out[i] = d->visits(d->conn,
+			 stmt_text(d, probes[i].id, buf, sizeof(buf)),
 			 &probes[i])) < 0)
 			return -1;
 	return 0;
@@ -619,7 +643,7 @@ run(struct dialect *d, int pg, struct store *s)
 static int
 open_store(const char *db, struct store **s)
 {
-	struct store_opts o = { db, 1, 5000, 0 };
+	struct store_opts o = { db, 1, 5000, 0, 1 };
 	char err[512];
 
 	if (store_open(&o, s, err, sizeof(err)) != STORE_OK) {
