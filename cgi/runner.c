@@ -1,5 +1,6 @@
 /*
- * One pass of the checkpoint runner.  See runner.h and checkpoint-runner(8).
+ * One pass of the checkpoint runner.  See runner.h and checkpoint-runner(8);
+ * its savepoints, stops and disposals are runner_ops.c's.
  *
  * A pass works in rounds.  Each round is one short BEGIN IMMEDIATE
  * transaction over up to `batch` pending triggers in arrival order: a
@@ -37,118 +38,9 @@
 #include "jobmanager.h"
 #include "log.h"
 #include "retention.h"
-#include "runner.h"
+#include "runner_impl.h"
 #include "schedule.h"
 #include "throwable.h"
-
-#define RUNNER_LEASE_GRACE_MS 30000 /* beyond the job's timeout */
-#define RUNNER_POLL_MS 50 /* how often a pass looks for news */
-#define RUNNER_MAX_ACTIVE 64
-#define RUNNER_RECORD_IDLE_MS 10000 /* a pass that advanced nothing */
-/* Busy rounds in a row a pass tries again, each after RUNNER_POLL_MS. */
-#define RUNNER_BUSY_TRIES 10
-/* Database errors a kept result is recorded through (struct unrecorded). */
-#define RUNNER_RECORD_ERRORS 3
-/* Past an action's timeout: the watchdog's 2 s, then recording its end. */
-#define RUNNER_DOUBT_MARGIN_MS 5000
-/* A claim followed on a Flink JobManager: its lease renewed this often. */
-#define RUNNER_RENEW_MS 10000
-
-/* An action in flight and what its result completes. */
-struct running {
-	struct action *action;
-	int64_t row;
-	struct id job;
-	struct id trigger;
-	int64_t checkpoint_id;
-	enum ckpt_type type;
-	int64_t timeout_s;
-	int64_t lease_ms; /* the claim's, on this runner's clock */
-	char env[4][96];
-	/* A job bound to a Flink JobManager: no action, a follow. */
-	int is_flink;
-	enum ckpt_type requested; /* as the client asked: sent to Flink */
-	struct jm_follow *flink;
-	int64_t renew_ms; /* when its lease is renewed next */
-	char refused[512]; /* why its command may not run (pass_refused) */
-};
-
-/* What a kept result (struct unrecorded) is of: which table its row is. */
-enum kept {
-	KEPT_TRIGGER,
-	KEPT_SAVEPOINT, /* or a stop */
-	KEPT_DISPOSAL
-};
-
-/*
- * The result of an action (a trigger's checkpoint, a savepoint's or a
- * stop's, a disposal's) that could not be recorded because the database
- * could not be reached, stayed locked, or failed (memory that ran out,
- * an I/O error): kept, and recorded by the next pass, on a store opened
- * again, while the claim's lease lasts; a database error is tried
- * RUNNER_RECORD_ERRORS times, since one that stays is a fault that trying
- * again will not mend.  The claim is still this runner's, so no other
- * runner takes it meanwhile; once dropped it is resolved as expired, as
- * if this runner had died.
- */
-struct unrecorded {
-	int64_t row;
-	struct id job;
-	struct id trigger;
-	int64_t checkpoint_id;
-	enum ckpt_type type;
-	char *location; /* NULL: none; a disposal's path */
-	char *trace; /* NULL: the action succeeded */
-	char *class; /* the failure's; NULL: FAIL_CKPT_CLASS */
-	int64_t lease_ms;
-	int errors; /* database errors met recording it */
-	enum kept kind;
-	int stop, cancel_job; /* a savepoint's */
-};
-
-/*
- * A claim of a round whose commit failed: the commit may have been made
- * all the same (the connection was lost, or the server failed over, after
- * COMMIT was sent; PostgreSQL cancelled the wait for a synchronous standby
- * after committing on the primary).  Kept, with its command, until the
- * store says: the claim is there, this runner's (claim_heard, then
- * pass_start_due renews it and runs its command), or the trigger was
- * claimed again (pass_round), or the claim's lease ran out with no such
- * claim seen.
- */
-struct in_doubt {
-	enum kept kind; /* of which table its row is */
-	/* No action yet; its lease as first taken.  Of a savepoint, a stop
-	 * or a disposal: its row, job, trigger, id, timeout and lease. */
-	struct running claim;
-	char *command; /* a trigger's */
-	struct savepoint_task sp; /* a savepoint's or a stop's: owned */
-	struct disposal_task dp; /* a disposal's: owned */
-	int due; /* seen made, by this pass: to be run */
-};
-
-/*
- * What a runner owes the store from one pass to the next: the claims it
- * made that the store has not settled as far as it knows.  runner_free
- * is the one place they are forgotten wholesale.
- */
-struct runner {
-	struct unrecorded unrecorded[RUNNER_MAX_ACTIVE];
-	size_t nunrecorded;
-	struct in_doubt in_doubt[RUNNER_MAX_ACTIVE];
-	size_t nin_doubt;
-};
-
-struct pass {
-	struct runner *runner;
-	struct store *store;
-	const struct runner_opts *o;
-	struct runner_stats *stats;
-	struct running run[RUNNER_MAX_ACTIVE];
-	size_t nrun;
-	int skipped; /* left work for a later round */
-	struct pending *pend;
-};
 
 /* This process's start time in clock ticks since boot, from /proc. */
 static unsigned long long
@@ -196,7 +88,7 @@ runner_owner(char *buf, size_t len)
  * Whether the runner named by owner still runs: 1 yes, 0 no, -1 cannot
  * tell (another host: only its lease can say).
  */
-static int
+int
 owner_alive(const char *owner)
 {
 	char host[256], mine[256];
@@ -227,7 +119,7 @@ unrecorded_drop(struct runner *rn, struct unrecorded *u)
 }
 
 /* Forgets d, its command not run; the last one takes its place. */
-static void
+void
 in_doubt_drop(struct runner *rn, struct in_doubt *d)
 {
 	free(d->command);
@@ -260,7 +152,7 @@ runner_unsettled(const struct runner *rn)
 }
 
 /* The result of row's action (of kind) kept, to be recorded, or NULL. */
-static struct unrecorded *
+struct unrecorded *
 unrecorded_find(struct runner *rn, int64_t row, enum kept kind)
 {
 	size_t i;
@@ -273,7 +165,7 @@ unrecorded_find(struct runner *rn, int64_t row, enum kept kind)
 }
 
 /* Row's claim (of kind) kept in doubt, or NULL. */
-static struct in_doubt *
+struct in_doubt *
 in_doubt_find(struct runner *rn, int64_t row, enum kept kind)
 {
 	size_t i;
@@ -290,7 +182,7 @@ in_doubt_find(struct runner *rn, int64_t row, enum kept kind)
  * there is no room left (said in the log: if the claim was made, it will
  * be resolved as expired).
  */
-static struct in_doubt *
+struct in_doubt *
 in_doubt_new(struct runner *rn, enum kept kind, const struct running *r)
 {
 	static const char *const names[] = { "trigger", "savepoint",
@@ -328,7 +220,7 @@ in_doubt_keep(struct runner *rn, const struct running *r, char *command)
 }
 
 /* The lease of a claim taken, or renewed, at now: on this runner's clock. */
-static int64_t
+int64_t
 claim_lease(int64_t now, int64_t timeout_s)
 {
 	return now + timeout_s * 1000 + RUNNER_LEASE_GRACE_MS;
@@ -778,7 +670,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
  * command for job and kind: nothing may run, and cause (len bytes) says
  * why, for the failure's trace.
  */
-static int
+int
 pass_refused(const struct pass *p, const struct id *job, enum cmd_kind k,
     const char *command, char *cause, size_t len)
 {
@@ -1146,7 +1038,7 @@ unrecorded_kept(enum store_rc rc, int errors)
 }
 
 /* What u's action was, for the log: its trigger and checkpoint, or path. */
-static void
+void
 unrecorded_name(const struct unrecorded *u, char *buf, size_t len)
 {
 	const char *what = u->stop ? "stop" : "savepoint";
@@ -1169,7 +1061,7 @@ unrecorded_name(const struct unrecorded *u, char *buf, size_t len)
  * else, or for want of room or of memory, its claim is left to expire
  * with its lease.  Either is logged.
  */
-static void
+void
 unrecorded_keep(struct runner *rn, const struct unrecorded *k,
     const char *location, const char *trace, const char *class,
     enum store_rc rc)
@@ -1209,7 +1101,7 @@ unrecorded_keep(struct runner *rn, const struct unrecorded *k,
  * timeout (expired) or its end (declined, with the end of its stderr).
  * kind names the action ("checkpoint", "savepoint").
  */
-static void
+void
 action_failure_trace(struct buf *trace, struct action_result *res,
     int64_t timeout_s, const char *kind)
 {
@@ -1288,8 +1180,6 @@ pass_finish(struct pass *p, struct running *r)
 	action_free(r->action);
 	r->action = NULL;
 }
-
-static enum store_rc op_record_kept(struct pass *, const struct unrecorded *);
 
 /*
  * Records the results kept while the database could not be reached, at
@@ -1382,7 +1272,6 @@ pass_wait(struct pass *p)
  * new work is taken; the actions running are waited for.  Returns 0, or
  * -1 if the store failed (logged; the pass stopped where it was).
  */
-static enum store_rc pass_savepoints(struct pass *, volatile sig_atomic_t *);
 
 /*
  * --- Retention ---
@@ -1558,46 +1447,48 @@ pass_schedules(struct pass *p)
 	return rc;
 }
 
-int
-runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
-    struct runner_stats *stats, volatile sig_atomic_t *quit)
+/*
+ * A pass's opening: the results kept from the last, the stale claims
+ * (and this runner's own in doubt), then the schedules' due slots and the
+ * claims in doubt seen made.
+ */
+static enum store_rc
+pass_open(struct pass *p, volatile sig_atomic_t *quit)
 {
-	struct pass p;
-	enum store_rc rc = STORE_OK;
-	int64_t cursor = 0, start = action_now_ms(), purged;
-	int64_t before = stats->completed + stats->failed;
-	int64_t version = 0, seen = 0;
+	enum store_rc rc, src;
+
+	pass_unrecorded(p);
+	if ((rc = pass_resolve_stale(p)) != STORE_OK) {
+		log_error("resolving stale claims: %s", store_rc_name(rc));
+		return rc;
+	}
+	/*
+	 * After the dead runners' claims are resolved, which would
+	 * otherwise hold a slot back; a failing schedule is logged, and
+	 * the triggers still run.
+	 */
+	if ((src = pass_schedules(p)) != STORE_OK)
+		log_error("schedules: %s", store_rc_name(src));
+	pass_start_due(p, quit);
+	return STORE_OK;
+}
+
+/*
+ * The pass's rounds of checkpoint triggers, until nothing runs and
+ * nothing waits, or *quit; its actions all ended.
+ */
+static enum store_rc
+pass_triggers(struct pass *p, enum store_rc rc, volatile sig_atomic_t *quit)
+{
+	int64_t cursor = 0, version = 0, seen = 0;
 	int more = 1, next_round, restart, busy = 0;
 
-	memset(&p, 0, sizeof(p));
-	p.runner = rn;
-	p.store = s;
-	p.o = o;
-	p.stats = stats;
-	if ((p.pend = calloc(o->batch, sizeof(*p.pend))) == NULL)
-		return -1;
-	store_data_version(s, &seen);
-	pass_unrecorded(&p);
-	if ((rc = pass_resolve_stale(&p)) != STORE_OK)
-		log_error("resolving stale claims: %s", store_rc_name(rc));
-	else {
-		/*
-		 * After the dead runners' claims are resolved, which would
-		 * otherwise hold a slot back; a failing schedule is logged,
-		 * and the triggers still run.
-		 */
-		enum store_rc src;
-
-		if ((src = pass_schedules(&p)) != STORE_OK)
-			log_error("schedules: %s", store_rc_name(src));
-		pass_start_due(&p, quit);
-	}
-
+	store_data_version(p->store, &seen);
 	while (rc == STORE_OK || rc == STORE_BUSY) {
 		if (*quit)
-			pass_release_flink(&p);
+			pass_release_flink(p);
 		if (!*quit && more) {
-			rc = pass_round(&p, &cursor, &more);
+			rc = pass_round(p, &cursor, &more);
 			busy = rc == STORE_BUSY ? busy + 1 : 0;
 			if (rc == STORE_BUSY && busy <= RUNNER_BUSY_TRIES)
 				log_warn("database busy; the round will be "
@@ -1611,8 +1502,8 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 		 * than the busy timeout), unless the database stayed locked
 		 * RUNNER_BUSY_TRIES rounds in a row.
 		 */
-		if (p.nrun == 0 &&
-		    ((!p.skipped &&
+		if (p->nrun == 0 &&
+		    ((!p->skipped &&
 			 (rc != STORE_BUSY || busy > RUNNER_BUSY_TRIES)) ||
 			*quit))
 			break;
@@ -1623,927 +1514,82 @@ runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
 		 * triggers behind the cursor (ids are handed out before
 		 * commit), or changed a job: look again from the start.
 		 */
-		next_round = pass_wait(&p);
+		next_round = pass_wait(p);
 		restart = 0;
-		if (store_data_version(s, &version) == STORE_OK &&
+		if (store_data_version(p->store, &version) == STORE_OK &&
 		    version != seen) {
 			seen = version;
 			restart = 1;
 		}
 		if (next_round || restart || rc == STORE_BUSY) {
-			p.skipped = 0;
+			p->skipped = 0;
 			more = 1;
 		}
 		if (restart)
 			cursor = 0;
 	}
-	pass_release_flink(&p);
-	while (p.nrun > 0)
-		pass_wait(&p);
-	free(p.pend);
-	if (rc == STORE_OK && !*quit) {
-		enum store_rc rrc;
+	pass_release_flink(p);
+	while (p->nrun > 0)
+		pass_wait(p);
+	return rc;
+}
 
-		/* Its disposals are this pass's to run, just below. */
-		if ((rrc = pass_retention(&p)) != STORE_OK)
-			log_error("retention: %s", store_rc_name(rrc));
-	}
+/*
+ * The pass's close, after its triggers: retention (whose disposals run
+ * just below), the savepoint family, the purge and the history's
+ * pruning, and the pass recorded for GET /metrics.
+ */
+static enum store_rc
+pass_close(struct pass *p, enum store_rc rc, int64_t before, int64_t start,
+    volatile sig_atomic_t *quit)
+{
+	const struct runner_opts *o = p->o;
+	enum store_rc rrc;
+	int64_t purged;
+
+	if (rc == STORE_OK && !*quit && (rrc = pass_retention(p)) != STORE_OK)
+		log_error("retention: %s", store_rc_name(rrc));
 	if (rc == STORE_OK && !*quit &&
-	    (rc = pass_savepoints(&p, quit)) != STORE_OK)
+	    (rc = pass_savepoints(p, quit)) != STORE_OK)
 		log_error("savepoints: %s", store_rc_name(rc));
-
 	if (rc == STORE_OK && o->store_ms > 0 &&
-	    store_purge(s, clock_ms(CLOCK_REALTIME), o->store_ms, &purged) ==
-		STORE_OK)
-		stats->purged += purged;
+	    store_purge(p->store, clock_ms(CLOCK_REALTIME), o->store_ms,
+		&purged) == STORE_OK)
+		p->stats->purged += purged;
 	if (rc == STORE_OK)
-		runner_prune_history(s, o);
+		runner_prune_history(p->store, o);
 	/* For GET /metrics; a failure here is not the pass's. */
 	if (rc == STORE_OK &&
-	    (rc = store_record_pass(s, clock_ms(CLOCK_REALTIME),
-		 stats->completed + stats->failed - before,
+	    (rc = store_record_pass(p->store, clock_ms(CLOCK_REALTIME),
+		 p->stats->completed + p->stats->failed - before,
 		 action_now_ms() - start, RUNNER_RECORD_IDLE_MS)) != STORE_OK) {
 		log_warn("recording the pass: %s", store_rc_name(rc));
 		rc = STORE_OK;
 	}
+	return rc;
+}
+
+int
+runner_pass(struct runner *rn, struct store *s, const struct runner_opts *o,
+    struct runner_stats *stats, volatile sig_atomic_t *quit)
+{
+	struct pass p;
+	enum store_rc rc;
+	int64_t start = action_now_ms();
+	int64_t before = stats->completed + stats->failed;
+
+	memset(&p, 0, sizeof(p));
+	p.runner = rn;
+	p.store = s;
+	p.o = o;
+	p.stats = stats;
+	if ((p.pend = calloc(o->batch, sizeof(*p.pend))) == NULL)
+		return -1;
+	rc = pass_open(&p, quit);
+	rc = pass_triggers(&p, rc, quit);
+	free(p.pend);
+	p.pend = NULL;
+	rc = pass_close(&p, rc, before, start, quit);
 	stats->duration_ms += action_now_ms() - start;
 	return rc == STORE_OK ? 0 : -1;
-}
-
-/*
- * --- Savepoints and disposals ---
- *
- * After the checkpoint triggers, a pass takes the pending savepoints,
- * stops and disposals, each in the way of a checkpoint trigger: a
- * savepoint of a job not RUNNING fails as Flink's FlinkJobNotFoundException
- * and takes no id; otherwise it takes the job's next checkpoint id (one
- * sequence, as Flink's) and a claim with a lease, in one transaction, and
- * its command runs after the commit; its result is recorded on condition
- * that the claim is still ours.  A stop that succeeds leaves its job
- * FINISHED, a savepoint with cancel-job CANCELED, so that no checkpoint
- * or savepoint is taken of it again.  These commands run one after the
- * other, at the end of the pass: savepoints are rare next to checkpoints.
- * A claim whose runner is gone from this host, or whose lease ran out,
- * fails as expired, as a checkpoint's; its command is not run again.
- * A job bound to a JobManager runs no command: its JobManager takes the
- * savepoint, stop or disposal (op_flink), and gives the id.  A savepoint
- * or stop of any other job without the command fails, running nothing,
- * and never gets a location made up.
- */
-
-#define OP_BATCH 16
-/*
- * A savepoint or stop of a job without such a command: nothing is run,
- * and no location is made up for it.  %s: "savepoint" or "stop", twice.
- */
-#define FAIL_NO_COMMAND_TRACE \
-	"org.apache.flink.runtime.checkpoint.CheckpointException: " \
-	"Checkpoint was declined. The job has no %s command, so " \
-	"nothing was taken (checkpointctl job set --%s-command)."
-/* The cause of a client's disposal that its scope refuses. */
-#define FAIL_SCOPE_CAUSE "java.lang.IllegalStateException"
-
-/* Why a disposal is out of its scope, by its task's scope. */
-static const char *const disposal_scope_why[] = {
-	[DISPOSAL_NO_SAVEPOINT] =
-	    "no savepoint is at this path (a checkpoint's "
-	    "location is disposed of by retention only)",
-	[DISPOSAL_KEPT] = "the savepoint is marked kept (checkpointctl "
-			  "savepoint keep)",
-	[DISPOSAL_NEWEST] = "the savepoint is its job's newest",
-};
-
-static enum store_rc op_start_due(struct pass *, enum kept);
-static enum store_rc op_run_disposal(struct pass *,
-    const struct disposal_task *, int64_t lease_ms);
-static void op_doubt_unseen(struct runner *, enum kept);
-
-/*
- * Fails the claims left by dead runners or past their leases, and this
- * runner's own but those whose results it keeps (pass_unrecorded) and
- * those kept in doubt, which are marked due (op_start_due), as a
- * trigger's are (claim_heard).
- */
-struct op_stale {
-	struct runner *runner;
-	int disposals;
-	const char *owner;
-	struct op_claim c[OP_BATCH];
-	char owners[OP_BATCH][256]; /* c[i]'s, to complete it on */
-	size_t n;
-};
-
-static int
-op_stale_collect(const struct op_claim *c, void *arg)
-{
-	struct op_stale *st = arg;
-	enum kept kind = st->disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
-	struct in_doubt *d;
-
-	if (!c->expired && owner_alive(c->owner) != 0 &&
-	    strcmp(c->owner, st->owner) != 0)
-		return 0;
-	if (!c->expired && unrecorded_find(st->runner, c->row, kind) != NULL)
-		return 0;
-	if (!c->expired && strcmp(c->owner, st->owner) == 0 &&
-	    (d = in_doubt_find(st->runner, c->row, kind)) != NULL) {
-		d->due = 1;
-		return 0;
-	}
-	st->c[st->n] = *c;
-	snprintf(st->owners[st->n], sizeof(st->owners[st->n]), "%s", c->owner);
-	st->c[st->n].owner = st->owners[st->n];
-	return ++st->n == OP_BATCH;
-}
-
-static enum store_rc
-op_resolve_stale(struct pass *p, int disposals)
-{
-	struct op_stale st;
-	struct buf trace = { 0 };
-	enum store_rc rc;
-	int64_t now = clock_ms(CLOCK_REALTIME);
-	size_t i;
-
-	memset(&st, 0, sizeof(st));
-	st.runner = p->runner;
-	st.disposals = disposals;
-	st.owner = p->o->owner;
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	rc = store_op_claims(p->store, disposals, now, op_stale_collect, &st);
-	for (i = 0; rc == STORE_OK && i < st.n; i++) {
-		buf_reset(&trace);
-		buf_printf(&trace,
-		    "%s: %s\n\tat %s (its runner ended or its "
-		    "lease ran out)\n",
-		    FAIL_CKPT_CLASS, FAIL_EXPIRED,
-		    disposals ? "dispose action" : "savepoint action");
-		if (disposals)
-			rc = store_disposal_complete(p->store, st.c[i].row,
-			    st.c[i].owner, NULL, FAIL_CKPT_CLASS,
-			    buf_str(&trace), now);
-		else
-			rc = store_savepoint_complete(p->store, st.c[i].row,
-			    st.c[i].owner, 0, NULL, FAIL_CKPT_CLASS,
-			    buf_str(&trace), now);
-		if (rc == STORE_NOTFOUND)
-			rc = STORE_OK;
-		else if (rc == STORE_OK)
-			p->stats->stale++;
-	}
-	buf_free(&trace);
-	if (rc == STORE_OK && (rc = store_commit(p->store)) == STORE_OK)
-		return op_start_due(p,
-		    disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT);
-	store_rollback(p->store);
-	op_doubt_unseen(p->runner, disposals ? KEPT_DISPOSAL : KEPT_SAVEPOINT);
-	return rc;
-}
-
-/* The claim checks above match on the owner: release it first. */
-static enum store_rc
-op_unclaim_stale(struct pass *p)
-{
-	enum store_rc rc;
-
-	if ((rc = op_resolve_stale(p, 0)) != STORE_OK)
-		return rc;
-	return op_resolve_stale(p, 1);
-}
-
-/* Runs one command with its environment; res has its end. */
-static void
-op_run(const char *command, char *const *env, size_t nenv, int64_t timeout_s,
-    struct action_result *res)
-{
-	struct action_spec spec;
-	size_t i;
-
-	memset(&spec, 0, sizeof(spec));
-	spec.command = command;
-	for (i = 0; i < nenv && i < ACTION_MAX_ENV; i++)
-		spec.env[i] = env[i];
-	spec.timeout_ms = timeout_s * 1000;
-	if (action_run(&spec, res) == -1) {
-		memset(res, 0, sizeof(*res));
-		res->status = ACTION_ERROR;
-	}
-}
-
-/*
- * Runs command unless the commands file refuses it for job and kind: res
- * has the refusal, as a command that could not be started.
- */
-static void
-op_run_checked(const struct pass *p, const struct id *job, enum cmd_kind k,
-    const char *command, char *const *env, size_t nenv, int64_t timeout_s,
-    struct action_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	if (pass_refused(p, job, k, command, res->err_tail,
-		sizeof(res->err_tail)))
-		res->status = ACTION_ERROR;
-	else
-		op_run(command, env, nenv, timeout_s, res);
-}
-
-/*
- * The command a savepoint runs: the job's savepoint or stop command.  A
- * job bound to a JobManager runs none: its JobManager takes it
- * (op_flink).
- */
-static const char *
-op_command(const struct savepoint_task *t)
-{
-	return t->command;
-}
-
-/*
- * Follows a savepoint, stop or disposal on the job's JobManager to its
- * end, as op_run waits for a command, up to the job's timeout; NULL: out
- * of memory.  The caller reads jm_result and frees it.  *expired: the
- * timeout came first.
- */
-static struct jm_follow *
-op_flink(const char *url, const struct id *job, const struct id *trigger,
-    const struct jm_op *op, int64_t timeout_s, int *expired)
-{
-	int64_t start = action_now_ms(), now = start;
-	struct jm_follow *f;
-
-	*expired = 0;
-	if ((f = jm_start_op(url, job->s, trigger->s, op, now)) == NULL)
-		return NULL;
-	while (!jm_step(f, now)) {
-		if (now - start >= timeout_s * 1000) {
-			*expired = 1;
-			break;
-		}
-		poll(NULL, 0, 20);
-		now = action_now_ms();
-	}
-	return f;
-}
-
-/* Records the end of a claimed savepoint, in a transaction of its own. */
-static enum store_rc
-op_record_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
-    const char *location, const char *class, const char *trace)
-{
-	int64_t now = clock_ms(CLOCK_REALTIME);
-	enum store_rc rc;
-
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	rc = store_savepoint_complete(p->store, t->row, p->o->owner, id,
-	    location, trace != NULL ? class : NULL, trace, now);
-	if (rc == STORE_OK && trace == NULL && (t->stop || t->cancel_job))
-		rc = store_savepoint_end_job(p->store, &t->job,
-		    t->stop ? "FINISHED" : "CANCELED", now);
-	if (rc != STORE_OK) {
-		store_rollback(p->store);
-		return rc;
-	}
-	if ((rc = store_commit(p->store)) == STORE_OK) {
-		p->stats->transactions++;
-		if (trace == NULL)
-			p->stats->completed++;
-		else
-			p->stats->failed++;
-	}
-	return rc;
-}
-
-/* Records a disposal's end: of path, or its failure's class and trace. */
-static enum store_rc
-op_record_disposal(struct pass *p, int64_t row, const char *path,
-    const char *class, const char *trace)
-{
-	enum store_rc rc;
-
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	rc = store_disposal_complete(p->store, row, p->o->owner, path, class,
-	    trace, clock_ms(CLOCK_REALTIME));
-	if (rc != STORE_OK) {
-		store_rollback(p->store);
-		return rc;
-	}
-	return store_commit(p->store);
-}
-
-/* Records a savepoint's or a disposal's result that pass_unrecorded kept. */
-static enum store_rc
-op_record_kept(struct pass *p, const struct unrecorded *u)
-{
-	struct savepoint_task t;
-	enum store_rc rc;
-	char name[512];
-
-	if (u->kind == KEPT_DISPOSAL)
-		rc = op_record_disposal(p, u->row, u->location,
-		    u->trace != NULL ? u->class : NULL, u->trace);
-	else {
-		memset(&t, 0, sizeof(t));
-		t.row = u->row;
-		t.job = u->job;
-		t.trigger = u->trigger;
-		t.stop = u->stop;
-		t.cancel_job = u->cancel_job;
-		rc = op_record_savepoint(p, &t, u->checkpoint_id, u->location,
-		    u->class != NULL ? u->class : FAIL_CKPT_CLASS, u->trace);
-	}
-	unrecorded_name(u, name, sizeof(name));
-	if (rc == STORE_OK)
-		log_info("%s: its kept result recorded", name);
-	else if (rc == STORE_NOTFOUND)
-		log_warn("%s: resolved by another runner meanwhile; its kept "
-			 "result dropped",
-		    name);
-	return rc;
-}
-
-/*
- * After the rc of recording a savepoint's (t) or a disposal's (d, its
- * path for location) result, with location, or trace and class: kept
- * where the error may pass (unrecorded_keep); lease_ms is the claim's.
- */
-static void
-op_keep(struct pass *p, const struct savepoint_task *t,
-    const struct disposal_task *d, int64_t id, const char *location,
-    const char *class, const char *trace, int64_t lease_ms, enum store_rc rc)
-{
-	struct unrecorded k;
-
-	memset(&k, 0, sizeof(k));
-	k.row = d != NULL ? d->row : t->row;
-	k.job = d != NULL ? d->job : t->job;
-	k.trigger = d != NULL ? d->trigger : t->trigger;
-	k.checkpoint_id = id;
-	k.lease_ms = lease_ms;
-	k.kind = d != NULL ? KEPT_DISPOSAL : KEPT_SAVEPOINT;
-	k.stop = t != NULL && t->stop;
-	k.cancel_job = t != NULL && t->cancel_job;
-	k.location = d != NULL ? d->path : NULL; /* for the log */
-	unrecorded_keep(p->runner, &k, location, trace,
-	    trace != NULL ? class : NULL, rc);
-}
-
-/*
- * A claimed savepoint or stop of a job bound to a JobManager: asked of
- * it under the service's trigger id, and Flink's location, id or failure
- * recorded.
- */
-static enum store_rc
-op_flink_savepoint(struct pass *p, const struct savepoint_task *t,
-    int64_t lease_ms)
-{
-	struct jm_op op = { t->stop ? JM_STOP : JM_SAVEPOINT, t->target_dir,
-		t->native, t->cancel_job, t->drain, NULL };
-	struct jm_follow *f;
-	struct jm_result r;
-	struct buf trace = { 0 };
-	enum store_rc rc;
-	int expired;
-
-	log_info("%s %s job %s: asked of the JobManager %s",
-	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
-	    t->flink_url);
-	if ((f = op_flink(t->flink_url, &t->job, &t->trigger, &op, t->timeout_s,
-		 &expired)) == NULL)
-		return STORE_ERROR;
-	p->stats->actions++;
-	jm_result(f, &r);
-	if (expired)
-		buf_printf(&trace,
-		    "%s: %s\n\tat checkpoint-runner (the JobManager %s did "
-		    "not finish it within the job's timeout of %lld s)\n",
-		    FAIL_CKPT_CLASS, FAIL_EXPIRED, t->flink_url,
-		    (long long)t->timeout_s);
-	rc = op_record_savepoint(p, t, r.checkpoint_id,
-	    expired ? NULL : r.location,
-	    expired ? FAIL_CKPT_CLASS : r.failure_class,
-	    expired ? buf_str(&trace) : r.failure_trace);
-	op_keep(p, t, NULL, r.checkpoint_id, expired ? NULL : r.location,
-	    expired ? FAIL_CKPT_CLASS : r.failure_class,
-	    expired ? buf_str(&trace) : r.failure_trace, lease_ms, rc);
-	jm_free(f);
-	buf_free(&trace);
-	return rc;
-}
-
-/*
- * Runs a claimed savepoint's command and records its end; lease_ms is
- * the claim's.
- */
-static enum store_rc
-op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
-    int64_t lease_ms)
-{
-	struct action_result res;
-	struct buf env[7], trace = { 0 };
-	char *envp[7];
-	enum store_rc rc;
-	size_t i;
-
-	memset(env, 0, sizeof(env));
-	buf_printf(&env[0], "CHECKPOINT_JOB_ID=%s", t->job.s);
-	buf_printf(&env[1], "CHECKPOINT_ID=%lld", (long long)id);
-	buf_printf(&env[2], "CHECKPOINT_TRIGGER_ID=%s", t->trigger.s);
-	buf_printf(&env[3], "CHECKPOINT_TYPE=%s",
-	    t->stop ? "SYNC_SAVEPOINT" : "SAVEPOINT");
-	buf_printf(&env[4], "CHECKPOINT_SAVEPOINT_DIR=%s", t->target_dir);
-	buf_printf(&env[5], "CHECKPOINT_SAVEPOINT_FORMAT=%s",
-	    t->native ? "NATIVE" : "CANONICAL");
-	if (t->stop)
-		buf_printf(&env[6], "CHECKPOINT_DRAIN=%s",
-		    t->drain ? "true" : "false");
-	else
-		buf_printf(&env[6], "CHECKPOINT_CANCEL_JOB=%s",
-		    t->cancel_job ? "true" : "false");
-	for (i = 0; i < 7; i++)
-		envp[i] = (char *)buf_str(&env[i]);
-	log_info("%s %s job %s: checkpoint %lld: action started",
-	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
-	    (long long)id);
-	op_run_checked(p, &t->job, t->stop ? CMD_STOP : CMD_SAVEPOINT,
-	    op_command(t), envp, 7, t->timeout_s, &res);
-	p->stats->actions++;
-	if (res.status == ACTION_OK && res.last_line[0] == '\0') {
-		/* Flink's SavepointInfo has a location or a failure. */
-		res.status = ACTION_FAILED;
-		snprintf(res.err_tail, sizeof(res.err_tail),
-		    "The savepoint action printed no location.");
-	}
-	if (res.status != ACTION_OK)
-		action_failure_trace(&trace, &res, t->timeout_s, "savepoint");
-	rc = op_record_savepoint(p, t, id,
-	    res.status == ACTION_OK ? res.last_line : NULL, FAIL_CKPT_CLASS,
-	    res.status == ACTION_OK ? NULL : buf_str(&trace));
-	op_keep(p, t, NULL, id, res.status == ACTION_OK ? res.last_line : NULL,
-	    FAIL_CKPT_CLASS, res.status == ACTION_OK ? NULL : buf_str(&trace),
-	    lease_ms, rc);
-	for (i = 0; i < 7; i++)
-		buf_free(&env[i]);
-	buf_free(&trace);
-	return rc;
-}
-
-/*
- * Ends a round of savepoints or disposals whose statements gave rc:
- * committed, or rolled back.  *doubtful: the commit itself failed, other
- * than busy, so that its claims may have been made all the same (as a
- * trigger round's: pass_round).
- */
-static enum store_rc
-op_round_commit(struct pass *p, enum store_rc rc, int *doubtful)
-{
-	*doubtful = 0;
-	if (rc == STORE_OK && (rc = store_commit(p->store)) != STORE_OK &&
-	    rc != STORE_BUSY)
-		*doubtful = 1;
-	if (rc != STORE_OK)
-		store_rollback(p->store);
-	else
-		p->stats->transactions++;
-	return rc;
-}
-
-/*
- * Keeps a claimed savepoint (sp) or disposal (dp) whose round's commit
- * failed, in doubt, its strings taken over: its action runs once the
- * store shows the claim was made (op_start_due).
- */
-static void
-op_doubt_keep(struct pass *p, struct savepoint_task *sp,
-    struct disposal_task *dp, int64_t id, int64_t lease_ms)
-{
-	struct running r;
-	struct in_doubt *d;
-
-	memset(&r, 0, sizeof(r));
-	r.row = sp != NULL ? sp->row : dp->row;
-	r.job = sp != NULL ? sp->job : dp->job;
-	r.trigger = sp != NULL ? sp->trigger : dp->trigger;
-	r.checkpoint_id = id;
-	r.timeout_s = sp != NULL ? sp->timeout_s : dp->timeout_s;
-	r.lease_ms = lease_ms;
-	d = in_doubt_new(p->runner, sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL,
-	    &r);
-	if (d == NULL)
-		return;
-	if (sp != NULL) {
-		d->sp = *sp;
-		sp->target_dir = sp->command = sp->flink_url = NULL;
-	} else {
-		d->dp = *dp;
-		dp->path = dp->command = dp->flink_url = NULL;
-	}
-}
-
-/*
- * Runs a savepoint's (sp) or a disposal's (dp) action, claimed under id
- * with lease_ms, and records its end.  Claimed by a round that committed,
- * any claim of it kept in doubt was never made.
- */
-static void
-op_start(struct pass *p, struct savepoint_task *sp, struct disposal_task *dp,
-    int64_t id, int64_t lease_ms)
-{
-	struct in_doubt *d;
-
-	d = in_doubt_find(p->runner, sp != NULL ? sp->row : dp->row,
-	    sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL);
-	if (d != NULL)
-		in_doubt_drop(p->runner, d);
-	if (dp != NULL)
-		(void)op_run_disposal(p, dp, lease_ms);
-	else if (sp->flink_url != NULL)
-		(void)op_flink_savepoint(p, sp, lease_ms);
-	else
-		(void)op_run_savepoint(p, sp, id, lease_ms);
-}
-
-/*
- * One round of savepoints: decided and claimed in one transaction, then
- * the claimed ones' commands run.  *more while the round was full.
- */
-static enum store_rc
-op_savepoint_round(struct pass *p, int *more)
-{
-	struct savepoint_task t[OP_BATCH];
-	int64_t ids[OP_BATCH];
-	int claimed[OP_BATCH];
-	struct buf trace = { 0 };
-	int64_t now = clock_ms(CLOCK_REALTIME), id;
-	enum store_rc rc;
-	size_t n = 0, i, k, decided = 0;
-	int doubtful;
-
-	*more = 0;
-	memset(claimed, 0, sizeof(claimed));
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	rc = store_savepoints_pending(p->store, t, OP_BATCH, &n);
-	for (i = 0; rc == STORE_OK && i < n; i++) {
-		if (!t[i].job_known || !t[i].job_running) {
-			buf_reset(&trace);
-			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s,
-			    t[i].job.s);
-			rc = store_savepoint_complete(p->store, t[i].row, NULL,
-			    0, NULL, FAIL_JOB_CLASS, buf_str(&trace), now);
-			p->stats->failed += rc == STORE_OK;
-			decided++;
-			continue;
-		}
-		/* One command of a job at a time, and this pass's own. */
-		if (t[i].job_busy)
-			continue;
-		if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
-			/* Nothing runs it: no location, and no id. */
-			buf_reset(&trace);
-			buf_printf(&trace, FAIL_NO_COMMAND_TRACE "\n",
-			    t[i].stop ? "stop" : "savepoint",
-			    t[i].stop ? "stop" : "savepoint");
-			rc = store_savepoint_complete(p->store, t[i].row, NULL,
-			    0, NULL, FAIL_CKPT_CLASS, buf_str(&trace), now);
-			p->stats->failed += rc == STORE_OK;
-			decided++;
-			continue;
-		}
-		/* A JobManager gives its own id, at the end. */
-		id = 0;
-		if (t[i].flink_url == NULL &&
-		    (rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
-			STORE_OK)
-			break;
-		rc = store_savepoint_claim(p->store, t[i].row, p->o->owner, id,
-		    now, claim_lease(now, t[i].timeout_s));
-		if (rc == STORE_OK) {
-			claimed[i] = 1;
-			ids[i] = id;
-			decided++;
-			/* The job's next savepoint waits for this one. */
-			for (k = i + 1; k < n; k++)
-				if (strcmp(t[k].job.s, t[i].job.s) == 0)
-					t[k].job_busy = 1;
-		} else if (rc == STORE_NOTFOUND)
-			rc = STORE_OK;
-	}
-	buf_free(&trace);
-	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
-		/*
-		 * Again while a round decides anything: the rows it left
-		 * wait for a job's savepoint this round ran.  A round of
-		 * busy jobs only waits for the next pass.
-		 */
-		*more = decided > 0;
-		for (i = 0; i < n; i++)
-			if (claimed[i])
-				op_start(p, &t[i], NULL, ids[i],
-				    claim_lease(now, t[i].timeout_s));
-	} else
-		/* Made, perhaps: kept in doubt (op_start_due). */
-		for (i = 0; i < n; i++)
-			if (claimed[i] && doubtful)
-				op_doubt_keep(p, &t[i], NULL, ids[i],
-				    claim_lease(now, t[i].timeout_s));
-	store_savepoint_tasks_free(t, n);
-	return rc;
-}
-
-/*
- * A disposal of a bound job's savepoint, asked of its JobManager: *class
- * stays NULL on success, else it and trace are Flink's failure.
- */
-static void
-op_flink_disposal(const struct disposal_task *t, const char **class,
-    struct buf *trace)
-{
-	static char kept[256];
-	struct jm_op op = { JM_DISPOSE, NULL, 0, 0, 0, t->path };
-	struct jm_follow *f;
-	struct jm_result r;
-	int expired;
-
-	memset(&r, 0, sizeof(r));
-	log_info("disposal %s of %s: asked of the JobManager %s", t->trigger.s,
-	    t->path, t->flink_url);
-	f = op_flink(t->flink_url, &t->job, &t->trigger, &op, t->timeout_s,
-	    &expired);
-	if (f != NULL)
-		jm_result(f, &r);
-	if (f == NULL || expired) {
-		*class = THROWABLE_DISPOSE_CLASS;
-		buf_printf(trace,
-		    THROWABLE_DISPOSE_CLASS ": Could not dispose savepoint "
-					    "%s.\n\tat checkpoint-runner (the "
-					    "JobManager %s %s)\n",
-		    t->path, t->flink_url,
-		    f == NULL ? "could not be asked: out of memory" :
-				"did not finish it within the job's timeout");
-	} else if (r.failure_class != NULL) {
-		snprintf(kept, sizeof(kept), "%s", r.failure_class);
-		*class = kept;
-		buf_adds(trace, r.failure_trace);
-	}
-	jm_free(f);
-}
-
-/*
- * Runs a claimed disposal's command and records its end; lease_ms is the
- * claim's.
- */
-static enum store_rc
-op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
-{
-	struct action_result res;
-	struct buf env[3], trace = { 0 };
-	const char *class = NULL;
-	char *envp[3];
-	enum store_rc rc;
-	size_t i;
-
-	memset(env, 0, sizeof(env));
-	buf_printf(&env[0], "CHECKPOINT_JOB_ID=%s", t->job.s);
-	buf_printf(&env[1], "CHECKPOINT_TRIGGER_ID=%s", t->trigger.s);
-	buf_printf(&env[2], "CHECKPOINT_SAVEPOINT_PATH=%s", t->path);
-	for (i = 0; i < 3; i++)
-		envp[i] = (char *)buf_str(&env[i]);
-	if (t->flink_url != NULL)
-		op_flink_disposal(t, &class, &trace);
-	else {
-		log_info("disposal %s of %s: action started", t->trigger.s,
-		    t->path);
-		op_run_checked(p, &t->job, CMD_DISPOSE, t->command, envp, 3,
-		    t->timeout_s, &res);
-		if (res.status != ACTION_OK) {
-			class = THROWABLE_DISPOSE_CLASS;
-			throwable_dispose_head(&trace, t->path);
-			action_failure_trace(&trace, &res, t->timeout_s,
-			    "dispose");
-		}
-	}
-	p->stats->actions++;
-	rc = op_record_disposal(p, t->row, t->path, class,
-	    class != NULL ? buf_str(&trace) : NULL);
-	op_keep(p, NULL, t, 0, t->path, class,
-	    class != NULL ? buf_str(&trace) : NULL, lease_ms, rc);
-	for (i = 0; i < 3; i++)
-		buf_free(&env[i]);
-	buf_free(&trace);
-	return rc;
-}
-
-/*
- * One round of disposals.  A path that is no savepoint of a job with a
- * dispose command fails at once, as Flink's disposal of a path it cannot
- * read: "Could not dispose savepoint", caused by a FileNotFoundException;
- * so does a client's disposal out of its scope (store_impl.h,
- * DISPOSAL_SCOPE), before anything runs.
- */
-static enum store_rc
-op_disposal_round(struct pass *p, int *more)
-{
-	struct disposal_task t[OP_BATCH];
-	int claimed[OP_BATCH];
-	struct buf trace = { 0 };
-	int64_t now = clock_ms(CLOCK_REALTIME);
-	enum store_rc rc;
-	size_t n = 0, i;
-	int doubtful;
-
-	*more = 0;
-	memset(claimed, 0, sizeof(claimed));
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	rc = store_disposals_pending(p->store, t, OP_BATCH, &n);
-	for (i = 0; rc == STORE_OK && i < n; i++) {
-		if (!t[i].job_found ||
-		    (t[i].command == NULL && t[i].flink_url == NULL)) {
-			buf_reset(&trace);
-			if (!t[i].job_found)
-				throwable_dispose_missing(&trace, t[i].path);
-			else
-				throwable_dispose_trace(&trace, t[i].path,
-				    "java.io.FileNotFoundException",
-				    "the job has no dispose command");
-			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
-			    now);
-			p->stats->failed += rc == STORE_OK;
-			continue;
-		}
-		if (t[i].scope > 0 && t[i].scope <= DISPOSAL_NEWEST) {
-			buf_reset(&trace);
-			throwable_dispose_trace(&trace, t[i].path,
-			    FAIL_SCOPE_CAUSE, disposal_scope_why[t[i].scope]);
-			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
-			    now);
-			p->stats->failed += rc == STORE_OK;
-			continue;
-		}
-		rc = store_disposal_claim(p->store, t[i].row, p->o->owner, now,
-		    claim_lease(now, t[i].timeout_s));
-		if (rc == STORE_OK)
-			claimed[i] = 1;
-		else if (rc == STORE_NOTFOUND)
-			rc = STORE_OK;
-	}
-	buf_free(&trace);
-	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
-		*more = n == OP_BATCH;
-		for (i = 0; i < n; i++)
-			if (claimed[i])
-				op_start(p, NULL, &t[i], 0,
-				    claim_lease(now, t[i].timeout_s));
-	} else
-		for (i = 0; i < n; i++)
-			if (claimed[i] && doubtful)
-				op_doubt_keep(p, NULL, &t[i], 0,
-				    claim_lease(now, t[i].timeout_s));
-	store_disposal_tasks_free(t, n);
-	return rc;
-}
-
-/*
- * Forgets what a scan of the claims showed of this runner's claims of
- * kind in doubt: its transaction did not commit, so it proves nothing.
- */
-static void
-op_doubt_unseen(struct runner *rn, enum kept kind)
-{
-	size_t i;
-
-	for (i = 0; i < rn->nin_doubt; i++)
-		if (rn->in_doubt[i].kind == kind)
-			rn->in_doubt[i].due = 0;
-}
-
-/*
- * Renews the lease of claim d, found in the store, in a transaction of
- * its own, for the reason claim_renew gives: its action may start only
- * on STORE_OK, which gives it a whole lease.
- */
-static enum store_rc
-op_renew(struct pass *p, struct in_doubt *d)
-{
-	int64_t now = clock_ms(CLOCK_REALTIME);
-	int64_t lease = claim_lease(now, d->claim.timeout_s);
-	enum store_rc rc;
-
-	if ((rc = store_begin(p->store)) != STORE_OK)
-		return rc;
-	if ((rc = store_op_renew(p->store, d->kind == KEPT_DISPOSAL,
-		 d->claim.row, p->o->owner, now, lease)) == STORE_OK &&
-	    (rc = store_commit(p->store)) == STORE_OK) {
-		p->stats->transactions++;
-		d->claim.lease_ms = lease;
-		return STORE_OK;
-	}
-	store_rollback(p->store);
-	return rc;
-}
-
-/* What d is of, for the log. */
-static const char *
-op_kind_name(const struct in_doubt *d)
-{
-	if (d->kind == KEPT_DISPOSAL)
-		return "disposal";
-	return d->sp.stop ? "stop" : "savepoint";
-}
-
-/* Runs the action of d, a claim in doubt seen made and renewed; forgets d. */
-static void
-op_run_doubt(struct pass *p, struct in_doubt *d)
-{
-	struct savepoint_task sp = d->sp;
-	struct disposal_task dp = d->dp;
-	enum kept kind = d->kind;
-	int64_t id = d->claim.checkpoint_id, lease = d->claim.lease_ms;
-
-	log_warn("%s %s job %s: its claim was committed though its commit "
-		 "failed; its action runs now",
-	    op_kind_name(d), d->claim.trigger.s, d->claim.job.s);
-	memset(&d->sp, 0, sizeof(d->sp));
-	memset(&d->dp, 0, sizeof(d->dp));
-	in_doubt_drop(p->runner, d);
-	op_start(p, kind == KEPT_SAVEPOINT ? &sp : NULL,
-	    kind == KEPT_DISPOSAL ? &dp : NULL, id, lease);
-	store_savepoint_tasks_free(&sp, 1);
-	store_disposal_tasks_free(&dp, 1);
-}
-
-/*
- * This runner's claims of kind (savepoints and stops, or disposals) kept
- * in doubt, after a scan of the claims that committed (op_resolve_stale),
- * settled by the rule a trigger's follow (claim_heard, pass_start_due):
- * one the scan listed (due) was made after all, and its action runs now,
- * once a renewal of its lease has committed, as its round would have run
- * it; one it did not list, past its lease, was never made, and is
- * forgotten.  So its action runs once, or not at all, and is never failed
- * for the runner's own lost answer.
- */
-static enum store_rc
-op_start_due(struct pass *p, enum kept kind)
-{
-	struct runner *rn = p->runner;
-	struct in_doubt *d;
-	int64_t now = clock_ms(CLOCK_REALTIME);
-	enum store_rc rc;
-	size_t i;
-
-	for (i = 0; i < rn->nin_doubt;) {
-		d = &rn->in_doubt[i];
-		if (d->kind != kind || (!d->due && d->claim.lease_ms > now)) {
-			i++;
-			continue;
-		}
-		if (!d->due)
-			log_info("%s %s job %s: its claim was not committed",
-			    op_kind_name(d), d->claim.trigger.s,
-			    d->claim.job.s);
-		else if ((rc = op_renew(p, d)) == STORE_OK) {
-			op_run_doubt(p, d);
-			continue; /* d forgotten: in_doubt[i] is another */
-		} else if (rc != STORE_NOTFOUND) {
-			log_warn("%s %s job %s: its claim was found, but not "
-				 "renewed (%s): its action waits for the next "
-				 "pass",
-			    op_kind_name(d), d->claim.trigger.s, d->claim.job.s,
-			    store_rc_name(rc));
-			d->due = 0;
-			i++;
-			continue;
-		} else
-			log_info("%s %s job %s: its claim is no longer this "
-				 "runner's; its action is not run",
-			    op_kind_name(d), d->claim.trigger.s,
-			    d->claim.job.s);
-		in_doubt_drop(rn, d);
-	}
-	return STORE_OK;
-}
-
-/* Every pending savepoint, stop and disposal, until none is left. */
-static enum store_rc
-pass_savepoints(struct pass *p, volatile sig_atomic_t *quit)
-{
-	enum store_rc rc;
-	int more;
-
-	if ((rc = op_unclaim_stale(p)) != STORE_OK)
-		return rc;
-	do {
-		if ((rc = op_savepoint_round(p, &more)) != STORE_OK)
-			return rc;
-	} while (more && !*quit);
-	do {
-		if ((rc = op_disposal_round(p, &more)) != STORE_OK)
-			return rc;
-	} while (more && !*quit);
-	return STORE_OK;
 }

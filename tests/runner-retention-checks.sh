@@ -72,8 +72,8 @@ pass
 is "$(dbq "SELECT savepoint_path || ' ' || status || ' '
     || coalesce(failure_class, '-') || ' ' || attempts || ' ' || remote_user
     || ' ' || reason FROM savepoint_disposals ORDER BY savepoint_path")" \
-"file:/sp/sp-1 COMPLETED java.util.concurrent.CompletionException 1 retention past the newest 2
-file:/sp/sp-3 COMPLETED java.util.concurrent.CompletionException 1 retention past the newest 2" \
+"file:/sp/sp-1 COMPLETED org.apache.flink.util.FlinkException 1 retention past the newest 2
+file:/sp/sp-3 COMPLETED org.apache.flink.util.FlinkException 1 retention past the newest 2" \
     "the runner disposes what goes: both fail, recorded with who and why"
 is "$(disposed)" "" "  nothing marked disposed"
 like "$(verdicts | sed -n 3p)" "^3 disposal failed; tried again at 20[0-9-]+ [0-9:]+\$" \
