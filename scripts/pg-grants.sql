@@ -35,5 +35,10 @@ GRANT INSERT, UPDATE, DELETE ON triggers, savepoints, savepoint_disposals,
     checkpoint_counters, checkpoint_stats, checkpoint_history,
     schedule_slots, service_metrics
     TO checkpoint_runner;
-GRANT UPDATE (last_slot_ms) ON schedules TO checkpoint_runner;
+GRANT UPDATE (last_slot_ms, missed) ON schedules TO checkpoint_runner;
+-- Retention's due times and the history's grown jobs (0014), which the
+-- runner's pass reads and settles.
+GRANT UPDATE (due_ms, changes) ON retention TO checkpoint_runner;
+GRANT INSERT, DELETE ON history_grown TO checkpoint_runner;
+GRANT INSERT, UPDATE ON history_keep TO checkpoint_runner;
 GRANT UPDATE (state, updated_ms) ON jobs TO checkpoint_runner;
