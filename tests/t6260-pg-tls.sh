@@ -113,7 +113,7 @@ GOOD=$(uri 127.0.0.1 "$VERIFY")
 OTHER_CA=$(uri 127.0.0.1 "sslmode=verify-full&sslrootcert=$TLS/otherca.crt")
 
 # How the store names the server in its messages, as a regex.
-WHERE="postgresql://127\\.0\\.0\\.1:$PG_PORT/tls"
+WHERE="postgresql://ckpt@127\\.0\\.0\\.1:$PG_PORT/tls"
 
 # The cluster as configured: psql, verify-full, gets in by TLS only.
 is "$("$PG_BIN/psql" -X -A -t -d "$GOOD" -c "SELECT ssl FROM pg_stat_ssl
@@ -230,7 +230,7 @@ server_restart "$(tls_opts server)"
 # The name checked is the host's, not the address connected to.
 run --db "$(uri db.invalid "hostaddr=127.0.0.1&$VERIFY")" job list
 like "$RC|$OUT|$ERR" \
-    '^1\|\|checkpointctl: postgresql://db\.invalid:[0-9]+/tls: .*does not match host name "db\.invalid"$' \
+    '^1\|\|checkpointctl: postgresql://ckpt@db\.invalid:[0-9]+/tls: .*does not match host name "db\.invalid"$' \
     "a host the certificate does not name, at its address (hostaddr): refused"
 export CHECKPOINT_DB=$GOOD
 phase again
