@@ -554,7 +554,6 @@ worker_main(void *arg)
 				FCGX_Free(&w->fr, 1);
 			}
 		}
-		ready = 0;
 		worker_at(w, w->fr.ipcFd >= 0 ? AT_NEXT : AT_ACCEPT);
 		if (FCGX_Accept_r(&w->fr) < 0)
 			break;

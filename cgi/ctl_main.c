@@ -475,12 +475,19 @@ static const struct {
 };
 #define CTL_NJOB_STRS (sizeof(ctl_job_strs) / sizeof(ctl_job_strs[0]))
 
-/* The field of j that ctl_job_strs[i] names. */
+/* The field of j that ctl_job_strs[i] names, to set. */
 static const char **
-ctl_job_str(const struct job *j, size_t i)
+ctl_job_str(struct job *j, size_t i)
 {
-	return (
-	    const char **)(void *)((char *)(uintptr_t)j + ctl_job_strs[i].off);
+	return (const char **)(void *)((char *)j + ctl_job_strs[i].off);
+}
+
+/* The value of the field of j that ctl_job_strs[i] names. */
+static const char *
+ctl_job_str_get(const struct job *j, size_t i)
+{
+	return *(const char *const *)(const void *)((const char *)j +
+	    ctl_job_strs[i].off);
 }
 
 /* The options of ctl_job_strs, the savepoint directory checked. */
@@ -936,7 +943,7 @@ ctl_commands_write(const struct ctl *c, const struct job *j, int fields)
 		if (ctl_job_strs[i].kind >= 0 &&
 		    (fields & ctl_job_strs[i].field) != 0) {
 			which |= CMD_BIT(ctl_job_strs[i].kind);
-			cmd[ctl_job_strs[i].kind] = *ctl_job_str(j, i);
+			cmd[ctl_job_strs[i].kind] = ctl_job_str_get(j, i);
 		}
 	if (c->st.commands == NULL || which == 0 ||
 	    commands_register(c->st.commands, j->id.s, which, cmd, err,

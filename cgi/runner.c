@@ -401,12 +401,12 @@ pass_unlisted(struct pass *p, int scanned)
 
 	for (i = 0; i < rn->nin_doubt;) {
 		/* A savepoint's or a disposal's: op_resolve_stale. */
-		if (rn->in_doubt[i].kind != KEPT_TRIGGER)
-			i++;
-		else if (!scanned)
-			rn->in_doubt[i++].due = 0;
-		else if (!claim_heard(p, rn->in_doubt[i].claim.row, NULL, now))
-			i++;
+		if (rn->in_doubt[i].kind == KEPT_TRIGGER && !scanned)
+			rn->in_doubt[i].due = 0;
+		else if (rn->in_doubt[i].kind == KEPT_TRIGGER &&
+		    claim_heard(p, rn->in_doubt[i].claim.row, NULL, now))
+			continue; /* forgotten: in_doubt[i] is another now */
+		i++;
 	}
 }
 

@@ -469,20 +469,24 @@ op_doubt_keep(struct pass *p, struct savepoint_task *sp,
 	struct in_doubt *d;
 
 	memset(&r, 0, sizeof(r));
-	r.row = sp != NULL ? sp->row : dp->row;
-	r.job = sp != NULL ? sp->job : dp->job;
-	r.trigger = sp != NULL ? sp->trigger : dp->trigger;
 	r.checkpoint_id = id;
-	r.timeout_s = sp != NULL ? sp->timeout_s : dp->timeout_s;
 	r.lease_ms = lease_ms;
-	d = in_doubt_new(p->runner, sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL,
-	    &r);
-	if (d == NULL)
-		return;
 	if (sp != NULL) {
+		r.row = sp->row;
+		r.job = sp->job;
+		r.trigger = sp->trigger;
+		r.timeout_s = sp->timeout_s;
+		if ((d = in_doubt_new(p->runner, KEPT_SAVEPOINT, &r)) == NULL)
+			return;
 		d->sp = *sp;
 		sp->target_dir = sp->command = sp->flink_url = NULL;
-	} else {
+	} else if (dp != NULL) {
+		r.row = dp->row;
+		r.job = dp->job;
+		r.trigger = dp->trigger;
+		r.timeout_s = dp->timeout_s;
+		if ((d = in_doubt_new(p->runner, KEPT_DISPOSAL, &r)) == NULL)
+			return;
 		d->dp = *dp;
 		dp->path = dp->command = dp->flink_url = NULL;
 	}
@@ -499,13 +503,18 @@ op_start(struct pass *p, struct savepoint_task *sp, struct disposal_task *dp,
 {
 	struct in_doubt *d;
 
-	d = in_doubt_find(p->runner, sp != NULL ? sp->row : dp->row,
-	    sp != NULL ? KEPT_SAVEPOINT : KEPT_DISPOSAL);
-	if (d != NULL)
-		in_doubt_drop(p->runner, d);
-	if (dp != NULL)
+	if (dp != NULL) {
+		if ((d = in_doubt_find(p->runner, dp->row, KEPT_DISPOSAL)) !=
+		    NULL)
+			in_doubt_drop(p->runner, d);
 		(void)op_run_disposal(p, dp, lease_ms);
-	else if (sp->flink_url != NULL)
+		return;
+	}
+	if (sp == NULL)
+		return;
+	if ((d = in_doubt_find(p->runner, sp->row, KEPT_SAVEPOINT)) != NULL)
+		in_doubt_drop(p->runner, d);
+	if (sp->flink_url != NULL)
 		(void)op_flink_savepoint(p, sp, lease_ms);
 	else
 		(void)op_run_savepoint(p, sp, id, lease_ms);
