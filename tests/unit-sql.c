@@ -46,8 +46,12 @@ main(void)
 	size_t bytes = 0;
 
 	for (id = 0; id < STMT__MAX; id++) {
-		const char *a = store_sqlite_sql[id], *b = store_pg_sql[id];
-		const char *s = store_sql_shared[id];
+		const char *a = store_sqlite_sql[id], *s = store_sql_shared[id];
+#ifdef HAVE_LIBPQ
+		const char *b = store_pg_sql[id];
+#else
+		const char *b = NULL; /* a build with SQLite's alone */
+#endif
 
 		if (a != NULL && b != NULL && twins(a, b)) {
 			twice++;
