@@ -112,6 +112,7 @@ static const struct probe probes[] = {
 };
 #define NPROBES (sizeof(probes) / sizeof(probes[0]))
 
+#ifdef HAVE_LIBPQ
 /* Where PostgreSQL's values differ: a batch of one, as arrays. */
 static const struct probe pg_probes[] = {
 	{ __LINE__, STMT_RECORD, "POST checkpoints", 10,
@@ -119,6 +120,7 @@ static const struct probe pg_probes[] = {
 		T("{NULL}"), T("{NULL}"), I(300000), I(100), T("c"), T("t"),
 		T("x") } },
 };
+#endif
 
 /*
  * The fleet's rows for jobs lo to hi, in either dialect: @J is the
