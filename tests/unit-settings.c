@@ -702,14 +702,27 @@ test_db_shown(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(db_cases) / sizeof(db_cases[0]); i++) {
+		const char *want = db_cases[i].err;
+#ifndef HAVE_LIBPQ
+		char nopg[512];
+
+		/* A build with SQLite's store alone refuses every URI. */
+		if (store_is_uri(db_cases[i].db)) {
+			snprintf(nopg, sizeof(nopg),
+			    "CHECKPOINT_DB=\"%s\": this build has no "
+			    "PostgreSQL store (no libpq)",
+			    db_cases[i].shown);
+			want = nopg;
+		}
+#endif
 		setenv("CHECKPOINT_DB", db_cases[i].db, 1);
 		strcpy(err, "(untouched)");
 		tap_is_int_at(__FILE__, db_cases[i].line,
 		    settings_from_env(&st, NULL, err, sizeof(err)),
-		    db_cases[i].err != NULL ? -1 : 0, "db case %zu: %s", i + 1,
-		    db_cases[i].err != NULL ? "refused" : "accepted");
+		    want != NULL ? -1 : 0, "db case %zu: %s", i + 1,
+		    want != NULL ? "refused" : "accepted");
 		tap_is_str_at(__FILE__, db_cases[i].line, err,
-		    db_cases[i].err != NULL ? db_cases[i].err : "(untouched)",
+		    want != NULL ? want : "(untouched)",
 		    "db case %zu: the message", i + 1);
 		tap_is_str_at(__FILE__, db_cases[i].line, st.db_shown,
 		    db_cases[i].shown, "db case %zu: shown without password",
