@@ -356,18 +356,8 @@ is "$FDS1" "$FDS0" "load: no file descriptor leaked (but the database's)"
 ok "$([ "$DBFDS1" -le $((2 * (2 * $(nproc) + 2) + 1)) ] && echo 0 || echo 1)" \
     "load: database descriptors bounded by the connection pool ($DBFDS0, then $DBFDS1)"
 GROWTH=$((RSS1 - RSS0))
-# A sanitizer build (--enable-sanitizers, --enable-tsan) names its runtime's
-# entry point, whether it links the runtime as a library (gcc) or in (clang).
-if grep -q __asan_init "$API"; then
-	skip "load: resident memory grew less than 1 MiB (${GROWTH} KiB)" \
-	    "AddressSanitizer's quarantine holds freed memory; its leak check runs instead"
-elif grep -q __tsan_init "$API"; then
-	skip "load: resident memory grew less than 1 MiB (${GROWTH} KiB)" \
-	    "ThreadSanitizer's shadow memory and access history grow with the load"
-else
-	ok "$([ "$GROWTH" -lt 1024 ] && echo 0 || echo 1)" \
-	    "load: resident memory grew less than 1 MiB (${GROWTH} KiB)"
-fi
+rss_below "$API" "$GROWTH" 1024 \
+    "load: resident memory grew less than 1 MiB (${GROWTH} KiB)"
 # The app's WAL copier thread copies the WAL into the database as it
 # grows (nothing else runs here), and the committer then starts it over,
 # so the WAL is reused instead of holding every transaction of the run

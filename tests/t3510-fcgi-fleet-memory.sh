@@ -49,17 +49,7 @@ RSS1=$(rss)
 diag "VmRSS $RSS0 KiB before, $RSS1 KiB after; the largest answer $LARGEST bytes"
 ok "$([ "$LARGEST" -gt $((4 * CEILING_KIB * 1024)) ] && echo 0 || echo 1)" \
     "the lists of $JOBS jobs: answers of more than 4 times the ceiling"
-# A sanitizer build keeps freed memory (AddressSanitizer's quarantine) or
-# grows its own with the load (ThreadSanitizer's shadow), as t3500 says.
-if grep -q __asan_init "$API"; then
-	skip "after them, the process holds less than $CEILING_KIB KiB more ($((RSS1 - RSS0)) KiB)" \
-	    "AddressSanitizer's quarantine holds freed memory; its leak check runs instead"
-elif grep -q __tsan_init "$API"; then
-	skip "after them, the process holds less than $CEILING_KIB KiB more ($((RSS1 - RSS0)) KiB)" \
-	    "ThreadSanitizer's shadow memory and access history grow with the load"
-else
-	ok "$([ $((RSS1 - RSS0)) -lt "$CEILING_KIB" ] && echo 0 || echo 1)" \
-	    "after them, the process holds less than $CEILING_KIB KiB more ($((RSS1 - RSS0)) KiB)"
-fi
+rss_below "$API" $((RSS1 - RSS0)) "$CEILING_KIB" \
+    "after them, the process holds less than $CEILING_KIB KiB more ($((RSS1 - RSS0)) KiB)"
 stop_pid "$APP"
 done_testing
