@@ -399,6 +399,49 @@ struct store {
 	struct buf jobs; /* a text[] literal: {id,id,...} */
 };
 
+/*
+ * What every store file reads and runs statements with (store.c), the
+ * driver's entries made easy: each means what the driver's entry of the
+ * same name does; store_q_cols reads a row's columns into the places
+ * that follow kinds, a letter a column (i int64_t *, b and n int *, t
+ * const char **, c char **, d struct id *, T enum ckpt_type *, S enum
+ * job_state *, - a column passed over: tests/t0110 checks each call's
+ * places against them); store_q_next_row moves on and reads a row into
+ * a zeroed struct; store_q_run runs a statement through, store_q_run_one
+ * wants it to write a row (else STORE_NOTFOUND), store_q_first_text
+ * appends its first column, store_q_one_row reads its first row;
+ * store_q_settle commits after STORE_OK, else rolls back.
+ */
+#define NVAL(v) ((int)(sizeof(v) / sizeof((v)[0])))
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
+enum store_rc store_q_query(struct store *, struct store_rows *, enum stmt,
+    const struct store_val *, int, const char *);
+int store_q_next(struct store_rows *);
+int64_t store_q_int(const struct store_rows *, int);
+const char *store_q_text(const struct store_rows *, int);
+int store_q_cols(const struct store_rows *, const char *kinds, ...);
+int store_q_next_row(struct store_rows *, void *row, size_t size,
+    const char *kinds, ...);
+enum store_rc store_q_end(struct store_rows *);
+enum store_rc store_q_run(struct store *, enum stmt, const struct store_val *,
+    int, const char *, int64_t *changes);
+enum store_rc store_q_run_one(struct store *, enum stmt,
+    const struct store_val *, int, const char *);
+enum store_rc store_q_first_text(struct store *, enum stmt,
+    const struct store_val *, int, const char *, struct buf *);
+enum store_rc store_q_one_row(struct store *, enum stmt,
+    const struct store_val *, int, const char *, const char *kinds, ...);
+enum store_rc store_q_settle(struct store *, enum store_rc);
+/* A failure's serialized-throwable, where the C code makes it. */
+int store_failure_throwable(struct store *, const char *class,
+    const char *trace, struct buf *);
+/* Appends id to an array literal begun with "{" (ids are hex). */
+int store_id_array_add(struct buf *, const char *id);
+
 /* The length of a NULL-terminated list: a series of migrations. */
 int store_count(const char *const *);
 /* A password in a URI, as store_redact finds them (store.c). */
