@@ -343,13 +343,12 @@ program_name(void)
 }
 
 /*
- * Connects and migrates.  On failure *out is NULL and err says why,
- * naming the server by host, port and database, never by the URI (which
- * may hold a password): for logs, never for clients.
+ * The connection to the server the URI names: its passwords kept to
+ * scrub first, the server named for messages (the URI itself, redacted,
+ * where libpq could not even parse it), a refusal explained in err.
  */
-enum store_rc
-store_pg_open(const struct store_opts *o, struct store **out, char *err,
-    size_t errlen)
+static enum store_rc
+pg_connect(struct pg *s, const char *uri, char *err, size_t errlen)
 {
 	/*
 	 * Ours first, the URI's after: what the URI says wins.  A dead
@@ -361,10 +360,38 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		"keepalives_idle", "keepalives_interval", "keepalives_count",
 		"tcp_user_timeout", "dbname", NULL };
 	const char *vals[] = { program_name(), "5", "30", "10", "3", "30000",
-		o->path, NULL };
+		uri, NULL };
+	int parsed = pg_secrets(s, uri);
+
+	if ((s->conn = PQconnectdbParams(keys, vals, 1)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return STORE_ERROR;
+	}
+	pg_where(s);
+	/* Not even parsed: no server to name, so the URI, its password out. */
+	if (!parsed) {
+		store_redact(uri, s->where, sizeof(s->where));
+		pg_scrub(s, s->where);
+	}
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		pg_connect_error(s, err, errlen);
+		return STORE_UNAVAILABLE;
+	}
+	PQsetNoticeReceiver(s->conn, pg_notice, s);
+	return STORE_OK;
+}
+
+/*
+ * Connects and migrates.  On failure *out is NULL and err says why,
+ * naming the server by host, port and database, never by the URI (which
+ * may hold a password): for logs, never for clients.
+ */
+enum store_rc
+store_pg_open(const struct store_opts *o, struct store **out, char *err,
+    size_t errlen)
+{
 	struct pg *s;
 	enum store_rc rc;
-	int parsed;
 
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
@@ -372,29 +399,13 @@ store_pg_open(const struct store_opts *o, struct store **out, char *err,
 		return STORE_ERROR;
 	}
 	s->base.ops = store_pg_ops();
-	parsed = pg_secrets(s, o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
 	s->sync_normal = o->sync_normal;
 	/* Statements get five times the lock wait (pg_session), then a
 	 * cancel. */
 	s->wait_ms = s->busy_ms * 5 + 1000;
-	if ((s->conn = PQconnectdbParams(keys, vals, 1)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		rc = STORE_ERROR;
+	if ((rc = pg_connect(s, o->path, err, errlen)) != STORE_OK)
 		goto fail;
-	}
-	pg_where(s);
-	/* Not even parsed: no server to name, so the URI, its password out. */
-	if (!parsed) {
-		store_redact(o->path, s->where, sizeof(s->where));
-		pg_scrub(s, s->where);
-	}
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		pg_connect_error(s, err, errlen);
-		rc = STORE_UNAVAILABLE;
-		goto fail;
-	}
-	PQsetNoticeReceiver(s->conn, pg_notice, s);
 	if ((rc = pg_session(s)) != STORE_OK) {
 		snprintf(err, errlen, "%s: %s", s->where, s->base.error);
 		goto fail;

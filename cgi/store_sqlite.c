@@ -519,6 +519,72 @@ lite_make_or_find(const struct store_opts *o, char *err, size_t errlen)
 }
 
 /*
+ * The connection to o->path, the busy handler waiting on it, and the
+ * function the schema's migrations and the C code's failures use.
+ */
+static enum store_rc
+lite_connect(struct lite *s, const struct store_opts *o, char *err,
+    size_t errlen)
+{
+	if (sqlite3_open_v2(o->path, &s->db,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (o->create ? SQLITE_OPEN_CREATE : 0),
+		NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path,
+		    s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		return STORE_UNAVAILABLE;
+	}
+	sqlite3_extended_result_codes(s->db, 0);
+	sqlite3_busy_handler(s->db, lite_busy_handler, s);
+	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
+	 * lacks it, must read every one of them. */
+	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
+		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+		lite_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		return STORE_ERROR;
+	}
+	return STORE_OK;
+}
+
+/* The connection's settings: WAL, the sync level, the page cache. */
+static enum store_rc
+lite_settings(struct lite *s, const struct store_opts *o, char *err,
+    size_t errlen)
+{
+	enum store_rc rc;
+	int64_t wal;
+	char sql[128];
+
+	/* journal_mode is persistent: set it only when it is not WAL yet. */
+	if ((rc = lite_ints(s,
+		 "SELECT journal_mode = 'wal' FROM pragma_journal_mode", "open",
+		 &wal, 1)) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (!wal &&
+	    (rc = lite_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
+		STORE_OK) {
+		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
+		    sqlite3_errmsg(s->db));
+		return rc;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
+	    o->sync_normal ? "NORMAL" : "FULL");
+	if ((rc = lite_exec(s, sql, "synchronous")) != STORE_OK) {
+		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
+		return rc;
+	}
+	if (o->cache_kib > 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
+		    (long long)o->cache_kib);
+		lite_exec(s, sql, "cache_size");
+	}
+	return STORE_OK;
+}
+
+/*
  * Opens and migrates the database, creating it only where o->create says
  * so.  On failure *out is NULL and err says why, with the path: for logs,
  * never for clients.
@@ -529,8 +595,7 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 {
 	struct lite *s;
 	enum store_rc rc;
-	int64_t ours[3], wal;
-	char sql[128];
+	int64_t ours[3];
 
 	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
@@ -541,57 +606,11 @@ store_sqlite_open(const struct store_opts *o, struct store **out, char *err,
 	s->watch = -1;
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->busy_ms = o->busy_ms > 0 ? o->busy_ms : 2000;
-	if ((rc = lite_make_or_find(o, err, errlen)) != STORE_OK)
-		goto fail;
-	if (sqlite3_open_v2(o->path, &s->db,
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-		    (o->create ? SQLITE_OPEN_CREATE : 0),
-		NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", o->path,
-		    s->db ? sqlite3_errmsg(s->db) : "cannot open");
-		rc = STORE_UNAVAILABLE;
-		goto fail;
-	}
-	sqlite3_extended_result_codes(s->db, 0);
-	sqlite3_busy_handler(s->db, lite_busy_handler, s);
-	/* Never in a view, a trigger or a CHECK: the sqlite3 shell, which
-	 * lacks it, must read every one of them. */
-	if (sqlite3_create_function_v2(s->db, "serialized_throwable", 2,
-		SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
-		lite_fn_throwable, NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		rc = STORE_ERROR;
-		goto fail;
-	}
-	if ((rc = lite_check_ours(s, ours, err, errlen)) != STORE_OK)
-		goto fail;
-
-	/* journal_mode is persistent: set it only when it is not WAL yet. */
-	if ((rc = lite_ints(s,
-		 "SELECT journal_mode = 'wal' FROM pragma_journal_mode", "open",
-		 &wal, 1)) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		goto fail;
-	}
-	if (!wal &&
-	    (rc = lite_exec(s, "PRAGMA journal_mode = WAL", "journal_mode")) !=
-		STORE_OK) {
-		snprintf(err, errlen, "%s: cannot enable WAL: %s", o->path,
-		    sqlite3_errmsg(s->db));
-		goto fail;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA synchronous = %s",
-	    o->sync_normal ? "NORMAL" : "FULL");
-	if ((rc = lite_exec(s, sql, "synchronous")) != STORE_OK) {
-		snprintf(err, errlen, "%s: %s", o->path, sqlite3_errmsg(s->db));
-		goto fail;
-	}
-	if (o->cache_kib > 0) {
-		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
-		    (long long)o->cache_kib);
-		lite_exec(s, sql, "cache_size");
-	}
-	if ((rc = lite_migrate(s, ours, err, errlen)) != STORE_OK)
+	if ((rc = lite_make_or_find(o, err, errlen)) != STORE_OK ||
+	    (rc = lite_connect(s, o, err, errlen)) != STORE_OK ||
+	    (rc = lite_check_ours(s, ours, err, errlen)) != STORE_OK ||
+	    (rc = lite_settings(s, o, err, errlen)) != STORE_OK ||
+	    (rc = lite_migrate(s, ours, err, errlen)) != STORE_OK)
 		goto fail;
 	/*
 	 * A transaction must end even when memory has run out, and a
