@@ -182,7 +182,7 @@ store_kind(const struct store *s)
 int
 store_schema_version(const struct store *s)
 {
-	return s->ops->schema_version();
+	return store_count(s->ops->migrations);
 }
 
 const char *
@@ -576,13 +576,35 @@ store_rollback(struct store *s)
 }
 
 /* Without a WAL of the store's own (a server keeps its own), none to do. */
+static enum store_rc
+wal_checkpoint(struct store *s, enum store_wal mode, int *a, int *b)
+{
+	*a = *b = 0;
+	if (s->ops->wal_checkpoint == NULL)
+		return STORE_OK;
+	return s->ops->wal_checkpoint(s, mode, a, b);
+}
+
 enum store_rc
 store_wal_checkpoint(struct store *s, int *busy)
 {
-	*busy = 0;
-	if (s->ops->wal_checkpoint == NULL)
-		return STORE_OK;
-	return s->ops->wal_checkpoint(s, busy);
+	int unused;
+
+	return wal_checkpoint(s, STORE_WAL_TRUNCATE, busy, &unused);
+}
+
+enum store_rc
+store_wal_checkpoint_passive(struct store *s, int *frames, int *copied)
+{
+	return wal_checkpoint(s, STORE_WAL_PASSIVE, frames, copied);
+}
+
+void
+store_housekeeping(struct store *s)
+{
+	int a, b;
+
+	(void)wal_checkpoint(s, STORE_WAL_GROWN, &a, &b);
 }
 
 enum store_rc
@@ -595,36 +617,11 @@ store_data_version(struct store *s, int64_t *version)
 int
 store_replaced(struct store *s, int64_t max_age_ms)
 {
-	return s->ops->replaced != NULL && s->ops->replaced(s, max_age_ms);
+	return s->ops->replaced != NULL && s->ops->replaced(s, max_age_ms, 0);
 }
 
 int
 store_moved(struct store *s)
 {
-	return s->ops->moved != NULL && s->ops->moved(s);
-}
-
-void
-store_housekeeping(struct store *s)
-{
-	if (s->ops->housekeeping != NULL)
-		s->ops->housekeeping(s);
-}
-
-enum store_rc
-store_wal_checkpoint_passive(struct store *s, int *frames, int *copied)
-{
-	*frames = 0;
-	*copied = 0;
-	if (s->ops->wal_checkpoint_passive == NULL)
-		return STORE_OK;
-	return s->ops->wal_checkpoint_passive(s, frames, copied);
-}
-
-/* Without a WAL, no commit is reported: the WAL copier idles. */
-void
-store_on_commit(struct store *s, void (*fn)(void *, int), void *arg)
-{
-	if (s->ops->on_commit != NULL)
-		s->ops->on_commit(s, fn, arg);
+	return s->ops->replaced != NULL && s->ops->replaced(s, 0, 1);
 }

@@ -310,6 +310,20 @@ struct store_rows {
 	enum store_rc rc;
 };
 
+/*
+ * How a file's WAL is copied into the database (store_ops'
+ * wal_checkpoint, its two places a and b): TRUNCATE all of it, the WAL
+ * then truncated (a: readers kept it from finishing); PASSIVE what it can
+ * without waiting for readers or writers (a the WAL's frames, b those in
+ * the database); GROWN as TRUNCATE, once the WAL has grown large (after a
+ * runner's pass).
+ */
+enum store_wal {
+	STORE_WAL_TRUNCATE,
+	STORE_WAL_PASSIVE,
+	STORE_WAL_GROWN,
+};
+
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
 	/*
@@ -350,7 +364,9 @@ struct store_ops {
 	void (*rollback)(struct store *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
 	void (*close)(struct store *);
-	int (*schema_version)(void);
+	/* The dialect's migrations, oldest first: its schema's version is
+	 * their count. */
+	const char *const *migrations;
 
 	/*
 	 * How the dialect differs where store.c writes the operation once.
@@ -378,13 +394,15 @@ struct store_ops {
 	    const struct store_val *v, int nv, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
 	int (*watch_fd)(struct store *);
-	/* A file's: its WAL, its directory watched, the file replaced. */
-	enum store_rc (*wal_checkpoint)(struct store *, int *);
-	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
-	void (*on_commit)(struct store *, void (*)(void *, int), void *);
-	void (*housekeeping)(struct store *);
-	int (*replaced)(struct store *, int64_t);
-	int (*moved)(struct store *);
+	/*
+	 * A file's (SQLite's): its WAL copied into the database as mode
+	 * says (enum store_wal), and whether the file at its path is still
+	 * the one it opened: store_replaced's answer, or, quiet, asked
+	 * afresh and neither logged nor remembered (store_moved).
+	 */
+	enum store_rc (
+	    *wal_checkpoint)(struct store *, enum store_wal, int *, int *);
+	int (*replaced)(struct store *, int64_t max_age_ms, int quiet);
 };
 
 struct store {

@@ -35,7 +35,7 @@
 
 static const struct store_ops lite_ops;
 
-/* A WAL this large is truncated after a runner's pass (store_housekeeping). */
+/* A WAL this large is truncated after a runner's pass (STORE_WAL_GROWN). */
 #define WAL_TRUNCATE_BYTES (4 * 1024 * 1024)
 /* "ckpt": marks a database file as ours (PRAGMA application_id). */
 #define STORE_APPLICATION_ID 0x636b7074
@@ -46,7 +46,7 @@ struct lite {
 	sqlite3_stmt *stmt[STMT__MAX];
 	int64_t busy_ms;
 	struct timespec busy_start;
-	void (*on_commit)(void *, int); /* store_on_commit */
+	void (*on_commit)(void *, int); /* struct store_opts' */
 	void *on_commit_arg;
 	char path[4096];
 	int replaced; /* store_replaced said so, and logged it */
@@ -547,7 +547,28 @@ lite_connect(struct lite *s, const struct store_opts *o, char *err,
 	return STORE_OK;
 }
 
-/* The connection's settings: WAL, the sync level, the page cache. */
+/*
+ * Calls the store's on_commit (struct store_opts) after each commit on
+ * this connection with the WAL's size in frames, instead of checkpointing
+ * in the committing thread (SQLite's automatic checkpoint, which it
+ * replaces): the group committer leaves that to a thread of its own, off
+ * the path of every POST.
+ */
+static int
+lite_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+{
+	struct lite *s = p;
+
+	(void)db;
+	(void)name;
+	s->on_commit(s->on_commit_arg, frames);
+	return SQLITE_OK;
+}
+
+/*
+ * The connection's settings: WAL, the sync level, the page cache, and
+ * who hears of each commit.
+ */
 static enum store_rc
 lite_settings(struct lite *s, const struct store_opts *o, char *err,
     size_t errlen)
@@ -580,6 +601,11 @@ lite_settings(struct lite *s, const struct store_opts *o, char *err,
 		snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%lld",
 		    (long long)o->cache_kib);
 		lite_exec(s, sql, "cache_size");
+	}
+	if (o->on_commit != NULL) {
+		s->on_commit = o->on_commit;
+		s->on_commit_arg = o->on_commit_arg;
+		sqlite3_wal_hook(s->db, lite_wal_hook, s);
 	}
 	return STORE_OK;
 }
@@ -690,13 +716,12 @@ lite_rollback(struct store *base)
 
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
 static enum store_rc
-lite_wal_checkpoint(struct store *base, int *busy)
+lite_wal_truncate(struct lite *s, int *busy)
 {
 	int64_t v = 0;
 	enum store_rc rc;
 
-	rc = lite_simple((struct lite *)base, STMT_WAL_CHECKPOINT,
-	    "wal checkpoint", &v);
+	rc = lite_simple(s, STMT_WAL_CHECKPOINT, "wal checkpoint", &v);
 	*busy = (int)v;
 	return rc;
 }
@@ -708,9 +733,8 @@ lite_wal_checkpoint(struct store *base, int *busy)
  * it.  *frames and *copied are the WAL's frames and those in the database.
  */
 static enum store_rc
-lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
+lite_wal_passive(struct lite *s, int *frames, int *copied)
 {
-	struct lite *s = (struct lite *)base;
 	int rc;
 
 	rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
@@ -721,41 +745,42 @@ lite_wal_checkpoint_passive(struct store *base, int *frames, int *copied)
 	return lite_rc_from(s, rc, "passive wal checkpoint");
 }
 
-/*
- * Calls fn(arg, frames) after each commit on this connection with the
- * WAL's size in frames, instead of checkpointing in the committing thread
- * (SQLite's automatic checkpoint, which it replaces): the group committer
- * leaves that to a thread of its own, off the path of every POST.
- */
-static int
-lite_wal_hook(void *p, sqlite3 *db, const char *name, int frames)
+/* Truncates the WAL once it has grown; readers may keep it from that. */
+static enum store_rc
+lite_wal_grown(struct lite *s)
 {
-	struct lite *s = p;
+	char wal[sizeof(s->path) + 4];
+	struct stat sb;
+	int busy;
 
-	(void)db;
-	(void)name;
-	s->on_commit(s->on_commit_arg, frames);
-	return SQLITE_OK;
+	if (snprintf(wal, sizeof(wal), "%s-wal", s->path) >= (int)sizeof(wal) ||
+	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
+		return STORE_OK;
+	if (lite_wal_truncate(s, &busy) == STORE_OK && !busy)
+		log_info("%s: WAL truncated from %lld bytes", s->path,
+		    (long long)sb.st_size);
+	return STORE_OK;
 }
 
-static void
-lite_on_commit(struct store *base, void (*fn)(void *, int), void *arg)
+static enum store_rc
+lite_wal_checkpoint(struct store *base, enum store_wal mode, int *a, int *b)
 {
 	struct lite *s = (struct lite *)base;
-	s->on_commit = fn;
-	s->on_commit_arg = arg;
-	sqlite3_wal_hook(s->db, lite_wal_hook, s);
+
+	switch (mode) {
+	case STORE_WAL_PASSIVE:
+		return lite_wal_passive(s, a, b);
+	case STORE_WAL_GROWN:
+		return lite_wal_grown(s);
+	default:
+		return lite_wal_truncate(s, a);
+	}
 }
 
-/*
- * Whether the file at the store's path is no longer the one it has open
- * (see lite_replaced), asked afresh and said nowhere: a watching runner
- * then opens the new one.
- */
+/* Whether the file at the store's path is no longer the one it has open. */
 static int
-lite_moved(struct store *base)
+lite_moved(struct lite *s)
 {
-	struct lite *s = (struct lite *)base;
 	int moved = 0;
 
 	return sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED,
@@ -774,14 +799,17 @@ lite_moved(struct store *base)
  * (0: look now).  A commit looks every time, so that no 202 goes to the
  * old file; a read may look less often (a stat is a noticeable part of
  * a GET), since until a commit has seen the new file, the old one holds
- * every trigger answered 202.
+ * every trigger answered 202.  quiet: asked afresh, said nowhere and not
+ * remembered (store_moved): a watching runner then opens the new one.
  */
 static int
-lite_replaced(struct store *base, int64_t max_age_ms)
+lite_replaced(struct store *base, int64_t max_age_ms, int quiet)
 {
 	struct lite *s = (struct lite *)base;
 	int64_t now;
 
+	if (quiet)
+		return lite_moved(s);
 	if (s->replaced)
 		return 1;
 	if (max_age_ms > 0) {
@@ -790,7 +818,7 @@ lite_replaced(struct store *base, int64_t max_age_ms)
 			return 0;
 		s->replaced_checked_ms = now;
 	}
-	if (!lite_moved(base))
+	if (!lite_moved(s))
 		return 0;
 	log_error("%s: the database file was replaced or removed while open; "
 		  "restart to use the new one (restore a backup with sqlite3 "
@@ -839,23 +867,6 @@ lite_watch_fd(struct store *base)
 	return s->watch = fd;
 }
 
-/* Truncates the WAL once it has grown; readers may keep it from that. */
-static void
-lite_housekeeping(struct store *base)
-{
-	struct lite *s = (struct lite *)base;
-	char wal[sizeof(s->path) + 4];
-	struct stat sb;
-	int busy;
-
-	if (snprintf(wal, sizeof(wal), "%s-wal", s->path) >= (int)sizeof(wal) ||
-	    stat(wal, &sb) == -1 || sb.st_size < WAL_TRUNCATE_BYTES)
-		return;
-	if (lite_wal_checkpoint(base, &busy) == STORE_OK && !busy)
-		log_info("%s: WAL truncated from %lld bytes", s->path,
-		    (long long)sb.st_size);
-}
-
 /* The database, and the WAL and its index SQLite keeps beside it. */
 static const char *const lite_files[] = { "", "-wal", "-shm", NULL };
 
@@ -871,18 +882,14 @@ static const struct store_ops lite_ops = {
 	.fail = lite_fail,
 	.sql = store_sqlite_sql,
 	.sql_throwable = 1,
-	.schema_version = lite_schema_version,
+	.migrations = schema_migrations,
 	.close = lite_close,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
-	.wal_checkpoint_passive = lite_wal_checkpoint_passive,
-	.on_commit = lite_on_commit,
 	.watch_fd = lite_watch_fd,
-	.moved = lite_moved,
-	.housekeeping = lite_housekeeping,
 };
 
 const struct store_ops *

@@ -86,7 +86,7 @@ mkid(const char *s)
 static enum store_rc
 open_at(const char *path, struct store **s, char *err, size_t errlen)
 {
-	struct store_opts o = { path, 0, 50, 0, 1 };
+	struct store_opts o = { .path = path, .busy_ms = 50, .create = 1 };
 
 	err[0] = '\0';
 	return store_open(&o, s, err, errlen);
@@ -1373,6 +1373,47 @@ test_busy(void)
 	store_close(s);
 }
 
+/*
+ * The committer's hook (struct store_opts' on_commit): told of each
+ * commit with the WAL's frames, on its own connection and none other.
+ */
+static void
+commit_seen(void *arg, int frames)
+{
+	int *seen = arg;
+
+	seen[0]++;
+	seen[1] = frames;
+}
+
+static void
+test_on_commit(void)
+{
+	struct store_opts o = { .path = path_in("hook.db"),
+		.busy_ms = 50,
+		.create = 1 };
+	struct store *s, *other;
+	char err[512];
+	int seen[2] = { 0, 0 }, created;
+
+	o.on_commit = commit_seen;
+	o.on_commit_arg = seen;
+	if (store_open(&o, &s, err, sizeof(err)) != STORE_OK ||
+	    open_at(o.path, &other, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "on_commit: open (%s)", err);
+		return;
+	}
+	seen[0] = 0;
+	record(s, J1, TA, CKPT_FULL, 0, STORE_MS, &created);
+	tap_ok(seen[0] == 1 && seen[1] > 0,
+	    "on_commit: a commit told, with the WAL's frames (%d, %d)", seen[0],
+	    seen[1]);
+	record(other, J1, TB, CKPT_FULL, 0, STORE_MS, &created);
+	tap_is_int(seen[0], 1, "on_commit: another connection's not told");
+	store_close(other);
+	store_close(s);
+}
+
 /* --- What every driver answers alike --------------------------------- */
 
 struct export_seen {
@@ -1978,7 +2019,7 @@ test_any_deadlock(const char *db, const struct trigger_rec *tr,
 	struct trigger_rec x = *tr, y = *tr;
 	struct savepoint_rec s2 = *sp;
 	/* Lock waits past the server's deadlock_timeout (1 s). */
-	struct store_opts opts = { db, 0, 5000, 0, 0 };
+	struct store_opts opts = { .path = db, .busy_ms = 5000 };
 	struct store *a = NULL, *o = NULL;
 	struct job job;
 	char err[512];
@@ -2205,7 +2246,10 @@ test_col_nomem(void)
 static enum store_rc
 nomem_open(const char *name, struct store **s)
 {
-	struct store_opts o = { path_in(name), 1, 50, 0, 1 };
+	struct store_opts o = { .path = path_in(name),
+		.sync_normal = 1,
+		.busy_ms = 50,
+		.create = 1 };
 	char err[512];
 
 	return store_open(&o, s, err, sizeof(err));
@@ -2621,6 +2665,7 @@ main(void)
 	test_purge();
 	test_ckpt_stats();
 	test_busy();
+	test_on_commit();
 	test_col_nomem();
 	test_posts_nomem();
 	test_rollback_nomem();
