@@ -229,7 +229,7 @@ store_ops_can(const struct store_ops *ops, enum store_can what)
 {
 	switch (what) {
 	case STORE_CAN_PIPELINE:
-		return ops->record_send != NULL;
+		return ops->in_flight > 1;
 	case STORE_CAN_READ_TOGETHER:
 		return store_sql_text(ops->sql, STMT_STATUSES) != NULL;
 	case STORE_CAN_WAL:
@@ -541,8 +541,6 @@ store_error(const struct store *s)
 enum store_rc
 store_record_recv(struct store *s, int *created)
 {
-	if (s->ops->record_recv == NULL)
-		return STORE_ERROR;
 	return s->ops->record_recv(s, created);
 }
 

@@ -16,12 +16,12 @@
 /* --- The API's two operations --- */
 
 /*
- * On a database server, a batch sent as the committer sends one, and its
- * outcome waited for: its statements are the pipeline's, and so is its
- * wake-up of the watching runners.
+ * A batch sent as the committer sends one, and its outcome waited for:
+ * a server's driver sends it down its pipeline (which also wakes the
+ * watching runners), a file's records it at once in one transaction.
  */
 static enum store_rc
-record_remote(struct store *s, const struct trigger_rec *const *t,
+record_batch(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n, int *created)
 {
 	enum store_rc rc;
@@ -33,38 +33,13 @@ record_remote(struct store *s, const struct trigger_rec *const *t,
 }
 
 /*
- * A new trigger, or a fresh start for one whose result has expired; a
- * database server takes it as a batch of one.
+ * A new trigger, or a fresh start for one whose result has expired: a
+ * batch of one.
  */
 enum store_rc
 store_record_trigger(struct store *s, const struct trigger_rec *t, int *created)
 {
-	struct buf trace = { 0 };
-	enum store_rc rc;
-	int64_t changed = 0;
-
-	if (s->ops->record_send != NULL)
-		return record_remote(s, &t, NULL, 1, created);
-	*created = 0;
-	if (store_queue_full_trace(&trace, t->max_queued) != 0) {
-		buf_free(&trace);
-		return s->ops->fail(s, "record trigger", "out of memory");
-	}
-	{
-		struct store_val v[] = { VAL_TEXT(t->job.s),
-			VAL_TEXT(t->trigger.s),
-			VAL_TEXT(ckpt_type_name(t->type)), VAL_INT(t->now_ms),
-			VAL_TEXT(t->remote_user), VAL_TEXT(t->remote_addr),
-			VAL_INT(t->store_ms), VAL_INT(t->max_queued),
-			VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(buf_str(&trace)) };
-
-		rc = store_q_run(s, STMT_RECORD, v, NVAL(v), "record trigger",
-		    &changed);
-	}
-	buf_free(&trace);
-	if (rc == STORE_OK)
-		*created = changed > 0;
-	return rc;
+	return record_batch(s, &t, NULL, 1, created);
 }
 
 /*
@@ -233,12 +208,11 @@ queue_full_free(struct queue_full *q)
  * STMT_SP_RECORD's (and STMT_SP_QUEUE's) values for sp: its own, then its
  * job's queue bound and q, what it is failed with past it.
  */
-#define SP_NVAL 14
 static void
 savepoint_vals(const struct savepoint_rec *sp, const struct queue_full *q,
     struct store_val *v)
 {
-	const struct store_val vals[SP_NVAL] = { VAL_TEXT(sp->job.s),
+	const struct store_val vals[STORE_POST_NVAL] = { VAL_TEXT(sp->job.s),
 		VAL_TEXT(sp->trigger.s),
 		VAL_TEXT(sp->stop ? "STOP" : "SAVEPOINT"),
 		VAL_TEXT(sp->target_dir),
@@ -256,7 +230,7 @@ enum store_rc
 store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
     int *created)
 {
-	struct store_val v[SP_NVAL];
+	struct store_val v[STORE_POST_NVAL];
 	struct queue_full q;
 	enum store_rc rc;
 	int64_t changed = 0;
@@ -265,42 +239,62 @@ store_record_savepoint(struct store *s, const struct savepoint_rec *sp,
 	if (queue_full_make(s, sp->max_queued, &q) == -1)
 		return s->ops->fail(s, "record savepoint", "out of memory");
 	savepoint_vals(sp, &q, v);
-	rc = store_q_run(s, STMT_SP_RECORD, v, SP_NVAL, "record savepoint",
-	    &changed);
+	rc = store_q_run(s, STMT_SP_RECORD, v, STORE_POST_NVAL,
+	    "record savepoint", &changed);
 	queue_full_free(&q);
 	if (rc == STORE_OK)
 		*created = changed > 0;
 	return rc;
 }
 
+/* STMT_RECORD's values for t, and q what it is failed with past it. */
+static void
+trigger_vals(const struct trigger_rec *t, const struct queue_full *q,
+    struct store_val *v)
+{
+	const struct store_val vals[STORE_TRIGGER_NVAL] = { VAL_TEXT(t->job.s),
+		VAL_TEXT(t->trigger.s), VAL_TEXT(ckpt_type_name(t->type)),
+		VAL_INT(t->now_ms), VAL_TEXT(t->remote_user),
+		VAL_TEXT(t->remote_addr), VAL_INT(t->store_ms),
+		VAL_INT(t->max_queued), VAL_TEXT(FAIL_CKPT_CLASS),
+		VAL_TEXT(q->trace.p) };
+
+	memcpy(v, vals, sizeof(vals));
+}
+
 /*
- * The values of a batch's savepoints, each as STMT_SP_RECORD takes them,
- * the i-th at i * SP_NVAL: what a pipelining driver sends as
- * STMT_SP_QUEUE, one statement for them all.
+ * The values of a batch's posts, each as the statement of its kind
+ * records one (a trigger t[i]: STMT_RECORD; else the savepoint sp[i]:
+ * STMT_SP_RECORD), the i-th at i * STORE_POST_NVAL.
  */
 static struct store_val *
-savepoints_vals(const struct savepoint_rec *const *sp, size_t n,
-    const struct queue_full *q)
+posts_vals(const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *sp, size_t n, const struct queue_full *q)
 {
 	struct store_val *v;
 	size_t i;
 
-	if ((v = calloc(n * SP_NVAL, sizeof(*v))) == NULL)
+	if ((v = calloc(n * STORE_POST_NVAL, sizeof(*v))) == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (sp[i] != NULL)
-			savepoint_vals(sp[i], q, &v[i * SP_NVAL]);
+		if (t[i] != NULL)
+			trigger_vals(t[i], q, &v[i * STORE_POST_NVAL]);
+		else if (sp != NULL && sp[i] != NULL)
+			savepoint_vals(sp[i], q, &v[i * STORE_POST_NVAL]);
 	return v;
 }
 
-/* The queue bound of a batch's savepoints: the service's, one for all. */
+/* The queue bound of a batch's posts: the service's, one for all. */
 static int64_t
-savepoints_bound(const struct savepoint_rec *const *sp, size_t n)
+posts_bound(const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *sp, size_t n)
 {
 	size_t i;
 
-	for (i = 0; sp != NULL && i < n; i++)
-		if (sp[i] != NULL)
+	for (i = 0; i < n; i++)
+		if (t[i] != NULL)
+			return t[i]->max_queued;
+		else if (sp != NULL && sp[i] != NULL)
 			return sp[i]->max_queued;
 	return 0;
 }
@@ -309,19 +303,19 @@ enum store_rc
 store_record_send(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n)
 {
-	struct store_val *v = NULL;
+	struct store_val *v;
 	struct queue_full q;
 	enum store_rc rc;
 
-	if (s->ops->record_send == NULL || n == 0)
+	if (n == 0)
 		return STORE_ERROR;
-	if (queue_full_make(s, savepoints_bound(sp, n), &q) == -1)
+	if (queue_full_make(s, posts_bound(t, sp, n), &q) == -1)
 		return s->ops->fail(s, "record triggers", "out of memory");
-	if (sp != NULL && (v = savepoints_vals(sp, n, &q)) == NULL) {
+	if ((v = posts_vals(t, sp, n, &q)) == NULL) {
 		queue_full_free(&q);
 		return s->ops->fail(s, "record triggers", "out of memory");
 	}
-	rc = s->ops->record_send(s, t, STMT_SP_QUEUE, v, SP_NVAL, n);
+	rc = s->ops->record_send(s, t, v, STORE_POST_NVAL, n);
 	queue_full_free(&q);
 	free(v);
 	return rc;
@@ -331,23 +325,7 @@ enum store_rc
 store_record_posts(struct store *s, const struct trigger_rec *const *t,
     const struct savepoint_rec *const *sp, size_t n, int *created)
 {
-	enum store_rc rc;
-	size_t i;
-
-	if (s->ops->record_send != NULL)
-		return record_remote(s, t, sp, n, created);
-	/* A trigger alone is a transaction of its own statement. */
-	if (n == 1 && sp[0] == NULL)
-		return store_record_trigger(s, t[0], &created[0]);
-	if ((rc = store_begin(s)) != STORE_OK)
-		return rc;
-	for (i = 0; i < n && rc == STORE_OK; i++)
-		rc = sp[i] != NULL ?
-		    store_record_savepoint(s, sp[i], &created[i]) :
-		    store_record_trigger(s, t[i], &created[i]);
-	if ((rc = store_q_settle(s, rc)) != STORE_OK)
-		memset(created, 0, n * sizeof(*created));
-	return rc;
+	return record_batch(s, t, sp, n, created);
 }
 
 enum store_rc

@@ -324,6 +324,13 @@ enum store_wal {
 	STORE_WAL_GROWN,
 };
 
+/*
+ * The values of a trigger as STMT_RECORD records one, and room for those
+ * of any post (a savepoint's, STMT_SP_RECORD's, are the most).
+ */
+#define STORE_TRIGGER_NVAL 10
+#define STORE_POST_NVAL 14
+
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
 	/*
@@ -383,16 +390,29 @@ struct store_ops {
 	 * there is nothing to do.  Each means what store.h says of the
 	 * function of the same name.
 	 */
-	/* A database server's: batches, reads together, a descriptor. */
 	/*
-	 * record_send's batch: post i the trigger t[i], or, where that is
-	 * NULL, a row of the statement given, its nv values at v[i * nv]
-	 * (PostgreSQL sends the batch's rows as one statement of arrays).
+	 * The committer's batches (store_record_send, store_record_recv):
+	 * post i the trigger t[i], or, where that is NULL, a savepoint; v
+	 * holds each post's values as the statement of its kind records
+	 * one (STMT_RECORD, its first STORE_TRIGGER_NVAL; STMT_SP_RECORD),
+	 * nv at v[i * nv].  in_flight: how many batches may be sent and not
+	 * yet received.  A server's driver sends a batch down its pipeline
+	 * and reads its outcome at record_recv (PostgreSQL sends the
+	 * triggers, from t[], as one statement of arrays, in_flight
+	 * STORE_IN_FLIGHT); a file's records it at once in one transaction,
+	 * a trigger alone in its own statement, and keeps the outcome for
+	 * record_recv (in_flight 1).
 	 */
 	enum store_rc (*record_send)(struct store *,
-	    const struct trigger_rec *const *t, enum stmt,
-	    const struct store_val *v, int nv, size_t);
+	    const struct trigger_rec *const *t, const struct store_val *v,
+	    int nv, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
+	int in_flight;
+	/*
+	 * A descriptor readable when data_version may have grown: a
+	 * server's socket, where its notifications arrive; a watch of a
+	 * file's directory.
+	 */
 	int (*watch_fd)(struct store *);
 	/*
 	 * A file's (SQLite's): its WAL copied into the database as mode

@@ -703,6 +703,7 @@ static const struct store_ops pg_ops = {
 	.close = pg_close,
 	.record_send = pg_record_send,
 	.record_recv = pg_record_recv,
+	.in_flight = STORE_IN_FLIGHT,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.data_version = pg_data_version,

@@ -115,7 +115,7 @@ const char *pg_sql(enum stmt);
 
 /* store_pg_pipeline.c's: the committer's batches (store_ops' record_*). */
 enum store_rc pg_record_send(struct store *, const struct trigger_rec *const *,
-    enum stmt other, const struct store_val *, int nv, size_t n);
+    const struct store_val *, int nv, size_t n);
 enum store_rc pg_record_recv(struct store *, int *created);
 /* The pipeline left, its NOTIFYs read; its oldest entry let go. */
 enum store_rc pg_pipe_end(struct pg *);

@@ -518,8 +518,10 @@ pg_pipe_prepare(struct pg *s, enum stmt other, int others, int nv)
 
 enum store_rc
 pg_record_send(struct store *base, const struct trigger_rec *const *t,
-    enum stmt other, const struct store_val *v, int nv, size_t n)
+    const struct store_val *v, int nv, size_t n)
 {
+	/* The savepoints' statement of arrays. */
+	const enum stmt other = STMT_SP_QUEUE;
 	struct pg *s = (struct pg *)base;
 	struct pg_sent *e;
 	enum store_rc rc;

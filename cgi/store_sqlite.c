@@ -52,6 +52,8 @@ struct lite {
 	int replaced; /* store_replaced said so, and logged it */
 	int64_t replaced_checked_ms; /* when store_replaced last looked */
 	int watch; /* store_watch_fd's inotify descriptor, or -1 */
+	int *sent; /* the batch recorded and not received: its created[] */
+	size_t nsent;
 };
 
 /*
@@ -673,6 +675,7 @@ lite_close(struct store *base)
 	sqlite3_close(s->db);
 	if (s->watch != -1)
 		close(s->watch);
+	free(s->sent);
 	free(s);
 }
 
@@ -712,6 +715,70 @@ lite_rollback(struct store *base)
 	struct lite *s = (struct lite *)base;
 	if (!sqlite3_get_autocommit(s->db))
 		lite_simple(s, STMT_ROLLBACK, "rollback", NULL);
+}
+
+/* Runs a post's statement through: *created, whether it wrote a row. */
+static enum store_rc
+lite_record(struct lite *s, enum stmt id, const struct store_val *v, int nv,
+    int *created)
+{
+	struct store_rows r;
+
+	if (lite_query(&s->base, &r, id, v, nv, "record") == STORE_OK) {
+		while (lite_next(&r))
+			;
+		*created = lite_changes(&r) > 0;
+	}
+	lite_end(&r);
+	return r.rc;
+}
+
+/*
+ * A batch recorded at once, in one transaction (a trigger alone: its own
+ * statement, a transaction of its own), its created[] kept for
+ * lite_record_recv; on failure nothing is recorded or kept.
+ */
+static enum store_rc
+lite_record_send(struct store *base, const struct trigger_rec *const *t,
+    const struct store_val *v, int nv, size_t n)
+{
+	struct lite *s = (struct lite *)base;
+	int alone = n == 1 && t[0] != NULL;
+	enum store_rc rc = STORE_OK;
+	size_t i;
+
+	if (s->sent != NULL || n == 0)
+		return lite_fail(base, "record", "a batch is not received yet");
+	if ((s->sent = calloc(n, sizeof(*s->sent))) == NULL)
+		return lite_fail(base, "record", "out of memory");
+	s->nsent = n;
+	if (!alone)
+		rc = lite_simple(s, STMT_BEGIN, "begin", NULL);
+	for (i = 0; i < n && rc == STORE_OK; i++)
+		rc = lite_record(s, t[i] != NULL ? STMT_RECORD : STMT_SP_RECORD,
+		    &v[i * (size_t)nv], nv, &s->sent[i]);
+	if (!alone && rc == STORE_OK)
+		rc = lite_commit(base);
+	else if (!alone)
+		lite_rollback(base);
+	if (rc != STORE_OK) {
+		free(s->sent);
+		s->sent = NULL;
+	}
+	return rc;
+}
+
+static enum store_rc
+lite_record_recv(struct store *base, int *created)
+{
+	struct lite *s = (struct lite *)base;
+
+	if (s->sent == NULL)
+		return lite_fail(base, "record", "no batch was sent");
+	memcpy(created, s->sent, s->nsent * sizeof(*created));
+	free(s->sent);
+	s->sent = NULL;
+	return STORE_OK;
 }
 
 /* Truncates the WAL; *busy is set when readers kept it from finishing. */
@@ -886,6 +953,9 @@ static const struct store_ops lite_ops = {
 	.close = lite_close,
 	.commit = lite_commit,
 	.rollback = lite_rollback,
+	.record_send = lite_record_send,
+	.record_recv = lite_record_recv,
+	.in_flight = 1,
 	.wal_checkpoint = lite_wal_checkpoint,
 	.data_version = lite_data_version,
 	.replaced = lite_replaced,
