@@ -528,7 +528,6 @@ store_close(struct store *s)
 {
 	if (s == NULL)
 		return;
-	buf_free(&s->jobs);
 	s->ops->close(s);
 }
 
@@ -544,32 +543,27 @@ store_record_recv(struct store *s, int *created)
 	return s->ops->record_recv(s, created);
 }
 
-/* A transaction's end, or a new one's start, ends the round's locks. */
 enum store_rc
 store_begin(struct store *s)
 {
-	s->locked = 0;
 	return store_q_run(s, STMT_BEGIN, NULL, 0, "begin", NULL);
 }
 
 enum store_rc
 store_read_begin(struct store *s)
 {
-	s->locked = 0;
 	return store_q_run(s, STMT_BEGIN_READ, NULL, 0, "begin read", NULL);
 }
 
 enum store_rc
 store_commit(struct store *s)
 {
-	s->locked = 0;
 	return s->ops->commit(s);
 }
 
 void
 store_rollback(struct store *s)
 {
-	s->locked = 0;
 	s->ops->rollback(s);
 }
 

@@ -428,13 +428,6 @@ struct store_ops {
 struct store {
 	const struct store_ops *ops;
 	char error[512]; /* the driver's last error, as logged: store_error */
-	/*
-	 * store.c's, where rounds lock their jobs (lock_round): the range
-	 * whose jobs the transaction locked, and them.
-	 */
-	int locked; /* locked_after, locked_upto and jobs are valid */
-	int64_t locked_after, locked_upto;
-	struct buf jobs; /* a text[] literal: {id,id,...} */
 };
 
 /*

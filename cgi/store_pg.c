@@ -19,8 +19,8 @@
  * Concurrency.  Statements run at READ COMMITTED.  Runner rounds run at
  * the same time on several hosts (SQLite's BEGIN IMMEDIATE serialised
  * them), so a round locks the job rows of the triggers it decides, in
- * job id order, before it decides any (STMT_LOCK_JOBS, store_runner.c's
- * lock_round): two rounds never decide triggers of one job at once, and
+ * job id order, before it decides any (STMT_LOCK_JOBS,
+ * store_pg_round.c): two rounds never decide triggers of one job at once, and
  * ids stay dense and unique per job.
  *
  * Errors.  SQLSTATEs become store_rc (pg_rc_from): a lost connection is
@@ -118,7 +118,7 @@ pg_set_error(struct pg *s, const char *what, const char *why, int warn)
 		log_error("%s: %s", s->where, s->base.error);
 }
 
-static enum store_rc
+enum store_rc
 pg_fail(struct store *base, const char *what, const char *why)
 {
 	pg_set_error((struct pg *)base, what, why, 0);
@@ -445,7 +445,7 @@ pg_send(struct pg *s, enum stmt id, const struct params *p)
  * result, to be PQclear'ed by the caller, when it succeeded.  A commit
  * that was only local (pg_notice) is STORE_UNAVAILABLE.
  */
-static enum store_rc
+enum store_rc
 pg_exec(struct pg *s, enum stmt id, const struct store_val *v, int n,
     const char *what, PGresult **out)
 {
@@ -501,7 +501,8 @@ col_int(const PGresult *res, int row, int col)
 }
 
 /*
- * The driver's query, run at once: its rows are read from the result.
+ * The driver's query, run at once: its rows are read from the result;
+ * a round's statement locks its jobs first (store_pg_round.c).
  * A parameter the SQL leaves unused is given its type when the
  * statement is prepared; the server could not infer it.
  */
@@ -509,15 +510,20 @@ static enum store_rc
 pg_query(struct store *base, struct store_rows *r, enum stmt id,
     const struct store_val *v, int n, const char *what)
 {
+	struct pg *s = (struct pg *)base;
+	struct store_val own[PG_MAX_PARAMS];
 	PGresult *res;
 
 	r->s = base;
 	r->h = NULL;
 	r->row = -1;
 	r->what = what;
-	if ((r->rc = pg_exec((struct pg *)base, id, v, n, what, &res)) ==
-	    STORE_OK)
+	v = pg_round_vals(s, id, v, n, own, &r->rc);
+	if (r->rc == STORE_OK &&
+	    (r->rc = pg_exec(s, id, v, n, what, &res)) == STORE_OK) {
 		r->h = res;
+		r->rc = pg_round_read(s, id, v, res);
+	}
 	return r->rc;
 }
 
@@ -592,6 +598,7 @@ pg_close(struct store *base)
 	while (s->npipe > 0)
 		pg_pipe_pop(s);
 	PQfinish(s->conn);
+	buf_free(&s->jobs);
 	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }
@@ -601,6 +608,7 @@ pg_rollback(struct store *base)
 {
 	struct pg *s = (struct pg *)base;
 
+	pg_round_end(s);
 	if (!s->dead && PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 		pg_exec(s, STMT_ROLLBACK, NULL, 0, "rollback", NULL);
 }
@@ -617,6 +625,7 @@ pg_commit(struct store *base)
 	PGresult *res;
 	enum store_rc rc;
 
+	pg_round_end(s);
 	if (s->dead)
 		return pg_ready(s);
 	if (PQtransactionStatus(s->conn) == PQTRANS_INERROR) {

@@ -75,6 +75,13 @@ struct pg {
 	int pipe_head, npipe, nbatches;
 	int notify_owed; /* a batch was sent since the last NOTIFY */
 	int64_t notify_ms; /* when the last NOTIFY was sent (monotonic) */
+	/*
+	 * The round's locks (store_pg_round.c): the range whose jobs the
+	 * transaction locked, and them.
+	 */
+	int locked; /* locked_after, locked_upto and jobs are valid */
+	int64_t locked_after, locked_upto;
+	struct buf jobs; /* a text[] literal: {id,id,...} */
 };
 
 /*
@@ -89,7 +96,10 @@ struct params {
 	int n, typed;
 };
 
-/* store_pg.c's, for the pipeline and the opening. */
+/* store_pg.c's, for the pipeline, the opening and the round. */
+enum store_rc pg_fail(struct store *, const char *what, const char *why);
+enum store_rc pg_exec(struct pg *, enum stmt, const struct store_val *, int,
+    const char *what, PGresult **);
 int pg_schema_version(void);
 void pg_notice(void *, const PGresult *);
 void pg_scrub(const struct pg *, char *text);
@@ -109,6 +119,18 @@ int pg_send(struct pg *, enum stmt, const struct params *);
 /* store_pg_open.c's: the server as messages name it; a session's settings. */
 void pg_where(struct pg *);
 enum store_rc pg_session(struct pg *);
+
+/*
+ * store_pg_round.c's, around each statement pg_query runs: the values to
+ * run it with (v, or own filled with the jobs a round's statement takes,
+ * which it locked first), and the locks a range just read takes; the
+ * locks' end with the transaction's.
+ */
+const struct store_val *pg_round_vals(struct pg *, enum stmt,
+    const struct store_val *v, int n, struct store_val *own, enum store_rc *);
+enum store_rc pg_round_read(struct pg *, enum stmt, const struct store_val *,
+    const PGresult *);
+void pg_round_end(struct pg *);
 
 /* store_pg_sql.c's: statement id's text in this dialect, or NULL. */
 const char *pg_sql(enum stmt);

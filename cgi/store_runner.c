@@ -108,65 +108,16 @@ store_claimed(struct store *s, store_claim_cb cb, void *arg)
 /* --- The runner's round --- */
 
 /*
- * Where runners' rounds run at once on several hosts (the dialect has
- * the statement id), the jobs it locks to the end of the transaction,
- * listed in s->jobs as an array for the round's statements: "{a,b}",
- * nothing quoted (a job id is 32 hex digits by the schema's CHECK).
- * *jobs is NULL where the dialect locks nothing.
+ * The round's statements name the jobs they may decide (a value left
+ * NULL here): a driver whose rounds run beside other hosts' locks the
+ * jobs of the round's range, and gives them (PostgreSQL's round locks);
+ * SQLite's transactions lock the whole database, and take none.
  */
-static enum store_rc
-lock_jobs(struct store *s, enum stmt id, const struct store_val *v, int n,
-    const char *what, const char **jobs)
-{
-	struct store_rows r;
-	int bad;
-
-	*jobs = NULL;
-	if (store_sql_text(s->ops->sql, id) == NULL)
-		return STORE_OK;
-	s->locked = 0; /* s->jobs is this statement's now */
-	buf_reset(&s->jobs);
-	bad = buf_adds(&s->jobs, "{") != 0;
-	if (store_q_query(s, &r, id, v, n, what) == STORE_OK)
-		while (store_q_next(&r))
-			bad |= store_id_array_add(&s->jobs,
-				   store_q_text(&r, 0)) != 0;
-	if ((bad || buf_adds(&s->jobs, "}") != 0) && r.rc == STORE_OK)
-		r.rc = s->ops->fail(s, what, "out of memory");
-	if (store_q_end(&r) == STORE_OK)
-		*jobs = buf_str(&s->jobs);
-	return r.rc;
-}
-
-/*
- * The jobs of the round's range (after, upto], locked as lock_jobs
- * does: once a transaction, though each of the round's statements asks.
- */
-static enum store_rc
-lock_round(struct store *s, int64_t after, int64_t upto, const char **jobs)
-{
-	struct store_val v[] = { VAL_INT(after), VAL_INT(upto) };
-	enum store_rc rc;
-
-	if (s->locked && s->locked_after == after && s->locked_upto == upto) {
-		*jobs = buf_str(&s->jobs);
-		return STORE_OK;
-	}
-	rc = lock_jobs(s, STMT_LOCK_JOBS, v, NVAL(v), "lock the round's jobs",
-	    jobs);
-	if (rc == STORE_OK && *jobs != NULL) {
-		s->locked = 1;
-		s->locked_after = after;
-		s->locked_upto = upto;
-	}
-	return rc;
-}
 
 /*
  * The next round's range: *upto is the last of the next max pending
  * unclaimed triggers after after_row, *count how many there are (0:
- * none).  A driver whose rounds run beside other hosts' then locks the
- * range's jobs (lock_round).
+ * none).
  */
 enum store_rc
 store_pending_bound(struct store *s, int64_t after_row, size_t max,
@@ -174,7 +125,6 @@ store_pending_bound(struct store *s, int64_t after_row, size_t max,
 {
 	struct store_val v[] = { VAL_INT(after_row), VAL_INT((int64_t)max) };
 	struct store_rows r;
-	const char *jobs;
 
 	*upto = after_row;
 	*count = 0;
@@ -185,9 +135,7 @@ store_pending_bound(struct store *s, int64_t after_row, size_t max,
 		*upto = store_q_int(&r, 0);
 		*count = (size_t)store_q_int(&r, 1);
 	}
-	if (store_q_end(&r) != STORE_OK || *count == 0)
-		return r.rc;
-	return lock_round(s, after_row, *upto, &jobs);
+	return store_q_end(&r);
 }
 
 /*
@@ -201,27 +149,19 @@ enum store_rc
 store_complete_plain(struct store *s, int64_t after, int64_t upto,
     int64_t now_ms, int64_t *n)
 {
+	struct store_val v[] = { VAL_INT(after), VAL_INT(upto), VAL_INT(now_ms),
+		VAL_TEXT(NULL) };
 	struct store_rows r;
-	const char *jobs = NULL;
-	enum store_rc rc;
 
 	*n = 0;
-	if ((rc = lock_round(s, after, upto, &jobs)) != STORE_OK)
-		return rc;
-	{
-		struct store_val v[] = { VAL_INT(after), VAL_INT(upto),
-			VAL_INT(now_ms), VAL_TEXT(jobs) };
-
-		if (store_q_query(s, &r, STMT_COMPLETE_PLAIN, v, NVAL(v),
-			"complete plain triggers") == STORE_OK)
-			*n = store_q_next(&r) ? store_q_int(&r, 0) :
-						r.s->ops->changes(&r);
-		if (store_q_end(&r) != STORE_OK || *n == 0 ||
-		    store_sql_text(s->ops->sql, STMT_COUNTERS_SYNC) == NULL)
-			return r.rc;
-		return store_q_run(s, STMT_COUNTERS_SYNC, v, 2, "move counters",
-		    NULL);
-	}
+	if (store_q_query(s, &r, STMT_COMPLETE_PLAIN, v, NVAL(v),
+		"complete plain triggers") == STORE_OK)
+		*n = store_q_next(&r) ? store_q_int(&r, 0) :
+					r.s->ops->changes(&r);
+	if (store_q_end(&r) != STORE_OK || *n == 0 ||
+	    store_sql_text(s->ops->sql, STMT_COUNTERS_SYNC) == NULL)
+		return r.rc;
+	return store_q_run(s, STMT_COUNTERS_SYNC, v, 2, "move counters", NULL);
 }
 
 static enum store_rc pending_rows(struct store_rows *, size_t, struct pending *,
@@ -237,22 +177,14 @@ enum store_rc
 store_pending(struct store *s, int64_t after_row, int64_t upto_row, size_t max,
     struct pending *p, size_t *n)
 {
+	struct store_val v[] = { VAL_INT(after_row), VAL_INT((int64_t)max),
+		VAL_INT(upto_row), VAL_TEXT(NULL) };
 	struct store_rows r;
-	const char *jobs = NULL;
-	enum store_rc rc;
 
 	*n = 0;
-	if ((rc = lock_round(s, after_row, upto_row, &jobs)) != STORE_OK)
-		return rc;
-	{
-		struct store_val v[] = { VAL_INT(after_row),
-			VAL_INT((int64_t)max), VAL_INT(upto_row),
-			VAL_TEXT(jobs) };
-
-		if (store_q_query(s, &r, STMT_PENDING, v, NVAL(v),
-			"read pending triggers") != STORE_OK)
-			return store_q_end(&r);
-	}
+	if (store_q_query(s, &r, STMT_PENDING, v, NVAL(v),
+		"read pending triggers") != STORE_OK)
+		return store_q_end(&r);
 	return pending_rows(&r, max, p, n);
 }
 
@@ -296,22 +228,13 @@ pending_rows(struct store_rows *r, size_t max, struct pending *p, size_t *n)
 enum store_rc
 store_pending_heads(struct store *s, size_t max, struct pending *p, size_t *n)
 {
+	struct store_val v[] = { VAL_INT((int64_t)max), VAL_TEXT(NULL) };
 	struct store_rows r;
-	const char *jobs = NULL;
-	enum store_rc rc;
 
 	*n = 0;
-	if ((rc = lock_jobs(s, STMT_LOCK_HEADS, NULL, 0,
-		 "lock the jobs with a command", &jobs)) != STORE_OK)
-		return rc;
-	{
-		struct store_val v[] = { VAL_INT((int64_t)max),
-			VAL_TEXT(jobs) };
-
-		if (store_q_query(s, &r, STMT_PENDING_HEADS, v, NVAL(v),
-			"read the jobs' next triggers") != STORE_OK)
-			return store_q_end(&r);
-	}
+	if (store_q_query(s, &r, STMT_PENDING_HEADS, v, NVAL(v),
+		"read the jobs' next triggers") != STORE_OK)
+		return store_q_end(&r);
 	return pending_rows(&r, max, p, n);
 }
 

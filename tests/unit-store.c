@@ -2584,6 +2584,66 @@ test_fire_nomem(void)
 }
 
 /* The tests every driver must pass, on an empty database at db. */
+/*
+ * A round's jobs are its own until its transaction ends: another round
+ * on the same range waits, then gives up busy (SQLite: its BEGIN
+ * IMMEDIATE; PostgreSQL: the job rows a round locks), and reads the
+ * range once the first has ended.
+ */
+static void
+test_any_round_locks(const char *db)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME), upto;
+	struct store *a = NULL, *b = NULL;
+	struct trigger_rec t;
+	struct job j;
+	enum store_rc rc;
+	size_t count = 0;
+	char err[512];
+	int created;
+
+	if (open_at(db, &a, err, sizeof(err)) != STORE_OK ||
+	    open_at(db, &b, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "any: round locks: open: %s", err);
+		store_close(a);
+		return;
+	}
+	memset(&j, 0, sizeof(j));
+	j.id = mkid("b0570000000000000000000000000021");
+	j.state = JOB_RUNNING;
+	j.type = CKPT_FULL;
+	j.timeout_s = 60;
+	memset(&t, 0, sizeof(t));
+	t.job = j.id;
+	t.trigger = mkid("b0570000000000000000000000000022");
+	t.now_ms = now;
+	t.store_ms = 300000;
+	t.max_queued = 1000;
+	rc = store_job_add(a, &j, now);
+	if (rc == STORE_OK)
+		rc = store_record_trigger(a, &t, &created);
+	if (rc == STORE_OK && (rc = store_begin(a)) == STORE_OK)
+		rc = store_pending_bound(a, 0, 1000, &upto, &count);
+	tap_ok(rc == STORE_OK && count > 0,
+	    "any: round locks: a round reads its range (%s, %zu)",
+	    store_rc_name(rc), count);
+	if ((rc = store_begin(b)) == STORE_OK) {
+		rc = store_pending_bound(b, 0, 1000, &upto, &count);
+		store_rollback(b);
+	}
+	tap_is_int(rc, STORE_BUSY,
+	    "any: round locks: another round on its range gives up busy");
+	store_rollback(a);
+	rc = store_begin(b);
+	if (rc == STORE_OK)
+		rc = store_pending_bound(b, 0, 1000, &upto, &count);
+	store_rollback(b);
+	tap_is_int(rc, STORE_OK,
+	    "any: round locks: and reads it once the first has ended");
+	store_close(a);
+	store_close(b);
+}
+
 static void
 test_any_driver(const char *db)
 {
@@ -2601,6 +2661,7 @@ test_any_driver(const char *db)
 	test_any_files(s, db);
 	test_any_savepoints(s);
 	test_any_posts(s, db);
+	test_any_round_locks(db);
 	store_close(s);
 }
 
