@@ -376,13 +376,12 @@ struct store_ops {
 	const char *const *migrations;
 
 	/*
-	 * How the dialect differs where store.c writes the operation once.
-	 * server_clock: times stored and compared are the server's, and a
-	 * lease is read as the time it has left.  sql_throwable: the SQL
-	 * makes a failure's serialized-throwable itself.  purge_batch: the
-	 * rows a purge's statement deletes at most (0: all at once).
+	 * How the dialect differs where the store's logic is written once.
+	 * sql_throwable: the SQL makes a failure's serialized-throwable
+	 * itself.  purge_batch: the rows a purge's statement deletes at most
+	 * (0: all at once).
 	 */
-	int server_clock, sql_throwable;
+	int sql_throwable;
 	int64_t purge_batch;
 	/*
 	 * Capabilities: NULL where the driver has no such thing, and

@@ -706,7 +706,6 @@ static const struct store_ops pg_ops = {
 	.end = pg_end,
 	.fail = pg_fail,
 	.sql = store_pg_sql,
-	.server_clock = 1,
 	.purge_batch = PG_PURGE_BATCH,
 	.migrations = schema_pg_migrations,
 	.close = pg_close,

@@ -72,25 +72,25 @@ store_complete(struct store *s, int64_t row, const char *owner,
 }
 
 /*
- * Every claimed, still pending trigger, for the caller to judge.  A
- * driver on the server's clock reads a lease as the time it has left,
+ * Every claimed, still pending trigger, for the caller to judge.  Each
+ * dialect reads a lease as the time it has left by the clock it stored
+ * it by (SQLite: the caller's now, given; PostgreSQL: the server's),
  * handed over on the caller's clock (CLOCK_REALTIME): the runner's
- * "lease_ms > now" then means "not over by the server's clock", however
- * far the two clocks are apart.
+ * "lease_ms > now" then means "not over by the store's clock", however
+ * far the server's clock is from the caller's.
  */
 enum store_rc
 store_claimed(struct store *s, store_claim_cb cb, void *arg)
 {
+	int64_t now = clock_ms(CLOCK_REALTIME);
+	struct store_val v[] = { VAL_INT(now) };
 	struct store_rows r;
 	struct claim c;
 	const char *owner;
-	int64_t now = 0;
 
-	if (store_q_query(s, &r, STMT_CLAIMED, NULL, 0, "read claims") !=
+	if (store_q_query(s, &r, STMT_CLAIMED, v, NVAL(v), "read claims") !=
 	    STORE_OK)
 		return store_q_end(&r);
-	if (s->ops->server_clock)
-		now = clock_ms(CLOCK_REALTIME);
 	while (store_q_next(&r)) {
 		memset(&c, 0, sizeof(c));
 		c.type = CKPT_FULL;

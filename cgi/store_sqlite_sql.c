@@ -267,7 +267,7 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 			     " WHERE id = ?1 AND status = 'IN_PROGRESS'"
 			     " AND claimed_by = ?2",
 	[STMT_CLAIMED] =
-	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms,"
+	    "SELECT id, job_id, trigger_id, claimed_by, lease_ms - ?1,"
 	    " checkpoint_id, checkpoint_type FROM triggers"
 	    " WHERE status = 'IN_PROGRESS' AND claimed_by IS NOT NULL"
 	    " ORDER BY id",
