@@ -515,6 +515,10 @@ int store_queue_full_trace(struct buf *, int64_t max_queued);
  * unit-sql can tell a statement written twice alike.
  */
 extern const char *const store_sql_shared[STMT__MAX];
+extern const char *const store_jobs_sql[STMT__MAX];
+/* Every table of shared statements (NULL-terminated), and id's text. */
+extern const char *const *const store_sql_tables[];
+const char *store_sql_shared_text(enum stmt);
 /* Bytes the shared statements take, NULs included, at the most. */
 #define STORE_SQL_SHARED_MAX 32768
 extern const char *const store_sqlite_sql[STMT__MAX];

@@ -1,13 +1,28 @@
 /*
  * Jobs and what is read of them: their rows, their checkpoints as the
  * statistics show them, their triggers as listed, GET /metrics' counts,
- * and a job bound to a Flink JobManager.
+ * and a job bound to a Flink JobManager.  The statements of this concern
+ * that both dialects write alike are in the table below, beside the
+ * functions that run them: adding a read here touches this file,
+ * store_impl.h (its name) and store.h (its function).
  */
 #include <config.h>
 
 #include <string.h>
 
 #include "store_impl.h"
+
+/* The statements of this concern that both dialects write alike. */
+const char *const store_jobs_sql[STMT__MAX] = {
+	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
+	[STMT_JOB_LIST] =
+	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
+	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	[STMT_JOB_OVERVIEW] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " ORDER BY job_id",
+};
 
 /* --- Jobs --- */
 

@@ -748,21 +748,23 @@ static pthread_once_t pg_shared_once = PTHREAD_ONCE_INIT;
 static void
 pg_shared_init(void)
 {
+	const char *shared;
 	size_t used = 0, n;
 	char *t, *q;
 	int id;
 
 	for (id = 0; id < STMT__MAX; id++) {
-		if (store_sql_shared[id] == NULL || pg_shared[id] != NULL)
+		if ((shared = store_sql_shared_text(id)) == NULL ||
+		    pg_shared[id] != NULL)
 			continue;
-		n = strlen(store_sql_shared[id]) + 1;
+		n = strlen(shared) + 1;
 		if (used + n > sizeof(pg_shared_arena)) {
 			log_error("statement %d: no room for its PostgreSQL "
 				  "form (STORE_SQL_SHARED_MAX)",
 			    id);
 			continue;
 		}
-		t = memcpy(pg_shared_arena + used, store_sql_shared[id], n);
+		t = memcpy(pg_shared_arena + used, shared, n);
 		for (q = t; (q = strchr(q, '?')) != NULL; q++)
 			*q = '$';
 		pg_shared[id] = t;
