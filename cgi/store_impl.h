@@ -1,15 +1,16 @@
 /*
- * Behind the seam: what a driver (store_sqlite.c, store_pg.c) gives
- * store.c, which picks one by the value of CHECKPOINT_DB and hands its
- * callers a struct store whose first member is the table below.
+ * Behind the seam: what a driver (store_sqlite*.c, store_pg*.c) gives the
+ * store's logic (store.c and the store_*.c of each concern); store.c
+ * picks a driver by the value of CHECKPOINT_DB and hands its callers a
+ * struct store whose first member is the driver's table below.
  *
- * The driver runs statements: each is named by enum stmt, and each
- * driver keeps its dialect's SQL for it in one table indexed by that
- * enum (NULL: the dialect has no such statement).  store.c writes every
- * operation once against the driver's entries (query, next, col_*,
- * changes, end, and the transactions); what only one driver has is a
- * capability, NULL in the other.  Nothing but store.c and the drivers
- * includes this file.
+ * The driver runs statements: each is named by enum stmt; its text is
+ * shared (store_sql.c, or the table of its concern's file) where both
+ * dialects write it alike, else the driver's own (NULL: the dialect has
+ * no such statement).  The store's files write every operation once
+ * against the driver's entries, through store_q_* (store.c).  Of the
+ * entries only two are one driver's (a file's WAL and identity, NULL in
+ * a server's driver).  Nothing but the store's files includes this one.
  */
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
@@ -73,7 +74,7 @@ enum stmt {
 	STMT_IMPORT_SERVICE,
 	STMT_IMPORT_TRIGGER,
 	STMT_IMPORT_SEQUENCE,
-	/* Savepoints, stops and disposals (store.c, "Savepoints"). */
+	/* Savepoints, stops and disposals (store_api.c, store_savepoints.c). */
 	STMT_SP_DIR,
 	STMT_SP_RECORD,
 	STMT_SP_QUEUE, /* a database server's committer's; none in SQLite */
@@ -156,7 +157,7 @@ enum stmt {
 
 /*
  * The checkpoint history's SQL that both dialects write alike: a listed
- * trigger's columns (store.c's trigger_rows reads them in this order);
+ * trigger's columns (store_jobs.c's trigger_rows reads them in this order);
  * the history's rows as such listings' rows, ord their place in arrival
  * order; the history's rows whose triggers were purged or record
  * another checkpoint since.
@@ -384,12 +385,6 @@ struct store_ops {
 	int sql_throwable;
 	int64_t purge_batch;
 	/*
-	 * Capabilities: NULL where the driver has no such thing, and
-	 * store.c says what the store has (store_can) or answers that
-	 * there is nothing to do.  Each means what store.h says of the
-	 * function of the same name.
-	 */
-	/*
 	 * The committer's batches (store_record_send, store_record_recv):
 	 * post i the trigger t[i], or, where that is NULL, a savepoint; v
 	 * holds each post's values as the statement of its kind records
@@ -414,10 +409,12 @@ struct store_ops {
 	 */
 	int (*watch_fd)(struct store *);
 	/*
-	 * A file's (SQLite's): its WAL copied into the database as mode
-	 * says (enum store_wal), and whether the file at its path is still
-	 * the one it opened: store_replaced's answer, or, quiet, asked
-	 * afresh and neither logged nor remembered (store_moved).
+	 * A file's (SQLite's), NULL in a server's driver, where store.c
+	 * answers that there is nothing to do: its WAL copied into the
+	 * database as mode says (enum store_wal), and whether the file at
+	 * its path is still the one it opened: store_replaced's answer, or,
+	 * quiet, asked afresh and neither logged nor remembered
+	 * (store_moved).
 	 */
 	enum store_rc (
 	    *wal_checkpoint)(struct store *, enum store_wal, int *, int *);

@@ -20,7 +20,7 @@
  */
 #define PG_SAME_PATH "md5(d.savepoint_path) = md5(c.location)"
 
-/* A job's savepoints in its counts and durations, as store_sqlite.c's. */
+/* A job's savepoints in its counts and durations, as store_sqlite_sql.c's. */
 #define SAVEPOINT_COUNTS \
 	"count(*) FILTER (WHERE status = 'COMPLETED')" \
 	" AS completed, count(*) FILTER (WHERE status = 'FAILED') AS failed," \
@@ -671,14 +671,14 @@ const char *const store_pg_sql[STMT__MAX] = {
 	    "$1::text IS NULL", PG_SAME_PATH),
 	[STMT_RETAIN_CANDIDATES_JOB] = RETAIN_CANDIDATES("JOIN", "NULL::bigint",
 	    "r.job_id = $1", PG_SAME_PATH),
-	/* As store_sqlite.c's. */
+	/* As store_sqlite_sql.c's. */
 	[STMT_RETAIN_DUE] = "SELECT job_id, kind, changes FROM retention"
 			    " WHERE due_ms <= $1::bigint ORDER BY job_id, kind",
 	[STMT_RETAIN_NEXT] =
 	    "UPDATE retention SET due_ms = $4::bigint"
 	    " WHERE job_id = $1 AND kind = $2 AND changes = $3::bigint",
 	/*
-	 * As store_sqlite.c's, the pruning and the forgetting one
+	 * As store_sqlite_sql.c's, the pruning and the forgetting one
 	 * statement (STMT_HISTORY_GROWN_MARK: none): a job whose counter
 	 * moves meanwhile is among the grown again once this one commits.
 	 */

@@ -45,7 +45,7 @@
  */
 #define SLACK 40
 
-/* A statement of the driver's table with the values store.c gives it. */
+/* A statement of the driver's table with the values the store gives it. */
 struct probe {
 	int line;
 	enum stmt id;
