@@ -163,6 +163,27 @@ commit_records(struct post *const *batch, size_t n, struct records *r)
 	}
 }
 
+/*
+ * The committer's connection, which tells the WAL copier of each commit
+ * (walcopy_grew); on failure c->store is NULL and the log says why.
+ */
+static enum store_rc
+commit_open(struct committer *c)
+{
+	struct store_opts o;
+	enum store_rc rc;
+	char err[512];
+
+	settings_store_opts(c->settings, 512, &o);
+	o.on_commit = walcopy_grew;
+	o.on_commit_arg = c->wal;
+	if ((rc = store_open(&o, &c->store, err, sizeof(err))) != STORE_OK) {
+		log_error("open store: %s", err);
+		c->store = NULL;
+	}
+	return rc;
+}
+
 /* One transaction for the batch, without the lock. */
 static enum store_rc
 commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
@@ -171,9 +192,8 @@ commit_batch(struct committer *c, struct post **batch, size_t n, int *created)
 	enum store_rc rc = STORE_OK;
 
 	memset(created, 0, n * sizeof(*created));
-	if (c->store == NULL &&
-	    (rc = settings_open_store(c->settings, 512, &c->store)) == STORE_OK)
-		store_on_commit(c->store, walcopy_grew, c->wal);
+	if (c->store == NULL)
+		rc = commit_open(c);
 	commit_records(batch, n, &r);
 	/* Kept open: see store_replaced. */
 	if (rc == STORE_OK && store_replaced(c->store, 0))

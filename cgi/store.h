@@ -45,6 +45,14 @@ struct store_opts {
 	 * would answer for triggers that no runner will ever see.
 	 */
 	int create;
+	/*
+	 * Called after each commit on this connection with the WAL's size
+	 * in frames, where the store has a WAL of its own (SQLite's): the
+	 * group committer's, whose WAL copier then checkpoints instead of
+	 * SQLite's automatic checkpoint in the committing thread.
+	 */
+	void (*on_commit)(void *arg, int frames);
+	void *on_commit_arg;
 };
 
 void store_init(void);
@@ -456,7 +464,6 @@ int store_moved(struct store *);
 void store_housekeeping(struct store *);
 enum store_rc store_wal_checkpoint_passive(struct store *, int *frames,
     int *copied);
-void store_on_commit(struct store *, void (*)(void *, int frames), void *);
 enum store_rc store_record_pass(struct store *, int64_t now_ms, int64_t n,
     int64_t duration_ms, int64_t every_ms);
 

@@ -1,15 +1,16 @@
 /*
- * Behind the seam: what a driver (store_sqlite.c, store_pg.c) gives
- * store.c, which picks one by the value of CHECKPOINT_DB and hands its
- * callers a struct store whose first member is the table below.
+ * Behind the seam: what a driver (store_sqlite*.c, store_pg*.c) gives the
+ * store's logic (store.c and the store_*.c of each concern); store.c
+ * picks a driver by the value of CHECKPOINT_DB and hands its callers a
+ * struct store whose first member is the driver's table below.
  *
- * The driver runs statements: each is named by enum stmt, and each
- * driver keeps its dialect's SQL for it in one table indexed by that
- * enum (NULL: the dialect has no such statement).  store.c writes every
- * operation once against the driver's entries (query, next, col_*,
- * changes, end, and the transactions); what only one driver has is a
- * capability, NULL in the other.  Nothing but store.c and the drivers
- * includes this file.
+ * The driver runs statements: each is named by enum stmt; its text is
+ * shared (store_sql.c, or the table of its concern's file) where both
+ * dialects write it alike, else the driver's own (NULL: the dialect has
+ * no such statement).  The store's files write every operation once
+ * against the driver's entries, through store_q_* (store.c).  Of the
+ * entries only two are one driver's (a file's WAL and identity, NULL in
+ * a server's driver).  Nothing but the store's files includes this one.
  */
 #ifndef STORE_IMPL_H
 #define STORE_IMPL_H
@@ -73,7 +74,7 @@ enum stmt {
 	STMT_IMPORT_SERVICE,
 	STMT_IMPORT_TRIGGER,
 	STMT_IMPORT_SEQUENCE,
-	/* Savepoints, stops and disposals (store.c, "Savepoints"). */
+	/* Savepoints, stops and disposals (store_api.c, store_savepoints.c). */
 	STMT_SP_DIR,
 	STMT_SP_RECORD,
 	STMT_SP_QUEUE, /* a database server's committer's; none in SQLite */
@@ -156,7 +157,7 @@ enum stmt {
 
 /*
  * The checkpoint history's SQL that both dialects write alike: a listed
- * trigger's columns (store.c's trigger_rows reads them in this order);
+ * trigger's columns (store_jobs.c's trigger_rows reads them in this order);
  * the history's rows as such listings' rows, ord their place in arrival
  * order; the history's rows whose triggers were purged or record
  * another checkpoint since.
@@ -310,6 +311,27 @@ struct store_rows {
 	enum store_rc rc;
 };
 
+/*
+ * How a file's WAL is copied into the database (store_ops'
+ * wal_checkpoint, its two places a and b): TRUNCATE all of it, the WAL
+ * then truncated (a: readers kept it from finishing); PASSIVE what it can
+ * without waiting for readers or writers (a the WAL's frames, b those in
+ * the database); GROWN as TRUNCATE, once the WAL has grown large (after a
+ * runner's pass).
+ */
+enum store_wal {
+	STORE_WAL_TRUNCATE,
+	STORE_WAL_PASSIVE,
+	STORE_WAL_GROWN,
+};
+
+/*
+ * The values of a trigger as STMT_RECORD records one, and room for those
+ * of any post (a savepoint's, STMT_SP_RECORD's, are the most).
+ */
+#define STORE_TRIGGER_NVAL 10
+#define STORE_POST_NVAL 14
+
 struct store_ops {
 	const char *name; /* "sqlite", "postgresql" */
 	/*
@@ -350,54 +372,102 @@ struct store_ops {
 	void (*rollback)(struct store *);
 	enum store_rc (*data_version)(struct store *, int64_t *);
 	void (*close)(struct store *);
-	int (*schema_version)(void);
+	/* The dialect's migrations, oldest first: its schema's version is
+	 * their count. */
+	const char *const *migrations;
 
 	/*
-	 * How the dialect differs where store.c writes the operation once.
-	 * server_clock: times stored and compared are the server's, and a
-	 * lease is read as the time it has left.  sql_throwable: the SQL
-	 * makes a failure's serialized-throwable itself.  purge_batch: the
-	 * rows a purge's statement deletes at most (0: all at once).
+	 * How the dialect differs where the store's logic is written once.
+	 * sql_throwable: the SQL makes a failure's serialized-throwable
+	 * itself.  purge_batch: the rows a purge's statement deletes at most
+	 * (0: all at once).
 	 */
-	int server_clock, sql_throwable;
+	int sql_throwable;
 	int64_t purge_batch;
 	/*
-	 * Capabilities: NULL where the driver has no such thing, and
-	 * store.c says what the store has (store_can) or answers that
-	 * there is nothing to do.  Each means what store.h says of the
-	 * function of the same name.
-	 */
-	/* A database server's: batches, reads together, a descriptor. */
-	/*
-	 * record_send's batch: post i the trigger t[i], or, where that is
-	 * NULL, a row of the statement given, its nv values at v[i * nv]
-	 * (PostgreSQL sends the batch's rows as one statement of arrays).
+	 * The committer's batches (store_record_send, store_record_recv):
+	 * post i the trigger t[i], or, where that is NULL, a savepoint; v
+	 * holds each post's values as the statement of its kind records
+	 * one (STMT_RECORD, its first STORE_TRIGGER_NVAL; STMT_SP_RECORD),
+	 * nv at v[i * nv].  in_flight: how many batches may be sent and not
+	 * yet received.  A server's driver sends a batch down its pipeline
+	 * and reads its outcome at record_recv (PostgreSQL sends the
+	 * triggers, from t[], as one statement of arrays, in_flight
+	 * STORE_IN_FLIGHT); a file's records it at once in one transaction,
+	 * a trigger alone in its own statement, and keeps the outcome for
+	 * record_recv (in_flight 1).
 	 */
 	enum store_rc (*record_send)(struct store *,
-	    const struct trigger_rec *const *t, enum stmt,
-	    const struct store_val *v, int nv, size_t);
+	    const struct trigger_rec *const *t, const struct store_val *v,
+	    int nv, size_t);
 	enum store_rc (*record_recv)(struct store *, int *);
+	int in_flight;
+	/*
+	 * A descriptor readable when data_version may have grown: a
+	 * server's socket, where its notifications arrive; a watch of a
+	 * file's directory.
+	 */
 	int (*watch_fd)(struct store *);
-	/* A file's: its WAL, its directory watched, the file replaced. */
-	enum store_rc (*wal_checkpoint)(struct store *, int *);
-	enum store_rc (*wal_checkpoint_passive)(struct store *, int *, int *);
-	void (*on_commit)(struct store *, void (*)(void *, int), void *);
-	void (*housekeeping)(struct store *);
-	int (*replaced)(struct store *, int64_t);
-	int (*moved)(struct store *);
+	/*
+	 * A file's (SQLite's), NULL in a server's driver, where store.c
+	 * answers that there is nothing to do: its WAL copied into the
+	 * database as mode says (enum store_wal), and whether the file at
+	 * its path is still the one it opened: store_replaced's answer, or,
+	 * quiet, asked afresh and neither logged nor remembered
+	 * (store_moved).
+	 */
+	enum store_rc (
+	    *wal_checkpoint)(struct store *, enum store_wal, int *, int *);
+	int (*replaced)(struct store *, int64_t max_age_ms, int quiet);
 };
 
 struct store {
 	const struct store_ops *ops;
 	char error[512]; /* the driver's last error, as logged: store_error */
-	/*
-	 * store.c's, where rounds lock their jobs (lock_round): the range
-	 * whose jobs the transaction locked, and them.
-	 */
-	int locked; /* locked_after, locked_upto and jobs are valid */
-	int64_t locked_after, locked_upto;
-	struct buf jobs; /* a text[] literal: {id,id,...} */
 };
+
+/*
+ * What every store file reads and runs statements with (store.c), the
+ * driver's entries made easy: each means what the driver's entry of the
+ * same name does; store_q_cols reads a row's columns into the places
+ * that follow kinds, a letter a column (i int64_t *, b and n int *, t
+ * const char **, c char **, d struct id *, T enum ckpt_type *, S enum
+ * job_state *, - a column passed over: tests/t0110 checks each call's
+ * places against them); store_q_next_row moves on and reads a row into
+ * a zeroed struct; store_q_run runs a statement through, store_q_run_one
+ * wants it to write a row (else STORE_NOTFOUND), store_q_first_text
+ * appends its first column, store_q_one_row reads its first row;
+ * store_q_settle commits after STORE_OK, else rolls back.
+ */
+#define NVAL(v) ((int)(sizeof(v) / sizeof((v)[0])))
+/* An integer, or NULL for a value the schema never stores (0, -1). */
+#define VAL_INT_OR_NULL(v, null) \
+	{ \
+		!(null), (null) ? 0 : (v), NULL \
+	}
+enum store_rc store_q_query(struct store *, struct store_rows *, enum stmt,
+    const struct store_val *, int, const char *);
+int store_q_next(struct store_rows *);
+int64_t store_q_int(const struct store_rows *, int);
+const char *store_q_text(const struct store_rows *, int);
+int store_q_cols(const struct store_rows *, const char *kinds, ...);
+int store_q_next_row(struct store_rows *, void *row, size_t size,
+    const char *kinds, ...);
+enum store_rc store_q_end(struct store_rows *);
+enum store_rc store_q_run(struct store *, enum stmt, const struct store_val *,
+    int, const char *, int64_t *changes);
+enum store_rc store_q_run_one(struct store *, enum stmt,
+    const struct store_val *, int, const char *);
+enum store_rc store_q_first_text(struct store *, enum stmt,
+    const struct store_val *, int, const char *, struct buf *);
+enum store_rc store_q_one_row(struct store *, enum stmt,
+    const struct store_val *, int, const char *, const char *kinds, ...);
+enum store_rc store_q_settle(struct store *, enum store_rc);
+/* A failure's serialized-throwable, where the C code makes it. */
+int store_failure_throwable(struct store *, const char *class,
+    const char *trace, struct buf *);
+/* Appends id to an array literal begun with "{" (ids are hex). */
+int store_id_array_add(struct buf *, const char *id);
 
 /* The length of a NULL-terminated list: a series of migrations. */
 int store_count(const char *const *);
@@ -442,6 +512,10 @@ int store_queue_full_trace(struct buf *, int64_t max_queued);
  * unit-sql can tell a statement written twice alike.
  */
 extern const char *const store_sql_shared[STMT__MAX];
+extern const char *const store_jobs_sql[STMT__MAX];
+/* Every table of shared statements (NULL-terminated), and id's text. */
+extern const char *const *const store_sql_tables[];
+const char *store_sql_shared_text(enum stmt);
 /* Bytes the shared statements take, NULs included, at the most. */
 #define STORE_SQL_SHARED_MAX 32768
 extern const char *const store_sqlite_sql[STMT__MAX];

@@ -1,8 +1,10 @@
 /*
  * The statements the two dialects write alike, each once: the store's
  * one statement table, with SQLite's placeholders (?N), which the
- * PostgreSQL driver reads as its own ($N).  A driver's table holds only
- * the statements its dialect writes its own way; store_sql_text gives a
+ * PostgreSQL driver reads as its own ($N).  A file of one concern may
+ * keep its own part of it beside the functions that run its statements
+ * (store_sql_tables: store_jobs.c's).  A driver's table holds only the
+ * statements its dialect writes its own way; store_sql_text gives a
  * statement's text, the driver's if it has one.  unit-sql fails on a
  * statement written out twice alike.
  */
@@ -13,14 +15,6 @@
 const char *const store_sql_shared[STMT__MAX] = {
 	[STMT_COMMIT] = "COMMIT",
 	[STMT_ROLLBACK] = "ROLLBACK",
-	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = ?1",
-	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
-	[STMT_JOB_LIST] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
-	[STMT_JOB_OVERVIEW] =
-	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
-	    " ORDER BY job_id",
 	[STMT_CKPT_GET] =
 	    "SELECT checkpoint_id, status, trigger_ms, completed_ms,"
 	    " duration_ms, location, failure_class, failure_trace, 0, NULL"
@@ -175,8 +169,29 @@ const char *const store_sql_shared[STMT__MAX] = {
 	    " AND checkpoint_id IS NULL",
 };
 
+/*
+ * Every table of statements both dialects write alike: this file's, and
+ * those a file of one concern keeps beside the functions that run them.
+ */
+const char *const *const store_sql_tables[] = {
+	store_sql_shared,
+	store_jobs_sql,
+	NULL,
+};
+
+const char *
+store_sql_shared_text(enum stmt id)
+{
+	int i;
+
+	for (i = 0; store_sql_tables[i] != NULL; i++)
+		if (store_sql_tables[i][id] != NULL)
+			return store_sql_tables[i][id];
+	return NULL;
+}
+
 const char *
 store_sql_text(const char *const *own, enum stmt id)
 {
-	return own[id] != NULL ? own[id] : store_sql_shared[id];
+	return own[id] != NULL ? own[id] : store_sql_shared_text(id);
 }

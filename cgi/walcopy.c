@@ -128,7 +128,7 @@ walcopy_free(struct walcopy *w)
 }
 
 /*
- * After each commit, in the committer thread (store_on_commit): wakes the
+ * After each commit, in the committer thread (struct store_opts' on_commit): wakes the
  * copier once the WAL holds WALCOPY_FRAMES more frames than it could copy
  * last time.  SQLite would otherwise checkpoint right there, and every
  * POST waiting for the committer would wait for that too (a checkpoint

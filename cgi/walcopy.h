@@ -20,7 +20,7 @@ struct walcopy;
 
 struct walcopy *walcopy_new(const struct settings *, pthread_mutex_t *lock);
 void walcopy_free(struct walcopy *);
-/* In the committer thread, after each commit: store_on_commit's callback. */
+/* In the committer thread, after each commit: struct store_opts' on_commit. */
 void walcopy_grew(void *walcopy, int frames);
 /* In the committer thread, lock held: whether to walcopy_catch_up. */
 int walcopy_caught_up(struct walcopy *);

@@ -1,18 +1,22 @@
 #!/bin/sh
-# store.c reads a row's columns through cols, next_row and one_row, told
+# The store's files (cgi/store*.c) read a row's columns through
+# store_q_cols, store_q_next_row and store_q_one_row, told
 # each place's kind by a letter (i int64_t *, b and n int *, t const
 # char **, c char **, d struct id *, T enum ckpt_type *, S enum
 # job_state *, - a column passed over).  The compiler cannot see a
 # letter, so a place of the wrong type would be written through as the
 # letter says.  Here every call's places are checked against its letters
-# by the compiler: a copy of store.c, each function followed by one
-# static assertion a place, is compiled.  The check is first run on a
+# by the compiler: a copy of each store file, each function followed by
+# one static assertion a place, is compiled.  The check is first run on a
 # copy with one letter changed, so that a checker that checks nothing
 # fails here.
 
 . "$(dirname "$0")/lib.sh"
 
-SRC=$top_srcdir/cgi/store.c
+# The files that read rows: every store file but the drivers' own.
+SRCS=$(grep -l '^[[:space:]].*store_q_\(cols\|next_row\|one_row\)(' \
+    "$top_srcdir"/cgi/store*.c | grep -v '_sqlite\|_pg')
+PLANTED=$top_srcdir/cgi/store_runner.c
 CC=${CC:-cc}
 command -v "$CC" >/dev/null 2>&1 || bail "no C compiler ($CC)"
 # The libraries' headers, as the build finds them.
@@ -87,7 +91,7 @@ asserts() {
 			}
 			a = args[p]
 			gsub(/^[ \t]+|[ \t]+$/, "", a)
-			pending = pending sprintf("_Static_assert(__builtin_types_compatible_p(__typeof__(%s), %s), \"store.c line %d: %s is not %s\");\n", a, type(letter), start, a, type(letter))
+			pending = pending sprintf("_Static_assert(__builtin_types_compatible_p(__typeof__(%s), %s), \"%s line %d: %s is not %s\");\n", a, type(letter), FILENAME, start, a, type(letter))
 			places++
 		}
 		if (p != n) {
@@ -102,7 +106,7 @@ asserts() {
 		}
 		if (incall) {
 			call = call " " $0
-		} else if ($0 ~ /^[ \t]/ && match($0, /(^|[^a-z_])(cols|next_row|one_row)\(/)) {
+		} else if ($0 ~ /^[ \t]/ && match($0, /(^|[^a-z_])store_q_(cols|next_row|one_row)\(/)) {
 			call = substr($0, RSTART)
 			start = NR
 			incall = 1
@@ -128,22 +132,27 @@ compiles() {
 
 # The checker on a planted mistake: the first 'i' of cols' letters in a
 # call that reads an int64_t, made 'b' (an int *).
-sed '0,/cols(&r, "iddtiiT"/s//cols(\&r, "bddtiiT"/' "$SRC" > "$T/planted.c"
-! cmp -s "$SRC" "$T/planted.c"
-ok $? "a letter planted wrong in a copy of store.c (cols' \"iddtiiT\")"
+sed '0,/cols(&r, "iddtiiT"/s//cols(\&r, "bddtiiT"/' "$PLANTED" > "$T/planted.c"
+! cmp -s "$PLANTED" "$T/planted.c"
+ok $? "a letter planted wrong in a copy of store_runner.c (\"iddtiiT\")"
 asserts "$T/planted.c" > "$T/planted-checked.c" 2>"$T/planted.err"
 compiles "$T/planted-checked.c" > "$T/planted.out" 2>&1
 [ $? -ne 0 ] && grep -q "is not int \*" "$T/planted.out"
 ok $? "  is refused by the compiler, naming the place and the type"
 
-# store.c as it is.
-asserts "$SRC" > "$T/store-checked.c" 2>"$T/store.err"
-ok $? "every call's letters have places, one each: $(cat "$T/store.err")"
-calls=$(sed -n 's/^calls \([0-9]*\) .*/\1/p' "$T/store.err")
-[ "${calls:-0}" -ge 20 ]
-ok $? "  the calls were found (${calls:-0})"
-compiles "$T/store-checked.c" > "$T/store.out" 2>&1
-ok $? "every place has the type its letter says"
-[ -s "$T/store.out" ] && diag "$(head -n 20 "$T/store.out")"
+# Each store file as it is.
+total=0
+for src in $SRCS; do
+	f=$(basename "$src" .c)
+	asserts "$src" > "$T/$f-checked.c" 2>"$T/$f.err"
+	ok $? "$f.c: every call's letters have places, one each: $(cat "$T/$f.err")"
+	calls=$(sed -n 's/^calls \([0-9]*\) .*/\1/p' "$T/$f.err")
+	total=$((total + ${calls:-0}))
+	compiles "$T/$f-checked.c" > "$T/$f.out" 2>&1
+	ok $? "  every place has the type its letter says"
+	[ -s "$T/$f.out" ] && diag "$(head -n 20 "$T/$f.out")"
+done
+[ "$total" -ge 20 ]
+ok $? "the calls were found ($total)"
 
 done_testing

@@ -45,7 +45,7 @@
  */
 #define SLACK 40
 
-/* A statement of the driver's table with the values store.c gives it. */
+/* A statement of the driver's table with the values the store gives it. */
 struct probe {
 	int line;
 	enum stmt id;
@@ -645,7 +645,10 @@ run(struct dialect *d, int pg, struct store *s)
 static int
 open_store(const char *db, struct store **s)
 {
-	struct store_opts o = { db, 1, 5000, 0, 1 };
+	struct store_opts o = { .path = db,
+		.sync_normal = 1,
+		.busy_ms = 5000,
+		.create = 1 };
 	char err[512];
 
 	if (store_open(&o, s, err, sizeof(err)) != STORE_OK) {

@@ -1,6 +1,7 @@
 /*
- * The store's statement table (cgi/store_sql.c): a statement both
- * dialects write alike is written once, in the shared table, never in
+ * The store's statement table (cgi/store_sql.c, and the part of it a
+ * file of one concern keeps, as store_jobs.c): a statement both
+ * dialects write alike is written once, in one shared table, never in
  * both drivers' own (a twin: the same text but for ?N against $N); a
  * shared one is not also a driver's own, which would hide it; its
  * placeholders are all ?N, which the PostgreSQL driver makes $N; and
@@ -43,10 +44,12 @@ int
 main(void)
 {
 	int id, twice = 0, hidden = 0, bad = 0, shared = 0, first = -1;
+	int k, in, twice_shared = 0;
 	size_t bytes = 0;
 
 	for (id = 0; id < STMT__MAX; id++) {
-		const char *a = store_sqlite_sql[id], *s = store_sql_shared[id];
+		const char *a = store_sqlite_sql[id],
+			   *s = store_sql_shared_text(id);
 #ifdef HAVE_LIBPQ
 		const char *b = store_pg_sql[id];
 #else
@@ -60,6 +63,9 @@ main(void)
 		}
 		if (s == NULL)
 			continue;
+		for (k = 0, in = 0; store_sql_tables[k] != NULL; k++)
+			in += store_sql_tables[k][id] != NULL;
+		twice_shared += in > 1;
 		shared++;
 		bytes += strlen(s) + 1;
 		hidden += a != NULL || b != NULL;
@@ -71,6 +77,13 @@ main(void)
 	    twice, first);
 	tap_ok(hidden == 0, "no shared statement hidden by a driver's own (%d)",
 	    hidden);
+	tap_ok(twice_shared == 0,
+	    "no statement in two tables of shared statements (%d)",
+	    twice_shared);
+	tap_ok(store_jobs_sql[STMT_JOB_LIST] != NULL &&
+		store_sql_text(store_sqlite_sql, STMT_JOB_LIST) ==
+		    store_jobs_sql[STMT_JOB_LIST],
+	    "a concern's own table of shared statements is read (jobs')");
 	tap_ok(bad == 0,
 	    "every shared statement's placeholders are ?N (%d not)", bad);
 	tap_ok(shared > 0, "the shared table holds statements (%d)", shared);

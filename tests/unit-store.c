@@ -86,7 +86,7 @@ mkid(const char *s)
 static enum store_rc
 open_at(const char *path, struct store **s, char *err, size_t errlen)
 {
-	struct store_opts o = { path, 0, 50, 0, 1 };
+	struct store_opts o = { .path = path, .busy_ms = 50, .create = 1 };
 
 	err[0] = '\0';
 	return store_open(&o, s, err, errlen);
@@ -1373,6 +1373,47 @@ test_busy(void)
 	store_close(s);
 }
 
+/*
+ * The committer's hook (struct store_opts' on_commit): told of each
+ * commit with the WAL's frames, on its own connection and none other.
+ */
+static void
+commit_seen(void *arg, int frames)
+{
+	int *seen = arg;
+
+	seen[0]++;
+	seen[1] = frames;
+}
+
+static void
+test_on_commit(void)
+{
+	struct store_opts o = { .path = path_in("hook.db"),
+		.busy_ms = 50,
+		.create = 1 };
+	struct store *s, *other;
+	char err[512];
+	int seen[2] = { 0, 0 }, created;
+
+	o.on_commit = commit_seen;
+	o.on_commit_arg = seen;
+	if (store_open(&o, &s, err, sizeof(err)) != STORE_OK ||
+	    open_at(o.path, &other, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "on_commit: open (%s)", err);
+		return;
+	}
+	seen[0] = 0;
+	record(s, J1, TA, CKPT_FULL, 0, STORE_MS, &created);
+	tap_ok(seen[0] == 1 && seen[1] > 0,
+	    "on_commit: a commit told, with the WAL's frames (%d, %d)", seen[0],
+	    seen[1]);
+	record(other, J1, TB, CKPT_FULL, 0, STORE_MS, &created);
+	tap_is_int(seen[0], 1, "on_commit: another connection's not told");
+	store_close(other);
+	store_close(s);
+}
+
 /* --- What every driver answers alike --------------------------------- */
 
 struct export_seen {
@@ -1978,7 +2019,7 @@ test_any_deadlock(const char *db, const struct trigger_rec *tr,
 	struct trigger_rec x = *tr, y = *tr;
 	struct savepoint_rec s2 = *sp;
 	/* Lock waits past the server's deadlock_timeout (1 s). */
-	struct store_opts opts = { db, 0, 5000, 0, 0 };
+	struct store_opts opts = { .path = db, .busy_ms = 5000 };
 	struct store *a = NULL, *o = NULL;
 	struct job job;
 	char err[512];
@@ -2040,6 +2081,31 @@ out:
 }
 
 /*
+ * On a file, a batch sent is recorded at once and its outcome kept for
+ * the receive: one batch at a time (the batch here recorded already).
+ */
+static void
+test_any_file_batch(struct store *s, const struct trigger_rec *const *t,
+    const struct savepoint_rec *const *p)
+{
+	int created[3] = { -1, -1, -1 };
+
+	tap_is_int(store_record_recv(s, created), STORE_ERROR,
+	    "any: file: nothing to receive before a send");
+	tap_is_int(store_record_send(s, t, p, 3), STORE_OK,
+	    "any: file: a batch sent");
+	tap_is_int(store_record_send(s, t, p, 3), STORE_ERROR,
+	    "any: file: a second before the first is received is refused");
+	tap_is_int(store_record_recv(s, created), STORE_OK,
+	    "any: file: its outcome received");
+	tap_ok(created[0] == 0 && created[1] == 0 && created[2] == 0,
+	    "any: file: nothing new, as posts would say (%d %d %d)", created[0],
+	    created[1], created[2]);
+	tap_is_int(store_record_recv(s, created), STORE_ERROR,
+	    "any: file: received once");
+}
+
+/*
  * A committer's batch of triggers and savepoints in one transaction
  * (store_record_posts): all recorded; the same batch again creates
  * nothing.  On a database server, batches in flight too.
@@ -2096,8 +2162,7 @@ test_any_posts(struct store *s, const char *db)
 		test_any_in_flight(db, &tr[0], &sp);
 		test_any_deadlock(db, &tr[0], &sp);
 	} else
-		tap_is_int(store_record_send(s, t, p, 3), STORE_ERROR,
-		    "any: posts: no batches in flight on a file");
+		test_any_file_batch(s, t, p);
 	buf_free(&b);
 }
 
@@ -2205,7 +2270,10 @@ test_col_nomem(void)
 static enum store_rc
 nomem_open(const char *name, struct store **s)
 {
-	struct store_opts o = { path_in(name), 1, 50, 0, 1 };
+	struct store_opts o = { .path = path_in(name),
+		.sync_normal = 1,
+		.busy_ms = 50,
+		.create = 1 };
 	char err[512];
 
 	return store_open(&o, s, err, sizeof(err));
@@ -2516,6 +2584,66 @@ test_fire_nomem(void)
 }
 
 /* The tests every driver must pass, on an empty database at db. */
+/*
+ * A round's jobs are its own until its transaction ends: another round
+ * on the same range waits, then gives up busy (SQLite: its BEGIN
+ * IMMEDIATE; PostgreSQL: the job rows a round locks), and reads the
+ * range once the first has ended.
+ */
+static void
+test_any_round_locks(const char *db)
+{
+	int64_t now = clock_ms(CLOCK_REALTIME), upto;
+	struct store *a = NULL, *b = NULL;
+	struct trigger_rec t;
+	struct job j;
+	enum store_rc rc;
+	size_t count = 0;
+	char err[512];
+	int created;
+
+	if (open_at(db, &a, err, sizeof(err)) != STORE_OK ||
+	    open_at(db, &b, err, sizeof(err)) != STORE_OK) {
+		tap_ok(0, "any: round locks: open: %s", err);
+		store_close(a);
+		return;
+	}
+	memset(&j, 0, sizeof(j));
+	j.id = mkid("b0570000000000000000000000000021");
+	j.state = JOB_RUNNING;
+	j.type = CKPT_FULL;
+	j.timeout_s = 60;
+	memset(&t, 0, sizeof(t));
+	t.job = j.id;
+	t.trigger = mkid("b0570000000000000000000000000022");
+	t.now_ms = now;
+	t.store_ms = 300000;
+	t.max_queued = 1000;
+	rc = store_job_add(a, &j, now);
+	if (rc == STORE_OK)
+		rc = store_record_trigger(a, &t, &created);
+	if (rc == STORE_OK && (rc = store_begin(a)) == STORE_OK)
+		rc = store_pending_bound(a, 0, 1000, &upto, &count);
+	tap_ok(rc == STORE_OK && count > 0,
+	    "any: round locks: a round reads its range (%s, %zu)",
+	    store_rc_name(rc), count);
+	if ((rc = store_begin(b)) == STORE_OK) {
+		rc = store_pending_bound(b, 0, 1000, &upto, &count);
+		store_rollback(b);
+	}
+	tap_is_int(rc, STORE_BUSY,
+	    "any: round locks: another round on its range gives up busy");
+	store_rollback(a);
+	rc = store_begin(b);
+	if (rc == STORE_OK)
+		rc = store_pending_bound(b, 0, 1000, &upto, &count);
+	store_rollback(b);
+	tap_is_int(rc, STORE_OK,
+	    "any: round locks: and reads it once the first has ended");
+	store_close(a);
+	store_close(b);
+}
+
 static void
 test_any_driver(const char *db)
 {
@@ -2533,6 +2661,7 @@ test_any_driver(const char *db)
 	test_any_files(s, db);
 	test_any_savepoints(s);
 	test_any_posts(s, db);
+	test_any_round_locks(db);
 	store_close(s);
 }
 
@@ -2621,6 +2750,7 @@ main(void)
 	test_purge();
 	test_ckpt_stats();
 	test_busy();
+	test_on_commit();
 	test_col_nomem();
 	test_posts_nomem();
 	test_rollback_nomem();
