@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "commands.h"
 #include "db_access.h"
+#include "sppath.h"
 
 /* More than any operator registers; a larger file is not one of ours. */
 #define COMMANDS_MAX_SIZE (16 * 1024 * 1024)
@@ -29,6 +30,8 @@ static const char *const cmd_kind_names[CMD__MAX] = {
 	[CMD_SAVEPOINT] = "savepoint",
 	[CMD_STOP] = "stop",
 	[CMD_DISPOSE] = "dispose",
+	[CMD_FLINK] = "flink",
+	[CMD_SAVEPOINT_DIR] = "savepoint-dir",
 };
 
 const char *
@@ -210,6 +213,76 @@ out:
 	buf_free(&key);
 	buf_free(&want);
 	return ok;
+}
+
+/* The escaped text from s to end, as cmd_escape wrote it, into b. */
+static int
+cmd_unescape(struct buf *b, const char *s, const char *end)
+{
+	static const char from[] = "\\ntr", to[] = "\\\n\t\r";
+	const char *q;
+
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end &&
+		    (q = strchr(from, s[1])) != NULL) {
+			if (buf_add(b, to + (q - from), 1) == -1)
+				return -1;
+			s++;
+		} else if (buf_add(b, s, 1) == -1)
+			return -1;
+	}
+	return buf_add(b, "", 0);
+}
+
+/* The value the file registers for job and kind k into v: 1, 0 if none. */
+static int
+cmd_value(const char *path, const char *job, enum cmd_kind k, struct buf *v,
+    char *err, size_t errlen)
+{
+	struct buf text = { 0 }, key = { 0 };
+	const char *line;
+	int rc = -1;
+
+	if (cmd_read(path, &text, err, errlen) == -1)
+		goto out;
+	if (cmd_key(&key, job, k) == -1) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	line = text.p != NULL ? cmd_find(text.p, key.p, key.len) : NULL;
+	rc = line != NULL;
+	if (line != NULL) {
+		line += key.len;
+		if (cmd_unescape(v, line, line + strcspn(line, "\n")) == -1) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		}
+	}
+out:
+	buf_free(&text);
+	buf_free(&key);
+	return rc;
+}
+
+int
+commands_dir_allow(const char *path, const char *job, const char *dir,
+    const char *root, char *err, size_t errlen)
+{
+	struct buf reg = { 0 };
+	const char *why;
+	int has;
+
+	if ((has = cmd_value(path, job, CMD_SAVEPOINT_DIR, &reg, err,
+		 errlen)) == -1)
+		return 0;
+	why = sppath_dir_refused(dir, has ? buf_str(&reg) : root);
+	if (why != NULL)
+		snprintf(err, errlen,
+		    "%s registers %s savepoint directory for job %s, and "
+		    "%.256s is refused: %s",
+		    path, has ? "this" : "no", job, dir, why);
+	buf_free(&reg);
+	return why == NULL;
 }
 
 /* The file's lines but job's of the kinds in which, then its new ones. */

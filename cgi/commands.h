@@ -19,6 +19,12 @@ enum cmd_kind {
 	CMD_SAVEPOINT,
 	CMD_STOP,
 	CMD_DISPOSE,
+	/*
+	 * Not commands, but what decides where the runner connects and
+	 * writes: a job's JobManager (--flink) and savepoint directory.
+	 */
+	CMD_FLINK,
+	CMD_SAVEPOINT_DIR,
 	CMD__MAX
 };
 
@@ -43,6 +49,15 @@ int commands_trusted(const char *path, char *err, size_t errlen);
  */
 int commands_allow(const char *path, const char *job, enum cmd_kind,
     const char *command, char *err, size_t errlen);
+
+/*
+ * 1 when dir lies under the savepoint directory the file registers for
+ * job or, where it registers none, under root (NULL: none), as the app
+ * takes a request's directory (sppath.h); 0 when not, or when the file is
+ * not trusted; why in err.
+ */
+int commands_dir_allow(const char *path, const char *job, const char *dir,
+    const char *root, char *err, size_t errlen);
 
 /*
  * Registers cmd[k] (NULL: none) for job and each kind k in which, and

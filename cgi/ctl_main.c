@@ -454,9 +454,9 @@ ctl_parse_num(const char *opt, const char *s, int64_t max, int64_t *out)
 }
 
 /*
- * The job's options whose empty value is none (NULL): its commands, each
- * with its kind in the commands file (commands.h), and its savepoint
- * directory (kind -1).
+ * The job's options whose empty value is none (NULL): its commands and
+ * its savepoint directory, each with its kind in the commands file
+ * (commands.h).
  */
 static const struct {
 	int opt, field, kind;
@@ -464,7 +464,7 @@ static const struct {
 } ctl_job_strs[] = {
 	{ CTL_OPT_COMMAND, JOB_SET_COMMAND, CMD_CHECKPOINT,
 	    offsetof(struct job, command) },
-	{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR, -1,
+	{ CTL_OPT_SAVEPOINT_DIR, JOB_SET_SAVEPOINT_DIR, CMD_SAVEPOINT_DIR,
 	    offsetof(struct job, savepoint_dir) },
 	{ CTL_OPT_SAVEPOINT_COMMAND, JOB_SET_SAVEPOINT_COMMAND, CMD_SAVEPOINT,
 	    offsetof(struct job, savepoint_command) },
@@ -924,15 +924,17 @@ ctl_job_write(struct store *s, const struct job *j, int add, int fields,
 /* The job fields that are commands, each with its kind. */
 #define CTL_COMMAND_FIELDS \
 	(JOB_SET_COMMAND | JOB_SET_SAVEPOINT_COMMAND | JOB_SET_STOP_COMMAND | \
-	    JOB_SET_DISPOSE_COMMAND)
+	    JOB_SET_DISPOSE_COMMAND | JOB_SET_SAVEPOINT_DIR)
 
 /*
- * With CHECKPOINT_COMMANDS, j's commands that fields name (NULL: none)
- * into the operator's commands file, after the database: until this
- * succeeds the runner refuses the new commands, and runs nothing else.
+ * With CHECKPOINT_COMMANDS, j's commands and savepoint directory that
+ * fields name, and its JobManager flink if bind (NULL: none), into the
+ * operator's commands file, after the database: until this succeeds the
+ * runner refuses the new ones, and runs nothing else.
  */
 static int
-ctl_commands_write(const struct ctl *c, const struct job *j, int fields)
+ctl_commands_write(const struct ctl *c, const struct job *j, int fields,
+    const char *flink, int bind)
 {
 	const char *cmd[CMD__MAX] = { NULL };
 	unsigned which = 0;
@@ -940,11 +942,14 @@ ctl_commands_write(const struct ctl *c, const struct job *j, int fields)
 	size_t i;
 
 	for (i = 0; i < CTL_NJOB_STRS; i++)
-		if (ctl_job_strs[i].kind >= 0 &&
-		    (fields & ctl_job_strs[i].field) != 0) {
+		if ((fields & ctl_job_strs[i].field) != 0) {
 			which |= CMD_BIT(ctl_job_strs[i].kind);
 			cmd[ctl_job_strs[i].kind] = ctl_job_str_get(j, i);
 		}
+	if (bind) {
+		which |= CMD_BIT(CMD_FLINK);
+		cmd[CMD_FLINK] = flink;
+	}
 	if (c->st.commands == NULL || which == 0 ||
 	    commands_register(c->st.commands, j->id.s, which, cmd, err,
 		sizeof(err)) == 0)
@@ -984,7 +989,7 @@ ctl_job_add(struct ctl *c, const struct ctl_args *a)
 	}
 	/* Every kind: one not given is none, as in the database. */
 	if (rc == STORE_OK &&
-	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS) == -1)
+	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS, flink, 1) == -1)
 		return CTL_EXIT_FAIL;
 	/* Then its schedules and policy: a refused one leaves the job. */
 	if (rc == STORE_OK &&
@@ -1070,7 +1075,8 @@ ctl_job_set(struct ctl *c, const struct ctl_args *a)
 		ctl_err("job %s not found", j.id.s);
 		return CTL_EXIT_FAIL;
 	}
-	if (rc == STORE_OK && ctl_commands_write(c, &j, fields) == -1)
+	if (rc == STORE_OK &&
+	    ctl_commands_write(c, &j, fields, flink, bind) == -1)
 		return CTL_EXIT_FAIL;
 	if (rc == STORE_OK)
 		rc = ctl_schedule_write(s, &j.id, sc);
@@ -1098,7 +1104,7 @@ ctl_job_rm(struct ctl *c, const struct ctl_args *a)
 	}
 	/* Its lines go: a job added again later gets only its new ones. */
 	if (rc == STORE_OK &&
-	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS) == -1)
+	    ctl_commands_write(c, &j, CTL_COMMAND_FIELDS, NULL, 1) == -1)
 		return CTL_EXIT_FAIL;
 	return ctl_store_done(c, rc, "job rm");
 }

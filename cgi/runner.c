@@ -589,6 +589,34 @@ pass_release_flink(struct pass *p)
 }
 
 /*
+ * 1 when e fails before anything is asked, its failure in o (made in
+ * trace): its job is not known or not running, or it is bound to a
+ * JobManager the operator's commands file does not register, which the
+ * web server's user may have written into the database.
+ */
+static int
+pass_fails_early(const struct pass *p, const struct pending *e,
+    struct buf *trace, struct outcome *o)
+{
+	char cause[ACTION_TAIL];
+
+	buf_reset(trace);
+	if (!e->job_known || e->job_state != JOB_RUNNING) {
+		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s, e->job.s);
+		o->failure_class = FAIL_JOB_CLASS;
+	} else if (e->flink_url != NULL &&
+	    pass_refused(p, &e->job, CMD_FLINK, e->flink_url, cause,
+		sizeof(cause))) {
+		buf_printf(trace, "%s: %s %s\n\tat checkpoint-runner\n",
+		    FAIL_CKPT_CLASS, FAIL_DECLINED, cause);
+		o->failure_class = FAIL_CKPT_CLASS;
+	} else
+		return 0;
+	o->failure_trace = buf_str(trace);
+	return 1;
+}
+
+/*
  * Decides one pending trigger inside the round's transaction.  Returns
  * STORE_OK (decided or skipped) or the store's failure.
  */
@@ -603,11 +631,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 
 	*claimed = 0;
 	memset(&o, 0, sizeof(o));
-	if (!e->job_known || e->job_state != JOB_RUNNING) {
-		buf_reset(trace);
-		buf_printf(trace, FAIL_JOB_TRACE "\n", e->job.s, e->job.s);
-		o.failure_class = FAIL_JOB_CLASS;
-		o.failure_trace = buf_str(trace);
+	if (pass_fails_early(p, e, trace, &o)) {
 		if ((rc = store_complete(p->store, e->row, NULL, &o, now)) ==
 		    STORE_OK)
 			p->stats->failed++;

@@ -22,6 +22,8 @@ struct runner_opts {
 	int64_t history_age_ms; /* and age; 0: no bound */
 	int64_t max_queued; /* a scheduled trigger's queue bound */
 	const char *commands; /* the commands file; NULL: none (commands.h) */
+	/* CHECKPOINT_SAVEPOINT_ROOT, for a job the file gives no directory */
+	const char *savepoint_root;
 };
 
 struct runner_stats {

@@ -206,6 +206,38 @@ op_command(const struct savepoint_task *t)
 }
 
 /*
+ * With the operator's commands file, a savepoint goes only where it
+ * says: to the JobManager it registers for the job, into a directory
+ * under the one it registers (or else CHECKPOINT_SAVEPOINT_ROOT).  The
+ * web server's user may have written either into the database.  1 when
+ * t may not run, its failure's trace in trace.
+ */
+static int
+op_where_refused(const struct pass *p, const struct savepoint_task *t,
+    struct buf *trace)
+{
+	char why[ACTION_TAIL / 2], cause[ACTION_TAIL];
+	int refused;
+
+	if (p->o->commands == NULL)
+		return 0;
+	refused = t->flink_url != NULL &&
+	    pass_refused(p, &t->job, CMD_FLINK, t->flink_url, cause,
+		sizeof(cause));
+	if (!refused &&
+	    !commands_dir_allow(p->o->commands, t->job.s, t->target_dir,
+		p->o->savepoint_root, why, sizeof(why))) {
+		snprintf(cause, sizeof(cause), "%s: %s.", CMD_REFUSED, why);
+		log_error("job %s: savepoint not taken: %s", t->job.s, why);
+		refused = 1;
+	}
+	if (refused)
+		buf_printf(trace, "%s: %s %s\n\tat checkpoint-runner\n",
+		    FAIL_CKPT_CLASS, FAIL_DECLINED, cause);
+	return refused;
+}
+
+/*
  * Follows a savepoint, stop or disposal on the job's JobManager to its
  * end, as op_run waits for a command, up to the job's timeout; NULL: out
  * of memory.  The caller reads jm_result and frees it.  *expired: the
@@ -337,6 +369,24 @@ op_keep(struct pass *p, const struct savepoint_task *t,
 }
 
 /*
+ * A savepoint op_where_refused refuses, failed without running anything:
+ * 1 once recorded (*rc the store's answer); 0 when it may run.
+ */
+static int
+op_refused_where(struct pass *p, const struct savepoint_task *t, int64_t id,
+    enum store_rc *rc)
+{
+	struct buf trace = { 0 };
+
+	if (!op_where_refused(p, t, &trace))
+		return 0;
+	*rc = op_record_savepoint(p, t, id, NULL, FAIL_CKPT_CLASS,
+	    buf_str(&trace));
+	buf_free(&trace);
+	return 1;
+}
+
+/*
  * A claimed savepoint or stop of a job bound to a JobManager: asked of
  * it under the service's trigger id, and Flink's location, id or failure
  * recorded.
@@ -353,6 +403,8 @@ op_flink_savepoint(struct pass *p, const struct savepoint_task *t,
 	enum store_rc rc;
 	int expired;
 
+	if (op_refused_where(p, t, 0, &rc))
+		return rc;
 	log_info("%s %s job %s: asked of the JobManager %s",
 	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
 	    t->flink_url);
@@ -393,6 +445,8 @@ op_run_savepoint(struct pass *p, const struct savepoint_task *t, int64_t id,
 	enum store_rc rc;
 	size_t i;
 
+	if (op_refused_where(p, t, id, &rc))
+		return rc;
 	memset(env, 0, sizeof(env));
 	buf_printf(&env[0], "CHECKPOINT_JOB_ID=%s", t->job.s);
 	buf_printf(&env[1], "CHECKPOINT_ID=%lld", (long long)id);

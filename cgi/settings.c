@@ -260,14 +260,10 @@ settings_commands(struct settings *st, char *err, size_t errlen)
 	return 0;
 }
 
-int
-settings_from_env(struct settings *st, const char *db_override, char *err,
-    size_t errlen)
+/* What every setting is when the environment leaves it unset. */
+static void
+settings_defaults(struct settings *st)
 {
-	const char *v;
-	int64_t n;
-	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
-
 	memset(st, 0, sizeof(*st));
 	st->db_path = DEFAULT_DB;
 	st->store_ms = DEFAULT_STORE_MS;
@@ -280,14 +276,15 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	st->metrics_filter = 1;
 	st->history_keep = DEFAULT_HISTORY_KEEP;
 	st->history_age_ms = DEFAULT_HISTORY_AGE_MS;
+}
 
-	if (settings_db(st, db_override, err, errlen) == -1)
-		return -1;
-
-	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
-	    settings_parse_duration(v, &st->store_ms) == -1)
-		return settings_fail(err, errlen, "CHECKPOINT_STORE_DURATION",
-		    v, "a duration such as 300, 90s, 5min, 1h, 500ms or 0");
+/* The settings of the HTTP answers: the body, CORS, origins, switches. */
+static int
+settings_http(struct settings *st, char *err, size_t errlen)
+{
+	const char *v;
+	int64_t n;
+	int batch = 1; /* CHECKPOINT_SCHED_BATCH */
 
 	if ((v = getenv("CHECKPOINT_MAX_BODY")) != NULL) {
 		if (settings_parse_size(v, 2, 64 * 1024 * 1024, &n) == -1)
@@ -316,6 +313,14 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 		errlen) == -1)
 		return -1;
 	st->sched_normal = !batch;
+	return 0;
+}
+
+/* The settings of the store: durability, waiting, history, the queue. */
+static int
+settings_store(struct settings *st, char *err, size_t errlen)
+{
+	const char *v;
 
 	if ((v = getenv("CHECKPOINT_SYNC")) != NULL) {
 		if (strcmp(v, "NORMAL") == 0)
@@ -341,9 +346,27 @@ settings_from_env(struct settings *st, const char *db_override, char *err,
 	    settings_parse_int(v, 1, MAX_MAX_QUEUED, &st->max_queued) == -1)
 		return settings_fail(err, errlen, "CHECKPOINT_MAX_QUEUED", v,
 		    "a number of triggers from 1 to 1000000, e.g. 1000");
-	if (settings_history_retention(st, err, errlen) == -1)
+	return settings_history_retention(st, err, errlen);
+}
+
+int
+settings_from_env(struct settings *st, const char *db_override, char *err,
+    size_t errlen)
+{
+	const char *v;
+
+	settings_defaults(st);
+	if (settings_db(st, db_override, err, errlen) == -1)
 		return -1;
-	if (settings_commands(st, err, errlen) == -1)
+
+	if ((v = getenv("CHECKPOINT_STORE_DURATION")) != NULL &&
+	    settings_parse_duration(v, &st->store_ms) == -1)
+		return settings_fail(err, errlen, "CHECKPOINT_STORE_DURATION",
+		    v, "a duration such as 300, 90s, 5min, 1h, 500ms or 0");
+
+	if (settings_http(st, err, errlen) == -1 ||
+	    settings_store(st, err, errlen) == -1 ||
+	    settings_commands(st, err, errlen) == -1)
 		return -1;
 	return settings_savepoint_root(st, err, errlen);
 }

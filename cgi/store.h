@@ -330,6 +330,11 @@ enum store_rc store_trigger_recent(struct store *, const struct id *job,
  */
 enum store_rc store_trigger_waiting(struct store *, const struct id *job,
     int64_t *n, int64_t *oldest_ms, int64_t *pass_ms);
+/*
+ * *n: the jobs whose count of waiting rows, kept for the queue bound,
+ * differs from the rows that wait (0 unless the store was bypassed).
+ */
+enum store_rc store_queue_drift(struct store *, int64_t *n);
 enum store_rc store_purge(struct store *, int64_t now_ms, int64_t store_ms,
     int64_t *purged);
 /*

@@ -152,6 +152,7 @@ enum stmt {
 	/* The slots missed of every schedule ever (schema/0015). */
 	STMT_SCHED_MISSED_ADD,
 	STMT_SCHED_MISSED_TOTAL,
+	STMT_QUEUE_DRIFT,
 	STMT__MAX
 };
 

@@ -289,6 +289,14 @@ store_trigger_waiting(struct store *s, const struct id *job, int64_t *n,
 	return rc == STORE_NOTFOUND ? STORE_OK : rc;
 }
 
+enum store_rc
+store_queue_drift(struct store *s, int64_t *n)
+{
+	*n = 0;
+	return store_q_one_row(s, STMT_QUEUE_DRIFT, NULL, 0, "count queue drift",
+	    "i", n);
+}
+
 /* --- Metrics --- */
 
 /* The service's row of GET /metrics; the caller holds the transaction. */

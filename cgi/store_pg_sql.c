@@ -47,8 +47,9 @@ const char *const store_pg_sql[STMT__MAX] = {
 	 * afresh.  One statement a batch, not one a row: the server does
 	 * much less for a batch (scripts/bench.d/results.md).
 	 * A row past its job's $7 waiting triggers (those already queued,
-	 * then the batch's own in order) is made already failed ($8, $9,
-	 * $10): beside other processes' batches, each may add its own.
+	 * their count kept in queue_waiting, then the batch's own in order)
+	 * is made already failed ($8, $9, $10): beside other processes'
+	 * uncommitted batches, each may add its own.
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers AS t (job_id, trigger_id, requested_type,"
@@ -58,9 +59,8 @@ const char *const store_pg_sql[STMT__MAX] = {
 	    " CASE WHEN r.f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
 	    " CASE WHEN r.f THEN $8 END, CASE WHEN r.f THEN $9 END,"
 	    " CASE WHEN r.f THEN $10 END, CASE WHEN r.f THEN " NOW_MS " END"
-	    " FROM (SELECT r.*, (SELECT count(*) FROM (SELECT 1 FROM triggers q"
-	    "  WHERE q.job_id = r.j AND q.status = 'IN_PROGRESS'"
-	    "  AND q.claimed_by IS NULL LIMIT $7::bigint) AS w)"
+	    " FROM (SELECT r.*, coalesce((SELECT q.waiting FROM queue_waiting q"
+	    "  WHERE q.kind = 'TRIGGER' AND q.job_id = r.j), 0)"
 	    "  + row_number() OVER (PARTITION BY r.j ORDER BY r.i)"
 	    "  > $7::bigint AS f"
 	    " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],"
@@ -404,10 +404,9 @@ const char *const store_pg_sql[STMT__MAX] = {
 	    " CASE WHEN f THEN 'COMPLETED' ELSE 'IN_PROGRESS' END,"
 	    " CASE WHEN f THEN $12 END, CASE WHEN f THEN $13 END,"
 	    " CASE WHEN f THEN $14 END, CASE WHEN f THEN " NOW_MS " END"
-	    " FROM (SELECT $11::bigint > 0 AND (SELECT count(*) FROM (SELECT 1"
-	    "  FROM savepoints WHERE job_id = $1 AND status = 'IN_PROGRESS'"
-	    "  AND claimed_by IS NULL LIMIT greatest($11::bigint, 0)) AS w)"
-	    "  >= $11::bigint AS f) AS q"
+	    " FROM (SELECT $11::bigint > 0 AND coalesce((SELECT waiting"
+	    "  FROM queue_waiting WHERE kind = 'SAVEPOINT' AND job_id = $1),"
+	    "  0) >= $11::bigint AS f) AS q"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING RETURNING 1)"
 	    " SELECT pg_notify('" PG_CHANNEL "', '') FROM i",
 	/*
@@ -426,10 +425,9 @@ const char *const store_pg_sql[STMT__MAX] = {
 	    " trigger_id, kind, target_directory, format_type, cancel_job,"
 	    " drain, remote_user, remote_addr, mx, fc, ft, fth, i)),"
 	    /* Past the job's waiting ones, then the batch's in order. */
-	    " q AS (SELECT k.*, k.mx > 0 AND (SELECT count(*) FROM (SELECT 1"
-	    "  FROM savepoints w WHERE w.job_id = k.job_id"
-	    "  AND w.status = 'IN_PROGRESS' AND w.claimed_by IS NULL"
-	    "  LIMIT greatest(k.mx, 0)) AS w)"
+	    " q AS (SELECT k.*, k.mx > 0 AND coalesce((SELECT w.waiting"
+	    "  FROM queue_waiting w WHERE w.kind = 'SAVEPOINT'"
+	    "  AND w.job_id = k.job_id), 0)"
 	    "  + row_number() OVER (PARTITION BY k.job_id ORDER BY k.i)"
 	    "  > k.mx AS f FROM k),"
 	    " n AS (INSERT INTO savepoints (job_id, trigger_id, kind,"

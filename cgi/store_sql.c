@@ -97,6 +97,20 @@ const char *const store_sql_shared[STMT__MAX] = {
 	    " remote_user, remote_addr, created_ms, completed_ms, claimed_ms,"
 	    " lease_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 	    " ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	/*
+	 * The jobs whose kept count of waiting rows (queue_waiting) is not
+	 * the real one, and the counts kept at 0: none, or the triggers that
+	 * keep them were bypassed.
+	 */
+	[STMT_QUEUE_DRIFT] =
+	    "SELECT (SELECT count(*) FROM (SELECT kind, job_id FROM"
+	    " (SELECT 'TRIGGER' AS kind, job_id, 1 AS n FROM triggers"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL"
+	    "  UNION ALL SELECT 'SAVEPOINT', job_id, 1 FROM savepoints"
+	    "  WHERE status = 'IN_PROGRESS' AND claimed_by IS NULL"
+	    "  UNION ALL SELECT kind, job_id, -waiting FROM queue_waiting) AS u"
+	    " GROUP BY kind, job_id HAVING sum(n) <> 0) AS d)"
+	    " + (SELECT count(*) FROM queue_waiting WHERE waiting <= 0)",
 	[STMT_SP_DIR] = "SELECT savepoint_dir FROM jobs"
 			" WHERE job_id = ?1 AND savepoint_dir IS NOT NULL",
 	[STMT_SP_STATUS] = "SELECT response FROM savepoint_status"

@@ -34,8 +34,8 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	 * A new trigger, or a fresh start for one whose result has expired
 	 * (checkpoint-api(7), "RETENTION").  A live trigger is left
 	 * alone: the same (job, triggerId) starts nothing.  One past the
-	 * job's ?8 waiting triggers is made already failed (?9, ?10): the
-	 * count stops at ?8, from triggers_queue.
+	 * job's ?8 waiting triggers is made already failed (?9, ?10): their
+	 * count is the one kept in queue_waiting, one lookup.
 	 */
 	[STMT_RECORD] =
 	    "INSERT INTO triggers (job_id, trigger_id, requested_type,"
@@ -46,9 +46,9 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	    " CASE WHEN f THEN ?9 END, CASE WHEN f THEN ?10 END,"
 	    " CASE WHEN f THEN serialized_throwable(?9, ?10) END,"
 	    " CASE WHEN f THEN ?4 END"
-	    " FROM (SELECT (SELECT count(*) FROM (SELECT 1 FROM triggers"
-	    "  WHERE job_id = ?1 AND status = 'IN_PROGRESS'"
-	    "  AND claimed_by IS NULL LIMIT ?8)) >= ?8 AS f) WHERE true"
+	    " FROM (SELECT coalesce((SELECT waiting FROM queue_waiting"
+	    "  WHERE kind = 'TRIGGER' AND job_id = ?1), 0) >= ?8 AS f)"
+	    " WHERE true"
 	    " ON CONFLICT (job_id, trigger_id) DO UPDATE SET"
 	    " requested_type = excluded.requested_type,"
 	    " checkpoint_type = NULL, status = excluded.status,"
@@ -351,9 +351,9 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	    " CASE WHEN f THEN ?12 END, CASE WHEN f THEN ?13 END,"
 	    " CASE WHEN f THEN coalesce(?14, serialized_throwable(?12, ?13))"
 	    " END, CASE WHEN f THEN ?10 END"
-	    " FROM (SELECT ?11 > 0 AND (SELECT count(*) FROM (SELECT 1"
-	    "  FROM savepoints WHERE job_id = ?1 AND status = 'IN_PROGRESS'"
-	    "  AND claimed_by IS NULL LIMIT ?11)) >= ?11 AS f) WHERE true"
+	    " FROM (SELECT ?11 > 0 AND coalesce((SELECT waiting"
+	    "  FROM queue_waiting WHERE kind = 'SAVEPOINT' AND job_id = ?1),"
+	    "  0) >= ?11 AS f) WHERE true"
 	    " ON CONFLICT (job_id, trigger_id) DO NOTHING",
 	/* Only a failed disposal starts again, under its first id. */
 	[STMT_DISPOSAL_RECORD] =

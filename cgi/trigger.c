@@ -147,63 +147,89 @@ trigger_answer(struct post *p)
 		trigger_accepted(p->answer, &p->rec, p->created);
 }
 
+/*
+ * The trigger a POST asks for, from its body and path: -1 once the
+ * error is answered.
+ */
+static int
+trigger_from_request(struct exchange *x, struct trigger_rec *rec)
+{
+	struct api *a = x->api;
+	const struct request *req = x->req;
+	struct trigger_body tb;
+	enum body_rc brc;
+
+	/* The body is checked before the path ids, as in Flink. */
+	if (trigger_read_body(a, req, x->res) == -1)
+		return -1;
+	if ((brc = body_parse_trigger(&a->parser, a->body.p, a->body.len,
+		 &tb)) != BODY_OK) {
+		http_error(x->res, brc == BODY_NOMEM ? ERR_INTERNAL : ERR_BODY);
+		return -1;
+	}
+	memset(rec, 0, sizeof(*rec));
+	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec->job) == -1)
+		return -1;
+	if (tb.has_trigger_id)
+		rec->trigger = tb.trigger_id;
+	else if (id_random(&rec->trigger) == -1) {
+		log_error("getrandom: cannot make a trigger id");
+		http_error(x->res, ERR_INTERNAL);
+		return -1;
+	}
+	rec->type = tb.type;
+	rec->remote_user = req->remote_user;
+	rec->remote_addr = req->remote_addr;
+	rec->now_ms = x->now_ms;
+	rec->store_ms = a->settings->store_ms;
+	rec->max_queued = a->settings->max_queued;
+	return 0;
+}
+
+/*
+ * With CHECKPOINT_REJECT_UNKNOWN_JOBS, an unregistered job's 404: -1
+ * once an error is answered.
+ */
+static int
+trigger_job_known(struct exchange *x, const struct id *job)
+{
+	struct store *s;
+	enum store_rc rc;
+
+	if (!x->api->settings->reject_unknown_jobs)
+		return 0;
+	if ((s = exchange_store(x)) == NULL)
+		return -1;
+	if ((rc = store_job_known(s, job)) == STORE_NOTFOUND) {
+		http_error(x->res, ERR_NO_JOB, job->s);
+		return -1;
+	}
+	if (rc != STORE_OK) {
+		exchange_store_failed(x, rc);
+		return -1;
+	}
+	return 0;
+}
+
 /* POST: deferred when the committer answers (req->post's reply). */
 void
 trigger_post(struct exchange *x)
 {
 	struct api *a = x->api;
 	const struct request *req = x->req;
-	struct response *r = x->res;
-	struct trigger_body tb;
 	struct trigger_rec rec;
 	struct store *s;
 	enum store_rc rc;
-	enum body_rc brc;
 	int created;
 
-	/* The body is checked before the path ids, as in Flink. */
-	if (trigger_read_body(a, req, r) == -1)
+	if (trigger_from_request(x, &rec) == -1 ||
+	    trigger_job_known(x, &rec.job) == -1)
 		return;
-	if ((brc = body_parse_trigger(&a->parser, a->body.p, a->body.len,
-		 &tb)) != BODY_OK) {
-		http_error(r, brc == BODY_NOMEM ? ERR_INTERNAL : ERR_BODY);
-		return;
-	}
-	memset(&rec, 0, sizeof(rec));
-	if (exchange_path_id(x, &x->route->jobid, "jobid", &rec.job) == -1)
-		return;
-	if (tb.has_trigger_id)
-		rec.trigger = tb.trigger_id;
-	else if (id_random(&rec.trigger) == -1) {
-		log_error("getrandom: cannot make a trigger id");
-		http_error(r, ERR_INTERNAL);
-		return;
-	}
-	rec.type = tb.type;
-	rec.remote_user = req->remote_user;
-	rec.remote_addr = req->remote_addr;
-	rec.now_ms = x->now_ms;
-	rec.store_ms = a->settings->store_ms;
-	rec.max_queued = a->settings->max_queued;
-
-	if (a->settings->reject_unknown_jobs) {
-		if ((s = exchange_store(x)) == NULL)
-			return;
-		rc = store_job_known(s, &rec.job);
-		if (rc == STORE_NOTFOUND) {
-			http_error(r, ERR_NO_JOB, rec.job.s);
-			return;
-		}
-		if (rc != STORE_OK) {
-			exchange_store_failed(x, rc);
-			return;
-		}
-	}
 	/* Committed (synchronous=FULL by default) before the 202 goes out. */
 	if (a->committer != NULL && req->post != NULL) {
 		req->post->rec = rec;
 		req->post->is_savepoint = 0;
-		req->post->answer = r;
+		req->post->answer = x->res;
 		commit_submit(a->committer, req->post);
 		x->deferred = 1;
 		return;
@@ -214,7 +240,7 @@ trigger_post(struct exchange *x)
 		exchange_store_failed(x, rc);
 		return;
 	}
-	trigger_accepted(r, &rec, created);
+	trigger_accepted(x->res, &rec, created);
 }
 
 /* GET: the trigger's status, as Flink's asynchronous operation result. */

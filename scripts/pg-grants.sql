@@ -29,6 +29,11 @@ GRANT USAGE ON ALL SEQUENCES IN SCHEMA public
 GRANT INSERT, UPDATE ON triggers, savepoints, savepoint_disposals
     TO checkpoint_web;
 GRANT UPDATE ON service_metrics TO checkpoint_web;
+-- Each job's count of waiting rows follows them (0015): kept by the
+-- triggers' functions, run as the caller, whoever records or completes.
+-- A role that writes it can misstate a queue's length, not what runs.
+GRANT INSERT, UPDATE, DELETE ON queue_waiting
+    TO checkpoint_web, checkpoint_runner;
 
 -- Everything a pass records, purges and prunes, and a job's state.
 GRANT INSERT, UPDATE, DELETE ON triggers, savepoints, savepoint_disposals,

@@ -66,7 +66,7 @@ is "$(sql 'PRAGMA journal_mode')" wal "init: the database is in WAL mode"
 is "$(sql 'PRAGMA user_version')" "$V" "init: user_version is $V"
 is "$(sql "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
     WHERE type IN ('table', 'view') ORDER BY name)")" \
-    "checkpoint_counters checkpoint_history checkpoint_stats checkpoints history_grown history_keep job_overview jobs retention savepoint_checkpoints savepoint_disposal_status savepoint_disposals savepoint_status savepoints schedule_slots schedules service_metrics trigger_status triggers" \
+    "checkpoint_counters checkpoint_history checkpoint_stats checkpoints history_grown history_keep job_overview jobs queue_waiting retention savepoint_checkpoints savepoint_disposal_status savepoint_disposals savepoint_status savepoints schedule_slots schedules service_metrics trigger_status triggers" \
     "init: the schema's tables and views are there"
 is "$(stat -c %a "$DB")" 660 "init: the database is not world-readable"
 before=$(md5 "$DB")

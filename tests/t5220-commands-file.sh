@@ -14,6 +14,11 @@
 #   runs: the checkpoint, savepoint, stop and disposal each fail with the
 #   cause "The job's command is not the one the operator registered";
 #   that user cannot write the file;
+# - nor can that user move where the runner connects or writes: a job's
+#   JobManager (--flink) and savepoint directory are registered in the
+#   file too, and a savepoint into a directory that does not lie under
+#   the registered one, or a trigger of a job bound to a JobManager the
+#   file does not name, fails with that cause, nothing run or asked;
 # - changes made at once all land, and leave other jobs' lines alone;
 # - checkpointctl job set restores commands that run; doctor says whether
 #   the file is trusted.
@@ -70,9 +75,9 @@ CKPT=$(printf 'echo "a\tb\\c" > /dev/null\necho "file:/chk/$CHECKPOINT_ID"')
     2> "$T/ctl.err"
 is "$? $(cat "$T/ctl.err")" "0 " "job add: with the commands file set"
 is "$(cut -f1,2 "$CMDS" | tr '\t' ' ' | tr '\n' ,)" \
-    "$J checkpoint,$J savepoint,$J stop,$J dispose," \
-    "job add: a line per kind, in the file"
-is "$(grep -c . "$CMDS")" 4 "job add: each command on one line"
+    "$J checkpoint,$J savepoint,$J stop,$J dispose,$J savepoint-dir," \
+    "job add: a line per kind, the savepoint directory too, in the file"
+is "$(grep -c . "$CMDS")" 5 "job add: each command on one line"
 is "$(grep "	checkpoint	" "$CMDS" | cut -f3)" \
     'echo "a\tb\\c" > /dev/null\necho "file:/chk/$CHECKPOINT_ID"' \
     "job add: newline, tab and backslash escaped"
@@ -174,6 +179,36 @@ is "$(cat "$T/disposed") $(dbq "SELECT coalesce(failure_class, '-') FROM savepoi
 sp_post savepoints "$(tid 9)" && pass
 like "$(dbq "SELECT location FROM savepoints WHERE trigger_id = '$(tid 9)'")" \
     '^file:/sp/sp-[0-9]+$' "savepoint: runs again"
+# --- where the runner connects and writes ------------------------------------
+# The web server's user points the job's savepoint directory, a waiting
+# savepoint's directory and the job's JobManager elsewhere: the runner
+# takes them from the commands file, and runs nothing.
+sp_post savepoints "$(tid 12)" ',"target-directory":"file:/sp/ok"' &&
+    as_web sqlite3 -cmd '.timeout 5000' "$DB" "UPDATE savepoints SET
+    target_directory = 'file:/tmp/elsewhere' WHERE trigger_id = '$(tid 12)';
+    UPDATE jobs SET savepoint_dir = 'file:/etc' WHERE job_id = '$J'" &&
+    sp_post savepoints "$(tid 11)" && pass
+for t in 11:file:/etc 12:file:/tmp/elsewhere; do
+	is "$(dbq "SELECT status || ' ' || coalesce(location, '-') || ' ' ||
+	    substr(failure_trace, 1, 400) FROM savepoints
+	    WHERE trigger_id = '$(tid ${t%%:*})'" | head -n 1)" \
+	    "COMPLETED - $CKPT_CLASS: $REFUSED: $CMDS registers this savepoint directory for job $J, and ${t#*:} is refused: it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT." \
+	    "a savepoint into ${t#*:}, written by the web server's user: fails with the cause"
+done
+as_web sqlite3 -cmd '.timeout 5000' "$DB" \
+    "UPDATE jobs SET flink_url = 'http://127.0.0.1:9' WHERE job_id = '$J'" &&
+    post "$J" "$(tid 13)" && pass
+begins "$(status "$J" "$(tid 13)")" "$(failed_body "$CKPT_CLASS" "$CKPT_CLASS: $REFUSED: $CMDS registers no flink command for job $J.")" \
+    "a JobManager written by the web server's user: the checkpoint fails with the cause"
+is "$(grep -c "job $J: flink command not run: $CMDS registers no flink" "$RLOG")" 1 \
+    "  nothing asked of it, the refusal logged"
+"$CTL" job set "$J" --flink http://127.0.0.1:9 2> "$T/ctl.err"
+is "$? $(grep -c "^$J	flink	http://127.0.0.1:9\$" "$CMDS")" "0 1" \
+    "job set --flink: the JobManager registered in the file"
+"$CTL" job set "$J" --flink none --savepoint-dir file:/sp 2> "$T/ctl.err"
+is "$? $(grep -c "	flink	" "$CMDS") $(grep "^$J	savepoint-dir	" "$CMDS" | cut -f3)" \
+    "0 0 file:/sp" "job set --flink none --savepoint-dir: the file follows"
+
 sp_post stop "$(tid 10)" ',"drain":false' && pass
 like "$(dbq "SELECT location FROM savepoints WHERE trigger_id = '$(tid 10)'") $(dbq "SELECT state FROM jobs WHERE job_id = '$J'")" \
     '^file:/sp/stop-[0-9]+ FINISHED$' "stop: runs again, the job finished"

@@ -109,6 +109,9 @@ is "$(answer POST /jobs/$J/savepoints \
 is "$(answer GET /jobs/$J/checkpoints/$TA)" \
     '200 {"status":{"id":"IN_PROGRESS"},"operation":null}' \
     "the app as checkpoint_web: its status"
+is "$(sql_as checkpoint_web "SELECT kind || ' ' || waiting FROM queue_waiting ORDER BY kind")" \
+    "SAVEPOINT 1
+TRIGGER 1" "the app as checkpoint_web: the queue's counts kept"
 "$RUNNER" --db "$RUNS" > "$T/runner.out" 2>&1
 ok $? "the runner as checkpoint_runner: a pass ($(cat "$T/runner.out"))"
 is "$(answer GET /jobs/$J/checkpoints/$TA)" \
@@ -117,6 +120,8 @@ is "$(answer GET /jobs/$J/checkpoints/$TA)" \
 like "$(answer GET /jobs/$J/savepoints/$TS)" \
     '^200 \{"status":\{"id":"COMPLETED"\},"operation":\{"location":"file:/sp/sp-' \
     "the runner completed the savepoint"
+is "$(sql_as checkpoint_web "SELECT count(*) FROM queue_waiting")" 0 \
+    "the runner as checkpoint_runner: the queue's counts back to none"
 like "$(answer GET /jobs/$J/checkpoints)" '^200 \{"counts":\{' \
     "the app as checkpoint_web: the statistics"
 like "$(answer GET /metrics)" '^200 # HELP' "the app as checkpoint_web: /metrics"

@@ -7,8 +7,9 @@
  * not.  SQLite counts the virtual machine's steps (sqlite3_stmt_status),
  * which grow with every row a statement reads, index entries included;
  * PostgreSQL counts the rows its scans read, from EXPLAIN (ANALYZE,
- * FORMAT JSON), kept or filtered out.  A write is run in a transaction
- * that is rolled back.  On SQLite in a temporary file; with
+ * FORMAT JSON), kept or filtered out.  Then the job's queue grows long,
+ * and a POST's visits must not (its bound is a kept count).  A write is
+ * run in a transaction that is rolled back.  On SQLite in a temporary file; with
  * UNIT_STORE_DB, on that (empty) database (t6105 gives it a PostgreSQL
  * one).
  */
@@ -44,6 +45,13 @@
  * an index one level deeper, never a row for each of the added jobs.
  */
 #define SLACK 40
+/*
+ * The queue bound the POSTs are probed with, CHECKPOINT_MAX_QUEUED's
+ * largest, and the backlog the job is then given: its count is kept, so
+ * that a POST's check reads it once, never the queue (test_backlog).
+ */
+#define BOUND 1000000
+#define BACKLOG 5000
 
 /* A statement of the driver's table with the values the store gives it. */
 struct probe {
@@ -61,7 +69,7 @@ struct probe {
 static const struct probe probes[] = {
 	{ __LINE__, STMT_RECORD, "POST checkpoints", 10,
 	    { T(JOB), T(NEWTRIG), T("CONFIGURED"), I(100), NUL, NUL, I(300000),
-		I(100), T("c"), T("t") } },
+		I(BOUND), T("c"), T("t") } },
 	{ __LINE__, STMT_STATUS, "GET a trigger's status", 4,
 	    { T(JOB), T(WAITING), I(100), I(300000) } },
 	{ __LINE__, STMT_JOB_KNOWN, "the job's state", 1, { T(JOB) } },
@@ -84,7 +92,7 @@ static const struct probe probes[] = {
 	{ __LINE__, STMT_SP_DIR, "the savepoint directory", 1, { T(JOB) } },
 	{ __LINE__, STMT_SP_RECORD, "POST savepoints", 14,
 	    { T(JOB), T(NEWTRIG), T("SAVEPOINT"), T("/sp"), T("CANONICAL"),
-		I(0), I(0), NUL, NUL, I(100), I(1000), T("c"), T("t"),
+		I(0), I(0), NUL, NUL, I(100), I(BOUND), T("c"), T("t"),
 		T("s") } },
 	{ __LINE__, STMT_SP_STATUS, "GET a savepoint's status", 2,
 	    { T(JOB), T(WAITING) } },
@@ -117,7 +125,7 @@ static const struct probe probes[] = {
 static const struct probe pg_probes[] = {
 	{ __LINE__, STMT_RECORD, "POST checkpoints", 10,
 	    { T("{" JOB "}"), T("{" NEWTRIG "}"), T("{CONFIGURED}"),
-		T("{NULL}"), T("{NULL}"), I(300000), I(100), T("c"), T("t"),
+		T("{NULL}"), T("{NULL}"), I(300000), I(BOUND), T("c"), T("t"),
 		T("x") } },
 };
 #endif
@@ -161,6 +169,17 @@ static const char *const seed_sql[] = {
 	     " ELSE 9223372036854775807 END FROM n",
 };
 #define NSEED (sizeof(seed_sql) / sizeof(seed_sql[0]))
+
+/* The job's backlog: BACKLOG triggers and savepoints waiting. */
+static const char *const backlog_sql[] = {
+	JOBS "INSERT INTO triggers (job_id, trigger_id, requested_type,"
+	     " created_ms) SELECT '" JOB "', @T, 'CONFIGURED', 9"
+	     " FROM n, (SELECT 7 AS k) AS ks",
+	JOBS "INSERT INTO savepoints (job_id, trigger_id, kind,"
+	     " target_directory, format_type, created_ms) SELECT '" JOB "',"
+	     " @T, 'SAVEPOINT', '/sp', 'CANONICAL', 9"
+	     " FROM n, (SELECT 7 AS k) AS ks",
+};
 
 /* What a dialect gives the probes. */
 struct dialect {
@@ -522,6 +541,40 @@ compare(const int64_t *small, const int64_t *large)
 		    probes[i].what, large[i], LARGE, small[i], SMALL);
 }
 
+/*
+ * A POST of a trigger or a savepoint visits as much with the job's
+ * BACKLOG waiting as without, the bound far above it: its check reads
+ * the job's kept count (queue_waiting), not its queue.
+ */
+static void
+test_backlog(const struct dialect *d, const int64_t *before)
+{
+	int64_t after[NPROBES];
+	char sql[2048];
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; ok && i < sizeof(backlog_sql) / sizeof(backlog_sql[0]);
+	     i++) {
+		seed_line(d, backlog_sql[i], LARGE + 1, LARGE + BACKLOG, sql,
+		    sizeof(sql));
+		ok = d->exec(d->conn, sql) == 0;
+	}
+	if (!tap_ok(ok && measure(d, after) == 0,
+		"the job given %d triggers and savepoints waiting", BACKLOG))
+		return;
+	for (i = 0; i < NPROBES; i++)
+		if (probes[i].id == STMT_RECORD ||
+		    probes[i].id == STMT_SP_RECORD)
+			tap_ok_at(__FILE__, probes[i].line,
+			    after[i] <= before[i] + SLACK,
+			    "%s, bound %d: %" PRId64
+			    " visited with %d waiting, "
+			    "%" PRId64 " with none",
+			    probes[i].what, BOUND, after[i], BACKLOG,
+			    before[i]);
+}
+
 /* --- Retention's passes: only what changed --- */
 
 static int
@@ -638,6 +691,7 @@ run(struct dialect *d, int pg, struct store *s)
 	    !tap_ok(measure(d, large) == 0, "  each statement ran"))
 		return;
 	compare(small, large);
+	test_backlog(d, large);
 	test_retention_due(d, s);
 	test_history_grown(d, s);
 }

@@ -2583,6 +2583,232 @@ test_fire_nomem(void)
 	    "nomem: the schedule moved exactly when its trigger is there");
 }
 
+/*
+ * --- The queue bound's counts (queue_waiting): after every step of a
+ * random mix of what moves a row in or out of a queue, the kept counts
+ * are the real ones (store_queue_drift).  The seed is fixed, so a
+ * failure repeats. ---
+ */
+struct drift_run {
+	struct store *s;
+	uint32_t seed;
+	int64_t now;
+	int steps, drifted; /* the first step that drifted, or 0 */
+};
+
+static uint32_t
+drift_rand(struct drift_run *d, uint32_t n)
+{
+	d->seed ^= d->seed << 13;
+	d->seed ^= d->seed >> 17;
+	d->seed ^= d->seed << 5;
+	return d->seed % n;
+}
+
+/* The i-th job: three registered (0 to 2) and one that is not. */
+static struct id
+drift_job(unsigned i)
+{
+	char b[33];
+
+	snprintf(b, sizeof(b), "d71f70000000000000000000000000%02x", i);
+	return mkid(b);
+}
+
+/* A job of the four, or a trigger id of a small pool (so ids recur). */
+static struct id
+drift_id(struct drift_run *d, int job)
+{
+	char b[33];
+
+	if (job)
+		return drift_job(drift_rand(d, 4));
+	snprintf(b, sizeof(b), "d71f7000000000000000000000000%03x",
+	    (unsigned)drift_rand(d, 12));
+	return mkid(b);
+}
+
+static void
+drift_record(struct drift_run *d, int n_t, int n_sp)
+{
+	struct trigger_rec tr[2];
+	struct savepoint_rec sp;
+	const struct trigger_rec *t[3] = { NULL, NULL, NULL };
+	const struct savepoint_rec *p[3] = { NULL, NULL, NULL };
+	int created[3], i;
+
+	memset(tr, 0, sizeof(tr));
+	memset(&sp, 0, sizeof(sp));
+	for (i = 0; i < n_t; i++) {
+		tr[i].job = drift_id(d, 1);
+		tr[i].trigger = drift_id(d, 0);
+		tr[i].type = CKPT_FULL;
+		tr[i].now_ms = d->now;
+		tr[i].store_ms = 50;
+		tr[i].max_queued = 3;
+		t[i] = &tr[i];
+	}
+	sp.job = drift_id(d, 1);
+	sp.trigger = drift_id(d, 0);
+	sp.target_dir = "file:/drift";
+	sp.now_ms = d->now;
+	sp.max_queued = 2;
+	p[n_t] = n_sp ? &sp : NULL;
+	if (n_t + n_sp == 1 && n_t == 1)
+		store_record_trigger(d->s, &tr[0], created);
+	else if (n_t + n_sp == 1)
+		store_record_savepoint(d->s, &sp, created);
+	else
+		store_record_posts(d->s, t, p, (size_t)(n_t + n_sp), created);
+}
+
+/* Claims a waiting trigger, committed or rolled back (an in-doubt end). */
+static void
+drift_claim(struct drift_run *d)
+{
+	struct pending p[8];
+	size_t n = 0;
+
+	if (store_begin(d->s) != STORE_OK)
+		return;
+	if (store_pending(d->s, 0, INT64_MAX, 8, p, &n) == STORE_OK && n > 0)
+		store_claim(d->s, p[drift_rand(d, (uint32_t)n)].row, "drift", 0,
+		    CKPT_FULL, d->now, d->now + 60000);
+	store_pending_free(p, n);
+	if (drift_rand(d, 3) == 0)
+		store_rollback(d->s);
+	else
+		store_commit(d->s);
+}
+
+/* A claim completed, failed or given back (a runner gone, its lease over). */
+static void
+drift_settle(struct drift_run *d)
+{
+	struct claim_seen w;
+	struct outcome o;
+
+	memset(&w, 0, sizeof(w));
+	memset(&o, 0, sizeof(o));
+	if (store_claimed(d->s, claimed_cb, &w) != STORE_OK || w.n == 0)
+		return;
+	if (drift_rand(d, 3) == 0) {
+		store_claim_release(d->s, w.c.row, w.c.owner);
+		return;
+	}
+	o.location = "file:///drift/x";
+	if (drift_rand(d, 2) == 0) {
+		o.location = NULL;
+		o.failure_class = "java.lang.Exception";
+		o.failure_trace = "java.lang.Exception: drift";
+	}
+	if (store_begin(d->s) == STORE_OK &&
+	    store_complete(d->s, w.c.row, w.c.owner, &o, d->now) == STORE_OK)
+		store_commit(d->s);
+	else
+		store_rollback(d->s);
+}
+
+/* A savepoint claimed, or completed claimed or not. */
+static void
+drift_savepoint(struct drift_run *d)
+{
+	struct savepoint_task t[8];
+	size_t n = 0;
+	int64_t row;
+
+	if (store_savepoints_pending(d->s, t, 8, &n) != STORE_OK || n == 0)
+		return;
+	row = t[drift_rand(d, (uint32_t)n)].row;
+	store_savepoint_tasks_free(t, n);
+	if (drift_rand(d, 2) == 0)
+		store_savepoint_claim(d->s, row, "drift", 0, d->now,
+		    d->now + 60000);
+	else
+		store_savepoint_complete(d->s, row, NULL, 0, NULL,
+		    "java.lang.Exception", "java.lang.Exception: drift",
+		    d->now);
+}
+
+/* Time passes: results expire and are purged, unknown jobs failed. */
+static void
+drift_purge(struct drift_run *d)
+{
+	int64_t n;
+
+	d->now += 100;
+	store_purge(d->s, d->now, 50, &n);
+	if (store_begin(d->s) == STORE_OK &&
+	    store_fail_unknown_jobs(d->s, 0, INT64_MAX, "java.lang.Exception",
+		"java.lang.Exception: no job %s", d->now, &n) == STORE_OK)
+		store_commit(d->s);
+	else
+		store_rollback(d->s);
+}
+
+static void
+drift_step(struct drift_run *d)
+{
+	switch (drift_rand(d, 8)) {
+	case 0:
+	case 1:
+		drift_record(d, 1, 0);
+		break;
+	case 2:
+		drift_record(d, 0, 1);
+		break;
+	case 3:
+		drift_record(d, 2, 1);
+		break;
+	case 4:
+		drift_claim(d);
+		break;
+	case 5:
+		drift_settle(d);
+		break;
+	case 6:
+		drift_savepoint(d);
+		break;
+	default:
+		drift_purge(d);
+		break;
+	}
+}
+
+static void
+test_any_queue_counts(struct store *s)
+{
+	struct drift_run d = { s, 0x9e3779b9u, 0, 0, 0 };
+	struct job job = { .state = JOB_RUNNING,
+		.type = CKPT_FULL,
+		.timeout_s = 60 };
+	int64_t drift = -1;
+	enum store_rc rc = STORE_OK;
+	int i, known = 1;
+
+	d.now = clock_ms(CLOCK_REALTIME);
+	for (i = 0; i < 3; i++) {
+		job.id = drift_job(i);
+		known = known && store_job_add(s, &job, d.now) == STORE_OK;
+	}
+	tap_ok(known, "any: queue counts: three jobs registered");
+	for (d.steps = 1; d.steps <= 600 && d.drifted == 0; d.steps++) {
+		drift_step(&d);
+		if ((rc = store_queue_drift(s, &drift)) != STORE_OK ||
+		    drift != 0)
+			d.drifted = d.steps;
+	}
+	tap_is_int(d.drifted, 0,
+	    "any: queue counts: the kept counts are the real ones after "
+	    "every step of 600 (drift %lld, rc %d)",
+	    (long long)drift, (int)rc);
+	job.id = drift_job(0);
+	tap_is_int(store_job_rm(s, &job.id), STORE_OK,
+	    "any: queue counts: a job with a queue removed");
+	tap_ok(store_queue_drift(s, &drift) == STORE_OK && drift == 0,
+	    "any: queue counts: no drift after (%lld)", (long long)drift);
+}
+
 /* The tests every driver must pass, on an empty database at db. */
 /*
  * A round's jobs are its own until its transaction ends: another round
@@ -2662,6 +2888,7 @@ test_any_driver(const char *db)
 	test_any_savepoints(s);
 	test_any_posts(s, db);
 	test_any_round_locks(db);
+	test_any_queue_counts(s);
 	store_close(s);
 }
 
