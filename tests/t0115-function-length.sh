@@ -19,8 +19,6 @@ runner_main.c parse_options 91
 runner_main.c main 61
 runner_ops.c op_savepoint_round 82
 runner_ops.c op_disposal_round 63
-settings.c settings_from_env 86
-trigger.c trigger_post 67
 '
 
 # lengths FILE...: "file function lines" for each function over MAX.
