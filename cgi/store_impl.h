@@ -151,6 +151,10 @@ enum stmt {
 	/* The slots missed of every schedule ever (schema/0015). */
 	STMT_SCHED_MISSED_ADD,
 	STMT_SCHED_MISSED_TOTAL,
+	/* The fleet's lists, a page at a time, and its health (store_fleet.c). */
+	STMT_JOB_PAGE,
+	STMT_FLEET_JOBS,
+	STMT_FLEET_SERVICE,
 	STMT__MAX
 };
 

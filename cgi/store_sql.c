@@ -173,6 +173,37 @@ const char *const store_sql_shared[STMT__MAX] = {
 	    " lease_ms = NULL, checkpoint_type = NULL"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by = ?2"
 	    " AND checkpoint_id IS NULL",
+	/*
+	 * A page of the jobs by id after ?1 (keyset over the primary key:
+	 * the same few rows read on any page of any fleet), those whose
+	 * name or id matches ?2, a LIKE pattern ('%': all of them).
+	 */
+	[STMT_JOB_PAGE] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " WHERE job_id > ?1 AND (?2 = '%' OR lower(name) LIKE ?2 ESCAPE '!'"
+	    " OR job_id LIKE ?2 ESCAPE '!') ORDER BY job_id LIMIT ?3",
+	/*
+	 * Each job's health, in one row a job: its statistics' row, what
+	 * waits for a runner and what runs (each job's by its own index),
+	 * its checkpoint schedule and the slots its schedules missed.
+	 */
+	[STMT_FLEET_JOBS] =
+	    "SELECT j.job_id, j.name, j.state, coalesce(s.last_completed, 0),"
+	    " coalesce(s.completed_ms, 0), coalesce(s.last_failed, 0),"
+	    " coalesce(s.failed_ms, 0),"
+	    " (SELECT count(*) FROM triggers WHERE " QUEUED(
+		"j.job_id") "),"
+			    " (SELECT count(*) FROM triggers WHERE " CLAIMED(
+				"j.job_id") "),"
+					    " coalesce(c.every_ms, 0), c.cron, coalesce(c.since_ms, 0),"
+					    " coalesce(c.last_slot_ms, 0),"
+					    " (SELECT CAST(coalesce(sum(m.missed), 0) AS BIGINT)"
+					    "  FROM schedules m WHERE m.job_id = j.job_id)"
+					    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+					    " LEFT JOIN schedules c ON c.job_id = j.job_id"
+					    "  AND c.kind = 'CHECKPOINT' ORDER BY j.job_id",
+	[STMT_FLEET_SERVICE] = "SELECT pass_ms, schedule_missed"
+			       " FROM service_metrics WHERE id = 1",
 };
 
 const char *
