@@ -136,6 +136,8 @@ struct fleet_args {
 	int by_id; /* ?order=id, else worst first */
 	int after_rank; /* the cursor's health; -1: none */
 	struct id after; /* the cursor's job */
+	const char *after_name; /* and its name, worst first (in cursor) */
+	struct buf cursor; /* ?after= */
 	struct buf q; /* ?q=, lowercased */
 	int64_t stale_ms; /* ?stale=MINUTES */
 };
@@ -174,14 +176,18 @@ fleet_has(const char *s, const char *q)
 	return n == 0;
 }
 
-/* Orders rows and cursors: health (unless by id), then id. */
+/* Orders rows and cursors: health and name (unless by id), then id. */
 static int
-fleet_cmp(const struct fleet_args *a, int rank, const struct id *id, int rank2,
-    const struct id *id2)
+fleet_cmp(const struct fleet_args *a, int rank, const struct fleet_job *j,
+    int rank2, const char *name2, const struct id *id2)
 {
+	int c;
+
 	if (!a->by_id && rank != rank2)
 		return rank < rank2 ? -1 : 1;
-	return strcmp(id->s, id2->s);
+	if (!a->by_id && (c = strcmp(j->name, name2)) != 0)
+		return c;
+	return strcmp(j->id.s, id2->s);
 }
 
 /* Keeps j in the page if it belongs there, in order. */
@@ -194,11 +200,11 @@ fleet_keep(struct fleet_scan *sc, const struct fleet_job *j, int rank,
 	char *name;
 
 	if (a->after_rank >= 0 &&
-	    fleet_cmp(a, rank, &j->id, a->after_rank, &a->after) <= 0)
+	    fleet_cmp(a, rank, j, a->after_rank, a->after_name, &a->after) <= 0)
 		return;
 	while (at > 0 &&
-	    fleet_cmp(a, rank, &j->id, sc->rows[at - 1].rank,
-		&sc->rows[at - 1].j.id) < 0)
+	    fleet_cmp(a, rank, j, sc->rows[at - 1].rank,
+		sc->rows[at - 1].j.name, &sc->rows[at - 1].j.id) < 0)
 		at--;
 	if (at == (size_t)a->limit) {
 		sc->more = 1;
@@ -221,13 +227,16 @@ fleet_keep(struct fleet_scan *sc, const struct fleet_job *j, int rank,
 }
 
 static int
-fleet_scan_job(const struct fleet_job *j, void *arg)
+fleet_scan_job(const struct fleet_job *row, void *arg)
 {
 	struct fleet_scan *sc = arg;
+	struct fleet_job named = *row, *j = &named;
 	int64_t due;
 	enum fleet_health h = fleet_health(j, sc->now_ms, sc->pass_ms,
 	    sc->a->stale_ms, &due);
 
+	if (j->name == NULL)
+		j->name = "";
 	sc->n++;
 	sc->health[h]++;
 	sc->in_progress += j->queued + j->claimed > 0;
@@ -248,20 +257,23 @@ fleet_bad(struct exchange *x, const char *name, struct buf *v)
 	return -1;
 }
 
-/* ?after=: a job id, after a health's rank and '-' when worst first. */
+/*
+ * ?after=: a job id; worst first, a health's rank, '-', the id, '-' and
+ * the job's name (next as the answer gave it).
+ */
 static int
-fleet_after(struct fleet_args *a, const char *v)
+fleet_after(struct fleet_args *a, char *v)
 {
-	const char *id = v;
-
 	a->after_rank = 0;
-	if (!a->by_id) {
-		if (v[0] < '0' || v[0] >= '0' + FH__MAX || v[1] != '-')
-			return -1;
-		a->after_rank = v[0] - '0';
-		id += 2;
-	}
-	return id_parse_str(id, &a->after);
+	a->after_name = "";
+	if (a->by_id)
+		return id_parse_str(v, &a->after);
+	if (v[0] < '0' || v[0] >= '0' + FH__MAX || v[1] != '-' ||
+	    strlen(v) < 2 + ID_LEN + 1 || v[2 + ID_LEN] != '-')
+		return -1;
+	a->after_rank = v[0] - '0';
+	a->after_name = v + 2 + ID_LEN + 1;
+	return id_parse(v + 2, ID_LEN, &a->after);
 }
 
 /* The query into a, else -1 with the 400 (or 500) answered. */
@@ -289,9 +301,9 @@ fleet_args(struct exchange *x, struct fleet_args *a)
 			rc = fleet_bad(x, "stale", &v);
 		a->stale_ms *= 60000;
 	}
-	if (rc == 0 && fleet_param(query, "after", &v) == 1 &&
-	    fleet_after(a, buf_str(&v)) == -1)
-		rc = fleet_bad(x, "after", &v);
+	if (rc == 0 && fleet_param(query, "after", &a->cursor) == 1 &&
+	    fleet_after(a, a->cursor.p != NULL ? a->cursor.p : "") == -1)
+		rc = fleet_bad(x, "after", &a->cursor);
 	if (rc == 0 && fleet_param(query, "q", &a->q) == -1) {
 		http_error(x->res, ERR_INTERNAL);
 		rc = -1;
@@ -323,6 +335,26 @@ fleet_row_json(struct buf *b, const struct fleet_row *r, int comma)
 		jobs_opt_ms(b, j->failed_ms) == -1 || buf_adds(b, "}") == -1 ?
 	    -1 :
 	    0;
+}
+
+/*
+ * Worst first, the next page's cursor: the last row's rank, id and name
+ * (which orders a health's jobs), and the answer's end.
+ */
+static int
+fleet_cursor(struct buf *b, const struct fleet_row *last)
+{
+	struct buf c = { 0 };
+	int rc = buf_printf(&c, "%d-%s-%s", last->rank, last->j.id.s,
+		     last->j.name) == -1 ||
+		buf_adds(b, "],\"next\":") == -1 ||
+		buf_add_json_string(b, c.p, c.len) == -1 ||
+		buf_adds(b, "}") == -1 ?
+	    -1 :
+	    0;
+
+	buf_free(&c);
+	return rc;
 }
 
 /* The summary, the page's rows and the next page's cursor. */
@@ -363,7 +395,7 @@ fleet_json(struct buf *b, const struct fleet_scan *sc, int64_t missed)
 	last = &sc->rows[sc->nrows - 1];
 	if (sc->a->by_id)
 		return buf_printf(b, "],\"next\":\"%s\"}", last->j.id.s);
-	return buf_printf(b, "],\"next\":\"%d-%s\"}", last->rank, last->j.id.s);
+	return fleet_cursor(b, last);
 }
 
 void
@@ -380,6 +412,7 @@ fleet_get(struct exchange *x)
 	memset(&sc, 0, sizeof(sc));
 	if (fleet_args(x, &a) == -1 || (s = exchange_store(x)) == NULL) {
 		buf_free(&a.q);
+		buf_free(&a.cursor);
 		return;
 	}
 	sc.a = &a;
@@ -399,4 +432,5 @@ fleet_get(struct exchange *x)
 		free((char *)sc.rows[i].j.name);
 	free(sc.rows);
 	buf_free(&a.q);
+	buf_free(&a.cursor);
 }
