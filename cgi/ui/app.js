@@ -219,7 +219,7 @@ function renderSummary() {
 	const bad = ['failing', 'norunner', 'stale'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
 	const rest = ['ok', 'new', 'off'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
 	const more = [f?.in_progress ? `${f.in_progress} in progress` : '',
-		f?.missing_slots ? `${f.missing_slots} missed schedule slots` : ''].filter(Boolean);
+		f?.missing_slots ? `${f.missing_slots} with missed slots` : ''].filter(Boolean);
 	const sum = $('summary');
 	sum.className = state.down || bad.length ? 'alarm' : 'fine';
 	const text = state.down ? 'Service not answering: what follows was read before' : !f ? 'Reading…' :
