@@ -107,6 +107,8 @@ try {
 		return mark === 'healthy' || mark;
 	});
 	await step('fleet: long paths and names cut with an ellipsis on one line, whole on hover, never broken', async () => {
+		// The summary shows first; the rows' cells once their jobs are read.
+		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
 		const cuts = await fp.evaluate(() => [...document.querySelectorAll('#jobs .loc, #jobs .mono')].map((e) => ({
 			one: e.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).lineHeight || '20') + 1,
 			cut: e.scrollWidth > e.clientWidth, whole: e.title === e.textContent })));
