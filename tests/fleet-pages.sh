@@ -176,6 +176,12 @@ S=$(sql "SELECT job_id FROM jobs WHERE name = 'other 226'")
 http GET "/ui/fleet?q=$S"
 is "$(printf '%s' "$BODY" | jq -c '[.page[0].health, .page[0].missed, .page[0].due_ms]')" \
     '["stale",3,180000]' "a stale job: its missed slots, what it was judged against"
+# The bulk's checkpoints a second ago but bulk 200's, two minutes ago,
+# now (a slow run must not age them all past the minute).
+NOW=$(($(date +%s) * 1000))
+sql "UPDATE checkpoint_stats SET completed_ms = CASE WHEN job_id = $(hex '200 * 7919')
+    THEN $NOW - 120000 ELSE $NOW - 1000 END
+    WHERE job_id IN (SELECT job_id FROM jobs WHERE name LIKE 'bulk %')"
 http GET "/ui/fleet?q=bulk%20200&stale=1"
 is "$(printf '%s' "$BODY" | jq -c '[.page[0].health, .page[0].due_ms, .health.stale]')" \
     '["stale",60000,6]' "?stale=1: a minute for every job, scheduled or not"
