@@ -5,10 +5,12 @@
  */
 #include <config.h>
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "exchange.h"
+#include "fleet.h"
 #include "jobs.h"
 #include "schedule.h"
 #include "settings.h"
@@ -300,13 +302,20 @@ jobs_get_triggers(struct exchange *x)
 		exchange_store_failed(x, rc);
 }
 
-/* GET /jobs or /jobs/overview: every registered job, by id. */
+/*
+ * GET /jobs or /jobs/overview: every registered job, by id, as Flink's
+ * clients read them; or a page of them when asked ?limit=, ?after= or
+ * ?q= (checkpoint-api(7), "Paged lists").
+ */
 struct jobs {
 	struct buf *b;
 	int overview;
 	int n;
 	int64_t now_ms;
 	int err;
+	int64_t limit; /* a page's rows; 0: not paged */
+	struct id last; /* the page's last job */
+	int more; /* a job follows the page */
 };
 
 static int
@@ -315,6 +324,12 @@ jobs_entry(const struct job *j, void *arg)
 	struct jobs *l = arg;
 	int64_t end = -1;
 
+	/* The row past the page only says there is a next one. */
+	if (l->limit > 0 && l->n == l->limit) {
+		l->more = 1;
+		return 1;
+	}
+	l->last = j->id;
 	if (l->n++ > 0 && buf_add(l->b, ",", 1) == -1)
 		goto fail;
 	if (!l->overview) {
@@ -357,29 +372,93 @@ fail:
 	return 1;
 }
 
+/* The page asked for, into l and like ("" after, "%" like: all). */
+static int
+jobs_page_args(struct exchange *x, struct jobs *l, struct buf *after,
+    struct buf *like)
+{
+	const char *query = x->req->query;
+	struct buf v = { 0 };
+	int rc = 0, paged = 0;
+	size_t i;
+
+	if ((paged = fleet_param(query, "limit", &v)) == 1 &&
+	    settings_parse_int(buf_str(&v), 1, JOBS_PAGE_MAX, &l->limit) ==
+		-1) {
+		http_error(x->res, ERR_QUERY_PARAM, "limit", buf_str(&v));
+		rc = -1;
+	}
+	if (rc == 0 && fleet_param(query, "after", after) == 1) {
+		paged = 1;
+		if (id_parse_str(buf_str(after), &l->last) == -1) {
+			http_error(x->res, ERR_QUERY_PARAM, "after",
+			    buf_str(after));
+			rc = -1;
+		}
+	}
+	paged |= fleet_param(query, "q", &v) == 1;
+	/* Matched as a LIKE pattern: its own wildcards escaped. */
+	if (rc == 0 && paged && buf_adds(like, "%") == -1)
+		rc = -2;
+	for (i = 0; rc == 0 && paged && i < v.len; i++) {
+		char c = (char)tolower((unsigned char)v.p[i]);
+		if ((strchr("!%_", c) != NULL && buf_add(like, "!", 1) == -1) ||
+		    buf_add(like, &c, 1) == -1)
+			rc = -2;
+	}
+	if (rc == 0 && like->len > 1 && buf_adds(like, "%") == -1)
+		rc = -2;
+	if (rc == -2)
+		http_error(x->res, ERR_INTERNAL);
+	if (paged && l->limit == 0)
+		l->limit = JOBS_PAGE;
+	buf_free(&v);
+	return rc < 0 ? -1 : 0;
+}
+
+static enum store_rc
+jobs_read(struct store *s, struct jobs *l, const char *after, const char *like)
+{
+	if (l->limit == 0)
+		return store_job_overview(s, jobs_entry, l);
+	return store_job_page(s, after, like, l->limit + 1, jobs_entry, l);
+}
+
 void
 jobs_get(struct exchange *x)
 {
 	struct response *r = x->res;
 	struct jobs l = { &r->body, x->route->id == ROUTE_OVERVIEW, 0,
-		x->now_ms, 0 };
+		x->now_ms, 0, 0, { "" }, 0 };
+	struct buf after = { 0 }, like = { 0 };
 	struct store *s;
 	enum store_rc rc;
 
-	if ((s = exchange_store(x)) == NULL)
-		return;
+	if (jobs_page_args(x, &l, &after, &like) == -1 ||
+	    (s = exchange_store(x)) == NULL)
+		goto out;
 	buf_reset(&r->body);
 	if (buf_adds(&r->body, "{\"jobs\":[") == -1) {
 		http_error(r, ERR_INTERNAL);
-		return;
+		goto out;
 	}
-	if ((rc = store_job_overview(s, jobs_entry, &l)) != STORE_OK) {
+	if ((rc = jobs_read(s, &l, buf_str(&after), buf_str(&like))) !=
+	    STORE_OK) {
 		exchange_store_failed(x, rc);
-		return;
+		goto out;
 	}
-	if (l.err || buf_adds(&r->body, "]}") == -1) {
+	/* A page's next cursor: a field Flink's clients never ask for. */
+	if (l.err || buf_adds(&r->body, "]") == -1 ||
+	    (l.limit > 0 &&
+		(!l.more ? buf_adds(&r->body, ",\"next\":null") :
+			   buf_printf(&r->body, ",\"next\":\"%s\"",
+			       l.last.s)) == -1) ||
+	    buf_adds(&r->body, "}") == -1) {
 		http_error(r, ERR_INTERNAL);
-		return;
+		goto out;
 	}
 	r->status = HTTP_200;
+out:
+	buf_free(&after);
+	buf_free(&like);
 }

@@ -16,6 +16,10 @@
  */
 #define JOBS_TRIGGERS_MAX 1000
 
+/* GET /jobs and /jobs/overview, paged: rows by default, at most. */
+#define JOBS_PAGE 100
+#define JOBS_PAGE_MAX 1000
+
 struct buf;
 struct exchange;
 

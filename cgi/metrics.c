@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "exchange.h"
+#include "fleet.h"
 #include "metrics.h"
 #include "schedule.h"
 
@@ -296,11 +297,12 @@ metrics_missed(struct store *s, struct buf *out)
 
 /*
  * Beyond Flink: the disposals of savepoints by status (the last attempt
- * of each path), then each schedule's next slot, if there is any, and
- * the slots missed, if there is a schedule.
+ * of each path), then, per job, each schedule's next slot, if there is
+ * any, and the slots missed, if there is a schedule; for the fleet, the
+ * slots missed always.
  */
 static enum store_rc
-metrics_beyond(struct store *s, int64_t now_ms, struct buf *out)
+metrics_beyond(struct store *s, int per_job, int64_t now_ms, struct buf *out)
 {
 	static const char *const status[] = { "in_progress", "completed",
 		"failed" };
@@ -322,49 +324,162 @@ metrics_beyond(struct store *s, int64_t now_ms, struct buf *out)
 			"%lld\n",
 			status[i], (long long)n[i]) == -1)
 			return STORE_ERROR;
+	if (!per_job)
+		return metrics_missed(s, out);
 	rc = store_schedule_list(s, NULL, metrics_slot, &sl);
 	if (rc == STORE_OK && sl.failed)
 		return STORE_ERROR;
 	return rc == STORE_OK && sl.schedules > 0 ? metrics_missed(s, out) : rc;
 }
 
-/*
- * Writes the whole exposition into out (reset first).  STORE_ERROR also
- * stands for memory exhausted.
- */
-enum store_rc
-metrics_write(struct store *s, int filter, int64_t now_ms, struct buf *out)
+/* The fleet's gauges: jobs by state and by health (fleet.h), and more. */
+struct fleet_counts {
+	int64_t state[JOB__MAX], health[FH__MAX];
+	int64_t in_progress, missing, now_ms, pass_ms;
+};
+
+static int
+metrics_fleet_job(const struct fleet_job *j, void *arg)
 {
-	struct render r;
-	struct service_metrics m;
+	struct fleet_counts *c = arg;
+	int64_t due;
+
+	if (j->state < JOB__MAX)
+		c->state[j->state]++;
+	c->health[fleet_health(j, c->now_ms, c->pass_ms, 0, &due)]++;
+	c->in_progress += j->queued + j->claimed > 0;
+	c->missing += j->missed > 0;
+	return 0;
+}
+
+/* A family of one label, a sample a value of the label. */
+static int
+metrics_family(struct buf *b, const char *name, const char *help,
+    const char *label, const char *const *values, const int64_t *n, int nv)
+{
+	int i;
+
+	if (buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help,
+		name) == -1)
+		return -1;
+	for (i = 0; i < nv; i++)
+		if (buf_printf(b, "%s{%s=\"%s\"} %lld\n", name, label,
+			values[i], (long long)n[i]) == -1)
+			return -1;
+	return 0;
+}
+
+static enum store_rc
+metrics_fleet(struct store *s, int64_t now_ms, struct buf *out)
+{
+	struct fleet_counts c;
+	const char *states[JOB__MAX];
+	int64_t missed;
 	enum store_rc rc;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.now_ms = now_ms;
+	if ((rc = store_fleet(s, &c.pass_ms, &missed, metrics_fleet_job, &c)) !=
+	    STORE_OK)
+		return rc;
+	for (i = 0; i < JOB__MAX; i++)
+		states[i] = job_state_name((enum job_state)i);
+	if (metrics_family(out, "checkpoint_api_jobs",
+		"Registered jobs by state.", "state", states, c.state,
+		JOB__MAX) == -1 ||
+	    metrics_family(out, "checkpoint_api_jobs_health",
+		"Jobs by health, as the status page sums them.", "health",
+		fleet_health_names, c.health, FH__MAX) == -1 ||
+	    buf_printf(out,
+		"# HELP checkpoint_api_jobs_in_progress Jobs with triggers "
+		"waiting or running.\n"
+		"# TYPE checkpoint_api_jobs_in_progress gauge\n"
+		"checkpoint_api_jobs_in_progress %lld\n"
+		"# HELP checkpoint_api_jobs_missed_slots Jobs whose schedules "
+		"ever missed a slot.\n"
+		"# TYPE checkpoint_api_jobs_missed_slots gauge\n"
+		"checkpoint_api_jobs_missed_slots %lld\n",
+		(long long)c.in_progress, (long long)c.missing) == -1)
+		return STORE_ERROR;
+	return STORE_OK;
+}
+
+/* Flink's job families, gathered job by job, written family by family. */
+static enum store_rc
+metrics_flink(struct render *r, struct buf *out)
+{
+	enum store_rc rc = STORE_OK;
 	char name[128];
 	int g;
 
-	memset(&r, 0, sizeof(r));
-	r.filter = filter;
-	buf_reset(out);
-	rc = store_metrics(s, &m, metrics_job, &r);
-	if (rc == STORE_OK && r.failed)
-		rc = STORE_ERROR;
 	/* Flink registers a family with its first job: none, no family. */
 	for (g = 0; g < FG__MAX && rc == STORE_OK; g++) {
-		if (r.family[g].len == 0)
+		if (r->family[g].len == 0)
 			continue;
 		snprintf(name, sizeof(name), "flink_jobmanager_job_%s",
 		    flink_gauges[g]);
 		if (buf_printf(out,
 			"# HELP %s %s (scope: jobmanager_job)\n# TYPE %s gauge\n",
 			name, flink_gauges[g], name) == -1 ||
-		    buf_add(out, r.family[g].p, r.family[g].len) == -1)
+		    buf_add(out, r->family[g].p, r->family[g].len) == -1)
 			rc = STORE_ERROR;
 	}
+	return rc;
+}
+
+/*
+ * Writes the whole exposition into out (reset first): each job's series
+ * only when per_job, the fleet's always.  STORE_ERROR also stands for
+ * memory exhausted.
+ */
+enum store_rc
+metrics_write(struct store *s, int filter, int per_job, int64_t now_ms,
+    struct buf *out)
+{
+	struct render r;
+	struct service_metrics m;
+	enum store_rc rc;
+	int g;
+
+	memset(&r, 0, sizeof(r));
+	r.filter = filter;
+	buf_reset(out);
+	rc = store_metrics(s, &m, per_job ? metrics_job : NULL, &r);
+	if (rc == STORE_OK && r.failed)
+		rc = STORE_ERROR;
+	if (rc == STORE_OK)
+		rc = metrics_flink(&r, out);
 	if (rc == STORE_OK && metrics_service(out, &m, now_ms) == -1)
 		rc = STORE_ERROR;
 	if (rc == STORE_OK)
-		rc = metrics_beyond(s, now_ms, out);
+		rc = metrics_beyond(s, per_job, now_ms, out);
+	if (rc == STORE_OK)
+		rc = metrics_fleet(s, now_ms, out);
 	for (g = 0; g < FG__MAX; g++)
 		buf_free(&r.family[g]);
+	return rc;
+}
+
+/*
+ * ?per-job= into *per_job: 1 or empty (each job's series), 0 (the
+ * fleet's), else -1 with the 400 answered.
+ */
+static int
+metrics_per_job(struct exchange *x, int *per_job)
+{
+	struct buf v = { 0 };
+	int rc = 0, found = fleet_param(x->req->query, "per-job", &v);
+
+	*per_job = found == 1 && strcmp(buf_str(&v), "0") != 0;
+	if (found == -1) {
+		http_error(x->res, ERR_INTERNAL);
+		rc = -1;
+	} else if (*per_job && strcmp(buf_str(&v), "1") != 0 && v.len > 0) {
+		http_error(x->res, ERR_QUERY_PARAM, "per-job", buf_str(&v));
+		rc = -1;
+	}
+	buf_free(&v);
 	return rc;
 }
 
@@ -374,11 +489,13 @@ metrics_get(struct exchange *x)
 {
 	struct store *s;
 	enum store_rc rc;
+	int per_job;
 
-	if ((s = exchange_store(x)) == NULL)
+	if (metrics_per_job(x, &per_job) == -1 ||
+	    (s = exchange_store(x)) == NULL)
 		return;
-	rc = metrics_write(s, x->api->settings->metrics_filter, x->now_ms,
-	    &x->res->body);
+	rc = metrics_write(s, x->api->settings->metrics_filter, per_job,
+	    x->now_ms, &x->res->body);
 	if (rc != STORE_OK) {
 		exchange_store_failed(x, rc);
 		return;

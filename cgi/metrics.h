@@ -20,7 +20,8 @@ struct exchange;
 
 void metrics_get(struct exchange *);
 int metrics_label_value(struct buf *, const char *, int filter);
-enum store_rc metrics_write(struct store *, int filter, int64_t now_ms,
-    struct buf *out);
+/* per_job: each job's series too (?per-job=1), else the fleet's alone. */
+enum store_rc metrics_write(struct store *, int filter, int per_job,
+    int64_t now_ms, struct buf *out);
 
 #endif /* METRICS_H */

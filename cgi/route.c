@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "fleet.h"
 #include "jobs.h"
 #include "metrics.h"
 #include "route.h"
@@ -52,6 +53,7 @@ static const struct {
 	    { "jobs", "overview" } },
 	{ ROUTE_METRICS, metrics_get, "GET", "GET", 1, 1, { "metrics" } },
 	{ ROUTE_UI, ui_get, "GET", "GET", 1, 1, { "ui" } },
+	{ ROUTE_FLEET, fleet_get, "GET", "GET", 1, 2, { "ui", "fleet" } },
 	{ ROUTE_UI, ui_get, "GET", "GET", 1, 2, { "ui", NULL } },
 	{ ROUTE_SAVEPOINT, savepoint_post, "POST", "GET, POST", 0, 3,
 	    { "jobs", NULL, "savepoints" } },

@@ -26,7 +26,8 @@ enum route_id {
 	ROUTE_DISPOSAL, /* POST /savepoint-disposal */
 	ROUTE_DISPOSAL_STATUS, /* /savepoint-disposal/:triggerid */
 	ROUTE_SAVEPOINTS, /* GET /jobs/:jobid/savepoints, beyond Flink */
-	ROUTE_JOB_STATUS /* GET /jobs/:jobid/status */
+	ROUTE_JOB_STATUS, /* GET /jobs/:jobid/status */
+	ROUTE_FLEET /* GET /ui/fleet, the page's summary */
 };
 
 /* A path segment: points into the routed string, not NUL-terminated. */

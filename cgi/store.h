@@ -232,6 +232,38 @@ enum store_rc store_job_list(struct store *, store_job_cb, void *);
 /* Id, name, state and times of every job, by id: cheaper than a listing. */
 enum store_rc store_job_overview(struct store *, store_job_cb, void *);
 
+/*
+ * --- The fleet, a page at a time (store_fleet.c). ---
+ *
+ * The overview's jobs by id after after ("": from the first) whose name
+ * (lowercased) or id matches like, a LIKE pattern escaped with '!' ("%":
+ * every job), at most limit of them: a page's cost is its own rows'.
+ */
+enum store_rc store_job_page(struct store *, const char *after,
+    const char *like, int64_t limit, store_job_cb, void *);
+
+/* One job's health, as the fleet's summary reads it. */
+struct fleet_job {
+	struct id id;
+	const char *name;
+	enum job_state state;
+	int64_t last_completed, completed_ms; /* 0: none */
+	int64_t last_failed, failed_ms; /* 0: none */
+	int64_t queued, claimed; /* triggers waiting, running */
+	int64_t every_ms; /* the checkpoint schedule's; 0: none or cron */
+	const char *cron; /* NULL: none */
+	int64_t since_ms, last_slot_ms;
+	int64_t missed; /* slots its schedules missed, ever */
+};
+typedef int (*store_fleet_cb)(const struct fleet_job *, void *);
+
+/*
+ * Every job, by id, to cb, in one snapshot with the runner's last pass
+ * and the slots missed by every schedule ever.
+ */
+enum store_rc store_fleet(struct store *, int64_t *pass_ms, int64_t *missed,
+    store_fleet_cb, void *);
+
 /* --- Checkpoint statistics (GET /jobs/:jobid/checkpoints...). --- */
 
 /*
@@ -503,6 +535,7 @@ struct service_metrics {
 
 typedef int (*store_metrics_cb)(const struct job_metrics *, void *);
 
+/* Each job's row to cb, unless cb is NULL. */
 enum store_rc store_metrics(struct store *, struct service_metrics *,
     store_metrics_cb, void *);
 

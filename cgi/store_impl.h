@@ -153,6 +153,10 @@ enum stmt {
 	STMT_SCHED_MISSED_ADD,
 	STMT_SCHED_MISSED_TOTAL,
 	STMT_QUEUE_DRIFT,
+	/* The fleet's lists, a page at a time, and its health (store_fleet.c). */
+	STMT_JOB_PAGE,
+	STMT_FLEET_JOBS,
+	STMT_FLEET_SERVICE,
 	STMT__MAX
 };
 

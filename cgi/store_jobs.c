@@ -343,7 +343,8 @@ store_metrics(struct store *s, struct service_metrics *m, store_metrics_cb cb,
 	memset(m, 0, sizeof(*m));
 	if ((rc = store_read_begin(s)) != STORE_OK)
 		return rc;
-	if ((rc = metrics_service(s, m)) == STORE_OK)
+	/* No cb: the service's figures alone (the fleet's /metrics). */
+	if ((rc = metrics_service(s, m)) == STORE_OK && cb != NULL)
 		rc = metrics_jobs(s, cb, arg);
 	return store_q_settle(s, rc);
 }

@@ -181,6 +181,41 @@ const char *const store_sql_shared[STMT__MAX] = {
 	    " lease_ms = NULL, checkpoint_type = NULL"
 	    " WHERE id = ?1 AND status = 'IN_PROGRESS' AND claimed_by = ?2"
 	    " AND checkpoint_id IS NULL",
+	/*
+	 * A page of the jobs by id after ?1 (keyset over the primary key:
+	 * the same few rows read on any page of any fleet), those whose
+	 * name or id matches ?2, a LIKE pattern ('%': all of them).
+	 */
+	[STMT_JOB_PAGE] =
+	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
+	    " WHERE job_id > ?1 AND (?2 = '%' OR lower(name) LIKE ?2 ESCAPE '!'"
+	    " OR job_id LIKE ?2 ESCAPE '!') ORDER BY job_id LIMIT ?3",
+	/*
+	 * Each job's health, in one row a job: its statistics' row, its
+	 * checkpoint schedule, and, joined once each, the queue's triggers
+	 * in progress by job (waiting, running) and the slots its schedules
+	 * missed: a subquery a job would run three times a job.
+	 */
+	[STMT_FLEET_JOBS] =
+	    "SELECT j.job_id, j.name, j.state, coalesce(s.last_completed, 0),"
+	    " coalesce(s.completed_ms, 0), coalesce(s.last_failed, 0),"
+	    " coalesce(s.failed_ms, 0), coalesce(w.queued, 0),"
+	    " coalesce(w.claimed, 0), coalesce(c.every_ms, 0), c.cron,"
+	    " coalesce(c.since_ms, 0), coalesce(c.last_slot_ms, 0),"
+	    " coalesce(m.missed, 0)"
+	    " FROM jobs j LEFT JOIN checkpoint_stats s ON s.job_id = j.job_id"
+	    " LEFT JOIN schedules c ON c.job_id = j.job_id"
+	    "  AND c.kind = 'CHECKPOINT'"
+	    " LEFT JOIN (SELECT job_id,"
+	    "  sum(CASE WHEN claimed_by IS NULL THEN 1 ELSE 0 END) AS queued,"
+	    "  sum(CASE WHEN claimed_by IS NULL THEN 0 ELSE 1 END) AS claimed"
+	    "  FROM triggers WHERE status = 'IN_PROGRESS' GROUP BY job_id) w"
+	    " ON w.job_id = j.job_id"
+	    " LEFT JOIN (SELECT job_id, CAST(sum(missed) AS BIGINT) AS missed"
+	    "  FROM schedules GROUP BY job_id) m ON m.job_id = j.job_id"
+	    " ORDER BY j.job_id",
+	[STMT_FLEET_SERVICE] = "SELECT pass_ms, schedule_missed"
+			       " FROM service_metrics WHERE id = 1",
 };
 
 /*

@@ -55,7 +55,7 @@ views() {
 		done
 		http GET "/jobs/$JA/triggers"
 		echo "triggers: $STATUS $(printf '%s' "$BODY" | sed 's/.*"triggers"://')"
-		http GET /metrics
+		http GET "/metrics?per-job=1"
 		grep "^flink_jobmanager_job_.*job_id=\"$JA\"" "$T/resp-body"
 		"$CTL" triggers --job $JA
 	} > "$1" 2>&1

@@ -284,7 +284,7 @@ is "$(summary)" \
     "HTTP/1.1 200 OK|text/plain; version=0.0.4; charset=utf-8|$_n=$_n|$CORS_WANT" \
     "GET /metrics: status and headers"
 like "$(tail -n 1 "$T/resp-body")" \
-    '^checkpoint_api_savepoint_disposals\{status="failed"\} [0-9]+$' \
+    '^checkpoint_api_jobs_missed_slots [0-9]+$' \
     "GET /metrics: the exposition, to its last line"
 http GET /v1/metrics
 check "GET /v1/metrics is unknown" 404 '{"errors":["Not found: /v1/metrics"]}'

@@ -325,15 +325,19 @@ fcgi_raw() {
 # fcgi_file METHOD PATH FILE [LENGTH]: the same with FILE as the body;
 # clients running at once each need a FILE of their own.  CONTENT_LENGTH is
 # FILE's size, or LENGTH when given (none when LENGTH is empty).  PATH_INFO
-# is PATH without its query string, or PATH_INFO_OVERRIDE when set.
+# is PATH without its query string, or PATH_INFO_OVERRIDE when set;
+# QUERY_STRING, the query string.
 fcgi_file() {
 	if [ $# -ge 4 ]; then
 		_len=$4
 	else
 		_len=$(wc -c < "$3" | tr -d ' ')
 	fi
+	_qs=
+	case $2 in *\?*) _qs=${2#*\?} ;; esac
 	env -i REQUEST_METHOD="$1" PATH_INFO="${PATH_INFO_OVERRIDE-${2%%\?*}}" \
-	    REQUEST_URI="$2" REMOTE_ADDR=192.0.2.7 ${_len:+CONTENT_LENGTH=$_len} \
+	    REQUEST_URI="$2" QUERY_STRING="$_qs" REMOTE_ADDR=192.0.2.7 \
+	    ${_len:+CONTENT_LENGTH=$_len} \
 	    "$CGIFCGI" -bind -connect "$SOCK" < "$3"
 }
 

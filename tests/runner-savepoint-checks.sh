@@ -80,7 +80,7 @@ is "$(printf '%s' "$STATS" | jq -r '[.summary.end_to_end_duration.max >=
     .latest.savepoint.end_to_end_duration, .summary.end_to_end_duration.min
     <= .latest.savepoint.end_to_end_duration] | map(tostring) | join(" ")')" \
     "true true" "statistics: the summary runs over the savepoint too"
-http GET /metrics
+http GET "/metrics?per-job=1"
 is "$(printf '%s\n' "$BODY" | sed -n "s/^flink_jobmanager_job_\(numberOfCompletedCheckpoints\|totalNumberOfCheckpoints\){job_id=\"$J\",.*} /\1 /p" | paste -sd ' ')" \
     "numberOfCompletedCheckpoints 3 totalNumberOfCheckpoints 3" \
     "metrics: Flink's gauges count the savepoint as its statistics do"

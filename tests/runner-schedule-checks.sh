@@ -42,7 +42,7 @@ ok $? "job set --every 10s"
 like "$("$CTL" schedules | tail -n +2)" \
     "^$J +CHECKPOINT +every 10s +- +2026-01-01 00:00:10 +0 +$(id -un)\$" \
     "schedules: the rule, no slot yet, the next one, who set it"
-http GET /metrics
+http GET "/metrics?per-job=1"
 like "$(printf '%s\n' "$BODY" | grep '^checkpoint_api_schedule_next_slot')" \
     "^checkpoint_api_schedule_next_slot_timestamp_seconds\\{job_id=\"$J\",kind=\"checkpoint\"\\} [0-9]+0\\.000\$" \
     "GET /metrics: the schedule's next slot"

@@ -64,7 +64,7 @@ service() {
 # agree STEP A-EXPECTED B-EXPECTED DECLINED EXPIRED NOTFOUND: both
 # endpoints give each job's expected six, and the service's totals.
 agree() {
-	http GET /metrics
+	http GET "/metrics?per-job=1"
 	cp "$T/resp-body" "$T/scrape"
 	is "$(stats_view $JA)|$(metrics_view $JA)" "$2|$2" \
 	    "$1: job A, statistics and metrics agree"

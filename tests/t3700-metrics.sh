@@ -3,7 +3,9 @@
 # by the real runner: every line of the answer, exactly, at each step (no
 # job; triggers queued; one claimed while the others completed, declined,
 # expired or found no job; all done; an idle pass; a purge, which no count
-# may feel); `promtool check metrics` on each answer; Flink's label filter
+# may feel), each job's series asked for (?per-job=1), and the fleet's
+# alone by default, the jobs by state and by health at each step;
+# `promtool check metrics` on each answer; Flink's label filter
 # and, with CHECKPOINT_METRICS_FILTER=0, the format's escapes on a hostile
 # job name; the routing rules (405 with Allow, no /v1, slashes, query);
 # CHECKPOINT_METRICS=0; 503 when the database cannot be read.
@@ -94,11 +96,49 @@ jobs_after_runner() {
 	EOF
 }
 
-# scrape [PATH]: GET /metrics into BODY (kept whole, with its last line
-# feed, in $T/scrape).
+# scrape [PATH]: GET /metrics?per-job=1 into BODY (kept whole, with its
+# last line feed, in $T/scrape).
 scrape() {
-	http GET "${1:-/metrics}"
+	http GET "${1:-/metrics?per-job=1}"
 	cp "$T/resp-body" "$T/scrape"
+}
+
+# fleet_expected RUNNING SUSPENDED FAILING NORUNNER STALE NEW OK OFF
+#     IN_PROGRESS: the fleet's families, which every answer ends with.
+fleet_expected() {
+	cat <<-EOF
+	# HELP checkpoint_api_jobs Registered jobs by state.
+	# TYPE checkpoint_api_jobs gauge
+	checkpoint_api_jobs{state="RUNNING"} $1
+	checkpoint_api_jobs{state="FINISHED"} 0
+	checkpoint_api_jobs{state="CANCELED"} 0
+	checkpoint_api_jobs{state="FAILED"} 0
+	checkpoint_api_jobs{state="SUSPENDED"} $2
+	# HELP checkpoint_api_jobs_health Jobs by health, as the status page sums them.
+	# TYPE checkpoint_api_jobs_health gauge
+	checkpoint_api_jobs_health{health="failing"} $3
+	checkpoint_api_jobs_health{health="norunner"} $4
+	checkpoint_api_jobs_health{health="stale"} $5
+	checkpoint_api_jobs_health{health="new"} $6
+	checkpoint_api_jobs_health{health="ok"} $7
+	checkpoint_api_jobs_health{health="off"} $8
+	# HELP checkpoint_api_jobs_in_progress Jobs with triggers waiting or running.
+	# TYPE checkpoint_api_jobs_in_progress gauge
+	checkpoint_api_jobs_in_progress $9
+	# HELP checkpoint_api_jobs_missed_slots Jobs whose schedules ever missed a slot.
+	# TYPE checkpoint_api_jobs_missed_slots gauge
+	checkpoint_api_jobs_missed_slots 0
+	EOF
+}
+
+# fleet_is WHAT FLEET-ARGS...: the scrape's fleet families are those.
+fleet_is() {
+	_what=$1
+	shift
+	fleet_expected "$@" > "$T/fleet-expected"
+	sed -n '/^# HELP checkpoint_api_jobs /,$p' "$T/scrape" |
+	    cmp -s "$T/fleet-expected" -
+	ok $? "$_what: the jobs by state and by health"
 }
 
 # flink_expected: the eight families from $T/jobs, one line a job:
@@ -190,11 +230,13 @@ answer_is() {
 	is "$STATUS" 200 "$_what: 200"
 	is "$(header content-type)" "text/plain; version=0.0.4; charset=utf-8" \
 	    "$_what: Content-Type is the text format 0.0.4"
-	if cmp -s "$T/scrape" "$T/expected"; then
+	# The fleet's families, last, are fleet_is's.
+	sed '/^# HELP checkpoint_api_jobs /,$d' "$T/scrape" > "$T/per-job"
+	if cmp -s "$T/per-job" "$T/expected"; then
 		ok 0 "$_what: every line as expected"
 	else
 		ok 1 "$_what: every line as expected"
-		diff "$T/expected" "$T/scrape" | sed 's/^/#   /'
+		diff "$T/expected" "$T/per-job" | sed 's/^/#   /'
 	fi
 	lint "$_what"
 }
@@ -239,6 +281,7 @@ start_server
 : > "$T/jobs"
 scrape
 answer_is "no job" 0 0.000 0 0 0 0 0 0.000 0 0.000
+fleet_is "no job" 0 0 0 0 0 0 0 0 0
 is "$(tail -c 1 "$T/scrape" | od -An -c | tr -d ' ')" '\n' \
     "no job: the answer ends with a line feed"
 
@@ -275,6 +318,8 @@ BEFORE=$(now_ms)
 scrape
 queued_age "queued"
 answer_is "10 queued, no runner yet" 10 "$AGE" 0 0 0 0 0 0.000 0 0.000
+# Waiting, and no runner ever: the five RUNNING; J5's waits too.
+fleet_is "10 queued, no runner yet" 5 1 0 5 0 0 0 1 6
 
 # --- The runner's pass, held by J6's action -------------------------------
 
@@ -301,6 +346,10 @@ RUN_END=$(now_ms)
 jobs_after_runner "2 0 0 2 $(duration "$J6" 2) 2 0 0"
 scrape
 answer_is "all done" 0 0.000 0 5 2 1 2 "$(pass_s)" 10 "$(pass_d)"
+# J3 declined, J4 expired: failing; J1, J2, J6 ok; J5 off.
+fleet_is "all done" 5 1 2 0 0 0 3 1 0
+all_done_s=$(pass_s)
+all_done_d=$(pass_d)
 pass_ms=$(sql 'SELECT pass_ms FROM service_metrics')
 [ "$pass_ms" -ge "$RUN_START" ] && [ "$pass_ms" -le "$RUN_END" ]
 ok $? "the pass is recorded when it ended"
@@ -308,6 +357,30 @@ ok $? "the pass is recorded when it ended"
 ok $? "the pass lasted past J4's one-second timeout"
 like "$(sed -n 's/^flink_jobmanager_job_lastCheckpointDuration{job_id="'"$J6"'".* //p' "$T/scrape")" \
     '^[0-9]+$' "lastCheckpointDuration is a whole number of milliseconds"
+
+# By default, the fleet's alone: its size is not the fleet's.
+scrape /metrics
+{
+	service_expected 0 0.000 0 5 2 1 2 "$all_done_s" 10 "$all_done_d"
+	printf '%s\n' \
+	    '# HELP checkpoint_api_schedule_slots_missed_total Slots of the schedules not fired before the next was due.' \
+	    '# TYPE checkpoint_api_schedule_slots_missed_total counter' \
+	    'checkpoint_api_schedule_slots_missed_total 0'
+	fleet_expected 5 1 2 0 0 0 3 1 0
+} > "$T/expected"
+cmp -s "$T/scrape" "$T/expected"
+ok $? "GET /metrics: the service's and the fleet's series, no job's" ||
+    diff "$T/expected" "$T/scrape" | sed 's/^/#   /'
+lint "GET /metrics, the fleet's"
+for p in '/metrics?per-job=0' '/metrics?per-job=2'; do
+	scrape "$p"
+	case $p in
+	*=0) cmp -s "$T/scrape" "$T/expected"
+	     ok $? "GET $p: the fleet's, as by default" ;;
+	*) is "$STATUS $BODY" '400 {"errors":["Bad request, could not parse parameters: Cannot resolve query parameter (per-job) from value \"2\"."]}' \
+	    "GET $p: the contract's 400" ;;
+	esac
+done
 
 # --- Idle passes ------------------------------------------------------------
 
@@ -354,7 +427,8 @@ answer_is "after the purge, the same" \
 # --- Routing ------------------------------------------------------------------
 
 cp "$T/scrape" "$T/full"
-for p in /metrics/ //metrics// '/metrics?name=x&a=%22'; do
+for p in /metrics/?per-job=1 //metrics//?per-job \
+    '/metrics?name=x&a=%22&per-job=1'; do
 	scrape "$p"
 	is "$STATUS" 200 "GET $p: 200"
 	cmp -s "$T/scrape" "$T/full"

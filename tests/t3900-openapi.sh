@@ -172,6 +172,13 @@ answer_is "job list" 200 GET /jobs
 like "$BODY" "\"id\":\"$JC\",\"status\":\"CANCELED\"" "job list: the canceled job"
 answer_is "job list under /v1" 200 GET /v1/jobs/
 answer_is "job overview" 200 GET /jobs/overview
+answer_is "job overview, a page" 200 GET '/jobs/overview?limit=1&q=a'
+answer_is "job list, a page" 200 GET '/jobs?limit=1'
+answer_is "job list, a bad limit" 400 GET '/jobs?limit=0'
+answer_is "job overview, a bad cursor" 400 GET '/jobs/overview?after=zz'
+answer_is "the fleet's health" 200 GET '/ui/fleet?limit=2'
+answer_is "the fleet's health, by id, found by name" 200 GET '/ui/fleet?order=id&q=a'
+answer_is "the fleet's health, a bad order" 400 GET '/ui/fleet?order=name'
 answer_is "statistics, completed" 200 GET /jobs/$J/checkpoints
 like "$BODY" '"latest":\{"completed":\{"className":"completed"' "statistics, completed: latest.completed"
 answer_is "statistics, failed" 200 GET /v1/jobs/$JF/checkpoints/
@@ -199,10 +206,11 @@ stop_pid $SLOW_RUNNER
 answer_is "details, the slow one completed" 200 GET /jobs/$JS/checkpoints/details/$CK_S
 like "$BODY" '^\{"className":"completed"' "details, the slow one completed: completed"
 
-answer_is "metrics" 200 GET /metrics
+answer_is "metrics" 200 GET "/metrics?per-job=1"
 like "$BODY" 'flink_jobmanager_job_lastCheckpointSize|flink_jobmanager_job_numberOfCompletedCheckpoints' \
     "metrics: Flink's checkpoint gauges"
 answer_is "metrics, a trailing slash and a query" 200 GET '/metrics/?x=1'
+answer_is "metrics, a bad per-job" 400 GET '/metrics?per-job=yes'
 
 # The web console: the page, its files, revalidation.
 answer_is "console" 200 GET /ui/
@@ -328,6 +336,7 @@ not_allowed "details, PUT" PUT /jobs/$J/checkpoints/details/1
 not_allowed "triggers, POST" POST /jobs/$J/triggers
 not_allowed "metrics, POST" POST /metrics
 not_allowed "console, POST" POST /ui/
+not_allowed "the fleet's health, POST" POST /ui/fleet
 not_allowed "console file, DELETE" DELETE /ui/app.js
 
 answer_is "unknown path" 404 GET /nope
@@ -379,6 +388,7 @@ answer_is "config, the database cannot be opened" 503 GET /jobs/$J/checkpoints/c
 answer_is "job status, the database cannot be opened" 503 GET /jobs/$J/status
 answer_is "triggers, the database cannot be opened" 503 GET /jobs/$J/triggers
 answer_is "metrics, the database cannot be opened" 503 GET /metrics
+answer_is "the fleet's health, the database cannot be opened" 503 GET /ui/fleet
 DB=$DB_KEPT
 export CHECKPOINT_DB=$DB
 

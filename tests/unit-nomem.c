@@ -159,11 +159,16 @@ ask(const char *method, const char *path, const char *body, struct response *r)
 {
 	struct request req;
 	struct body_src src = { body, body != NULL ? strlen(body) : 0, 0 };
-	char len[32];
+	char len[32], route[160];
+	const char *q = strchr(path, '?');
 
+	/* A path's query, apart, as the web server gives it. */
+	snprintf(route, sizeof(route), "%.*s",
+	    (int)(q != NULL ? (size_t)(q - path) : strlen(path)), path);
 	memset(&req, 0, sizeof(req));
 	req.method = method;
-	req.path = path;
+	req.path = route;
+	req.query = q != NULL ? q + 1 : NULL;
 	req.uri = path;
 	req.remote_user = "nomem";
 	req.remote_addr = "127.0.0.1";
@@ -742,6 +747,7 @@ main(void)
 		"/jobs/" JOB "/checkpoints/details/1",
 		"/jobs/" JOB "/checkpoints/config", "/jobs/" JOB "/triggers",
 		"/jobs/" JOB "/status", "/jobs/overview", "/jobs", "/metrics",
+		"/jobs/overview?limit=1&q=a", "/metrics?per-job=1", "/ui/fleet",
 		"/jobs/" JOB "/savepoints", "/ui/", "/jobs/" JOB "/nothing" };
 	char dir[] = "/tmp/unit-nomem.XXXXXX", db[64], path[160];
 	char rid[33], spid[33], ok[64];

@@ -117,6 +117,11 @@ static const struct probe probes[] = {
 	    { I(1000), I(2), I(0) } },
 	{ __LINE__, STMT_NEXT_ID, "the job's next checkpoint id", 1,
 	    { T(JOB) } },
+	/* Not about one job, but a page's cost is its own rows'. */
+	{ __LINE__, STMT_JOB_PAGE, "a page of the job lists", 3,
+	    { T(JOB), T("%"), I(50) } },
+	{ __LINE__, STMT_JOB_PAGE, "a page of the job lists, searched", 3,
+	    { T(JOB), T("%fleet%"), I(50) } },
 };
 #define NPROBES (sizeof(probes) / sizeof(probes[0]))
 

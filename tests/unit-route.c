@@ -35,6 +35,11 @@ static const struct route_case {
 	{ __LINE__, "GET", "/v1/ui/app.js", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "/v1/ui/", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "/v1/ui", ROUTE_NONE, 0, NULL, "", "" },
+	/* The page's summary, an asset's path taken first. */
+	{ __LINE__, "GET", "/ui/fleet", ROUTE_FLEET, 1, "GET", "", "" },
+	{ __LINE__, "GET", "/ui/fleet/", ROUTE_FLEET, 1, "GET", "", "" },
+	{ __LINE__, "POST", "/ui/fleet", ROUTE_FLEET, 0, "GET", "", "" },
+	{ __LINE__, "GET", "/v1/ui/fleet", ROUTE_NONE, 0, NULL, "", "" },
 	{ __LINE__, "GET", "//ui//", ROUTE_UI, 1, "GET", "", "" },
 	{ __LINE__, "POST", "/ui/", ROUTE_UI, 0, "GET", "", "" },
 	{ __LINE__, "GET", "/ui/a/b", ROUTE_NONE, 0, NULL, "", "" },

@@ -1,14 +1,16 @@
 // The checkpoint page: every job's health first (failing, waiting with no
 // runner, stale, then the rest), a summary of the fleet and the runner at
 // the top, a job's history as a table and a chart, and a trigger button
-// that POSTs as Flink's clients do.  Every URL is relative to the page
-// (../jobs/...), so it works under any prefix (/api/ui/).  No dependency,
-// no build step.
+// that POSTs as Flink's clients do.  The server sums the fleet (fleet, GET
+// /ui/fleet) and gives a page of its jobs, worst first, found by name or
+// id: a refresh asks that one request and two for each row shown, however
+// many jobs there are.  Every URL is relative to the page (../jobs/...),
+// so it works under any prefix (/api/ui/).  No dependency, no build step.
 import { drawChart } from './chart.js';
 import { ageTick, causeLine, fmtAge, fmtDuration, fmtTime, timeEl } from './format.js';
 
 const REFRESH_MS = 5000;
-const PAGE_ROWS = 50; // jobs shown
+const PAGE_ROWS = 50; // jobs shown, a page of ./fleet
 const FETCHES = 6; // statistics requests at once
 const HISTORY_STEP = 100; // history rows added by "Show more"
 // The job's view reads this many of its triggers (../triggers' most, and
@@ -20,17 +22,17 @@ const KEPT = 1000;
 // one threshold: checkpointctl doctor is built with this line's number.
 const RUNNER_LATE_MS = 150000;
 // A job is stale once it has a checkpoint schedule and missed it: its
-// last completed checkpoint older than this many of the schedule's
-// intervals.  A job triggered by hand alone has nothing to miss, however
-// long its gaps; ?stale=MINUTES sets a threshold for every job.
-const STALE_GAPS = 3, STALE_MIN_MS = 60000;
-// Beyond the jobs on screen, each job's health is read this often.
-const SWEEP_MS = 30000;
-const staleParam = Number(new URLSearchParams(location.search).get('stale')) * 60000;
+// last completed checkpoint older than three of the schedule's intervals
+// (a minute at least), as the server judges it (cgi/fleet.c).  A job
+// triggered by hand alone has nothing to miss, however long its gaps;
+// ?stale=MINUTES sets a threshold for every job.
+const staleParam = new URLSearchParams(location.search).get('stale');
 
 const $ = (id) => document.getElementById(id);
 const state = {
-	jobs: [], // /jobs/overview, sorted
+	jobs: [], // the rows of ./fleet's page, in its order
+	fleet: null, // ./fleet's answer: the fleet's health summed
+	cursors: [null], // each page's ./fleet cursor, the first's none
 	stats: new Map(), // jid -> { data } or { error }
 	waits: new Map(), // jid -> the service's own ../triggers: { data } or { error }
 	rows: new Map(), // jid -> the row's elements, kept between refreshes
@@ -43,7 +45,6 @@ const state = {
 	historyShown: HISTORY_STEP,
 	historySig: '',
 	lastOk: 0,
-	swept: 0, // when every job's health was last read
 };
 
 class ApiError extends Error {
@@ -164,39 +165,41 @@ function checkpoints(jid) {
 }
 
 const runnerAway = () => !state.runner?.passMs || Date.now() - state.runner.passMs > RUNNER_LATE_MS;
+// Slots a job's schedules missed: fired late or not at all, never merged
+// silently (checkpoint-runner(8)).
+const missedLine = (job) => (job.missed > 0 ?
+	h('div', { className: 'ln missed', textContent: `${job.missed} slot${job.missed > 1 ? 's' : ''} missed` }) : null);
 
-// The job's health, worst first: { rank, key, text, why }.
+// The job's health, worst first: { rank, key, text, why }.  The verdict
+// is the server's (./fleet); the why is read from the job's own answers
+// when the page has them.
 const HEALTH = { failing: 'failing', norunner: 'waiting with no runner', stale: 'stale', ok: 'healthy',
 	new: 'without a checkpoint', unknown: 'unknown', off: 'not running' };
+const RANK = ['failing', 'norunner', 'stale', 'new', 'ok', 'off', 'unknown'];
 function health(job) {
-	const mk = (rank, key, text, why = '', more = why) => ({ rank, key, text, why, more });
-	if (job.state !== 'RUNNING')
-		return mk(5, 'off', job.state.toLowerCase());
-	const s = state.stats.get(job.jid);
-	if (!s?.data)
-		return mk(4, 'unknown', 'unknown', s?.error ?? 'not read yet');
-	const d = s.data, w = state.waits.get(job.jid)?.data;
-	const cps = checkpoints(job.jid), ok = d.latest.completed?.id ?? 0, bad = d.latest.failed?.id ?? 0;
-	// The failed checkpoints listed since the last completed one (a
-	// savepoint takes an id too); more may be gone when the list does not
-	// reach back to it.
-	const streak = cps.filter((c) => c.status === 'FAILED' && c.id > ok).length + (cps.at(-1)?.id > ok + 1 ? '+' : '');
-	if (bad > ok)
-		return mk(0, 'failing', `failing ×${streak}`, `${streak} failed in a row`);
-	const queued = w ? w.in_progress - d.counts.in_progress : 0;
-	if (queued > 0 && runnerAway())
-		return mk(1, 'norunner', 'no runner', `${queued} waiting ${fmtDuration(Date.now() - w.oldest_in_progress_ms)}`);
-	const starts = cps.map((c) => (c.posted > 0 ? c.posted : c.claim)).filter((t) => t > 0);
-	const sched = w?.schedules?.find((x) => x.kind === 'CHECKPOINT');
-	const every = sched ? sched.every_ms || sched.next_slot_ms - sched.last_slot_ms : 0;
-	const due = staleParam || (every > 0 ? Math.max(STALE_MIN_MS, STALE_GAPS * every) : 0);
-	const last = d.latest.completed?.latest_ack_timestamp ?? starts.at(-1);
-	if (due > 0 && last > 0 && Date.now() - last > due)
-		return mk(2, 'stale', 'stale', `last done ${fmtAge(last)}`, `none completed for ${fmtDuration(Date.now() - last)}, ` +
-			`expected within ${fmtDuration(due)}${staleParam ? ' (?stale=)' : ` (scheduled ${sched.rule})`}`);
-	if (!cps.length)
-		return mk(3, 'new', 'no checkpoint');
-	return mk(3, 'ok', 'healthy');
+	const mk = (key, text, why = '', more = why) => ({ rank: RANK.indexOf(key), key, text, why, more });
+	const key = job.health ?? 'unknown', d = state.stats.get(job.jid)?.data, w = state.waits.get(job.jid)?.data;
+	if (key === 'off')
+		return mk(key, job.state.toLowerCase());
+	if (key === 'failing') {
+		// The failed checkpoints listed since the last completed one
+		// (a savepoint takes an id too); more may be gone when the
+		// list does not reach back to it.
+		const cps = checkpoints(job.jid), ok = d?.latest.completed?.id ?? 0;
+		const streak = cps.filter((c) => c.status === 'FAILED' && c.id > ok).length + (cps.at(-1)?.id > ok + 1 ? '+' : '');
+		return d ? mk(key, `failing ×${streak}`, `${streak} failed in a row`) : mk(key, 'failing');
+	}
+	if (key === 'norunner') {
+		const since = w?.oldest_in_progress_ms ?? 0;
+		return mk(key, 'no runner', `${job.queued} waiting` + (since ? ` ${fmtDuration(Date.now() - since)}` : ''));
+	}
+	if (key === 'stale') {
+		const last = job.last_completed_ms, rule = w?.schedules?.find((x) => x.kind === 'CHECKPOINT')?.rule;
+		return mk(key, 'stale', last ? `last done ${fmtAge(last)}` : 'none done yet',
+			`none completed ${last ? `for ${fmtDuration(Date.now() - last)}` : 'yet'}, expected within ${fmtDuration(job.due_ms)}` +
+			(staleParam ? ' (?stale=)' : rule ? ` (scheduled ${rule})` : ' (its schedule)'));
+	}
+	return key === 'new' ? mk(key, 'no checkpoint') : key === 'ok' ? mk(key, 'healthy') : mk(key, 'unknown', 'not read yet');
 }
 const mark = (hl) => h('span', { className: `mark h-${hl.key}`, textContent: hl.text });
 
@@ -210,21 +213,20 @@ function runnerLine() {
 		timeEl(r.passMs, true)];
 }
 
-// The fleet in one line, the worst first.
+// The fleet in one line, the worst first, as the server summed it.
 function renderSummary() {
-	const n = {};
-	for (const j of state.jobs) {
-		const k = health(j).key;
-		n[k] = (n[k] ?? 0) + 1;
-	}
+	const f = state.fleet, n = f?.health ?? {};
 	const bad = ['failing', 'norunner', 'stale'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
-	const rest = ['ok', 'new', 'unknown', 'off'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
+	const rest = ['ok', 'new', 'off'].filter((k) => n[k]).map((k) => `${n[k]} ${HEALTH[k]}`);
+	const more = [f?.in_progress ? `${f.in_progress} in progress` : '',
+		f?.missing_slots ? `${f.missing_slots} with missed slots` : ''].filter(Boolean);
 	const sum = $('summary');
 	sum.className = state.down || bad.length ? 'alarm' : 'fine';
-	const text = state.down ? 'Service not answering: what follows was read before' :
-		!state.jobs.length ? 'No job registered' : bad.length ? bad.join(', ') : 'Nothing failing, stale or waiting';
-	setCell(sum, text + rest + keyOf(runnerLine()), () => [h('b', { textContent: text }),
-		rest.length && !state.down ? ` (${rest.join(', ')})` : '', h('span', { className: 'sep' }), ...runnerLine()]);
+	const text = state.down ? 'Service not answering: what follows was read before' : !f ? 'Reading…' :
+		!f.jobs ? 'No job registered' : bad.length ? bad.join(', ') : 'Nothing failing, stale or waiting';
+	const tail = (rest.length ? ` (${rest.join(', ')})` : '') + (more.length ? `; ${more.join(', ')}` : '');
+	setCell(sum, text + tail + keyOf(runnerLine()), () => [h('b', { textContent: text }),
+		!state.down ? tail : '', h('span', { className: 'sep' }), ...runnerLine()]);
 }
 
 function banner() {
@@ -239,14 +241,6 @@ function banner() {
 		`The service is unavailable (503): ${err.message.replace(/^503 [^:]*: /, '')} Retrying every ${REFRESH_MS / 1000} s.${since}` :
 		`Cannot read the jobs: ${err.message}. Retrying every ${REFRESH_MS / 1000} s.${since}`;
 	b.hidden = false;
-}
-
-function visibleJobs() {
-	const f = $('filter').value.trim().toLowerCase();
-	const list = f ? state.jobs.filter((j) => j.jid.includes(f) || j.name.toLowerCase().includes(f)) : state.jobs;
-	const pages = Math.max(1, Math.ceil(list.length / PAGE_ROWS));
-	state.page = Math.min(state.page, pages - 1);
-	return { list, pages, shown: list.slice(state.page * PAGE_ROWS, (state.page + 1) * PAGE_ROWS) };
 }
 
 // Flink's in_progress counts claimed triggers only: what waits for a
@@ -399,14 +393,32 @@ function rowOf(job) {
 	return row;
 }
 
+// A job id whole, and a button that copies it (the clipboard needs a
+// secure context: elsewhere the id is selected for Ctrl-C).
+function copyEl(jid) {
+	const id = h('span', { className: 'mono jid', textContent: jid, title: jid });
+	const b = h('button', { type: 'button', className: 'copy', textContent: 'Copy id', title: `Copy ${jid}` });
+	b.addEventListener('click', async () => {
+		try {
+			await navigator.clipboard.writeText(jid);
+			b.textContent = 'Copied';
+		} catch {
+			getSelection().selectAllChildren(id);
+			document.execCommand?.('copy');
+			b.textContent = 'Selected';
+		}
+		setTimeout(() => (b.textContent = 'Copy id'), 2000);
+	});
+	return h('div', { className: 'idline' }, id, b);
+}
+
 function renderList() {
-	const { list, pages, shown } = visibleJobs();
-	$('count').textContent = list.length === state.jobs.length ?
-		`${state.jobs.length} jobs` : `${list.length} of ${state.jobs.length} jobs`;
+	const f = state.fleet, shown = state.jobs, pages = f ? Math.max(1, Math.ceil(f.matched / PAGE_ROWS)) : 1;
+	$('count').textContent = !f ? '' : f.matched === f.jobs ? `${f.jobs} jobs` : `${f.matched} of ${f.jobs} jobs`;
 	$('page').textContent = `page ${state.page + 1} of ${pages}`;
 	$('prev').disabled = state.page === 0;
-	$('next').disabled = state.page >= pages - 1;
-	$('empty').hidden = state.jobs.length > 0;
+	$('next').disabled = !f?.next;
+	$('empty').hidden = !f || f.jobs > 0;
 	const trs = [];
 	for (const job of shown) {
 		const row = rowOf(job);
@@ -415,11 +427,11 @@ function renderList() {
 			cTrig.append(row.controls); // back from the job's view
 		const hl = health(job);
 		row.tr.className = `r-${hl.key}`;
-		setCell(cHealth, hl.text + hl.why, () => [line('', mark(hl)),
-			hl.why ? h('div', { className: 'ln why', textContent: hl.why, title: hl.more }) : null]);
+		setCell(cHealth, hl.text + hl.why + hl.more + job.missed, () => [line('', mark(hl)),
+			hl.why ? h('div', { className: 'ln why', textContent: hl.why, title: hl.more }) : null, missedLine(job)]);
 		setCell(cName, job.name + job.jid, () => [
 			line('', h('a', { href: `#job/${job.jid}`, textContent: job.name || job.jid, title: job.name })),
-			cut('mono muted', job.jid)]);
+			copyEl(job.jid)]);
 		const s = state.stats.get(job.jid);
 		if (s?.error) {
 			for (const c of [cDone, cFail, cProg])
@@ -474,7 +486,7 @@ function renderJob(jid) {
 	}
 	const sch = state.waits.get(jid)?.data?.schedules ?? [];
 	$('job-sched').textContent = sch.length ? 'Scheduled: ' + sch.map((x) => `${x.kind === 'SAVEPOINT' ? 'savepoints' : 'checkpoints'} ` +
-		`${x.rule}${x.next_slot_ms ? `, next ${fmtTime(x.next_slot_ms)}` : ''}`).join('; ') : '';
+		`${x.rule}${x.next_slot_ms ? `, next ${fmtTime(x.next_slot_ms)}` : ''}${x.missed ? `, ${x.missed} slots missed` : ''}`).join('; ') : '';
 	const cps = checkpoints(jid), c = s.data.counts, e = s.data.summary.end_to_end_duration;
 	const wait = job ? keyOf(inProgress(job)).replace('|', ': ') : '';
 	$('job-sub').textContent = `${jid}: ${c.completed} completed, ${c.failed} failed, ${cps.length} in the history; in progress: ${wait}`;
@@ -486,7 +498,7 @@ function renderJob(jid) {
 	state.historySig = sig;
 	const oldest = cps.at(-1);
 	$('chart-cap').textContent = `Run time of the ${cps.length} newest checkpoints against the time each ended` +
-		(oldest ? ` (since ${fmtTime(oldest.claim)})` : '') + '; failures marked ×. Point at it, or focus it and use the arrow keys.' +
+		(oldest ? ` (since ${fmtTime(oldest.claim)})` : '') + '; failures marked ×, savepoints ◆. Point at it, or focus it and use the arrow keys.' +
 		(c.completed + c.failed > cps.length ? ` Older ones are not listed: the page reads ${KEPT} at most, of those CHECKPOINT_HISTORY_KEEP and CHECKPOINT_HISTORY_AGE keep.` : '');
 	drawChart($('chart'), $('chart-tip'), cps);
 	$('history').tBodies[0].replaceChildren(...cps.slice(0, state.historyShown).map(historyRow));
@@ -523,42 +535,47 @@ async function refreshStats(jids) {
 				api(triggersUrl(jid) + (jid === selected() ? `?limit=${KEPT}` : ''))]);
 			state.stats.set(jid, st.status === 'fulfilled' ? { data: st.value } : { error: st.reason.message });
 			state.waits.set(jid, tr.status === 'fulfilled' ? { data: tr.value } : { error: tr.reason.message });
-			const pass = tr.value?.runner_last_pass_ms;
-			if (pass !== undefined)
-				state.runner = { passMs: pass };
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(FETCHES, jids.length) }, one));
 }
 
-const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.jid.localeCompare(b.jid);
-function sortJobs() {
-	if ($('sort').value === 'health') {
-		const rank = new Map(state.jobs.map((j) => [j.jid, health(j).rank]));
-		state.jobs.sort((a, b) => rank.get(a.jid) - rank.get(b.jid) || byName(a, b));
-	} else
-		state.jobs.sort(byName);
+// ./fleet's page: the list's, or the one job of the job's view.
+function fleetUrl() {
+	const jid = selected(), p = new URLSearchParams({ limit: jid ? 1 : PAGE_ROWS });
+	if (jid) {
+		p.set('order', 'id');
+		p.set('q', jid);
+	} else {
+		p.set('order', $('sort').value);
+		if ($('filter').value.trim())
+			p.set('q', $('filter').value.trim());
+		if (state.cursors[state.page])
+			p.set('after', state.cursors[state.page]);
+	}
+	if (staleParam)
+		p.set('stale', staleParam);
+	return `fleet?${p}`;
+}
+
+// One request for the fleet's health and the page's jobs, then each
+// shown job's statistics and triggers: the same number of requests for
+// fifty jobs or a hundred thousand.
+async function load() {
+	const f = await api(fleetUrl());
+	state.fleet = f;
+	state.jobs = f.page;
+	state.runner = { passMs: f.runner_last_pass_ms };
+	state.cursors[state.page + 1] = f.next;
+	const jid = selected();
+	if (!state.lastOk)
+		render();
+	await Promise.all([refreshStats(state.jobs.map((j) => j.jid)), jid ? refreshSavepoints(jid) : null]);
 }
 
 async function refresh() {
 	try {
-		const o = await api('../jobs/overview');
-		const first = !state.lastOk;
-		state.jobs = o.jobs.slice();
-		if (first)
-			sortJobs();
-		// Every job's health is needed for the order and the summary;
-		// on the first load, what is on screen is read and shown first.
-		const jid = selected(), now = jid ? [jid] : first ? visibleJobs().shown.map((j) => j.jid) : [];
-		await Promise.all([refreshStats(now), jid ? refreshSavepoints(jid) : null]);
-		if (now.length)
-			render();
-		const shown = new Set(selected() ? now : visibleJobs().shown.map((j) => j.jid));
-		const sweep = Date.now() - state.swept > SWEEP_MS || state.jobs.length <= PAGE_ROWS;
-		await refreshStats(state.jobs.map((j) => j.jid).filter((j) => !now.includes(j) && (sweep || shown.has(j))));
-		if (sweep)
-			state.swept = Date.now();
-		sortJobs();
+		await load();
 		state.lastOk = Date.now();
 		state.down = null;
 	} catch (e) {
@@ -569,11 +586,17 @@ async function refresh() {
 }
 
 // What comes on screen is read at once.
+let typing = 0;
 const redraw = (keep) => {
-	state.page = keep ? state.page : 0;
-	sortJobs();
-	render();
-	refreshStats(visibleJobs().shown.map((j) => j.jid)).then(render);
+	if (!keep) {
+		state.page = 0;
+		state.cursors = [null];
+	}
+	clearTimeout(typing);
+	typing = setTimeout(() => load().then(render, (e) => {
+		state.down = e;
+		render();
+	}), 150);
 };
 $('filter').addEventListener('input', () => redraw());
 $('sort').addEventListener('change', () => redraw());
@@ -598,9 +621,7 @@ window.addEventListener('hashchange', () => {
 	state.historyShown = HISTORY_STEP;
 	state.historySig = '';
 	render();
-	const jid = selected();
-	if (jid)
-		Promise.all([refreshStats([jid]), refreshSavepoints(jid)]).then(render);
+	redraw(true);
 });
 $('sp-take').addEventListener('click', () => savepoint(selected(), false));
 $('sp-stop').addEventListener('click', () => savepoint(selected(), true));

@@ -1,6 +1,7 @@
 // Each checkpoint's run time against the time it ended, drawn by the page
 // as an SVG: one path for any number of checkpoints (10,000 stay cheap),
-// failures as crosses, time on the x axis.  One point at a time is read
+// failures as crosses, savepoints (which take ids as checkpoints do) as
+// diamonds, time on the x axis.  One point at a time is read
 // out (id, run time, queue wait, time) under the mouse, or from the
 // keyboard with the arrow keys once the chart has focus.
 import { fmtDuration, fmtTime, fmtAge } from './format.js';
@@ -39,9 +40,11 @@ export function drawChart(svg, tip, cps) {
 	const t0 = pts[0].end, t1 = Math.max(pts.at(-1).end, t0 + 1);
 	const x = (c) => (pts.length === 1 ? (L + W - R) / 2 : L + ((c.end - t0) * (W - L - R)) / (t1 - t0));
 	const y = (d) => H - B - (Math.max(0, d) * (H - T - B)) / max;
-	let line = '', crosses = '';
+	let line = '', crosses = '', diamonds = '';
 	for (const c of pts) {
 		const px = x(c);
+		if (c.sp)
+			diamonds += `M${px.toFixed(1)} ${((c.dur >= 0 ? y(c.dur) : T) - 6).toFixed(1)}l6 6l-6 6l-6 -6z`;
 		if (c.status === 'FAILED') {
 			const py = c.dur >= 0 ? y(c.dur) : T;
 			crosses += `M${(px - 4).toFixed(1)} ${(py - 4).toFixed(1)}l8 8m-8 0l8 -8`;
@@ -52,6 +55,8 @@ export function drawChart(svg, tip, cps) {
 		kids.push(el('path', { class: 'line', d: line }));
 	if (crosses)
 		kids.push(el('path', { class: 'fail', d: crosses }));
+	if (diamonds)
+		kids.push(el('path', { class: 'sp', d: diamonds }));
 	kids.push(el('text', { x: L - 6, y: T + 10, 'text-anchor': 'end' }, fmtDuration(max)));
 	kids.push(el('text', { x: L - 6, y: H - B, 'text-anchor': 'end' }, '0'));
 	kids.push(el('text', { x: L, y: H - 8 }, hhmm(t0)));
@@ -68,7 +73,7 @@ export function drawChart(svg, tip, cps) {
 		cursor.setAttribute('cx', x(c).toFixed(1));
 		cursor.setAttribute('cy', (c.dur >= 0 ? y(c.dur) : T).toFixed(1));
 		cursor.setAttribute('visibility', 'visible');
-		tip.textContent = `#${c.id} ${c.status === 'FAILED' ? 'failed' : 'completed'} in ${fmtDuration(c.dur)}` +
+		tip.textContent = `#${c.id}${c.sp ? ' savepoint' : ''} ${c.status === 'FAILED' ? 'failed' : 'completed'} in ${fmtDuration(c.dur)}` +
 			(c.wait >= 0 ? ` after ${fmtDuration(c.wait)} waiting for a runner` : '') +
 			`, ended ${fmtTime(c.end)} (${fmtAge(c.end)})`;
 	};

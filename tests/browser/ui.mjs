@@ -22,6 +22,8 @@ const OUT = env('UI_OUT'), JOBS = Number(env('UI_JOBS')), DB = env('UI_DB');
 const FLEET_BASE = env('UI_FLEET_BASE'), FLEET_DB = env('UI_FLEET_DB'), RUNNER = env('UI_RUNNER');
 const LONG_BASE = env('UI_LONG_BASE'), LONG_JOB = env('UI_LONG_JOB');
 const FLEET = (i) => `00000000000000000000000000f1ee${String(i).padStart(2, '0')}`;
+// The page's one request for the fleet (GET ui/fleet?...), any query.
+const FLEET_URL = (u) => u.pathname.endsWith('/ui/fleet');
 const sql = (db, q) => execFileSync('sqlite3', [db, q], { encoding: 'utf8' });
 
 let n = 0;
@@ -105,6 +107,8 @@ try {
 		return mark === 'healthy' || mark;
 	});
 	await step('fleet: long paths and names cut with an ellipsis on one line, whole on hover, never broken', async () => {
+		// The summary shows first; the rows' cells once their jobs are read.
+		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
 		const cuts = await fp.evaluate(() => [...document.querySelectorAll('#jobs .loc, #jobs .mono')].map((e) => ({
 			one: e.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).lineHeight || '20') + 1,
 			cut: e.scrollWidth > e.clientWidth, whole: e.title === e.textContent })));
@@ -191,7 +195,7 @@ try {
 	await step('fleet: a 502 from the proxy (an HTML page): a banner, never the HTML, the table dimmed, its buttons disabled', async () => {
 		await fp.goto(`${FLEET_BASE}/ui/`);
 		await fp.locator('#updated', { hasText: 'Updated' }).waitFor();
-		await fp.route('**/jobs/overview', (r) => r.fulfill({ status: 502, contentType: 'text/html', headers: { server: 'nginx' },
+		await fp.route(FLEET_URL, (r) => r.fulfill({ status: 502, contentType: 'text/html', headers: { server: 'nginx' },
 			body: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n' }));
 		try {
 			const b = fp.locator('#banner');
@@ -212,7 +216,7 @@ try {
 				sum.startsWith('Service not answering') && top < 120 && phoneTop < 260) ||
 				`${text} / ${enabled} of ${all} enabled / opacity ${dim} / ${sum} / ${top} ${phoneTop}`;
 		} finally {
-			await fp.unroute('**/jobs/overview');
+			await fp.unroute(FLEET_URL);
 		}
 	});
 	await step('fleet: once the service answers again, the banner goes and the buttons work', async () => {
@@ -452,14 +456,14 @@ try {
 		return (text.includes('cannot be opened or read') && empty) || `${text}, empty list shown: ${empty}`;
 	});
 	await step('an unreachable service is said plainly, and the buttons wait for it', async () => {
-		await page.route('**/jobs/overview', (r) => r.abort('connectionrefused'));
+		await page.route(FLEET_URL, (r) => r.abort('connectionrefused'));
 		try {
 			await page.locator('#banner', { hasText: 'unreachable' }).waitFor({ timeout: 12000 });
 			const enabled = await page.locator('#jobs button:enabled', { hasText: 'Trigger checkpoint' }).count();
 			const all = await page.locator('#jobs button', { hasText: 'Trigger checkpoint' }).count();
 			return (all > 0 && enabled === 0) || `${enabled} of ${all} buttons enabled`;
 		} finally {
-			await page.unroute('**/jobs/overview');
+			await page.unroute(FLEET_URL);
 		}
 	});
 	await step('a cross-site POST (a form on another origin) is refused', async () => {
