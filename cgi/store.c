@@ -1828,9 +1828,11 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
 }
 
 /*
- * What a savepoint or a stop past its job's queue bound is failed with,
- * as a trigger (store_queue_full_trace): its trace, and its
- * serialized-throwable where the C code makes it.  -1: out of memory.
+ * What a savepoint or a stop past its job's queue bound is failed with:
+ * a trigger's failure (store_queue_full_trace) inside the scheduler's
+ * CompletionException, as store_savepoint_complete makes every savepoint
+ * failure: its trace, and its serialized-throwable where the C code
+ * makes it.  -1: out of memory.
  */
 struct queue_full {
 	struct buf trace, throwable;
@@ -1839,14 +1841,23 @@ struct queue_full {
 static int
 queue_full_make(struct store *s, int64_t max_queued, struct queue_full *q)
 {
+	struct buf bare = { 0 };
+	int rc;
+
 	memset(q, 0, sizeof(*q));
-	if (store_queue_full_trace(&q->trace, max_queued) == 0 &&
-	    failure_throwable(s, FAIL_CKPT_CLASS, buf_str(&q->trace),
-		&q->throwable) == 0)
-		return 0;
-	buf_free(&q->trace);
-	buf_free(&q->throwable);
-	return -1;
+	rc = store_queue_full_trace(&bare, max_queued) == 0 &&
+		throwable_completion(&q->trace, FAIL_CKPT_CLASS,
+		    buf_str(&bare)) == 0 &&
+		failure_throwable(s, THROWABLE_COMPLETION_CLASS,
+		    buf_str(&q->trace), &q->throwable) == 0 ?
+	    0 :
+	    -1;
+	buf_free(&bare);
+	if (rc == -1) {
+		buf_free(&q->trace);
+		buf_free(&q->throwable);
+	}
+	return rc;
 }
 
 static void
@@ -1873,7 +1884,7 @@ savepoint_vals(const struct savepoint_rec *sp, const struct queue_full *q,
 		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
 		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
 		VAL_INT(sp->now_ms), VAL_INT(sp->max_queued),
-		VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(q->trace.p),
+		VAL_TEXT(THROWABLE_COMPLETION_CLASS), VAL_TEXT(q->trace.p),
 		VAL_TEXT(q->throwable.p) };
 
 	memcpy(v, vals, sizeof(vals));
@@ -2193,6 +2204,12 @@ task_complete(struct store *s, enum stmt id, const char *what,
 	return rc;
 }
 
+/*
+ * A savepoint's or a stop's failure is the coordinator's inside the
+ * scheduler's CompletionException (throwable_completion), as a
+ * JobManager sends it; a failure already whole (a bound JobManager's, an
+ * unknown job's) is kept as it is.
+ */
 enum store_rc
 store_savepoint_complete(struct store *s, int64_t row, const char *owner,
     int64_t checkpoint_id, const char *location, const char *failure_class,
@@ -2201,9 +2218,24 @@ store_savepoint_complete(struct store *s, int64_t row, const char *owner,
 	struct store_val v[3 + OUTCOME_NVAL] = { VAL_INT(row),
 		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
 		VAL_TEXT(failure_class == NULL ? location : NULL) };
+	struct buf wrapped = { 0 };
+	enum store_rc rc;
 
-	return task_complete(s, STMT_SP_COMPLETE, "complete savepoint", v, 3,
+	if (failure_class != NULL &&
+	    strcmp(failure_class, FAIL_CKPT_CLASS) == 0) {
+		if (throwable_completion(&wrapped, failure_class,
+			failure_trace != NULL ? failure_trace : "") == -1) {
+			buf_free(&wrapped);
+			return s->ops->fail(s, "complete savepoint",
+			    "out of memory");
+		}
+		failure_class = THROWABLE_COMPLETION_CLASS;
+		failure_trace = buf_str(&wrapped);
+	}
+	rc = task_complete(s, STMT_SP_COMPLETE, "complete savepoint", v, 3,
 	    owner, failure_class, failure_trace, now_ms);
+	buf_free(&wrapped);
+	return rc;
 }
 
 enum store_rc
