@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -38,6 +39,10 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.messages.FlinkJobNotFoundException;
+import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.SerializedThrowable;
 
 /*
@@ -54,7 +59,8 @@ import org.apache.flink.util.SerializedThrowable;
  * A failure is compared whole: its "stack-trace" line by line, frames
  * (lines that begin with a tab) aside, and its "serialized-throwable" as
  * Flink's clients read it, an ObjectInputStream, at every level of its
- * chain of causes: the class and the message.  Arrays are compared by
+ * chain of causes: the class and the message, and what Flink's
+ * ExceptionUtils finds in it (finds).  Arrays are compared by
  * their first element, their lengths being history.
  *
  * Then the flink command line (CliFrontend, a process of its own each
@@ -350,6 +356,11 @@ public final class FlinkReference {
 		if (!fl.equals(al))
 			diffs.add(at + ".serialized-throwable: classes " + fl + " | " +
 			    al);
+		fl = finds(fc.path("serialized-throwable").asText());
+		al = finds(ac.path("serialized-throwable").asText());
+		if (!fl.equals(al))
+			diffs.add(at + ".serialized-throwable: finds " + fl + " | " +
+			    al);
 	}
 
 	/* Each line's class: what it holds before its first ": ". */
@@ -621,6 +632,10 @@ public final class FlinkReference {
 			List<String> fl = chain(f.asText()), al = chain(a.asText());
 			if (!fl.equals(al))
 				diffs.add(at + ": chain " + fl + " | " + al);
+			fl = finds(f.asText());
+			al = finds(a.asText());
+			if (!fl.equals(al))
+				diffs.add(at + ": finds " + fl + " | " + al);
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -663,6 +678,55 @@ public final class FlinkReference {
 			out.add("unreadable: " + e);
 		}
 		return out;
+	}
+
+	/* The classes client code looks for in a failure's chain. */
+	private static final List<Class<? extends Throwable>> FIND = List.of(
+	    FlinkJobNotFoundException.class, CheckpointException.class,
+	    FlinkException.class, CompletionException.class);
+
+	/*
+	 * What Flink's ExceptionUtils finds in the chain, for each class of
+	 * FIND: findThrowable (the objects' own classes), then
+	 * findThrowableSerializedAware (SerializedThrowable.deserializeError
+	 * at each such level).  The latter never returns where
+	 * deserializeError gives back the same object, a SerializedThrowable
+	 * without serializedException: "never", said instead of calling it.
+	 */
+	private static List<String> finds(String base64) {
+		List<String> out = new ArrayList<>();
+		ClassLoader cl = FlinkReference.class.getClassLoader();
+		Throwable t;
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			t = (Throwable) in.readObject();
+		} catch (Exception e) {
+			out.add("unreadable: " + e);
+			return out;
+		}
+		for (Class<? extends Throwable> c : FIND)
+			out.add(c.getSimpleName() + " " +
+			    ExceptionUtils.findThrowable(t, c).isPresent() + "/" +
+			    (loops(t, c, cl) ? "never" : String.valueOf(
+			    ExceptionUtils.findThrowableSerializedAware(t, c, cl)
+			    .isPresent())));
+		return out;
+	}
+
+	/* Whether findThrowableSerializedAware(t, c) would loop forever. */
+	private static boolean loops(Throwable t, Class<?> c, ClassLoader cl) {
+		for (int n = 0; t != null && n < 64; n++) {
+			if (c.isInstance(t))
+				return false;
+			if (t instanceof SerializedThrowable) {
+				Throwable d = ((SerializedThrowable) t).deserializeError(cl);
+				if (d == t)
+					return true;
+				t = d;
+			} else
+				t = t.getCause();
+		}
+		return false;
 	}
 
 	private static List<String> keys(JsonNode n) {
