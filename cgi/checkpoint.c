@@ -99,6 +99,8 @@ skip_classes(const char *s)
 	}
 }
 
+#define CAUSED_BY_LEN (sizeof("Caused by: ") - 1)
+
 /* The last line of [s, end) with something in it, trimmed; n its length. */
 static const char *
 last_line(const char *s, const char *end, size_t *n)
@@ -155,6 +157,12 @@ ckpt_failure_cause(const char *class, const char *trace, char *out, size_t len)
 		how_n = strcspn(how, ")\n");
 	}
 	msg = last_line(t, head_end, &msg_n);
+	/* A chain's last line is its deepest cause's. */
+	if (msg_n > CAUSED_BY_LEN &&
+	    strncmp(msg, "Caused by: ", CAUSED_BY_LEN) == 0) {
+		msg += CAUSED_BY_LEN;
+		msg_n -= CAUSED_BY_LEN;
+	}
 	p = skip_classes(msg);
 	skipped = (size_t)(p - msg);
 	msg_n = skipped < msg_n ? msg_n - skipped : 0;

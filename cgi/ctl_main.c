@@ -73,6 +73,9 @@ enum ctl_opt {
 	CTL_OPT_KEEP_SAVEPOINTS_FOR,
 	CTL_OPT_KEEP_CHECKPOINTS,
 	CTL_OPT_KEEP_CHECKPOINTS_FOR,
+	CTL_OPT_RUNNER_ROLE,
+	CTL_OPT_WEB_ROLE,
+	CTL_OPT_PGPASS_DIR,
 	CTL_OPT_DRY_RUN, /* a flag: takes no value */
 	CTL_OPT__MAX
 };
@@ -105,6 +108,9 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_KEEP_SAVEPOINTS_FOR] = "keep-savepoints-for",
 	[CTL_OPT_KEEP_CHECKPOINTS] = "keep-checkpoints",
 	[CTL_OPT_KEEP_CHECKPOINTS_FOR] = "keep-checkpoints-for",
+	[CTL_OPT_RUNNER_ROLE] = "runner-role",
+	[CTL_OPT_WEB_ROLE] = "web-role",
+	[CTL_OPT_PGPASS_DIR] = "pgpass-dir",
 	[CTL_OPT_DRY_RUN] = "dry-run",
 };
 
@@ -201,8 +207,12 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "init", "[--group GROUP]", 0, CTL_BIT(CTL_OPT_GROUP), ctl_init },
 	{ "doctor",
 	    "[--user USER] [--group GROUP] [--web-user USER]\n"
-	    "\t    [--run-dir DIR]",
-	    0, CTL_DEPLOY_OPTS, ctl_doctor_cmd },
+	    "\t    [--run-dir DIR] [--runner-role ROLE] [--web-role ROLE]\n"
+	    "\t    [--pgpass-dir DIR]",
+	    0,
+	    CTL_DEPLOY_OPTS | CTL_BIT(CTL_OPT_RUNNER_ROLE) |
+		CTL_BIT(CTL_OPT_WEB_ROLE) | CTL_BIT(CTL_OPT_PGPASS_DIR),
+	    ctl_doctor_cmd },
 	{ "job add",
 	    "JOBID [--name NAME] [--type FULL|INCREMENTAL]\n"
 	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]\n"
@@ -1689,6 +1699,28 @@ ctl_setup_cmd(struct ctl *c, const struct ctl_args *a)
 	return rc;
 }
 
+/* An option's value, or def when it was not given. */
+static const char *
+ctl_opt_or(const struct ctl_args *a, int opt, const char *def)
+{
+	return a->opt[opt] != NULL ? a->opt[opt] : def;
+}
+
+/* Each program's connection as its user, on PostgreSQL. */
+static int
+ctl_doctor_pg_cmd(const struct ctl *c, const struct ctl_args *a)
+{
+	const struct ctl_pg_roles r = {
+		ctl_opt_or(a, CTL_OPT_RUNNER_ROLE, CTL_RUNNER_ROLE),
+		ctl_opt_or(a, CTL_OPT_WEB_ROLE, CTL_WEB_ROLE),
+		ctl_opt_or(a, CTL_OPT_PGPASS_DIR, PGPASS_DIR),
+	};
+
+	return ctl_doctor_pg(c->st.db_path,
+	    ctl_opt_or(a, CTL_OPT_USER, CTL_SETUP_USER),
+	    a->opt[CTL_OPT_WEB_USER], &r);
+}
+
 /* A database file that is not there is said, never created. */
 static int
 ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
@@ -1713,13 +1745,41 @@ ctl_doctor_cmd(struct ctl *c, const struct ctl_args *a)
 		if (store_open(&o, &c->store, err, sizeof(err)) != STORE_OK)
 			c->store = NULL;
 	}
+	wrong |= ctl_doctor_pg_cmd(c, a);
 	return wrong |
 	    ctl_doctor(c->st.db_path, c->st.db_shown, c->store, err,
-		a->opt[CTL_OPT_USER] != NULL ? a->opt[CTL_OPT_USER] :
-					       CTL_SETUP_USER,
+		ctl_opt_or(a, CTL_OPT_USER, CTL_SETUP_USER),
 		a->opt[CTL_OPT_GROUP], a->opt[CTL_OPT_WEB_USER],
-		a->opt[CTL_OPT_RUN_DIR] != NULL ? a->opt[CTL_OPT_RUN_DIR] :
-						  RUN_DIR);
+		ctl_opt_or(a, CTL_OPT_RUN_DIR, RUN_DIR));
+}
+
+/*
+ * The words before any command: help, --version, and which command.
+ * Returns the command, or NULL with *ret the exit status.
+ */
+static const struct ctl_cmd *
+ctl_front(int argc, char *argv[], struct ctl_args *a, int *ret)
+{
+	const struct ctl_cmd *cmd = NULL;
+
+	*ret = CTL_EXIT_USAGE;
+	if (ctl_parse(argc, argv, a) == -1)
+		return NULL;
+	if (a->help || (a->nwords > 0 && strcmp(a->word[0], "help") == 0)) {
+		ctl_usage(stdout);
+		*ret = 0;
+	} else if (a->version) {
+		puts(PACKAGE_STRING);
+		*ret = 0;
+	} else if (a->nwords == 0)
+		ctl_usage(stderr);
+	else if ((cmd = ctl_cmd_find(a)) != NULL &&
+	    a->opt[CTL_OPT_DB] != NULL && *a->opt[CTL_OPT_DB] == '\0') {
+		/* An empty path would make SQLite open a temporary database. */
+		ctl_err("--db: empty path");
+		cmd = NULL;
+	}
+	return cmd;
 }
 
 int
@@ -1736,27 +1796,8 @@ main(int argc, char *argv[])
 	 * included, store_error), and the store's lines would be a second.
 	 */
 	log_init(CTL_PROG, 0, LOG_LVL_NONE);
-	if (ctl_parse(argc, argv, &a) == -1)
-		return CTL_EXIT_USAGE;
-	if (a.help || (a.nwords > 0 && strcmp(a.word[0], "help") == 0)) {
-		ctl_usage(stdout);
-		return 0;
-	}
-	if (a.version) {
-		puts(PACKAGE_STRING);
-		return 0;
-	}
-	if (a.nwords == 0) {
-		ctl_usage(stderr);
-		return CTL_EXIT_USAGE;
-	}
-	if ((cmd = ctl_cmd_find(&a)) == NULL)
-		return CTL_EXIT_USAGE;
-	/* An empty path would make SQLite open a private temporary database. */
-	if (a.opt[CTL_OPT_DB] != NULL && *a.opt[CTL_OPT_DB] == '\0') {
-		ctl_err("--db: empty path");
-		return CTL_EXIT_USAGE;
-	}
+	if ((cmd = ctl_front(argc, argv, &a, &ret)) == NULL)
+		return ret;
 
 	/*
 	 * A password in --db's URI: kept in a copy, and overwritten where

@@ -354,16 +354,25 @@ static int doctor_wrong;
 static void finding(int good, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+static void say(int good, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void
+say(int good, const char *fmt, va_list ap)
+{
+	fputs(good ? "ok: " : "wrong: ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
 static void
 finding(int good, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(good ? "ok: " : "wrong: ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	say(good, fmt, ap);
 	va_end(ap);
-	putchar('\n');
 	if (!good)
 		doctor_wrong = 1;
 }
@@ -436,6 +445,16 @@ user_may(const struct passwd *pw, const struct stat *sb, unsigned want)
 	else
 		bits = sb->st_mode & 07;
 	return (bits & want) == want;
+}
+
+void
+ctl_doctor_line(int good, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(good, fmt, ap);
+	va_end(ap);
 }
 
 /* One line: whether user may write the database and make -wal there. */

@@ -50,6 +50,32 @@ int ctl_doctor(const char *db, const char *db_shown, struct store *s,
     const char *open_err, const char *user, const char *group,
     const char *web_user, const char *run_dir);
 
+/* One doctor line, "ok: " or "wrong: " first, for a check of its own. */
+void ctl_doctor_line(int good, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * doctor on PostgreSQL (ctl_doctor_pg.c): the roles of the runner's and
+ * the web server's programs, and the directory of their pgpass files
+ * (pgpass-<user> each).
+ */
+struct ctl_pg_roles {
+	const char *runner, *web, *pgpass_dir;
+};
+#define CTL_RUNNER_ROLE "checkpoint_runner"
+#define CTL_WEB_ROLE "checkpoint_web"
+#ifndef PGPASS_DIR
+#define PGPASS_DIR "/etc/checkpoint-api"
+#endif
+
+/*
+ * When uri is PostgreSQL's: whether user (the runner's) and web_user
+ * (NULL: not asked) each connect as their role with their own
+ * credentials, a line each.  1 when something is wrong.
+ */
+int ctl_doctor_pg(const char *uri, const char *user, const char *web_user,
+    const struct ctl_pg_roles *);
+
 /*
  * doctor's lines on the commands file (CHECKPOINT_COMMANDS, commands.h;
  * NULL: unset, said when shared: web_user writes the database file too):

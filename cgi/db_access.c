@@ -111,18 +111,11 @@ db_access_dir(const char *path, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)(slash - path), path);
 }
 
-enum db_access
-db_access_check(const char *path, char *why, size_t len)
+/* The directory must exist and be entered. */
+static enum db_access
+dir_check(const char *dir, struct stat *dsb, char *why, size_t len)
 {
-	static const char *const suffix[] = { "-wal", "-shm" };
-	char dir[PATH_MAX], side[PATH_MAX];
-	struct stat sb, dsb, ssb;
-	size_t i;
-
-	*why = '\0';
-	db_access_dir(path, dir, sizeof(dir));
-
-	if (stat(dir, &dsb) == -1) {
+	if (stat(dir, dsb) == -1) {
 		if (errno == ENOENT)
 			snprintf(why, len, "directory %s does not exist", dir);
 		else if (errno == EACCES)
@@ -132,14 +125,58 @@ db_access_check(const char *path, char *why, size_t len)
 			    strerror(errno));
 		return DB_ACCESS_UNREADABLE;
 	}
-	if (!S_ISDIR(dsb.st_mode)) {
+	if (!S_ISDIR(dsb->st_mode)) {
 		snprintf(why, len, "%s is not a directory", dir);
 		return DB_ACCESS_UNREADABLE;
 	}
 	if (faccessat(AT_FDCWD, dir, X_OK, AT_EACCESS) == -1) {
-		refusal(dir, &dsb, errno, "enter directory", why, len);
+		refusal(dir, dsb, errno, "enter directory", why, len);
 		return DB_ACCESS_UNREADABLE;
 	}
+	return DB_ACCESS_OK;
+}
+
+/*
+ * SQLite makes -wal and -shm with the database's mode: a process that
+ * opened it read-only leaves them read-only after the database itself
+ * is made writable.  And it creates and removes them beside the file.
+ */
+static enum db_access
+sides_check(const char *path, const char *dir, const struct stat *dsb,
+    char *why, size_t len)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	char side[PATH_MAX];
+	struct stat ssb;
+	size_t i;
+
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
+		if (stat(side, &ssb) == 0 &&
+		    faccessat(AT_FDCWD, side, W_OK, AT_EACCESS) == -1) {
+			refusal(side, &ssb, errno, "write", why, len);
+			return DB_ACCESS_UNWRITABLE;
+		}
+	}
+	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == -1) {
+		refusal(dir, dsb, errno,
+		    "create the -wal and -shm files in directory", why, len);
+		return DB_ACCESS_UNWRITABLE;
+	}
+	return DB_ACCESS_OK;
+}
+
+enum db_access
+db_access_check(const char *path, char *why, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat sb, dsb;
+	enum db_access rc;
+
+	*why = '\0';
+	db_access_dir(path, dir, sizeof(dir));
+	if ((rc = dir_check(dir, &dsb, why, len)) != DB_ACCESS_OK)
+		return rc;
 	if (stat(path, &sb) == -1) {
 		if (errno != ENOENT) {
 			snprintf(why, len, "%s: %s", path, strerror(errno));
@@ -160,24 +197,5 @@ db_access_check(const char *path, char *why, size_t len)
 		refusal(path, &sb, errno, "write", why, len);
 		return DB_ACCESS_UNWRITABLE;
 	}
-	/*
-	 * SQLite makes -wal and -shm with the database's mode: a process
-	 * that opened it read-only leaves them read-only after the database
-	 * itself is made writable.
-	 */
-	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
-		if (stat(side, &ssb) == 0 &&
-		    faccessat(AT_FDCWD, side, W_OK, AT_EACCESS) == -1) {
-			refusal(side, &ssb, errno, "write", why, len);
-			return DB_ACCESS_UNWRITABLE;
-		}
-	}
-	/* SQLite creates and removes -wal and -shm beside the file. */
-	if (faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == -1) {
-		refusal(dir, &dsb, errno,
-		    "create the -wal and -shm files in directory", why, len);
-		return DB_ACCESS_UNWRITABLE;
-	}
-	return DB_ACCESS_OK;
+	return sides_check(path, dir, &dsb, why, len);
 }

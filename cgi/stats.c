@@ -18,6 +18,7 @@
 
 #include "exchange.h"
 #include "stats.h"
+#include "throwable.h"
 
 /* Flink's sentinel for a checkpoint with no external location. */
 #define STATS_NO_PATH "<checkpoint-not-externally-addressable>"
@@ -165,17 +166,27 @@ stats_summary_dto(struct buf *b, int64_t min, int64_t max, int64_t avg,
 }
 
 /*
- * Flink's failure_message, the exception's getMessage(): what our traces
- * carry after "<class>: " on their first line, up to the first frame.
+ * Flink's failure_message, the coordinator's CheckpointException's
+ * getMessage(): what our traces carry after "<class>: " on their first
+ * line, up to the first frame.  A savepoint's failure is that exception
+ * inside the scheduler's CompletionException (store_savepoint_complete):
+ * its statistics show the cause's, as Flink's do.
  */
 static int
 stats_failure_message(struct buf *b, const char *class, const char *trace)
 {
-	const char *p = trace, *end;
+	static const char cause[] = "\nCaused by: ";
+	const char *p = trace, *end, *c;
 	size_t cl = class != NULL ? strlen(class) : 0;
 
 	if (trace == NULL)
 		return buf_adds(b, "null");
+	if (cl > 0 && strcmp(class, THROWABLE_COMPLETION_CLASS) == 0 &&
+	    (c = strstr(p, cause)) != NULL) {
+		p = c + sizeof(cause) - 1;
+		class = p; /* the cause's line begins with its class */
+		cl = strcspn(p, ":\n");
+	}
 	if (cl > 0 && strncmp(p, class, cl) == 0 && p[cl] == ':' &&
 	    p[cl + 1] == ' ')
 		p += cl + 2;

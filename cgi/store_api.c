@@ -12,6 +12,7 @@
 
 #include "failure.h"
 #include "store_impl.h"
+#include "throwable.h"
 
 /* --- The API's two operations --- */
 
@@ -176,12 +177,15 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
 }
 
 /*
- * What a savepoint or a stop past its job's queue bound is failed with,
- * as a trigger (store_queue_full_trace): its trace, and its
+ * What a post past its job's queue bound is failed with: a trigger with
+ * the coordinator's failure (store_queue_full_trace); a savepoint or a
+ * stop with it inside the scheduler's CompletionException, as
+ * store_savepoint_complete makes every savepoint failure, and its
  * serialized-throwable where the C code makes it.  -1: out of memory.
  */
 struct queue_full {
-	struct buf trace, throwable;
+	struct buf trace;		    /* a trigger's */
+	struct buf sp_trace, sp_throwable; /* a savepoint's or a stop's */
 };
 
 static int
@@ -189,11 +193,14 @@ queue_full_make(struct store *s, int64_t max_queued, struct queue_full *q)
 {
 	memset(q, 0, sizeof(*q));
 	if (store_queue_full_trace(&q->trace, max_queued) == 0 &&
-	    store_failure_throwable(s, FAIL_CKPT_CLASS, buf_str(&q->trace),
-		&q->throwable) == 0)
+	    throwable_completion(&q->sp_trace, FAIL_CKPT_CLASS,
+		buf_str(&q->trace)) == 0 &&
+	    store_failure_throwable(s, THROWABLE_COMPLETION_CLASS,
+		buf_str(&q->sp_trace), &q->sp_throwable) == 0)
 		return 0;
 	buf_free(&q->trace);
-	buf_free(&q->throwable);
+	buf_free(&q->sp_trace);
+	buf_free(&q->sp_throwable);
 	return -1;
 }
 
@@ -201,7 +208,8 @@ static void
 queue_full_free(struct queue_full *q)
 {
 	buf_free(&q->trace);
-	buf_free(&q->throwable);
+	buf_free(&q->sp_trace);
+	buf_free(&q->sp_throwable);
 }
 
 /*
@@ -220,8 +228,8 @@ savepoint_vals(const struct savepoint_rec *sp, const struct queue_full *q,
 		VAL_INT(sp->cancel_job != 0), VAL_INT(sp->drain != 0),
 		VAL_TEXT(sp->remote_user), VAL_TEXT(sp->remote_addr),
 		VAL_INT(sp->now_ms), VAL_INT(sp->max_queued),
-		VAL_TEXT(FAIL_CKPT_CLASS), VAL_TEXT(q->trace.p),
-		VAL_TEXT(q->throwable.p) };
+		VAL_TEXT(THROWABLE_COMPLETION_CLASS), VAL_TEXT(q->sp_trace.p),
+		VAL_TEXT(q->sp_throwable.p) };
 
 	memcpy(v, vals, sizeof(vals));
 }

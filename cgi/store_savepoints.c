@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "failure.h"
 #include "store_impl.h"
+#include "throwable.h"
 
 /* --- The runner's savepoints and disposals --- */
 

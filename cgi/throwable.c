@@ -540,6 +540,29 @@ throwable_base64(struct buf *b, const char *class, size_t classlen,
 }
 
 /*
+ * Appends the trace of the CompletionException a JobManager's scheduler
+ * throws around its checkpoint coordinator's failure of a savepoint or a
+ * stop (SchedulerBase.triggerSavepoint and stopWithSavepoint, whose
+ * handleAsync throws new CompletionException(throwable)): its message the
+ * cause's toString(), "<class>: <message>" or the class alone, then
+ * "Caused by: " and the cause's own trace.  Returns 0 or -1.
+ */
+int
+throwable_completion(struct buf *out, const char *class, const char *trace)
+{
+	size_t off, len, n = strlen(trace);
+
+	if (buf_printf(out, THROWABLE_COMPLETION_CLASS ": %s", class) == -1 ||
+	    (throwable_message(class, strlen(class), trace, n, &off, &len) &&
+		buf_printf(out, ": %.*s", (int)len, trace + off) == -1))
+		return -1;
+	if (n == 0)
+		return buf_printf(out, "\nCaused by: %s\n", class);
+	return buf_printf(out, "\nCaused by: %s%s", trace,
+	    trace[n - 1] == '\n' ? "" : "\n");
+}
+
+/*
  * Appends "<THROWABLE_DISPOSE_CLASS>: Could not dispose savepoint <path>."
  * and the line that begins its cause, "Caused by: ".  The Dispatcher
  * wraps it in a CompletionException, which the operation's result drops:

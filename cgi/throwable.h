@@ -24,6 +24,14 @@ int throwable_base64(struct buf *, const char *class, size_t classlen,
     const char *trace, size_t tracelen);
 
 /*
+ * A savepoint's or a stop's failure as a JobManager's scheduler gives it:
+ * the coordinator's (class, trace) inside THROWABLE_COMPLETION_CLASS.
+ */
+#define THROWABLE_COMPLETION_CLASS "java.util.concurrent.CompletionException"
+
+int throwable_completion(struct buf *out, const char *class, const char *trace);
+
+/*
  * A disposal's failure as Flink's Dispatcher.disposeSavepoint gives it:
  * class THROWABLE_DISPOSE_CLASS, the trace "Could not dispose savepoint
  * <path>." caused by cause_class with cause_message (NULL: none).

@@ -18,6 +18,9 @@ unset CHECKPOINT_STORE_DURATION CHECKPOINT_MAX_BODY CHECKPOINT_CORS_ORIGIN \
 J=0123456789abcdef0123456789abcdef
 JB=fedcba9876543210fedcba9876543210
 IN_PROGRESS='{"status":{"id":"IN_PROGRESS"},"operation":null}'
+# A serialized-throwable with a cause: THROWABLE_HEAD up to its null
+# cause (TC_NULL, "p"), where an object is instead (TC_OBJECT, "s").
+THROWABLE_CAUSED=${THROWABLE_HEAD%eHBw}eHBz
 FULL_TRACE='org.apache.flink.runtime.checkpoint.CheckpointException: The maximum number of queued checkpoint requests exceeded\n\tat checkpoint-api (the job has 3 triggers waiting: CHECKPOINT_MAX_QUEUED)\n'
 
 if [ "$STORE" = pg ]; then
@@ -184,14 +187,15 @@ for n in 1 2 3; do
 	is "$(sp "$JB" "$n")" "202 200 $IN_PROGRESS" "savepoint $n of 3: queued"
 done
 out=$(sp "$JB" 4)
-like "$out" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"org\.apache\.flink\.runtime\.checkpoint\.CheckpointException","stack-trace":"' \
+like "$out" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"java\.util\.concurrent\.CompletionException","stack-trace":"' \
     "the 4th savepoint: answered 202, and its status is a failure at once"
 is "$(printf '%s' "$out" | sed 's/.*"stack-trace":"\([^"]*\)".*/\1/')" \
-    "$FULL_TRACE" "  Flink's exception for a full queue, with the limit"
+    "java.util.concurrent.CompletionException: org.apache.flink.runtime.checkpoint.CheckpointException: The maximum number of queued checkpoint requests exceeded\nCaused by: $FULL_TRACE" \
+    "  Flink's exception for a full queue, with the limit, inside the CompletionException of SchedulerBase.triggerSavepoint"
 is "$(printf '%s' "$out" |
-    grep -cF "\"serialized-throwable\":\"$THROWABLE_HEAD")" 1 \
-    "  with its serialized-throwable"
-like "$(sp "$JB" 5 stop)" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"org\.apache\.flink\.runtime\.checkpoint\.CheckpointException"' \
+    grep -cF "\"serialized-throwable\":\"$THROWABLE_CAUSED")" 1 \
+    "  with its serialized-throwable, a cause inside"
+like "$(sp "$JB" 5 stop)" '^202 200 \{"status":\{"id":"COMPLETED"\},"operation":\{"failure-cause":\{"class":"java\.util\.concurrent\.CompletionException","stack-trace":"java\.util\.concurrent\.CompletionException: org\.apache\.flink\.runtime\.checkpoint\.CheckpointException: The maximum' \
     "a stop past the bound: the same failure"
 is "$(sp "$JB" 2)" "202 200 $IN_PROGRESS" \
     "a queued savepoint's triggerId posted again: still queued"

@@ -92,12 +92,16 @@ J2=$(jid 52)
 S2=$(tid 5201)
 http POST /jobs/$J2/savepoints "{\"triggerId\":\"$S2\",\"target-directory\":\"file:/x\"}"
 pass
-is "$(sp "$J2" "$S2" | cut -d'|' -f1,2,4)" "COMPLETED|1|$CKPT_CLASS" \
-    "failed savepoint: COMPLETED with its id and CheckpointException"
+is "$(sp "$J2" "$S2" | cut -d'|' -f1,2,4)" "COMPLETED|1|$JOB_CLASS" \
+    "failed savepoint: COMPLETED with its id and the scheduler's CompletionException"
 begins "$(sp_status "$J2" "$S2")" \
-    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":\"$CKPT_CLASS\",\"stack-trace\":\"$DECLINED no space left" \
-    "failed savepoint: failure-cause with the command's stderr"
+    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":\"$JOB_CLASS\",\"stack-trace\":\"$JOB_CLASS: $DECLINED no space left\\nCaused by: $DECLINED no space left\\n\\tat savepoint action (it exited with status 3)\\n\"" \
+    "failed savepoint: CompletionException caused by CheckpointException, as SchedulerBase.triggerSavepoint wraps it, with the command's stderr"
 is "$(job_state "$J2")" RUNNING "failed savepoint: the job still runs"
+http GET /jobs/$J2/checkpoints
+is "$(printf '%s' "$BODY" | jq -r '.history[0].failure_message')" \
+    "Checkpoint was declined. no space left" \
+    "failed savepoint: the statistics' failure_message is the CheckpointException's, the cause, as Flink's"
 http GET /jobs/$J2/checkpoints
 is "$(printf '%s' "$BODY" | jq -c .counts)" \
     '{"restored":0,"total":1,"in_progress":0,"completed":0,"failed":1}' \
@@ -148,12 +152,13 @@ http POST /jobs/$J4/savepoints "{\"triggerId\":\"$S6\",\"target-directory\":\"fi
 S6S=$(tid 5402)
 http POST /jobs/$J4/stop "{\"triggerId\":\"$S6S\"}"
 pass
-is "$(sp "$J4" "$S6")" "COMPLETED|-|-|$CKPT_CLASS" \
+is "$(sp "$J4" "$S6")" "COMPLETED|-|-|$JOB_CLASS" \
     "no savepoint command: failed, no id, no location made up"
 is "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6'")" \
-    "$DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command)." \
+    "$(lines "$JOB_CLASS: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command)." \
+    "Caused by: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command).")" \
     "no savepoint command: the cause says so"
-is "$(sp "$J4" "$S6S")" "COMPLETED|-|-|$CKPT_CLASS" "no stop command: failed too"
+is "$(sp "$J4" "$S6S")" "COMPLETED|-|-|$JOB_CLASS" "no stop command: failed too, as SchedulerBase.stopWithSavepoint wraps it"
 like "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6S'")" \
     'The job has no stop command, so nothing was taken' "no stop command: the cause says so"
 is "$(job_state "$J4")" RUNNING "no stop command: the job is not marked FINISHED"
@@ -182,8 +187,9 @@ http POST /jobs/$J5/savepoints "{\"triggerId\":\"$S7\",\"target-directory\":\"fi
 dbq "UPDATE savepoints SET claimed_by = '$HOST:$(dead_pid):1', claimed_ms = 1,
     lease_ms = $FAR, checkpoint_id = 1 WHERE trigger_id = '$S7'"
 pass
-is "$(sp "$J5" "$S7")" "COMPLETED|1|-|$CKPT_CLASS" "dead runner's claim: failed, its id kept"
-begins "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S7'")" "$EXPIRED" \
+is "$(sp "$J5" "$S7")" "COMPLETED|1|-|$JOB_CLASS" "dead runner's claim: failed, its id kept"
+begins "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S7'")" "$JOB_CLASS: $EXPIRED
+Caused by: $EXPIRED" \
     "dead runner's claim: Checkpoint expired before completing."
 ok "$([ ! -e "$T/ran55" ] && echo 0 || echo 1)" "dead runner's claim: its command is not run again"
 

@@ -140,7 +140,7 @@ begins "$(status "$J" "$(tid 4)")" "$(failed_body "$CKPT_CLASS" "$CKPT_CLASS: $R
 for t in 5:savepoint 6:stop; do
 	is "$(dbq "SELECT status || ' ' || substr(failure_trace, 1, 400) FROM savepoints
 	    WHERE trigger_id = '$(tid ${t%%:*})'" | head -n 1)" \
-	    "COMPLETED $CKPT_CLASS: $REFUSED: $CMDS registers another ${t#*:} command for job $J." \
+	    "COMPLETED java.util.concurrent.CompletionException: $CKPT_CLASS: $REFUSED: $CMDS registers another ${t#*:} command for job $J." \
 	    "${t#*:}: fails with the cause"
 done
 like "$(dbq "SELECT failure_trace FROM savepoint_disposals WHERE trigger_id = '$D1'")" \

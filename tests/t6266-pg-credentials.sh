@@ -16,38 +16,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	done_testing
 	exit
 fi
-for c in useradd userdel runuser; do
-	command -v "$c" >/dev/null 2>&1 || bail "$c is missing"
-done
-. "$(dirname "$0")/pg.sh"
-
+command -v runuser >/dev/null 2>&1 || bail "runuser is missing"
 WEBU=ckpt6266web
 RUNU=ckpt6266run
-remove_users() {
-	for u in "$WEBU" "$RUNU"; do
-		getent passwd "$u" >/dev/null && userdel "$u" 2>/dev/null
-		getent group "$u" >/dev/null && groupdel "$u" 2>/dev/null
-	done
-	return 0
-}
-remove_users
-at_cleanup remove_users
-for u in "$WEBU" "$RUNU"; do
-	useradd --system --user-group --no-create-home --shell /usr/sbin/nologin \
-	    "$u" || bail "useradd $u"
-done
-chmod 0755 "$T"
-
-pg_start
-# pg-setup.sql makes the roles and the database "checkpoints" itself.
-psql_q "DROP DATABASE checkpoints" postgres || bail "DROP DATABASE"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$(pg_uri postgres)" \
-    -f "$top_srcdir/scripts/pg-setup.sql" > "$T/setup.out" 2>&1 ||
-    bail "pg-setup.sql: $(cat "$T/setup.out")"
-for r in checkpoint checkpoint_web checkpoint_runner; do
-	od -An -N12 -tx1 /dev/urandom | tr -d ' \n' > "$T/$r.pw"
-	chmod 0600 "$T/$r.pw"
-done
+. "$(dirname "$0")/pg-users.sh"
 
 README=$top_srcdir/scripts/README.examples
 # block START: the README's indented lines after the line START, up to the
@@ -67,14 +39,7 @@ ok $? "the roles' passwords set as the README writes it"
 sed 's/^/# /' "$T/password.out"
 
 # The owner's init and grants, with a pgpass of root's.
-printf '127.0.0.1:%s:checkpoints:checkpoint:%s\n' "$PG_PORT" \
-    "$(cat "$T/checkpoint.pw")" > "$T/owner-pgpass"
-chmod 0600 "$T/owner-pgpass"
-OWNER="postgresql://checkpoint@127.0.0.1:$PG_PORT/checkpoints?passfile=$T/owner-pgpass"
-"$CTL" --db "$OWNER" init > /dev/null || bail "init as the owner"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$OWNER" \
-    -f "$top_srcdir/scripts/pg-grants.sql" > "$T/grants.out" 2>&1 ||
-    bail "pg-grants.sql: $(cat "$T/grants.out")"
+pg_owner_init
 
 # A pgpass per user, with its program's role.
 block "A pgpass for each system user, with its program's role and password" \

@@ -213,7 +213,12 @@ done
 # state, checkpoints in $T, and asks it and the service (behind lighttpd,
 # then nginx, the same job id and name registered, with savepoint, stop
 # and disposal commands) the same requests, the savepoint family's and a
-# stop last among them, then those of a stopped job; it prints each
+# stop last among them (a savepoint and a stop into a directory that
+# cannot be made too: Flink's coordinator fails, and the service's
+# commands; the chain's classes are compared at every level, the JSON's,
+# the serialized-throwable's and the flink command's, as SchedulerBase's
+# triggerSavepoint and stopWithSavepoint wrap the failure in a
+# CompletionException), then those of a stopped job; it prints each
 # difference, masked by its rules (numbers by kind, places by type,
 # Flink's errors by their message; a failure's trace line by line, frames
 # aside, and its serialized-throwable level by level, class and message,
@@ -233,10 +238,19 @@ UNKNOWN_REF=feed00000000000000000000000000ff
 if [ ! -f "$B/classes/FlinkReference.class" ]; then
 	bail "mvn did not build FlinkReference"
 fi
+# A savepoint or a stop that fails: the same classes at the levels the
+# service has, CompletionException and CheckpointException; Flink's chain
+# goes on into its file system's failure, the service's ends in the
+# command's stderr.
+IO_CLASSES='java.io.IOException, java.nio.file.FileAlreadyExistsException'
+IO_CAUSES='Caused by: java.io.IOException, Caused by: java.nio.file.FileAlreadyExistsException'
+CLI_HEAD=", ------------------------------------------------------------,  The program finished with the following exception:, , org.apache.flink.util.FlinkException: Failed to trigger a savepoint for the job $REFJOB."
 # The differences BEYOND FLINK lists: INCREMENTAL accepted; a wrong
 # method's 405; the constants of the configuration and details (storage,
 # no tasks, never discarded); an unknown job's status a 404, not a 500;
-# the disposal of the job's only, so newest, savepoint refused; Flink 2's
+# the disposal of the job's only, so newest, savepoint refused; a failed
+# savepoint's or stop's chain ends in the command's words, and is no
+# latest.failed of the statistics (a checkpoint's is); Flink 2's
 # job lists against 1.20 (GET /jobs/overview).  Error texts without
 # Java's trace are the rule.
 LISTED=$(lines \
@@ -251,7 +265,38 @@ LISTED=$(lines \
     'status of an unknown job: status 500 | 404' \
     "status of an unknown job: .errors[0]: \"Internal server error.\" | \"Job $UNKNOWN_REF not found\""
 [ "${FLINK_PROFILE:-}" = flink2 ] ||
-    echo 'job overview: .jobs[0]: keys [jid, name, start-time, end-time, duration, state, last-modification, tasks] | [jid, name, jobType, schedulerType, start-time, end-time, duration, state, last-modification, tasks, pending-operators]')
+    echo 'job overview: .jobs[0]: keys [jid, name, start-time, end-time, duration, state, last-modification, tasks] | [jid, name, jobType, schedulerType, start-time, end-time, duration, state, last-modification, tasks, pending-operators]'
+lines \
+    "status of a savepoint that failed: .operation.failure-cause.stack-trace: classes [$CE, Caused by: $CKPT, $IO_CAUSES] | [$CE, Caused by: $CKPT]" \
+    "status of a savepoint that failed: .operation.failure-cause.serialized-throwable: classes [$CE, $CKPT, $IO_CLASSES] | [$CE, $CKPT]" \
+    "status of a stop that failed: .operation.failure-cause.stack-trace: classes [$CE, Caused by: $CKPT, $IO_CAUSES] | [$CE, Caused by: $CKPT]" \
+    "status of a stop that failed: .operation.failure-cause.serialized-throwable: classes [$CE, $CKPT, $IO_CLASSES] | [$CE, $CKPT]" \
+    "cli savepoint that failed: stderr [$CLI_HEAD, Caused by: $CE, Caused by: $CKPT, $IO_CAUSES] | [$CLI_HEAD, Caused by: $CE, Caused by: $CKPT]" \
+    'statistics after a failed savepoint and stop: .latest.failed: object | null')
+# The savepoint and stop commands fail, as Flink's coordinator does, for a
+# directory under a file named "blocked" (FlinkReference's failedFamily).
+BLOCKED='case $CHECKPOINT_SAVEPOINT_DIR in */blocked/*) echo "Failed to create savepoint directory at $CHECKPOINT_SAVEPOINT_DIR" >&2; exit 1;; esac; '
+# What Flink's ExceptionUtils finds of FlinkJobNotFoundException,
+# CheckpointException, FlinkException and CompletionException in each
+# failure's serialized-throwable, findThrowable/findThrowableSerializedAware:
+# the first is false on both sides (every level is a SerializedThrowable);
+# the second finds the JobManager's real classes through their
+# serializedException, and never returns on the service's, which has none
+# (checkpoint-api(7), FAILURE CAUSES).
+JM_NOTFOUND='[FlinkJobNotFoundException false/true, CheckpointException false/false, FlinkException false/true, CompletionException false/true]'
+JM_DISPOSE='[FlinkJobNotFoundException false/false, CheckpointException false/false, FlinkException false/true, CompletionException false/false]'
+JM_CKPT='[FlinkJobNotFoundException false/false, CheckpointException false/true, FlinkException false/false, CompletionException false/true]'
+NEVER='[FlinkJobNotFoundException false/never, CheckpointException false/never, FlinkException false/never, CompletionException false/never]'
+ST=serialized-throwable
+FINDS=$(lines \
+    "status of an unknown job's trigger: .operation.failureCause.$ST: finds $JM_NOTFOUND | $NEVER" \
+    "status of an unknown job's savepoint: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER" \
+    "status of the disposal of a path where no savepoint is: .operation.failure-cause.$ST: finds $JM_DISPOSE | $NEVER" \
+    "status of an unknown job's stop: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER" \
+    "status of a savepoint that failed: .operation.failure-cause.$ST: finds $JM_CKPT | $NEVER" \
+    "status of a stop that failed: .operation.failure-cause.$ST: finds $JM_CKPT | $NEVER" \
+    "status of a stopped job's trigger: .operation.failureCause.$ST: finds $JM_NOTFOUND | $NEVER" \
+    "status of a stopped job's savepoint: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER")
 # Behind lighttpd and nginx (FLINK_REFERENCE_SERVERS fewer), each with a
 # database, a MiniCluster and a job of its own: a stop ends the job.
 for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
@@ -261,8 +306,8 @@ for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
 	"$CTL" init > /dev/null || bail "checkpointctl init $DB"
 	"$CTL" job add $REFJOB --name reference --type FULL \
 	    --command 'echo "file:/checkpoints/chk-$CHECKPOINT_ID"' \
-	    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
-	    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
+	    --savepoint-command "$BLOCKED"'echo "$CHECKPOINT_SAVEPOINT_DIR/savepoint-$CHECKPOINT_ID"' \
+	    --stop-command "$BLOCKED"'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' \
 	    --dispose-command true ||
 	    bail "job add"
 	if [ "$(id -u)" -eq 0 ]; then
@@ -284,8 +329,12 @@ for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
 	    "$T/flink-checkpoints-$S" > "$T/reference-$S.out" \
 	    2> "$T/reference-$S.err"
 	ok $? "reference, $S: a MiniCluster ran the job, both sides answered every request and command"
-	is "$(sed -E '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
-	    "$T/reference-$S.out")" "$LISTED" \
+	is "$(grep ': finds ' "$T/reference-$S.out")" "$FINDS" \
+	    "reference, $S: Flink's ExceptionUtils in each failure: findThrowable finds the same, findThrowableSerializedAware never returns on the service's"
+	is "$(grep -v ': finds ' "$T/reference-$S.out" |
+	    sed -E -e '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
+	    -e "s|$T/|<T>/|g")" "$(lines "$LISTED" \
+	    "statistics after a failed savepoint and stop: .history[0].failure_message: \"An Exception occurred while triggering the checkpoint. IO-problem detected.\" | \"Checkpoint was declined. Failed to create savepoint directory at file://<T>/flink-checkpoints-$S/savepoints/blocked/sp\"")" \
 	    "reference, $S: the only differences from Flink $FV, every level of every failure and every line of the flink command included, are those BEYOND FLINK lists"
 	term_wait "$WATCHER"
 	stop_server

@@ -24,6 +24,7 @@ D=5afe0000000000000000000000000002 # drained
 F=5afe0000000000000000000000000003 # its savepoint fails
 C=5afe0000000000000000000000000004 # cancelled with a savepoint
 CKPT=org.apache.flink.runtime.checkpoint.CheckpointException
+CE=java.util.concurrent.CompletionException
 
 # sp JOB: kind, status, id, format, location of its savepoints, oldest first.
 sp() {
@@ -87,8 +88,10 @@ for SERVER in ${FLINK_SERVERS:-lighttpd nginx}; do
 
 org\.apache\.flink\.util\.FlinkException: Failed to trigger a savepoint for the job $F\.
 " "$S: flink savepoint, failed: Flink's report on stderr"
-	printf '%s\n' "$ERR" | grep -qx "Caused by: $CKPT: $CKPT: Checkpoint was declined. no space left"
-	ok $? "$S: flink savepoint, failed: caused by the command's stderr"
+	printf '%s\n' "$ERR" | grep -v "$(printf '^\t')" |
+	    grep -A1 -x "Caused by: $CE: $CE: $CKPT: Checkpoint was declined. no space left" |
+	    tail -n 1 | grep -qx "Caused by: $CKPT: $CKPT: Checkpoint was declined. no space left"
+	ok $? "$S: flink savepoint, failed: caused by the scheduler's CompletionException, caused by the CheckpointException with the command's stderr"
 	flink savepoint $M -d file:/sp/mine/savepoint-1-CANONICAL
 	is "$RC $ERR" "0 " "$S: flink savepoint -d: exit status 0"
 	is "$OUT" "$(lines "Disposing savepoint 'file:/sp/mine/savepoint-1-CANONICAL'." \

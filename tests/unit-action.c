@@ -520,6 +520,20 @@ static const struct cause_case {
 	    "org.apache.flink.runtime.messages.FlinkJobNotFoundException: "
 	    "Could not find Flink job (0123)",
 	    "Could not find Flink job (0123)" },
+	/* A savepoint's: the same, inside the scheduler's CompletionException. */
+	{ __LINE__, "java.util.concurrent.CompletionException",
+	    "java.util.concurrent.CompletionException: " CKPT_EXC
+	    ": Checkpoint was declined. no such bucket\n"
+	    "Caused by: " CKPT_EXC ": Checkpoint was declined. no such bucket\n"
+	    "\tat savepoint action (it exited with status 1)\n",
+	    "no such bucket (exited with status 1)" },
+	{ __LINE__, "java.util.concurrent.CompletionException",
+	    "java.util.concurrent.CompletionException: "
+	    "org.apache.flink.runtime.messages.FlinkJobNotFoundException: "
+	    "Could not find Flink job (0123)\nCaused by: "
+	    "org.apache.flink.runtime.messages.FlinkJobNotFoundException: "
+	    "Could not find Flink job (0123)\n",
+	    "Could not find Flink job (0123)" },
 	{ __LINE__, "java.lang.IllegalStateException", NULL,
 	    "java.lang.IllegalStateException" },
 	{ __LINE__, NULL, NULL, "" },

@@ -62,7 +62,8 @@ export function ageTick(t) {
 
 // The line that says why, what went wrong first: the last line of a
 // trace that is not a stack frame (a Python traceback ends in its
-// exception; Java's first line is the exception), without a Java class
+// exception; Java's first line is the exception, and a JobManager's
+// chain ends in its deepest cause), without "Caused by: ", a Java class
 // name or Flink's fixed words before it, then how the runner's action
 // ended, from its frame ("at checkpoint action (it exited with status
 // 3)"), as checkpointctl and the runner's log say it.
@@ -70,7 +71,7 @@ export function causeLine(text) {
 	const t = text ?? '';
 	const lines = t.split('\n').map((l) => l.trim())
 		.filter((l) => l && !/^(at |\.\.\. \d+ more|File ")/.test(l) && !/^Traceback \(most recent/.test(l));
-	const last = (lines.at(-1) ?? '').replace(/^([a-z_$][\w$]*\.)+[A-Z][\w$]*: /, '');
+	const last = (lines.at(-1) ?? '').replace(/^(Caused by: )?([a-z_$][\w$]*\.)+[A-Z][\w$]*: /, '');
 	const what = last.replace(/^(Checkpoint was declined\.|Checkpoint expired before completing\.|The \w+ action failed\.)\s*/, '');
 	const how = /^\s*at \w+ action \((?:it )?(.*)\)\s*$/m.exec(t)?.[1];
 	return how ? (what ? `${what} (${how})` : how) : last;

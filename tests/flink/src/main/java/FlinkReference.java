@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -38,6 +39,10 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.messages.FlinkJobNotFoundException;
+import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.SerializedThrowable;
 
 /*
@@ -54,7 +59,8 @@ import org.apache.flink.util.SerializedThrowable;
  * A failure is compared whole: its "stack-trace" line by line, frames
  * (lines that begin with a tab) aside, and its "serialized-throwable" as
  * Flink's clients read it, an ObjectInputStream, at every level of its
- * chain of causes: the class and the message.  Arrays are compared by
+ * chain of causes: the class and the message, and what Flink's
+ * ExceptionUtils finds in it (finds).  Arrays are compared by
  * their first element, their lengths being history.
  *
  * Then the flink command line (CliFrontend, a process of its own each
@@ -90,6 +96,8 @@ public final class FlinkReference {
 	private static final String S2 = "00000000000000000000000000000c02";
 	private static final String S3 = "00000000000000000000000000000c03";
 	private static final String S4 = "00000000000000000000000000000c04";
+	private static final String S5 = "00000000000000000000000000000c05";
+	private static final String S6 = "00000000000000000000000000000c06";
 	private static final String T5 = "00000000000000000000000000000a05";
 	private static final String NO_TRIGGER = "00000000000000000000000000000bad";
 	private static final String UNKNOWN_JOB = "feed00000000000000000000000000ff";
@@ -219,6 +227,10 @@ public final class FlinkReference {
 		    "/jobs/" + UNKNOWN_JOB + "/status", null);
 		same("job overview", "GET", "/jobs/overview", null);
 		same("jobs", "GET", "/jobs", null);
+		/* After the details: Flink's cache of them is short. */
+		failedFamily();
+		same("statistics after a failed savepoint and stop", "GET", base,
+		    null);
 		/* Last: a stop ends the job. */
 		String dir = "\"targetDirectory\":\"" + savepoints + "\"";
 		same("stop", "POST", "/jobs/" + job + "/stop",
@@ -290,6 +302,102 @@ public final class FlinkReference {
 		    poll(app, "/savepoint-disposal/" + requestId(a)));
 	}
 
+	/*
+	 * A savepoint and a stop into a directory that cannot be made (a
+	 * file named "blocked" is in its way): the MiniCluster's
+	 * coordinator fails with an IOException, the service's command
+	 * with its stderr, each inside the scheduler's CompletionException
+	 * (SchedulerBase.triggerSavepoint, stopWithSavepoint).  What went
+	 * wrong is each side's own words; the chain's classes are compared
+	 * at every level, the JSON's, the serialized-throwable's and the
+	 * flink command's (shape).  The job runs on after both.
+	 */
+	private static void failedFamily() throws Exception {
+		Path blocked = Path.of(savepointDir, "blocked");
+		Files.createDirectories(blocked.getParent());
+		Files.writeString(blocked, "");
+		String target = blocked.resolve("sp").toUri().toString();
+		String sp = "/jobs/" + job + "/savepoints";
+		same("savepoint into a directory that cannot be made", "POST", sp,
+		    "{\"target-directory\":\"" + target + "\",\"triggerId\":\"" +
+		    S5 + "\"}");
+		shape("status of a savepoint that failed", sp + "/" + S5);
+		same("stop into a directory that cannot be made", "POST",
+		    "/jobs/" + job + "/stop", "{\"targetDirectory\":\"" + target +
+		    "\",\"triggerId\":\"" + S6 + "\"}");
+		shape("status of a stop that failed", sp + "/" + S6);
+		same("job status after the failed stop", "GET",
+		    "/jobs/" + job + "/status", null);
+		cliShape("savepoint that failed", "savepoint", job, target);
+	}
+
+	/*
+	 * Polls both sides' failure and compares its shape: the class of
+	 * each level of the chain, as "stack-trace" prints it and as the
+	 * serialized-throwable holds it, the words aside.
+	 */
+	private static void shape(String name, String path) throws Exception {
+		Answer f = poll(flink, path), a = poll(app, path);
+		System.err.println(name + ": flink " + f.status + " " + f.body);
+		System.err.println(name + ": app   " + a.status + " " + a.body);
+		JsonNode fc = JSON.readTree(f.body).path("operation")
+		    .path("failure-cause"), ac = JSON.readTree(a.body)
+		    .path("operation").path("failure-cause");
+		String at = name + ": .operation.failure-cause";
+		if (!fc.path("class").equals(ac.path("class")))
+			diffs.add(at + ".class: " + fc.path("class") + " | " +
+			    ac.path("class"));
+		List<String> fl = classes(heads(fc.path("stack-trace").asText())),
+		    al = classes(heads(ac.path("stack-trace").asText()));
+		if (!fl.equals(al))
+			diffs.add(at + ".stack-trace: classes " + fl + " | " + al);
+		fl = classes(chain(fc.path("serialized-throwable").asText()));
+		al = classes(chain(ac.path("serialized-throwable").asText()));
+		if (!fl.equals(al))
+			diffs.add(at + ".serialized-throwable: classes " + fl + " | " +
+			    al);
+		fl = finds(fc.path("serialized-throwable").asText());
+		al = finds(ac.path("serialized-throwable").asText());
+		if (!fl.equals(al))
+			diffs.add(at + ".serialized-throwable: finds " + fl + " | " +
+			    al);
+	}
+
+	/* Each line's class: what it holds before its first ": ". */
+	private static List<String> classes(List<String> lines) {
+		List<String> out = new ArrayList<>();
+		for (String l : lines)
+			out.add(l.replaceFirst("^(Caused by: )?([^:]*):? .*$", "$1$2"));
+		return out;
+	}
+
+	/*
+	 * Runs a failing flink command against each side and compares its
+	 * exit status, stdout, and stderr, its "Caused by: " lines by their
+	 * class (the words aside), masked as cli's.
+	 */
+	private static void cliShape(String name, String action, String... args)
+	    throws Exception {
+		String at = "cli " + name + ": ";
+		String[][] out = onBoth(at, action, args);
+		if (!masked(out[0][1]).equals(masked(out[1][1])))
+			diffs.add(at + "stdout " + masked(out[0][1]) + " | " +
+			    masked(out[1][1]));
+		List<String> f = causes(masked(out[0][2])),
+		    a = causes(masked(out[1][2]));
+		if (!f.equals(a))
+			diffs.add(at + "stderr " + f + " | " + a);
+	}
+
+	/* A command's report: each "Caused by: " line as its class alone. */
+	private static List<String> causes(List<String> lines) {
+		List<String> out = new ArrayList<>();
+		for (String l : lines)
+			out.add(l.startsWith("Caused by: ") ?
+			    classes(List.of(l)).get(0) : l);
+		return out;
+	}
+
 	/* The flink command's failures and successes while the job runs. */
 	private static void cliFamily() throws Exception {
 		cli("checkpoint of an unknown job", "checkpoint", UNKNOWN_JOB);
@@ -311,12 +419,8 @@ public final class FlinkReference {
 	 */
 	private static void cli(String name, String action, String... args)
 	    throws Exception {
-		String[][] out = new String[2][];
-		for (int i = 0; i < 2; i++)
-			out[i] = flinkCommand(i == 0 ? flink : app, action, args);
 		String at = "cli " + name + ": ";
-		if (!out[0][0].equals(out[1][0]))
-			diffs.add(at + "exit status " + out[0][0] + " | " + out[1][0]);
+		String[][] out = onBoth(at, action, args);
 		for (int k = 1; k <= 2; k++) {
 			List<String> f = masked(out[0][k]), a = masked(out[1][k]);
 			String what = k == 1 ? "stdout" : "stderr";
@@ -330,6 +434,20 @@ public final class FlinkReference {
 				}
 			}
 		}
+	}
+
+	/*
+	 * Runs "flink ACTION -m <side> ARG..." against each side, adds a
+	 * difference of exit status, and answers both runs.
+	 */
+	private static String[][] onBoth(String at, String action,
+	    String... args) throws Exception {
+		String[][] out = new String[2][];
+		for (int i = 0; i < 2; i++)
+			out[i] = flinkCommand(i == 0 ? flink : app, action, args);
+		if (!out[0][0].equals(out[1][0]))
+			diffs.add(at + "exit status " + out[0][0] + " | " + out[1][0]);
+		return out;
 	}
 
 	/* Exit status, stdout and stderr of one run of the flink command. */
@@ -514,6 +632,10 @@ public final class FlinkReference {
 			List<String> fl = chain(f.asText()), al = chain(a.asText());
 			if (!fl.equals(al))
 				diffs.add(at + ": chain " + fl + " | " + al);
+			fl = finds(f.asText());
+			al = finds(a.asText());
+			if (!fl.equals(al))
+				diffs.add(at + ": finds " + fl + " | " + al);
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -556,6 +678,55 @@ public final class FlinkReference {
 			out.add("unreadable: " + e);
 		}
 		return out;
+	}
+
+	/* The classes client code looks for in a failure's chain. */
+	private static final List<Class<? extends Throwable>> FIND = List.of(
+	    FlinkJobNotFoundException.class, CheckpointException.class,
+	    FlinkException.class, CompletionException.class);
+
+	/*
+	 * What Flink's ExceptionUtils finds in the chain, for each class of
+	 * FIND: findThrowable (the objects' own classes), then
+	 * findThrowableSerializedAware (SerializedThrowable.deserializeError
+	 * at each such level).  The latter never returns where
+	 * deserializeError gives back the same object, a SerializedThrowable
+	 * without serializedException: "never", said instead of calling it.
+	 */
+	private static List<String> finds(String base64) {
+		List<String> out = new ArrayList<>();
+		ClassLoader cl = FlinkReference.class.getClassLoader();
+		Throwable t;
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			t = (Throwable) in.readObject();
+		} catch (Exception e) {
+			out.add("unreadable: " + e);
+			return out;
+		}
+		for (Class<? extends Throwable> c : FIND)
+			out.add(c.getSimpleName() + " " +
+			    ExceptionUtils.findThrowable(t, c).isPresent() + "/" +
+			    (loops(t, c, cl) ? "never" : String.valueOf(
+			    ExceptionUtils.findThrowableSerializedAware(t, c, cl)
+			    .isPresent())));
+		return out;
+	}
+
+	/* Whether findThrowableSerializedAware(t, c) would loop forever. */
+	private static boolean loops(Throwable t, Class<?> c, ClassLoader cl) {
+		for (int n = 0; t != null && n < 64; n++) {
+			if (c.isInstance(t))
+				return false;
+			if (t instanceof SerializedThrowable) {
+				Throwable d = ((SerializedThrowable) t).deserializeError(cl);
+				if (d == t)
+					return true;
+				t = d;
+			} else
+				t = t.getCause();
+		}
+		return false;
 	}
 
 	private static List<String> keys(JsonNode n) {
