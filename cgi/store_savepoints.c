@@ -184,6 +184,12 @@ task_complete(struct store *s, enum stmt id, const char *what,
 	return rc;
 }
 
+/*
+ * A savepoint's or a stop's failure is the coordinator's inside the
+ * scheduler's CompletionException (throwable_completion), as a
+ * JobManager sends it; a failure already whole (a bound JobManager's, an
+ * unknown job's) is kept as it is.
+ */
 enum store_rc
 store_savepoint_complete(struct store *s, int64_t row, const char *owner,
     int64_t checkpoint_id, const char *location, const char *failure_class,
@@ -192,9 +198,24 @@ store_savepoint_complete(struct store *s, int64_t row, const char *owner,
 	struct store_val v[3 + OUTCOME_NVAL] = { VAL_INT(row),
 		VAL_INT_OR_NULL(checkpoint_id, checkpoint_id <= 0),
 		VAL_TEXT(failure_class == NULL ? location : NULL) };
+	struct buf wrapped = { 0 };
+	enum store_rc rc;
 
-	return task_complete(s, STMT_SP_COMPLETE, "complete savepoint", v, 3,
+	if (failure_class != NULL &&
+	    strcmp(failure_class, FAIL_CKPT_CLASS) == 0) {
+		if (throwable_completion(&wrapped, failure_class,
+			failure_trace != NULL ? failure_trace : "") == -1) {
+			buf_free(&wrapped);
+			return s->ops->fail(s, "complete savepoint",
+			    "out of memory");
+		}
+		failure_class = THROWABLE_COMPLETION_CLASS;
+		failure_trace = buf_str(&wrapped);
+	}
+	rc = task_complete(s, STMT_SP_COMPLETE, "complete savepoint", v, 3,
 	    owner, failure_class, failure_trace, now_ms);
+	buf_free(&wrapped);
+	return rc;
 }
 
 enum store_rc
