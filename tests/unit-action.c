@@ -15,7 +15,9 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +444,68 @@ test_step_api(void)
 	tap_ok(1, "action_free(NULL) is harmless");
 }
 
+/* Written after an action started: seen by its watchdog, or not. */
+static volatile long shared_mark = 1;
+
+/* The process of group other than its leader (the watchdog), or -1. */
+static pid_t
+group_other(pid_t group)
+{
+	char path[64];
+	pid_t pid;
+	int i;
+
+	/* The watchdog's pid follows the shell's closely. */
+	for (i = 1; i < 4096; i++) {
+		pid = group + i;
+		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
+		if (access(path, F_OK) == 0 && getpgid(pid) == group)
+			return pid;
+	}
+	return -1;
+}
+
+/*
+ * The watchdog shares the runner's memory, not a copy of it: a fork's
+ * copy cost an action more the more of the database the runner held in
+ * its cache (copying its page tables, then each page the runner wrote
+ * while the watchdog lived).  A value written after the start reads the
+ * same in the watchdog's memory.
+ */
+static void
+test_watchdog_shares(void)
+{
+	struct action_spec spec;
+	struct action *a = NULL;
+	long seen = 0;
+	char path[64];
+	pid_t wd;
+	int fd;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.command = "sleep 30";
+	spec.timeout_ms = 60000;
+	if (action_start(&spec, &a) == -1 || a == NULL) {
+		tap_ok(0, "action_start (watchdog)");
+		return;
+	}
+	shared_mark = 42;
+	wd = group_other(action_pid(a));
+	tap_ok(wd > 0, "the action's group holds its watchdog");
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)wd);
+	if ((fd = open(path, O_RDONLY)) != -1) {
+		if (pread(fd, &seen, sizeof(seen),
+			(off_t)(uintptr_t)&shared_mark) !=
+		    (ssize_t)sizeof(seen))
+			seen = -1;
+		close(fd);
+	}
+	tap_is_int(seen, 42,
+	    "the watchdog sees the runner's memory, not a copy");
+	action_kill(a);
+	action_free(a);
+}
+
 /*
  * With action_wake_on_exit, the shell's exit interrupts action_poll: the
  * wait is the deadline's, and a command that closes its pipes and exits
@@ -555,6 +619,7 @@ main(void)
 	test_timeout();
 	test_leftovers();
 	test_step_api();
+	test_watchdog_shares();
 	test_wake_on_exit();
 	test_failure_cause();
 	return tap_done();
