@@ -444,6 +444,23 @@ test_step_api(void)
 	tap_ok(1, "action_free(NULL) is harmless");
 }
 
+/* command started with a deadline a minute away, or NULL (said). */
+static struct action *
+start(const char *command, const char *what)
+{
+	struct action_spec spec;
+	struct action *a = NULL;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.command = command;
+	spec.timeout_ms = 60000;
+	if (action_start(&spec, &a) == -1 || a == NULL) {
+		tap_ok(0, "action_start (%s)", what);
+		return NULL;
+	}
+	return a;
+}
+
 /* Written after an action started: seen by its watchdog, or not. */
 static volatile long shared_mark = 1;
 
@@ -475,20 +492,14 @@ group_other(pid_t group)
 static void
 test_watchdog_shares(void)
 {
-	struct action_spec spec;
-	struct action *a = NULL;
+	struct action *a;
 	long seen = 0;
 	char path[64];
 	pid_t wd;
 	int fd;
 
-	memset(&spec, 0, sizeof(spec));
-	spec.command = "sleep 30";
-	spec.timeout_ms = 60000;
-	if (action_start(&spec, &a) == -1 || a == NULL) {
-		tap_ok(0, "action_start (watchdog)");
+	if ((a = start("sleep 30", "watchdog")) == NULL)
 		return;
-	}
 	shared_mark = 42;
 	wd = group_other(action_pid(a));
 	tap_ok(wd > 0, "the action's group holds its watchdog");
@@ -515,7 +526,6 @@ test_watchdog_shares(void)
 static void
 test_wake_on_exit(void)
 {
-	struct action_spec spec;
 	struct action *a = NULL;
 	struct pollfd pfd[ACTION_POLLFDS];
 	sigset_t set;
@@ -524,13 +534,8 @@ test_wake_on_exit(void)
 	action_wake_on_exit();
 	sigprocmask(SIG_SETMASK, NULL, &set);
 	tap_ok(sigismember(&set, SIGCHLD), "SIGCHLD blocked outside the poll");
-	memset(&spec, 0, sizeof(spec));
-	spec.command = "exec >&- 2>&-; sleep 0.3";
-	spec.timeout_ms = 60000;
-	if (action_start(&spec, &a) == -1 || a == NULL) {
-		tap_ok(0, "action_start (wake on exit)");
+	if ((a = start("exec >&- 2>&-; sleep 0.3", "wake on exit")) == NULL)
 		return;
-	}
 	tap_ok(action_timeout(a, action_now_ms()) > 1000,
 	    "the wait is the deadline's, no short poll for the exit");
 	while (!action_step(a, action_now_ms()) && steps++ < 1000)
