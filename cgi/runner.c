@@ -1290,15 +1290,24 @@ pass_unrecorded(struct pass *p)
 	}
 }
 
-/* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
+/*
+ * Waits up to RUNNER_POLL_MS for the running actions, or a watching
+ * runner for news too (the store's descriptor): a trigger posted while
+ * actions run starts as it comes, not at the next end of one of them.
+ * Finishes the done.
+ */
 static int
 pass_wait(struct pass *p)
 {
-	struct pollfd pfd[ACTION_POLLFDS * RUNNER_MAX_ACTIVE];
+	struct pollfd pfd[ACTION_POLLFDS * RUNNER_MAX_ACTIVE + 1];
 	size_t i, n = 0;
 	int timeout = RUNNER_POLL_MS, t, finished = 0;
 	int64_t now = action_now_ms();
 
+	if (p->o->watching && (pfd[0].fd = store_watch_fd(p->store)) != -1) {
+		pfd[0].events = POLLIN;
+		n = 1;
+	}
 	for (i = 0; i < p->nrun; i++) {
 		if (p->run[i].is_flink)
 			continue; /* stepped below, each time */

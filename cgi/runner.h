@@ -22,6 +22,7 @@ struct runner_opts {
 	int64_t history_age_ms; /* and age; 0: no bound */
 	int64_t max_queued; /* a scheduled trigger's queue bound */
 	const char *commands; /* the commands file; NULL: none (commands.h) */
+	int watching; /* --watch: news wakes a pass's waits too */
 };
 
 struct runner_stats {

@@ -496,6 +496,7 @@ main(int argc, char *argv[])
 	if (check_commands(&st, cl.watch) == -1)
 		goto out;
 	ro.commands = st.commands;
+	ro.watching = cl.watch;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
 		goto out;
