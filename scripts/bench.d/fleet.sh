@@ -19,8 +19,8 @@
 #     store (checkpointctl-free SQL, as the API's POST writes them): the
 #     wait from a trigger's creation to its completion, p50 and p99;
 #   - schedules: every job scheduled every minute for SCHED_SECS (150)
-#     under one watching runner: the slots fired, those counted missed,
-#     and the lag from slot to fire, p50 and p99.
+#     under RUNNERS (1) watching runners: the slots fired, those counted
+#     missed, and the lag from slot to fire, p50 and p99.
 # CASES (pass idle watch schedules) chooses among them; the triggers a
 # pass completed stay in the store, which the later cases read past.
 # Prints one line a measure:
@@ -37,6 +37,7 @@ STORES=${STORES:-"sqlite postgresql"}
 TRIGGERS=${TRIGGERS:-1000}
 RATE=${RATE:-100}
 SCHED_SECS=${SCHED_SECS:-150}
+RUNNERS=${RUNNERS:-1}
 CASES=${CASES:-"pass idle watch schedules"}
 for c in $CASES; do
 	case $c in
@@ -178,16 +179,22 @@ case_schedules() {
 	q "$2" "INSERT INTO schedules (job_id, kind, every_ms, since_ms,
 	    last_slot_ms) SELECT job_id, 'CHECKPOINT', 60000, $_start, 0
 	    FROM jobs" >/dev/null
-	cgi/checkpoint-runner --allow-root --db "$2" --watch --parallel 2 \
-	    --log-level error 2>>"$W/runner.err" &
-	RUNNER_PID=$!
+	_pids=
+	for _r in $(seq "$RUNNERS"); do
+		cgi/checkpoint-runner --allow-root --db "$2" --watch \
+		    --parallel 2 --log-level error 2>>"$W/runner.err" &
+		_pids="$_pids $!"
+	done
 	sleep "$SCHED_SECS"
-	kill_runner
+	for RUNNER_PID in $_pids; do
+		kill_runner
+	done
 	q "$2" "SELECT fired_ms - slot_ms FROM schedule_slots
 	    WHERE trigger_id IS NOT NULL" >"$W/lag"
 	_missed=$(q "$2" "SELECT schedule_missed FROM service_metrics")
 	_due=$(awk -v j="$3" -v s="$SCHED_SECS" 'BEGIN { print j * int(s / 60) }')
-	echo "fleet $1 schedules $3 due_about $_due fired $(wc -l <"$W/lag")" \
+	echo "fleet $1 schedules $3 runners $RUNNERS due_about $_due" \
+	    "fired $(wc -l <"$W/lag")" \
 	    "missed ${_missed:-0} lag_p50_ms $(pct "$W/lag" 50)" \
 	    "lag_p99_ms $(pct "$W/lag" 99)"
 	q "$2" "DELETE FROM schedules" >/dev/null
