@@ -3,9 +3,8 @@
 # the runner's generic plans of statements over the fleet (the history's
 # pruning by count, whose estimates follow statistics gathered when the
 # list of grown jobs was full) cost more than jit_above_cost, and the
-# server compiled them at each pass, for longer than the statement ran
-# (an idle pass over 10,000 jobs took tens of milliseconds in compiling
-# alone).  Every session of the store turns JIT off.  Seen without
+# server compiled them at each pass, for longer than the statement ran.
+# Every session of the store turns JIT off.  Seen without
 # timing: the server is told to compile everything and to write what it
 # compiles to its data directory (jit_dump_bitcode), and a pass with
 # work to do, then an idle one, must leave nothing there.
