@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,10 +40,12 @@
  * its pipes close.
  */
 #define ACTION_REAP_POLL_MS 20
+#define WATCHDOG_STACK (64 * 1024) /* a few frames, signal handlers' too */
 
 struct action {
 	pid_t pid; /* the shell, leader of its group */
 	pid_t watchdog; /* in the group; -1 if none */
+	void *watchdog_stack; /* its stack (watchdog_start), or NULL */
 	int fd[2]; /* stdout, stderr; -1 at EOF */
 	int64_t deadline_ms;
 	int64_t kill_ms; /* SIGKILL due; 0: not signalled */
@@ -178,20 +182,26 @@ action_spawn(const struct action_spec *spec, int out, int err, pid_t *pid)
 	return rc;
 }
 
-static volatile pid_t watchdog_group;
-
+/*
+ * The watchdog's group is its own once it joined the action's: kill(0)
+ * kills them all.  Nothing is kept in memory, which the watchdog shares
+ * with the runner (watchdog_start).
+ */
 static void
 watchdog_fire(int sig)
 {
-	kill(-watchdog_group, SIGKILL);
+	(void)sig;
+	kill(0, SIGKILL);
 	_exit(0);
 }
 
 /*
- * In the watchdog, after fork: joins the action's group, holds no
- * descriptor, and kills the group when the runner dies (PR_SET_PDEATHSIG)
- * or at the deadline plus a grace period.  The runner kills it with the
- * group when the action is over.  Never returns.
+ * In the watchdog (watchdog_start): once the runner moved it into the
+ * action's group, holds no descriptor, and kills the group when the
+ * runner dies (PR_SET_PDEATHSIG) or at the deadline plus a grace period.
+ * The runner kills it with the group when the action is over.  Never
+ * returns.  It shares the runner's errno: none of its calls may fail
+ * (the runner's setpgid is the one that can), bar the last, _exit's.
  */
 static void
 watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
@@ -199,10 +209,12 @@ watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 	struct sigaction sa;
 	sigset_t none;
 
-	watchdog_group = group;
+	while (getpgrp() != group) {
+		if (getppid() != runner)
+			_exit(0);
+		sched_yield();
+	}
 	close_range(0, ~0U, 0);
-	if (setpgid(0, group) == -1)
-		_exit(0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_fire;
 	sigemptyset(&sa.sa_mask);
@@ -226,6 +238,58 @@ watchdog_run(pid_t group, pid_t runner, int64_t timeout_ms)
 		pause();
 }
 
+static void action_reap_watchdog(struct action *);
+
+/* What a watchdog is given, at the base of its stack. */
+struct watchdog_args {
+	pid_t group, runner;
+	int64_t timeout_ms;
+};
+
+static int
+watchdog_main(void *arg)
+{
+	const struct watchdog_args *w = arg;
+
+	watchdog_run(w->group, w->runner, w->timeout_ms);
+	return 0;
+}
+
+/*
+ * Starts a's watchdog, on a stack of its own in the runner's memory,
+ * shared (CLONE_VM), not copied: a fork copied the page tables of the
+ * runner's page cache at each action, and then each page the runner
+ * wrote while the watchdog lived, so an action cost more the more of
+ * the database the runner held.  The watchdog touches no memory but its
+ * stack, and calls nothing that allocates.
+ */
+static void
+watchdog_start(struct action *a, pid_t runner, int64_t timeout_ms)
+{
+	struct watchdog_args *w;
+	void *stack;
+
+	a->watchdog = -1;
+	stack = mmap(NULL, WATCHDOG_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return;
+	w = stack;
+	w->group = a->pid;
+	w->runner = runner;
+	w->timeout_ms = timeout_ms;
+	a->watchdog = clone(watchdog_main, (char *)stack + WATCHDOG_STACK,
+	    CLONE_VM | SIGCHLD, w);
+	if (a->watchdog == -1) {
+		munmap(stack, WATCHDOG_STACK);
+		return;
+	}
+	a->watchdog_stack = stack;
+	/* The group gone already (the action over): no watchdog needed. */
+	if (setpgid(a->watchdog, a->pid) == -1)
+		action_reap_watchdog(a);
+}
+
 int
 action_start(const struct action_spec *spec, struct action **out)
 {
@@ -244,8 +308,7 @@ action_start(const struct action_spec *spec, struct action **out)
 	close(po[1]);
 	close(pe[1]);
 	runner = getpid();
-	if ((a->watchdog = fork()) == 0)
-		watchdog_run(a->pid, runner, spec->timeout_ms);
+	watchdog_start(a, runner, spec->timeout_ms);
 	a->fd[0] = po[0];
 	a->fd[1] = pe[0];
 	for (i = 0; i < 2; i++)
@@ -417,6 +480,9 @@ action_reap_watchdog(struct action *a)
 	while (waitpid(a->watchdog, NULL, 0) == -1 && errno == EINTR)
 		;
 	a->watchdog = -1;
+	/* Gone: nothing runs on its stack any more. */
+	munmap(a->watchdog_stack, WATCHDOG_STACK);
+	a->watchdog_stack = NULL;
 }
 
 static void

@@ -616,6 +616,23 @@ pass_fails_early(const struct pass *p, const struct pending *e,
 	return 1;
 }
 
+/* The claim of pending trigger e, just made, as the round runs it. */
+static void
+pass_claimed(struct running *claim, const struct pending *e, int64_t id,
+    enum ckpt_type type, int64_t lease)
+{
+	memset(claim, 0, sizeof(*claim));
+	claim->row = e->row;
+	claim->job = e->job;
+	claim->trigger = e->trigger;
+	claim->checkpoint_id = id;
+	claim->type = type;
+	claim->timeout_s = e->timeout_s;
+	claim->lease_ms = lease;
+	claim->is_flink = e->flink_url != NULL;
+	claim->requested = e->requested;
+}
+
 /*
  * Decides one pending trigger inside the round's transaction.  Returns
  * STORE_OK (decided or skipped) or the store's failure.
@@ -675,16 +692,7 @@ pass_decide(struct pass *p, struct pending *e, struct running *claim,
 		return STORE_OK;
 	if (rc != STORE_OK)
 		return rc;
-	memset(claim, 0, sizeof(*claim));
-	claim->row = e->row;
-	claim->job = e->job;
-	claim->trigger = e->trigger;
-	claim->checkpoint_id = id;
-	claim->type = type;
-	claim->timeout_s = e->timeout_s;
-	claim->lease_ms = lease;
-	claim->is_flink = e->flink_url != NULL;
-	claim->requested = e->requested;
+	pass_claimed(claim, e, id, type, lease);
 	*claimed = 1;
 	return STORE_OK;
 }
@@ -751,104 +759,145 @@ pass_start(struct pass *p, struct running *r, const char *command)
 	p->stats->actions++;
 }
 
+/* One round's work, read and decided in its transaction. */
+struct round {
+	struct running claims[RUNNER_MAX_ACTIVE];
+	char *commands[RUNNER_MAX_ACTIVE]; /* each claim's, or JobManager */
+	size_t nclaims;
+	size_t n; /* heads read into p->pend */
+	size_t inrange; /* rows of the range */
+	int64_t upto, failed, completed;
+};
+
+/*
+ * The round's range, and what can be decided set-based over it; what is
+ * left there waits on its job's command.  Then the first waiting trigger
+ * of each job whose command is free, read from the head of the queue up
+ * to the range's end: as many as may start, and one more to tell that
+ * the parallel limit left work for later.
+ */
+static enum store_rc
+round_read(struct pass *p, int64_t cursor, int64_t now, struct round *r)
+{
+	size_t heads = p->o->parallel - p->nrun + 1;
+	enum store_rc rc;
+
+	if (heads > p->o->batch)
+		heads = p->o->batch;
+	if ((rc = store_pending_bound(p->store, cursor, p->o->batch, &r->upto,
+		 &r->inrange)) != STORE_OK)
+		return rc;
+	if (r->inrange > 0 &&
+	    ((rc = store_fail_unknown_jobs(p->store, cursor, r->upto,
+		  FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &r->failed)) !=
+		    STORE_OK ||
+		(rc = store_complete_plain(p->store, cursor, r->upto, now,
+		     &r->completed)) != STORE_OK))
+		return rc;
+	return store_pending_heads(p->store, heads, r->upto, p->pend, &r->n);
+}
+
+/*
+ * Decides the heads read, claiming what may start: each claim counts
+ * against parallel and the per-job exclusion at once.
+ */
+static enum store_rc
+round_decide(struct pass *p, struct round *r, int64_t now)
+{
+	struct buf trace = { 0 };
+	struct pending *e;
+	enum store_rc rc = STORE_OK;
+	size_t i;
+	int claimed;
+
+	for (i = 0; i < r->n && rc == STORE_OK; i++) {
+		e = &p->pend[i];
+		rc = pass_decide(p, e, &r->claims[r->nclaims], &claimed, &trace,
+		    now);
+		if (rc != STORE_OK || !claimed)
+			continue;
+		/* A bound job's "command" is its JobManager: its own
+		 * command, if any, is not run. */
+		if (r->claims[r->nclaims].is_flink) {
+			r->commands[r->nclaims] = e->flink_url;
+			e->flink_url = NULL;
+		} else {
+			r->commands[r->nclaims] = e->command;
+			e->command = NULL;
+		}
+		p->run[p->nrun++] = r->claims[r->nclaims++];
+	}
+	store_pending_free(p->pend, r->n);
+	buf_free(&trace);
+	return rc;
+}
+
+/*
+ * A round that did not commit claimed nothing, unless its commit failed
+ * otherwise (doubtful): then the claims may have been made all the same,
+ * and are kept in doubt until a pass asks the store (claim_heard).
+ */
+static void
+round_undo(struct pass *p, struct round *r, int doubtful)
+{
+	size_t i;
+
+	store_rollback(p->store);
+	p->nrun -= r->nclaims;
+	for (i = 0; i < r->nclaims; i++)
+		if (!doubtful ||
+		    !in_doubt_keep(p->runner, &r->claims[i], r->commands[i]))
+			free(r->commands[i]);
+}
+
 /*
  * One round, in one transaction: decide set-based up to `batch` pending
  * triggers after *cursor (those no command is involved in), and claim the
  * next trigger of each job whose command is free; then start the commands
  * it claimed.  *more is set while the queue may hold more rows past the
- * cursor.  The cost of a claim does not grow with the queue: a job's
- * queued triggers are never read again while its command runs.
+ * cursor.  The cost of a claim grows with neither the queue nor the
+ * fleet: a round reads the queue's heads from its start, past only the
+ * triggers waiting behind the commands running.
  */
 static enum store_rc
 pass_round(struct pass *p, int64_t *cursor, int *more)
 {
-	struct running claims[RUNNER_MAX_ACTIVE];
-	char *commands[RUNNER_MAX_ACTIVE];
+	struct round r;
 	struct in_doubt *d;
-	struct buf trace = { 0 };
 	enum store_rc rc;
-	size_t n, i, nclaims = 0, inrange, heads;
-	int claimed, doubtful = 0;
-	int64_t now = clock_ms(CLOCK_REALTIME), upto, failed = 0, completed = 0;
+	size_t i;
+	int64_t now = clock_ms(CLOCK_REALTIME);
 
 	*more = 0;
+	memset(&r, 0, sizeof(r));
 	if ((rc = store_begin(p->store)) != STORE_OK)
 		return rc;
-	/*
-	 * The round's range, and what can be decided set-based over it;
-	 * what is left there waits on its job's command.  Then the first
-	 * waiting trigger of each job whose command is free, wherever it
-	 * is in the queue: as many as may start, and one more to tell that
-	 * the parallel limit left work for later.
-	 */
-	n = 0;
-	heads = p->o->parallel - p->nrun + 1;
-	if (heads > p->o->batch)
-		heads = p->o->batch;
-	if ((rc = store_pending_bound(p->store, *cursor, p->o->batch, &upto,
-		 &inrange)) != STORE_OK ||
-	    (inrange > 0 &&
-		((rc = store_fail_unknown_jobs(p->store, *cursor, upto,
-		      FAIL_JOB_CLASS, FAIL_JOB_TRACE "\n", now, &failed)) !=
-			STORE_OK ||
-		    (rc = store_complete_plain(p->store, *cursor, upto, now,
-			 &completed)) != STORE_OK)) ||
-	    (rc = store_pending_heads(p->store, heads, p->pend, &n)) !=
-		STORE_OK) {
+	if ((rc = round_read(p, *cursor, now, &r)) != STORE_OK) {
 		store_rollback(p->store);
 		return rc;
 	}
-	for (i = 0; i < n; i++) {
-		rc = pass_decide(p, &p->pend[i], &claims[nclaims], &claimed,
-		    &trace, now);
-		if (rc != STORE_OK)
-			break;
-		if (claimed) {
-			/* Counts against parallel and per-job exclusion. */
-			/* A bound job's "command" is its JobManager:
-			 * its own command, if any, is not run. */
-			if (claims[nclaims].is_flink) {
-				commands[nclaims] = p->pend[i].flink_url;
-				p->pend[i].flink_url = NULL;
-			} else {
-				commands[nclaims] = p->pend[i].command;
-				p->pend[i].command = NULL;
-			}
-			p->run[p->nrun++] = claims[nclaims++];
-		}
-	}
-	store_pending_free(p->pend, n);
-	buf_free(&trace);
+	rc = round_decide(p, &r, now);
 	/* A commit that was busy changed nothing (store.h). */
-	if (rc == STORE_OK && (rc = store_commit(p->store)) != STORE_OK &&
-	    rc != STORE_BUSY)
-		doubtful = 1;
+	if (rc == STORE_OK && (rc = store_commit(p->store)) != STORE_OK) {
+		round_undo(p, &r, rc != STORE_BUSY);
+		return rc;
+	}
 	if (rc != STORE_OK) {
-		store_rollback(p->store);
-		/*
-		 * Nothing was claimed, unless the commit failed otherwise:
-		 * then the claims may have been made all the same, and are
-		 * kept in doubt until a pass asks the store (claim_heard).
-		 */
-		p->nrun -= nclaims;
-		for (i = 0; i < nclaims; i++)
-			if (!doubtful ||
-			    !in_doubt_keep(p->runner, &claims[i], commands[i]))
-				free(commands[i]);
+		round_undo(p, &r, 0);
 		return rc;
 	}
 	p->stats->transactions++;
-	p->stats->failed += failed;
-	p->stats->completed += completed;
-	*cursor = upto;
-	*more = inrange == p->o->batch;
-	for (i = 0; i < nclaims; i++) {
+	p->stats->failed += r.failed;
+	p->stats->completed += r.completed;
+	*cursor = r.upto;
+	*more = r.inrange == p->o->batch;
+	for (i = 0; i < r.nclaims; i++) {
 		/* Claimed again: an earlier claim in doubt was never made. */
-		if ((d = in_doubt_find(p->runner, claims[i].row,
+		if ((d = in_doubt_find(p->runner, r.claims[i].row,
 			 KEPT_TRIGGER)) != NULL)
 			in_doubt_drop(p->runner, d);
-		pass_start(p, &p->run[p->nrun - nclaims + i], commands[i]);
-		free(commands[i]);
+		pass_start(p, &p->run[p->nrun - r.nclaims + i], r.commands[i]);
+		free(r.commands[i]);
 	}
 	return STORE_OK;
 }
@@ -1252,15 +1301,24 @@ pass_unrecorded(struct pass *p)
 	}
 }
 
-/* Waits up to RUNNER_POLL_MS for the running actions; finishes the done. */
+/*
+ * Waits up to RUNNER_POLL_MS for the running actions, or a watching
+ * runner for news too (the store's descriptor): a trigger posted while
+ * actions run starts as it comes, not at the next end of one of them.
+ * Finishes the done.
+ */
 static int
 pass_wait(struct pass *p)
 {
-	struct pollfd pfd[ACTION_POLLFDS * RUNNER_MAX_ACTIVE];
+	struct pollfd pfd[ACTION_POLLFDS * RUNNER_MAX_ACTIVE + 1];
 	size_t i, n = 0;
 	int timeout = RUNNER_POLL_MS, t, finished = 0;
 	int64_t now = action_now_ms();
 
+	if (p->o->watching && (pfd[0].fd = store_watch_fd(p->store)) != -1) {
+		pfd[0].events = POLLIN;
+		n = 1;
+	}
 	for (i = 0; i < p->nrun; i++) {
 		if (p->run[i].is_flink)
 			continue; /* stepped below, each time */

@@ -24,6 +24,7 @@ struct runner_opts {
 	const char *commands; /* the commands file; NULL: none (commands.h) */
 	/* CHECKPOINT_SAVEPOINT_ROOT, for a job the file gives no directory */
 	const char *savepoint_root;
+	int watching; /* --watch: news wakes a pass's waits too */
 };
 
 struct runner_stats {

@@ -179,6 +179,70 @@ struct cmdline {
 	int watch, want_stats, use_syslog, allow_root;
 };
 
+/* optarg as a number of lo to hi, or the usage after saying why. */
+static int64_t
+opt_number(const char *name, int64_t lo, int64_t hi)
+{
+	int64_t n;
+
+	if (settings_parse_int(optarg, lo, hi, &n) == -1) {
+		fprintf(stderr,
+		    "checkpoint-runner: %s %s: expected %lld to %lld\n", name,
+		    optarg, (long long)lo, (long long)hi);
+		usage();
+	}
+	return n;
+}
+
+/* Takes option ch (of getopt_long) and its optarg. */
+static void
+take_option(int ch, struct runner_opts *ro, struct cmdline *cl)
+{
+	switch (ch) {
+	case 'b':
+		ro->batch = (size_t)opt_number("--batch", 1, 100000);
+		break;
+	case 'D':
+		/* Kept, and hidden from ps: a URI's password. */
+		free(cl->db); /* the last --db counts */
+		if ((cl->db = strdup(optarg)) == NULL) {
+			log_error("out of memory");
+			exit(EXIT_USAGE);
+		}
+		store_hide_password(optarg);
+		break;
+	case 'l':
+		if (log_level_parse(optarg, &cl->lvl) == -1) {
+			fprintf(stderr,
+			    "checkpoint-runner: --log-level %s: expected "
+			    "error, warn, info or debug\n",
+			    optarg);
+			usage();
+		}
+		break;
+	case 'p':
+		ro->parallel = (size_t)opt_number("--parallel", 1, 63);
+		break;
+	case 'R':
+		cl->allow_root = 1;
+		break;
+	case 'S':
+		cl->want_stats = 1;
+		break;
+	case 'L':
+		cl->use_syslog = 1;
+		break;
+	case 'V':
+		puts(PACKAGE_STRING);
+		exit(EXIT_OK);
+	case 'w':
+		cl->watch = 1;
+		break;
+	default:
+		usage();
+	}
+}
+
 /* Reads argv into ro and cl; exits on --version and on a bad option. */
 static void
 parse_options(int argc, char *argv[], struct runner_opts *ro,
@@ -197,7 +261,6 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 		{ "watch", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int64_t n;
 	long ncpu;
 	int ch;
 
@@ -207,66 +270,8 @@ parse_options(int argc, char *argv[], struct runner_opts *ro,
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	ro->parallel = ncpu > 0 ? (size_t)ncpu : 1;
 	ro->batch = 5000;
-	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'b':
-			if (settings_parse_int(optarg, 1, 100000, &n) == -1) {
-				fprintf(stderr,
-				    "checkpoint-runner: --batch "
-				    "%s: expected 1 to 100000\n",
-				    optarg);
-				usage();
-			}
-			ro->batch = (size_t)n;
-			break;
-		case 'D':
-			/* Kept, and hidden from ps: a URI's password. */
-			free(cl->db); /* the last --db counts */
-			if ((cl->db = strdup(optarg)) == NULL) {
-				log_error("out of memory");
-				exit(EXIT_USAGE);
-			}
-			store_hide_password(optarg);
-			break;
-		case 'l':
-			if (log_level_parse(optarg, &cl->lvl) == -1) {
-				fprintf(stderr,
-				    "checkpoint-runner: --log-level "
-				    "%s: expected error, warn, info or "
-				    "debug\n",
-				    optarg);
-				usage();
-			}
-			break;
-		case 'p':
-			if (settings_parse_int(optarg, 1, 63, &n) == -1) {
-				fprintf(stderr,
-				    "checkpoint-runner: --parallel "
-				    "%s: expected 1 to 63\n",
-				    optarg);
-				usage();
-			}
-			ro->parallel = (size_t)n;
-			break;
-		case 'R':
-			cl->allow_root = 1;
-			break;
-		case 'S':
-			cl->want_stats = 1;
-			break;
-		case 'L':
-			cl->use_syslog = 1;
-			break;
-		case 'V':
-			puts(PACKAGE_STRING);
-			exit(EXIT_OK);
-		case 'w':
-			cl->watch = 1;
-			break;
-		default:
-			usage();
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1)
+		take_option(ch, ro, cl);
 	if (optind != argc)
 		usage();
 	if (ro->parallel > 63)
@@ -446,13 +451,29 @@ watch(const struct settings *st, const struct runner_opts *ro, int want_stats)
 	return EXIT_OK;
 }
 
+/* SIGTERM and SIGINT stop the runner (quit); SIGPIPE is ignored. */
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* An action's end wakes the pass (and an ignored SIGCHLD is undone). */
+	action_wake_on_exit();
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct settings st;
 	struct runner_opts ro;
 	struct cmdline cl;
-	struct sigaction sa;
 	struct store *s;
 	char owner[300], err[256];
 	int ret = EXIT_USAGE;
@@ -476,6 +497,7 @@ main(int argc, char *argv[])
 		goto out;
 	ro.commands = st.commands;
 	ro.savepoint_root = st.savepoint_root;
+	ro.watching = cl.watch;
 	if (runner_owner(owner, sizeof(owner)) == -1) {
 		log_error("cannot name this runner");
 		goto out;
@@ -487,16 +509,7 @@ main(int argc, char *argv[])
 	}
 
 	umask(007);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	/* An action's end wakes the pass (and an ignored SIGCHLD is undone). */
-	action_wake_on_exit();
-
+	catch_signals();
 	/* A large page cache: batches over large queues stay in memory. */
 	if (cl.watch)
 		ret = watch(&st, &ro, cl.want_stats);

@@ -575,6 +575,79 @@ op_start(struct pass *p, struct savepoint_task *sp, struct disposal_task *dp,
 }
 
 /*
+ * After a round's commit (rc): the commands of the tasks it claimed (of
+ * sp or dp, n of them) start; if the commit failed without saying
+ * whether it was made (doubtful), their claims are kept in doubt
+ * (op_start_due).
+ */
+static void
+op_round_start(struct pass *p, enum store_rc rc, int doubtful,
+    struct savepoint_task *sp, struct disposal_task *dp, const int *claimed,
+    const int64_t *ids, size_t n, int64_t now)
+{
+	struct savepoint_task *s;
+	struct disposal_task *d;
+	int64_t lease;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!claimed[i])
+			continue;
+		s = sp != NULL ? &sp[i] : NULL;
+		d = dp != NULL ? &dp[i] : NULL;
+		lease = claim_lease(now,
+		    s != NULL ? s->timeout_s : d->timeout_s);
+		if (rc == STORE_OK)
+			op_start(p, s, d, ids != NULL ? ids[i] : 0, lease);
+		else if (doubtful)
+			op_doubt_keep(p, s, d, ids != NULL ? ids[i] : 0, lease);
+	}
+}
+
+/* Fails savepoint task t at once, of class with the trace made. */
+static enum store_rc
+op_savepoint_fail(struct pass *p, const struct savepoint_task *t,
+    const char *class, struct buf *trace, int64_t now)
+{
+	enum store_rc rc;
+
+	rc = store_savepoint_complete(p->store, t->row, NULL, 0, NULL, class,
+	    buf_str(trace), now);
+	p->stats->failed += rc == STORE_OK;
+	return rc;
+}
+
+/*
+ * Claims t[i] of the n tasks, under the job's next id in *id (none for a
+ * JobManager's, which gives its own at the end); the job's later tasks
+ * of the round wait for it.  *claimed: whether it was.
+ */
+static enum store_rc
+op_savepoint_take(struct pass *p, struct savepoint_task *t, size_t n, size_t i,
+    int64_t *id, int *claimed, int64_t now)
+{
+	enum store_rc rc;
+	size_t k;
+
+	*id = 0;
+	if (t[i].flink_url == NULL &&
+	    (rc = store_next_checkpoint_id(p->store, &t[i].job, id)) !=
+		STORE_OK)
+		return rc;
+	rc = store_savepoint_claim(p->store, t[i].row, p->o->owner, *id, now,
+	    claim_lease(now, t[i].timeout_s));
+	if (rc == STORE_NOTFOUND)
+		return STORE_OK;
+	if (rc != STORE_OK)
+		return rc;
+	*claimed = 1;
+	for (k = i + 1; k < n; k++)
+		if (strcmp(t[k].job.s, t[i].job.s) == 0)
+			t[k].job_busy = 1;
+	return STORE_OK;
+}
+
+/*
  * One round of savepoints: decided and claimed in one transaction, then
  * the claimed ones' commands run.  *more while the round was full.
  */
@@ -585,9 +658,9 @@ op_savepoint_round(struct pass *p, int *more)
 	int64_t ids[OP_BATCH];
 	int claimed[OP_BATCH];
 	struct buf trace = { 0 };
-	int64_t now = clock_ms(CLOCK_REALTIME), id;
+	int64_t now = clock_ms(CLOCK_REALTIME);
 	enum store_rc rc;
-	size_t n = 0, i, k, decided = 0;
+	size_t n = 0, i, decided = 0;
 	int doubtful;
 
 	*more = 0;
@@ -596,68 +669,39 @@ op_savepoint_round(struct pass *p, int *more)
 		return rc;
 	rc = store_savepoints_pending(p->store, t, OP_BATCH, &n);
 	for (i = 0; rc == STORE_OK && i < n; i++) {
+		buf_reset(&trace);
 		if (!t[i].job_known || !t[i].job_running) {
-			buf_reset(&trace);
 			buf_printf(&trace, FAIL_JOB_TRACE "\n", t[i].job.s,
 			    t[i].job.s);
-			rc = store_savepoint_complete(p->store, t[i].row, NULL,
-			    0, NULL, FAIL_JOB_CLASS, buf_str(&trace), now);
-			p->stats->failed += rc == STORE_OK;
+			rc = op_savepoint_fail(p, &t[i], FAIL_JOB_CLASS, &trace,
+			    now);
 			decided++;
+		} else if (t[i].job_busy)
+			/* One command of a job at a time, and this pass's. */
 			continue;
-		}
-		/* One command of a job at a time, and this pass's own. */
-		if (t[i].job_busy)
-			continue;
-		if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
+		else if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
 			/* Nothing runs it: no location, and no id. */
-			buf_reset(&trace);
 			buf_printf(&trace, FAIL_NO_COMMAND_TRACE "\n",
 			    t[i].stop ? "stop" : "savepoint",
 			    t[i].stop ? "stop" : "savepoint");
-			rc = store_savepoint_complete(p->store, t[i].row, NULL,
-			    0, NULL, FAIL_CKPT_CLASS, buf_str(&trace), now);
-			p->stats->failed += rc == STORE_OK;
+			rc = op_savepoint_fail(p, &t[i], FAIL_CKPT_CLASS,
+			    &trace, now);
 			decided++;
-			continue;
+		} else {
+			rc = op_savepoint_take(p, t, n, i, &ids[i], &claimed[i],
+			    now);
+			decided += claimed[i];
 		}
-		/* A JobManager gives its own id, at the end. */
-		id = 0;
-		if (t[i].flink_url == NULL &&
-		    (rc = store_next_checkpoint_id(p->store, &t[i].job, &id)) !=
-			STORE_OK)
-			break;
-		rc = store_savepoint_claim(p->store, t[i].row, p->o->owner, id,
-		    now, claim_lease(now, t[i].timeout_s));
-		if (rc == STORE_OK) {
-			claimed[i] = 1;
-			ids[i] = id;
-			decided++;
-			/* The job's next savepoint waits for this one. */
-			for (k = i + 1; k < n; k++)
-				if (strcmp(t[k].job.s, t[i].job.s) == 0)
-					t[k].job_busy = 1;
-		} else if (rc == STORE_NOTFOUND)
-			rc = STORE_OK;
 	}
 	buf_free(&trace);
-	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
-		/*
-		 * Again while a round decides anything: the rows it left
-		 * wait for a job's savepoint this round ran.  A round of
-		 * busy jobs only waits for the next pass.
-		 */
-		*more = decided > 0;
-		for (i = 0; i < n; i++)
-			if (claimed[i])
-				op_start(p, &t[i], NULL, ids[i],
-				    claim_lease(now, t[i].timeout_s));
-	} else
-		/* Made, perhaps: kept in doubt (op_start_due). */
-		for (i = 0; i < n; i++)
-			if (claimed[i] && doubtful)
-				op_doubt_keep(p, &t[i], NULL, ids[i],
-				    claim_lease(now, t[i].timeout_s));
+	rc = op_round_commit(p, rc, &doubtful);
+	/*
+	 * Again while a round decides anything: the rows it left wait for
+	 * a job's savepoint this round ran.  A round of busy jobs only
+	 * waits for the next pass.
+	 */
+	*more = rc == STORE_OK && decided > 0;
+	op_round_start(p, rc, doubtful, t, NULL, claimed, ids, n, now);
 	store_savepoint_tasks_free(t, n);
 	return rc;
 }
@@ -746,6 +790,28 @@ op_run_disposal(struct pass *p, const struct disposal_task *t, int64_t lease_ms)
 }
 
 /*
+ * Whether disposal t fails before anything runs (op_disposal_round), the
+ * trace of its failure then made in trace.
+ */
+static int
+op_disposal_refused(const struct disposal_task *t, struct buf *trace)
+{
+	buf_reset(trace);
+	if (!t->job_found)
+		throwable_dispose_missing(trace, t->path);
+	else if (t->command == NULL && t->flink_url == NULL)
+		throwable_dispose_trace(trace, t->path,
+		    "java.io.FileNotFoundException",
+		    "the job has no dispose command");
+	else if (t->scope > 0 && t->scope <= DISPOSAL_NEWEST)
+		throwable_dispose_trace(trace, t->path, FAIL_SCOPE_CAUSE,
+		    disposal_scope_why[t->scope]);
+	else
+		return 0;
+	return 1;
+}
+
+/*
  * One round of disposals.  A path that is no savepoint of a job with a
  * dispose command fails at once, as Flink's disposal of a path it cannot
  * read: "Could not dispose savepoint", caused by a FileNotFoundException;
@@ -769,25 +835,7 @@ op_disposal_round(struct pass *p, int *more)
 		return rc;
 	rc = store_disposals_pending(p->store, t, OP_BATCH, &n);
 	for (i = 0; rc == STORE_OK && i < n; i++) {
-		if (!t[i].job_found ||
-		    (t[i].command == NULL && t[i].flink_url == NULL)) {
-			buf_reset(&trace);
-			if (!t[i].job_found)
-				throwable_dispose_missing(&trace, t[i].path);
-			else
-				throwable_dispose_trace(&trace, t[i].path,
-				    "java.io.FileNotFoundException",
-				    "the job has no dispose command");
-			rc = store_disposal_complete(p->store, t[i].row, NULL,
-			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
-			    now);
-			p->stats->failed += rc == STORE_OK;
-			continue;
-		}
-		if (t[i].scope > 0 && t[i].scope <= DISPOSAL_NEWEST) {
-			buf_reset(&trace);
-			throwable_dispose_trace(&trace, t[i].path,
-			    FAIL_SCOPE_CAUSE, disposal_scope_why[t[i].scope]);
+		if (op_disposal_refused(&t[i], &trace)) {
 			rc = store_disposal_complete(p->store, t[i].row, NULL,
 			    t[i].path, THROWABLE_DISPOSE_CLASS, buf_str(&trace),
 			    now);
@@ -802,17 +850,9 @@ op_disposal_round(struct pass *p, int *more)
 			rc = STORE_OK;
 	}
 	buf_free(&trace);
-	if ((rc = op_round_commit(p, rc, &doubtful)) == STORE_OK) {
-		*more = n == OP_BATCH;
-		for (i = 0; i < n; i++)
-			if (claimed[i])
-				op_start(p, NULL, &t[i], 0,
-				    claim_lease(now, t[i].timeout_s));
-	} else
-		for (i = 0; i < n; i++)
-			if (claimed[i] && doubtful)
-				op_doubt_keep(p, NULL, &t[i], 0,
-				    claim_lease(now, t[i].timeout_s));
+	rc = op_round_commit(p, rc, &doubtful);
+	*more = rc == STORE_OK && n == OP_BATCH;
+	op_round_start(p, rc, doubtful, NULL, t, claimed, NULL, n, now);
 	store_disposal_tasks_free(t, n);
 	return rc;
 }

@@ -438,8 +438,8 @@ enum store_rc store_complete_plain(struct store *, int64_t after, int64_t upto,
 enum store_rc store_pending(struct store *, int64_t after_row, int64_t upto_row,
     size_t max, struct pending *, size_t *n);
 void store_pending_free(struct pending *, size_t n);
-enum store_rc store_pending_heads(struct store *, size_t max, struct pending *,
-    size_t *n);
+enum store_rc store_pending_heads(struct store *, size_t max, int64_t upto_row,
+    struct pending *, size_t *n);
 enum store_rc store_next_checkpoint_id(struct store *, const struct id *job,
     int64_t *id);
 enum store_rc store_complete(struct store *, int64_t row, const char *owner,

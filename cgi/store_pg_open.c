@@ -164,9 +164,13 @@ pg_session(struct pg *s)
 	 * upsert, several GETs' reads) again at every run, since knowing the
 	 * array's length always made the new plan look cheaper, and the
 	 * planning cost more than the read (scripts/bench.d/results.md).
+	 * No JIT: a generic plan's estimate over the fleet can pass
+	 * jit_above_cost (the history's pruning by count, costed by
+	 * statistics of a full list of grown jobs), and the server then
+	 * compiled it at each run, for far longer than it ran.
 	 */
 	snprintf(sql, sizeof(sql),
-	    "SET plan_cache_mode = force_generic_plan;"
+	    "SET plan_cache_mode = force_generic_plan; SET jit = off;"
 	    " SET lock_timeout = %lld; SET statement_timeout = %lld%s",
 	    (long long)s->busy_ms, (long long)s->busy_ms * 5,
 	    s->sync_normal ? "; SET synchronous_commit = off" : "");

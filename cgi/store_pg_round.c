@@ -19,19 +19,20 @@
 #include "store_pg_impl.h"
 
 /*
- * A round's statement: the one that locks its jobs first, and which of
- * its values are the round's range (after, upto] and the jobs (-1:
- * none).  The range's jobs are locked once a transaction, though each of
- * the round's statements asks; a lock of the heads (STMT_LOCK_HEADS) is
- * the statement's own.
+ * A round's statement: the one that locks its jobs first, which two of
+ * its values that lock takes (STMT_LOCK_JOBS: the round's range (a, b];
+ * STMT_LOCK_HEADS: how many heads, and the range's last row), and where
+ * the jobs go.  The range's jobs are locked once a transaction, though
+ * each of the round's statements asks; a lock of the heads is the
+ * statement's own.
  */
 static const struct {
 	enum stmt id, lock;
-	int after, upto, jobs;
+	int a, b, jobs;
 } pg_rounds[] = {
 	{ STMT_COMPLETE_PLAIN, STMT_LOCK_JOBS, 0, 1, 3 },
 	{ STMT_PENDING, STMT_LOCK_JOBS, 0, 2, 3 },
-	{ STMT_PENDING_HEADS, STMT_LOCK_HEADS, -1, -1, 1 },
+	{ STMT_PENDING_HEADS, STMT_LOCK_HEADS, 0, 2, 1 },
 };
 
 /* Runs lock with v and keeps the jobs it locked, in s->jobs. */
@@ -88,11 +89,16 @@ pg_round_vals(struct pg *s, enum stmt id, const struct store_val *v, int n,
 		if (pg_rounds[i].id == id)
 			break;
 	if (i == sizeof(pg_rounds) / sizeof(pg_rounds[0]) ||
-	    pg_rounds[i].jobs >= n || n > PG_MAX_PARAMS)
+	    pg_rounds[i].jobs >= n || pg_rounds[i].b >= n || n > PG_MAX_PARAMS)
 		return v;
-	*rc = pg_rounds[i].after < 0 ?
-	    pg_lock(s, pg_rounds[i].lock, NULL, 0) :
-	    pg_lock_range(s, v[pg_rounds[i].after].i, v[pg_rounds[i].upto].i);
+	if (pg_rounds[i].lock == STMT_LOCK_JOBS) {
+		*rc = pg_lock_range(s, v[pg_rounds[i].a].i,
+		    v[pg_rounds[i].b].i);
+	} else {
+		struct store_val lv[] = { v[pg_rounds[i].a], v[pg_rounds[i].b] };
+
+		*rc = pg_lock(s, pg_rounds[i].lock, lv, NVAL(lv));
+	}
 	memcpy(own, v, (size_t)n * sizeof(*v));
 	own[pg_rounds[i].jobs].s = buf_str(&s->jobs);
 	return own;

@@ -708,17 +708,31 @@ const char *const store_pg_sql[STMT__MAX] = {
 	    " SET last_id = greatest(checkpoint_counters.last_id,"
 	    " excluded.last_id)",
 	/*
-	 * The jobs whose first waiting trigger a round may take, locked
-	 * until its end; those another runner's round holds are its own to
-	 * take, and are skipped rather than waited for.  The heads are read
-	 * by the next statement, whose snapshot follows the locks: a claim
-	 * committed meanwhile is seen.
+	 * The jobs whose first waiting trigger a round may take, up to $1,
+	 * found as SQLite's STMT_PENDING_HEADS finds them (the queue in
+	 * arrival order up to the round's last row, $2; each row's job and
+	 * queue probed by their keys, OFFSET 0: never a join over the
+	 * fleet), locked until the round's end; those another runner's
+	 * round holds are its own to take, and are skipped rather than
+	 * waited for.  The heads are read by the next statement, whose
+	 * snapshot follows the locks: a claim committed meanwhile is seen.
 	 */
 	[STMT_LOCK_HEADS] =
-	    "SELECT job_id FROM jobs WHERE state = 'RUNNING'"
-	    " AND (command IS NOT NULL OR flink_url IS NOT NULL)"
+	    "SELECT job_id FROM jobs WHERE job_id = ANY (ARRAY("
+	    " SELECT t.job_id FROM triggers t,"
+	    " LATERAL (SELECT 1 FROM jobs h WHERE h.job_id = t.job_id"
+	    "  AND h.state = 'RUNNING'"
+	    "  AND (h.command IS NOT NULL OR h.flink_url IS NOT NULL)"
+	    "  AND NOT EXISTS (SELECT 1 FROM triggers e"
+	    "   WHERE e.job_id = t.job_id AND e.status = 'IN_PROGRESS'"
+	    "   AND e.claimed_by IS NULL AND e.id < t.id)"
+	    "  AND NOT EXISTS (SELECT 1 FROM triggers c"
+	    "   WHERE c.job_id = t.job_id AND c.status = 'IN_PROGRESS'"
+	    "   AND c.claimed_by IS NOT NULL) OFFSET 0) AS h"
+	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND t.id <= $2 ORDER BY t.id LIMIT $1))"
 	    " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED",
-	/* As SQLite's, of the jobs locked ($2). */
+	/* The first waiting trigger of each job locked ($2), by its key. */
 	[STMT_PENDING_HEADS] =
 	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
 	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"

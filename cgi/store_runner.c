@@ -219,16 +219,19 @@ pending_rows(struct store_rows *r, size_t max, struct pending *p, size_t *n)
 
 /*
  * The first waiting trigger of each RUNNING job with a command none of
- * whose triggers is claimed, up to max, in arrival order: what a round
- * may start, found by one probe a job, whatever the length of the queue.
- * A driver whose rounds run beside other hosts' locks those jobs first,
- * skipping those another round holds.  The caller holds a transaction
- * (store_begin) and frees with store_pending_free.
+ * whose triggers is claimed, up to max, in arrival order, up to row
+ * upto_row: what a round may start, found by reading the queue from its
+ * head, whatever the number of jobs.  A driver whose rounds run beside
+ * other hosts' locks those jobs first, skipping those another round
+ * holds.  The caller holds a transaction (store_begin) and frees with
+ * store_pending_free.
  */
 enum store_rc
-store_pending_heads(struct store *s, size_t max, struct pending *p, size_t *n)
+store_pending_heads(struct store *s, size_t max, int64_t upto_row,
+    struct pending *p, size_t *n)
 {
-	struct store_val v[] = { VAL_INT((int64_t)max), VAL_TEXT(NULL) };
+	struct store_val v[] = { VAL_INT((int64_t)max), VAL_TEXT(NULL),
+		VAL_INT(upto_row) };
 	struct store_rows r;
 
 	*n = 0;

@@ -611,19 +611,26 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	    " SET last_id = max(last_id, excluded.last_id)",
 	/*
 	 * The first waiting trigger of each job whose command (or
-	 * JobManager) is free: one probe of triggers_queue a job, however
-	 * long its queue.
+	 * JobManager) is free, up to the round's last row (?3): the queue
+	 * read in arrival order by its index (named: the planner would
+	 * rather walk every job), until ?1 are found.  What it passes over
+	 * is what waits behind the commands running (triggers the round's
+	 * range has not resolved are left to it), not the fleet: a job's
+	 * own queue is probed once a row, by triggers_queue.
 	 */
 	[STMT_PENDING_HEADS] =
 	    "SELECT t.id, t.job_id, t.trigger_id, t.requested_type,"
-	    " j.job_id IS NOT NULL, j.state, j.checkpoint_type, j.command,"
-	    " j.timeout_s, 0, j.flink_url"
-	    " FROM jobs j JOIN triggers t ON t.id = (SELECT min(q.id)"
-	    "  FROM triggers q WHERE q.job_id = j.job_id"
-	    "  AND q.status = 'IN_PROGRESS' AND q.claimed_by IS NULL)"
-	    " WHERE j.state = 'RUNNING'"
+	    " 1, j.state, j.checkpoint_type, j.command, j.timeout_s, 0,"
+	    " j.flink_url"
+	    " FROM triggers t INDEXED BY triggers_pending"
+	    " CROSS JOIN jobs j ON j.job_id = t.job_id"
+	    " WHERE t.status = 'IN_PROGRESS' AND t.claimed_by IS NULL"
+	    " AND t.id <= ?3 AND j.state = 'RUNNING'"
 	    " AND (j.command IS NOT NULL OR j.flink_url IS NOT NULL)"
-	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = j.job_id"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers e WHERE e.job_id = t.job_id"
+	    "  AND e.status = 'IN_PROGRESS' AND e.claimed_by IS NULL"
+	    "  AND e.id < t.id)"
+	    " AND NOT EXISTS (SELECT 1 FROM triggers c WHERE c.job_id = t.job_id"
 	    "  AND c.status = 'IN_PROGRESS' AND c.claimed_by IS NOT NULL)"
 	    " ORDER BY t.id LIMIT ?1",
 };

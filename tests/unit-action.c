@@ -15,7 +15,9 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +444,79 @@ test_step_api(void)
 	tap_ok(1, "action_free(NULL) is harmless");
 }
 
+/* command started with a deadline a minute away, or NULL (said). */
+static struct action *
+start(const char *command, const char *what)
+{
+	struct action_spec spec;
+	struct action *a = NULL;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.command = command;
+	spec.timeout_ms = 60000;
+	if (action_start(&spec, &a) == -1 || a == NULL) {
+		tap_ok(0, "action_start (%s)", what);
+		return NULL;
+	}
+	return a;
+}
+
+/* Written after an action started: seen by its watchdog, or not. */
+static volatile long shared_mark = 1;
+
+/* The process of group other than its leader (the watchdog), or -1. */
+static pid_t
+group_other(pid_t group)
+{
+	char path[64];
+	pid_t pid;
+	int i;
+
+	/* The watchdog's pid follows the shell's closely. */
+	for (i = 1; i < 4096; i++) {
+		pid = group + i;
+		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
+		if (access(path, F_OK) == 0 && getpgid(pid) == group)
+			return pid;
+	}
+	return -1;
+}
+
+/*
+ * The watchdog shares the runner's memory, not a copy of it: a fork's
+ * copy cost an action more the more of the database the runner held in
+ * its cache (copying its page tables, then each page the runner wrote
+ * while the watchdog lived).  A value written after the start reads the
+ * same in the watchdog's memory.
+ */
+static void
+test_watchdog_shares(void)
+{
+	struct action *a;
+	long seen = 0;
+	char path[64];
+	pid_t wd;
+	int fd;
+
+	if ((a = start("sleep 30", "watchdog")) == NULL)
+		return;
+	shared_mark = 42;
+	wd = group_other(action_pid(a));
+	tap_ok(wd > 0, "the action's group holds its watchdog");
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)wd);
+	if ((fd = open(path, O_RDONLY)) != -1) {
+		if (pread(fd, &seen, sizeof(seen),
+			(off_t)(uintptr_t)&shared_mark) !=
+		    (ssize_t)sizeof(seen))
+			seen = -1;
+		close(fd);
+	}
+	tap_is_int(seen, 42,
+	    "the watchdog sees the runner's memory, not a copy");
+	action_kill(a);
+	action_free(a);
+}
+
 /*
  * With action_wake_on_exit, the shell's exit interrupts action_poll: the
  * wait is the deadline's, and a command that closes its pipes and exits
@@ -451,7 +526,6 @@ test_step_api(void)
 static void
 test_wake_on_exit(void)
 {
-	struct action_spec spec;
 	struct action *a = NULL;
 	struct pollfd pfd[ACTION_POLLFDS];
 	sigset_t set;
@@ -460,13 +534,8 @@ test_wake_on_exit(void)
 	action_wake_on_exit();
 	sigprocmask(SIG_SETMASK, NULL, &set);
 	tap_ok(sigismember(&set, SIGCHLD), "SIGCHLD blocked outside the poll");
-	memset(&spec, 0, sizeof(spec));
-	spec.command = "exec >&- 2>&-; sleep 0.3";
-	spec.timeout_ms = 60000;
-	if (action_start(&spec, &a) == -1 || a == NULL) {
-		tap_ok(0, "action_start (wake on exit)");
+	if ((a = start("exec >&- 2>&-; sleep 0.3", "wake on exit")) == NULL)
 		return;
-	}
 	tap_ok(action_timeout(a, action_now_ms()) > 1000,
 	    "the wait is the deadline's, no short poll for the exit");
 	while (!action_step(a, action_now_ms()) && steps++ < 1000)
@@ -569,6 +638,7 @@ main(void)
 	test_timeout();
 	test_leftovers();
 	test_step_api();
+	test_watchdog_shares();
 	test_wake_on_exit();
 	test_failure_cause();
 	return tap_done();

@@ -1,5 +1,7 @@
 /*
- * Every statement about one job visits that job's rows, never the fleet's:
+ * Every statement about one job visits that job's rows, never the fleet's
+ * (and a runner's round, the heads of the queue it takes, never the
+ * fleet's jobs):
  * on a fleet of jobs, each with checkpoints in its history, a waiting
  * trigger, a savepoint, a schedule and a retention policy, each per-job
  * statement of the driver's table is run as the store runs it, and what
@@ -122,6 +124,16 @@ static const struct probe probes[] = {
 	    { T(JOB), T("%"), I(50) } },
 	{ __LINE__, STMT_JOB_PAGE, "a page of the job lists, searched", 3,
 	    { T(JOB), T("%fleet%"), I(50) } },
+	/*
+	 * A runner's round: the first waiting trigger of the jobs whose
+	 * command is free, three of them, wherever the queue ends; on
+	 * PostgreSQL the walk is the lock's, and the heads are read of the
+	 * jobs it locked.
+	 */
+	{ __LINE__, STMT_LOCK_HEADS, "a round: the jobs whose head it takes", 2,
+	    { I(3), I(INT64_MAX) } },
+	{ __LINE__, STMT_PENDING_HEADS, "a round: their first triggers", 3,
+	    { I(3), NUL, I(INT64_MAX) } },
 };
 #define NPROBES (sizeof(probes) / sizeof(probes[0]))
 
@@ -132,6 +144,8 @@ static const struct probe pg_probes[] = {
 	    { T("{" JOB "}"), T("{" NEWTRIG "}"), T("{CONFIGURED}"),
 		T("{NULL}"), T("{NULL}"), I(300000), I(BOUND), T("c"), T("t"),
 		T("x") } },
+	{ __LINE__, STMT_PENDING_HEADS, "a round: their first triggers", 3,
+	    { I(3), T("{" JOB "}"), I(INT64_MAX) } },
 };
 #endif
 
@@ -165,6 +179,9 @@ static const char *const seed_sql[] = {
 	JOBS "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	     " trigger_id) SELECT @J, 'CHECKPOINT', 0, 1, @T"
 	     " FROM n, (SELECT 5 AS k) AS ks",
+	/* Every job's command: each waiting trigger a head a round takes. */
+	JOBS "UPDATE jobs SET command = 'true' WHERE job_id IN"
+	     " (SELECT @J FROM n)",
 	/* Every job's history pruned by a pass but the job's (0015). */
 	JOBS "DELETE FROM history_grown WHERE job_id <> '" JOB "'"
 	     " AND job_id IN (SELECT @J FROM n)",
@@ -526,10 +543,14 @@ measure(const struct dialect *d, int64_t *out)
 	char buf[STORE_SQL_SHARED_MAX];
 	size_t i;
 
+	const char *sql;
+
+	/* A statement the dialect has none of visits nothing. */
 	for (i = 0; i < NPROBES; i++)
-		if ((out[i] = d->visits(d->conn,
-			 stmt_text(d, probes[i].id, buf, sizeof(buf)),
-			 &probes[i])) < 0)
+		if ((sql = stmt_text(d, probes[i].id, buf, sizeof(buf))) ==
+		    NULL)
+			out[i] = 0;
+		else if ((out[i] = d->visits(d->conn, sql, &probes[i])) < 0)
 			return -1;
 	return 0;
 }

@@ -229,6 +229,7 @@ public final class FlinkReference {
 		same("jobs", "GET", "/jobs", null);
 		/* After the details: Flink's cache of them is short. */
 		failedFamily();
+		failureCounted(base);
 		same("statistics after a failed savepoint and stop", "GET", base,
 		    null);
 		/* Last: a stop ends the job. */
@@ -537,6 +538,22 @@ public final class FlinkReference {
 	private static long id(Answer a) throws Exception {
 		return JSON.readTree(a.body).path("operation")
 		    .path("checkpointId").asLong(-1);
+	}
+
+	/*
+	 * Until Flink's statistics at path hold the last failure, at most
+	 * 30 s: they are a snapshot cached for a while, and a loaded machine
+	 * reads them again before the cache has let the old one go.
+	 */
+	private static void failureCounted(String path) throws Exception {
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		do {
+			Answer a = send(flink, "GET", path, null);
+			if (JSON.readTree(a.body).path("history").path(0)
+			    .path("status").asText().equals("FAILED"))
+				return;
+			Thread.sleep(200);
+		} while (System.nanoTime() < end);
 	}
 
 	private static Answer poll(String side, String path) throws Exception {
