@@ -190,9 +190,9 @@ sp_post savepoints "$(tid 12)" ',"target-directory":"file:/sp/ok"' &&
     sp_post savepoints "$(tid 11)" && pass
 for t in 11:file:/etc 12:file:/tmp/elsewhere; do
 	is "$(dbq "SELECT status || ' ' || coalesce(location, '-') || ' ' ||
-	    substr(failure_trace, 1, 400) FROM savepoints
+	    substr(failure_trace, 1, 800) FROM savepoints
 	    WHERE trigger_id = '$(tid ${t%%:*})'" | head -n 1)" \
-	    "COMPLETED - $CKPT_CLASS: $REFUSED: $CMDS registers this savepoint directory for job $J, and ${t#*:} is refused: it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT." \
+	    "COMPLETED - java.util.concurrent.CompletionException: $CKPT_CLASS: $REFUSED: $CMDS registers this savepoint directory for job $J, and ${t#*:} is refused: it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT." \
 	    "a savepoint into ${t#*:}, written by the web server's user: fails with the cause"
 done
 as_web sqlite3 -cmd '.timeout 5000' "$DB" \

@@ -464,19 +464,40 @@ start(const char *command, const char *what)
 /* Written after an action started: seen by its watchdog, or not. */
 static volatile long shared_mark = 1;
 
-/* The process of group other than its leader (the watchdog), or -1. */
+/* The parent of process pid, from /proc/PID/stat; -1 if it is gone. */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	long ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	/* "pid (comm) state ppid ...": comm may hold spaces, not ')'s last. */
+	if (fgets(buf, sizeof(buf), f) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 1, " %*c %ld", &ppid);
+	fclose(f);
+	return (pid_t)ppid;
+}
+
+/*
+ * The watchdog of the action whose group is group: the process of that
+ * group the runner (this process) started beside the shell, or -1.  The
+ * shell's own children are in the group too.
+ */
 static pid_t
 group_other(pid_t group)
 {
-	char path[64];
 	pid_t pid;
 	int i;
 
 	/* The watchdog's pid follows the shell's closely. */
 	for (i = 1; i < 4096; i++) {
 		pid = group + i;
-		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
-		if (access(path, F_OK) == 0 && getpgid(pid) == group)
+		if (getpgid(pid) == group && parent_of(pid) == getpid())
 			return pid;
 	}
 	return -1;
