@@ -16,8 +16,10 @@
 #
 # To weigh a change, B=DIR names the root of another build (its
 # cgi/checkpoint-runner and cgi/checkpointctl): each case then runs
-# ROUNDS times (3), this build's pass and B's one after the other, so
-# that a loaded machine's drift falls on both alike, each on a database
+# ROUNDS times (4), this build's pass and B's one after the other, in
+# the order a b, then b a, so that a loaded machine's drift, rising or
+# falling, falls on both alike (in one order only, the build run second
+# gains whenever the load eases), each on a database
 # made by its own checkpointctl (a build refuses a newer schema than its
 # own).  Each line then ends in the build, "a" (this one) or "b", and a
 # summary follows: per case, the medians [min-max] of a and of b, and the
@@ -30,7 +32,7 @@ JOBS=${JOBS:-8}
 SIZES=${SIZES:-"1000 100000"}
 B=${B:-}
 if [ -n "$B" ]; then
-	ROUNDS=${ROUNDS:-3}
+	ROUNDS=${ROUNDS:-4}
 	for f in cgi/checkpoint-runner cgi/checkpointctl; do
 		[ -x "$B/$f" ] || { echo "actions: B=$B has no $f" >&2; exit 2; }
 	done
@@ -103,7 +105,9 @@ lite_case() {	# CASE JOBS PER
 each() {
 	_r=1
 	while [ "$_r" -le "$ROUNDS" ]; do
-		for BUILD in $BUILDS; do
+		_order=$BUILDS
+		[ $((_r % 2)) -eq 0 ] && [ -n "$B" ] && _order="b a"
+		for BUILD in $_order; do
 			BIN=$(bin_dir "$BUILD")
 			"$@"
 		done
