@@ -19,12 +19,12 @@
 # ROUNDS times (4), this build's pass and B's one after the other, in
 # the order a b, then b a, so that a loaded machine's drift, rising or
 # falling, falls on both alike (in one order only, the build run second
-# gains whenever the load eases), each on a database
-# made by its own checkpointctl (a build refuses a newer schema than its
-# own).  Each line then ends in the build, "a" (this one) or "b", and a
-# summary follows: per case, the medians [min-max] of a and of b, and the
-# median [min-max] of each round's a over b.  JOBS=0 leaves out the
-# many-jobs case.
+# gains whenever the load eases), each on a database made by its own
+# checkpointctl (a build refuses a newer schema than its own).  Each
+# line then ends in the build, "a" (this one) or "b", and a summary
+# follows: per case, the medians [min-max] of a and of b, and the median
+# [min-max] of each round's a over b.  JOBS=0 leaves out the many-jobs
+# case.
 set -u
 ROOT=$(pwd)
 SECS=${SECS:-20}
