@@ -21,7 +21,10 @@
 #     on disk), then the same server in front of tests/fcgi-hello, the
 #     GET ceiling of the web stage (target 0.6 of it).  CEILING=PROGRAM,
 #     as in the web stage, puts another build's checkpoint-api.fcgi in
-#     fcgi-hello's place, on the same database: an A/B of two builds.
+#     fcgi-hello's place: an A/B of two builds.  It gets a database of
+#     its own in the same cluster (ceiling), made by CEILING_CTL (the
+#     web stage's: that build's checkpointctl) and seeded as the app's,
+#     since a build refuses a schema newer than its own.
 # During the app's runs it samples pg_stat_activity (5 times a second)
 # for the connections the server saw, and after each POST run it counts
 # the transactions that recorded the run's triggers (their distinct
@@ -138,6 +141,18 @@ pg_batches() {
 	    awk -F'|' '{ print "pgbatch", $1, $2 + 0, $3 + 0, $4 + 0 }' >> "$RAW"
 }
 
+# pg_seed DB CTL: DB's schema made by CTL (a checkpointctl), with GETN
+# known triggers of JOB for the GET runs.
+pg_seed() {
+	"$2" --db "$(pg_sock_uri "$1")" init >/dev/null ||
+	    bail "$2 init --db (the PostgreSQL store, $1) failed"
+	pg_q "$1" "INSERT INTO triggers (job_id, trigger_id,
+	    requested_type, created_ms) SELECT '$JOB', lpad(to_hex(i), 32, '0'),
+	    'CONFIGURED', 0 FROM generate_series(1, $GETN) AS i" >/dev/null ||
+	    bail "seeding the GET triggers of $1 failed"
+	pg_q "$1" "VACUUM ANALYZE" >/dev/null
+}
+
 pg_stage() {
 	echo "== PostgreSQL: a throwaway cluster, fsync and synchronous_commit on"
 	pg_start
@@ -148,24 +163,26 @@ pg_stage() {
 	    current_setting('fsync'), current_setting('synchronous_commit')" |
 	    tr '|' ' ' >> "$RAW"
 	export CHECKPOINT_DB
+	pg_seed checkpoints cgi/checkpointctl
+	if [ -n "${CEILING:-}" ]; then
+		pg_q postgres "CREATE DATABASE ceiling" >/dev/null ||
+		    bail "CREATE DATABASE ceiling"
+		pg_seed ceiling "$CEILING_CTL"
+	fi
 	CHECKPOINT_DB=$(pg_sock_uri checkpoints)
-	cgi/checkpointctl --db "$CHECKPOINT_DB" init >/dev/null ||
-	    bail "checkpointctl init --db (the PostgreSQL store) failed"
-	pg_q checkpoints "INSERT INTO triggers (job_id, trigger_id,
-	    requested_type, created_ms) SELECT '$JOB', lpad(to_hex(i), 32, '0'),
-	    'CONFIGURED', 0 FROM generate_series(1, $GETN) AS i" >/dev/null ||
-	    bail "seeding the GET triggers failed"
-	pg_q checkpoints "VACUUM ANALYZE" >/dev/null
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		pg_ceiling
 		echo "   round $r pgbench done"
 		for srv in nginx lighttpd; do
 			for target in app ceiling; do
+				CHECKPOINT_DB=$(pg_sock_uri checkpoints)
 				if [ $target = app ]; then
 					cmd=$ROOT/cgi/checkpoint-api.fcgi
 				else
 					cmd=${CEILING:-$ROOT/tests/fcgi-hello}
+					[ -n "${CEILING:-}" ] &&
+					    CHECKPOINT_DB=$(pg_sock_uri ceiling)
 				fi
 				if [ $srv = lighttpd ]; then
 					start_lighttpd "$cmd -t $THREADS"
@@ -272,7 +289,7 @@ pg_report() {
 	cname=fcgi-hello
 	[ -n "${CEILING:-}" ] && cname="other build"
 	if [ -n "${CEILING:-}" ]; then
-		echo "GET and POST ceiling: $CEILING (another build), with the app's database, behind the same server."
+		echo "GET and POST ceiling: $CEILING (another build), behind the same server, on a database of its own in the same cluster, made by $CEILING_CTL and seeded as the app's."
 	else
 		echo "GET ceiling: tests/fcgi-hello behind the same server, as in the web stage."
 	fi
