@@ -675,17 +675,23 @@ workers_start(const struct settings *st, int sock, int nthreads,
  * (workers_join): the process exits under it.
  */
 /*
- * Allocations past BUF_KEEP mapped on their own, so that freeing one
+ * Allocations past MMAP_FROM mapped on their own, so that freeing one
  * gives it back to the system.  glibc would otherwise raise that bound to
  * the largest freed and keep blocks that large in each thread's arena,
  * where no trim reaches (malloc_trim leaves a thread arena's top), so a
- * process that served the fleet's lists held them for good.
+ * process that served the fleet's lists held them for good.  Not as low
+ * as BUF_KEEP: SQLite's page cache takes its first pages in one block
+ * somewhat over it, for every statement that builds a temporary table (a
+ * POST's INSERT ... SELECT does), and a block mapped and unmapped at each
+ * POST cost more than the POST's own work.
  */
+#define MMAP_FROM (256 * 1024)
+
 static void
 memory_bounded(void)
 {
 #ifdef __GLIBC__
-	mallopt(M_MMAP_THRESHOLD, BUF_KEEP);
+	mallopt(M_MMAP_THRESHOLD, MMAP_FROM);
 #endif
 }
 
