@@ -184,7 +184,7 @@ store_job_savepoint_dir(struct store *s, const struct id *job, struct buf *dir)
  * serialized-throwable where the C code makes it.  -1: out of memory.
  */
 struct queue_full {
-	struct buf trace;		    /* a trigger's */
+	struct buf trace; /* a trigger's */
 	struct buf sp_trace, sp_throwable; /* a savepoint's or a stop's */
 };
 

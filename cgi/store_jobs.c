@@ -293,8 +293,8 @@ enum store_rc
 store_queue_drift(struct store *s, int64_t *n)
 {
 	*n = 0;
-	return store_q_one_row(s, STMT_QUEUE_DRIFT, NULL, 0, "count queue drift",
-	    "i", n);
+	return store_q_one_row(s, STMT_QUEUE_DRIFT, NULL, 0,
+	    "count queue drift", "i", n);
 }
 
 /* --- Metrics --- */

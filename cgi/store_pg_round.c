@@ -95,7 +95,8 @@ pg_round_vals(struct pg *s, enum stmt id, const struct store_val *v, int n,
 		*rc = pg_lock_range(s, v[pg_rounds[i].a].i,
 		    v[pg_rounds[i].b].i);
 	} else {
-		struct store_val lv[] = { v[pg_rounds[i].a], v[pg_rounds[i].b] };
+		struct store_val lv[] = { v[pg_rounds[i].a],
+			v[pg_rounds[i].b] };
 
 		*rc = pg_lock(s, pg_rounds[i].lock, lv, NVAL(lv));
 	}
