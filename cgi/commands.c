@@ -32,6 +32,7 @@ static const char *const cmd_kind_names[CMD__MAX] = {
 	[CMD_DISPOSE] = "dispose",
 	[CMD_FLINK] = "flink",
 	[CMD_SAVEPOINT_DIR] = "savepoint-dir",
+	[CMD_BOOKKEEPING] = "bookkeeping-only",
 };
 
 const char *

@@ -25,6 +25,11 @@ enum cmd_kind {
 	 */
 	CMD_FLINK,
 	CMD_SAVEPOINT_DIR,
+	/*
+	 * Nor this: "yes" where the job's savepoints and stops are
+	 * bookkeeping only, which the runner then completes running nothing.
+	 */
+	CMD_BOOKKEEPING,
 	CMD__MAX
 };
 

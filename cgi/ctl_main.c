@@ -65,6 +65,7 @@ enum ctl_opt {
 	CTL_OPT_SAVEPOINT_COMMAND,
 	CTL_OPT_STOP_COMMAND,
 	CTL_OPT_DISPOSE_COMMAND,
+	CTL_OPT_BOOKKEEPING_ONLY,
 	CTL_OPT_EVERY,
 	CTL_OPT_CRON,
 	CTL_OPT_SAVEPOINT_EVERY,
@@ -100,6 +101,7 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	[CTL_OPT_SAVEPOINT_COMMAND] = "savepoint-command",
 	[CTL_OPT_STOP_COMMAND] = "stop-command",
 	[CTL_OPT_DISPOSE_COMMAND] = "dispose-command",
+	[CTL_OPT_BOOKKEEPING_ONLY] = "bookkeeping-only",
 	[CTL_OPT_EVERY] = "every",
 	[CTL_OPT_CRON] = "cron",
 	[CTL_OPT_SAVEPOINT_EVERY] = "savepoint-every",
@@ -120,7 +122,8 @@ static const char *const ctl_opt_names[CTL_OPT__MAX] = {
 	    CTL_BIT(CTL_OPT_COMMAND) | CTL_BIT(CTL_OPT_TIMEOUT) | \
 	    CTL_BIT(CTL_OPT_FLINK) | CTL_BIT(CTL_OPT_SAVEPOINT_DIR) | \
 	    CTL_BIT(CTL_OPT_SAVEPOINT_COMMAND) | \
-	    CTL_BIT(CTL_OPT_STOP_COMMAND) | CTL_BIT(CTL_OPT_DISPOSE_COMMAND))
+	    CTL_BIT(CTL_OPT_STOP_COMMAND) | CTL_BIT(CTL_OPT_DISPOSE_COMMAND) | \
+	    CTL_BIT(CTL_OPT_BOOKKEEPING_ONLY))
 
 /* The most words any command has ("savepoint keep JOBID ID"), and one more. */
 #define CTL_MAXWORDS 5
@@ -218,6 +221,7 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL]\n"
 	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
 	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
+	    "\t    [--bookkeeping-only yes|no]\n"
 	    "\t    [--every INTERVAL] [--cron 'M H DOM MON DOW']\n"
 	    "\t    [--savepoint-every INTERVAL]\n"
 	    "\t    [--savepoint-cron 'M H DOM MON DOW']\n"
@@ -229,6 +233,7 @@ static const struct ctl_cmd ctl_cmds[] = {
 	    "\t    [--command CMD] [--timeout SECONDS] [--flink URL|none]\n"
 	    "\t    [--savepoint-dir DIR] [--savepoint-command CMD]\n"
 	    "\t    [--stop-command CMD] [--dispose-command CMD]\n"
+	    "\t    [--bookkeeping-only yes|no]\n"
 	    "\t    [--every INTERVAL|none] [--cron 'M H DOM MON DOW'|none]\n"
 	    "\t    [--savepoint-every INTERVAL|none]\n"
 	    "\t    [--savepoint-cron 'M H DOM MON DOW'|none]\n"
@@ -482,6 +487,9 @@ static const struct {
 	    offsetof(struct job, stop_command) },
 	{ CTL_OPT_DISPOSE_COMMAND, JOB_SET_DISPOSE_COMMAND, CMD_DISPOSE,
 	    offsetof(struct job, dispose_command) },
+	/* Not a command, but it decides that none runs: the file says so. */
+	{ CTL_OPT_BOOKKEEPING_ONLY, JOB_SET_BOOKKEEPING, CMD_BOOKKEEPING,
+	    offsetof(struct job, bookkeeping) },
 };
 #define CTL_NJOB_STRS (sizeof(ctl_job_strs) / sizeof(ctl_job_strs[0]))
 
@@ -500,12 +508,32 @@ ctl_job_str_get(const struct job *j, size_t i)
 	    ctl_job_strs[i].off);
 }
 
+/*
+ * Whether v given for ctl_job_strs[i] means none: empty, or no for
+ * --bookkeeping-only (a command may well be "no").
+ */
+static int
+ctl_job_str_none(size_t i, const char *v)
+{
+	return *v == '\0' ||
+	    (ctl_job_strs[i].opt == CTL_OPT_BOOKKEEPING_ONLY &&
+		strcmp(v, "no") == 0);
+}
+
 /* The options of ctl_job_strs, the savepoint directory checked. */
 static int
 ctl_job_parse_strs(const struct ctl_args *a, struct job *j, int *fields)
 {
 	const char *v = a->opt[CTL_OPT_SAVEPOINT_DIR], *why;
+	const char *bk = a->opt[CTL_OPT_BOOKKEEPING_ONLY];
 	size_t i;
+
+	/* yes, or no: none, as the commands file holds it. */
+	if (bk != NULL && strcmp(bk, "yes") != 0 && strcmp(bk, "no") != 0) {
+		ctl_err("bad --bookkeeping-only '%.64s': expected yes or no",
+		    bk);
+		return -1;
+	}
 
 	/* The root of the requests' directories: in the form they must be. */
 	if (v != NULL && *v != '\0' &&
@@ -515,7 +543,7 @@ ctl_job_parse_strs(const struct ctl_args *a, struct job *j, int *fields)
 	}
 	for (i = 0; i < CTL_NJOB_STRS; i++)
 		if ((v = a->opt[ctl_job_strs[i].opt]) != NULL) {
-			*ctl_job_str(j, i) = *v != '\0' ? v : NULL;
+			*ctl_job_str(j, i) = ctl_job_str_none(i, v) ? NULL : v;
 			*fields |= ctl_job_strs[i].field;
 		}
 	return 0;
@@ -934,7 +962,8 @@ ctl_job_write(struct store *s, const struct job *j, int add, int fields,
 /* The job fields that are commands, each with its kind. */
 #define CTL_COMMAND_FIELDS \
 	(JOB_SET_COMMAND | JOB_SET_SAVEPOINT_COMMAND | JOB_SET_STOP_COMMAND | \
-	    JOB_SET_DISPOSE_COMMAND | JOB_SET_SAVEPOINT_DIR)
+	    JOB_SET_DISPOSE_COMMAND | JOB_SET_SAVEPOINT_DIR | \
+	    JOB_SET_BOOKKEEPING)
 
 /*
  * With CHECKPOINT_COMMANDS, j's commands and savepoint directory that
@@ -1133,6 +1162,8 @@ ctl_job_row(const struct job *j, void *arg)
 	else
 		ctl_table_add(t, NULL);
 	ctl_table_addf(t, "%lld", (long long)j->pending);
+	/* What its savepoints and stops do: run commands, or nothing. */
+	ctl_table_add(t, j->bookkeeping != NULL ? "bookkeeping" : "run");
 	ctl_table_add(t, j->name);
 	ctl_table_add(t, j->command);
 	return t->oom;
@@ -1142,7 +1173,8 @@ static int
 ctl_job_list(struct ctl *c, const struct ctl_args *a)
 {
 	static const char *const header[] = { "JOB ID", "STATE", "TYPE",
-		"TIMEOUT", "CHECKPOINT", "PENDING", "NAME", "COMMAND" };
+		"TIMEOUT", "CHECKPOINT", "PENDING", "SAVEPOINTS", "NAME",
+		"COMMAND" };
 	struct ctl_table t;
 	struct store *s;
 	enum store_rc rc;

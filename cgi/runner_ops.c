@@ -34,7 +34,11 @@
  * A job bound to a JobManager runs no command: its JobManager takes the
  * savepoint, stop or disposal (op_flink), and gives the id.  A savepoint
  * or stop of any other job without the command fails, running nothing,
- * and never gets a location made up.
+ * and never gets a location made up.  A job its operator made bookkeeping
+ * only runs and asks nothing for them: each completes at once with a
+ * failure that says so, as Flink's SavepointInfo has a location or a
+ * failure and nothing was taken; a stop still marks the job FINISHED, a
+ * cancel-job CANCELED.
  */
 
 #define OP_BATCH 16
@@ -45,7 +49,16 @@
 #define FAIL_NO_COMMAND_TRACE \
 	"org.apache.flink.runtime.checkpoint.CheckpointException: " \
 	"Checkpoint was declined. The job has no %s command, so " \
-	"nothing was taken (checkpointctl job set --%s-command)."
+	"nothing was taken (checkpointctl job set --%s-command, or " \
+	"--bookkeeping-only yes)."
+/*
+ * A savepoint or stop of a job that is bookkeeping only: nothing is run
+ * and nothing taken; %s%s: the job's end, if it is given one.
+ */
+#define FAIL_BOOKKEEPING_TRACE \
+	"org.apache.flink.runtime.checkpoint.CheckpointException: " \
+	"Bookkeeping only: nothing was taken, as the job's operator said " \
+	"(checkpointctl job set --bookkeeping-only yes)%s%s."
 /* The cause of a client's disposal that its scope refuses. */
 #define FAIL_SCOPE_CAUSE "java.lang.IllegalStateException"
 
@@ -618,6 +631,65 @@ op_savepoint_fail(struct pass *p, const struct savepoint_task *t,
 }
 
 /*
+ * A savepoint or stop of a bookkeeping job: completed at once, nothing
+ * run, no id, no location, its failure saying so (see above); a stop
+ * ends the job, a cancel-job cancels it.  With the commands file, only
+ * if the file says the job is bookkeeping only too: the web server's
+ * user may have set it in the database to have nothing run.
+ */
+static enum store_rc
+op_bookkeeping(struct pass *p, const struct savepoint_task *t,
+    struct buf *trace, int64_t now)
+{
+	const char *end = t->stop ? "FINISHED" :
+	    t->cancel_job	  ? "CANCELED" :
+				    NULL;
+	char cause[ACTION_TAIL];
+	enum store_rc rc;
+
+	if (pass_refused(p, &t->job, CMD_BOOKKEEPING, "yes", cause,
+		sizeof(cause))) {
+		buf_printf(trace, "%s: %s %s\n\tat checkpoint-runner\n",
+		    FAIL_CKPT_CLASS, FAIL_DECLINED, cause);
+		return op_savepoint_fail(p, t, FAIL_CKPT_CLASS, trace, now);
+	}
+	buf_printf(trace, FAIL_BOOKKEEPING_TRACE "\n",
+	    end != NULL ? "; the job is recorded " : "",
+	    end != NULL ? end : "");
+	rc = op_savepoint_fail(p, t, FAIL_CKPT_CLASS, trace, now);
+	if (rc == STORE_OK && end != NULL)
+		rc = store_savepoint_end_job(p->store, &t->job, end, now);
+	log_info("%s %s job %s: bookkeeping only: nothing run%s%s",
+	    t->stop ? "stop" : "savepoint", t->trigger.s, t->job.s,
+	    end != NULL ? ", the job recorded " : "", end != NULL ? end : "");
+	return rc;
+}
+
+/* Whether t runs nothing: its job is bookkeeping only, or has no command. */
+static int
+op_runs_nothing(const struct savepoint_task *t)
+{
+	return t->bookkeeping ||
+	    (t->flink_url == NULL && op_command(t) == NULL);
+}
+
+/*
+ * Completes a savepoint or stop that runs nothing (op_runs_nothing) at
+ * once: no location, and no id.
+ */
+static enum store_rc
+op_savepoint_unrun(struct pass *p, const struct savepoint_task *t,
+    struct buf *trace, int64_t now)
+{
+	const char *kind = t->stop ? "stop" : "savepoint";
+
+	if (t->bookkeeping)
+		return op_bookkeeping(p, t, trace, now);
+	buf_printf(trace, FAIL_NO_COMMAND_TRACE "\n", kind, kind);
+	return op_savepoint_fail(p, t, FAIL_CKPT_CLASS, trace, now);
+}
+
+/*
  * Claims t[i] of the n tasks, under the job's next id in *id (none for a
  * JobManager's, which gives its own at the end); the job's later tasks
  * of the round wait for it.  *claimed: whether it was.
@@ -679,13 +751,8 @@ op_savepoint_round(struct pass *p, int *more)
 		} else if (t[i].job_busy)
 			/* One command of a job at a time, and this pass's. */
 			continue;
-		else if (t[i].flink_url == NULL && op_command(&t[i]) == NULL) {
-			/* Nothing runs it: no location, and no id. */
-			buf_printf(&trace, FAIL_NO_COMMAND_TRACE "\n",
-			    t[i].stop ? "stop" : "savepoint",
-			    t[i].stop ? "stop" : "savepoint");
-			rc = op_savepoint_fail(p, &t[i], FAIL_CKPT_CLASS,
-			    &trace, now);
+		else if (op_runs_nothing(&t[i])) {
+			rc = op_savepoint_unrun(p, &t[i], &trace, now);
 			decided++;
 		} else {
 			rc = op_savepoint_take(p, t, n, i, &ids[i], &claimed[i],

@@ -203,6 +203,12 @@ struct job {
 	const char *savepoint_command;
 	const char *stop_command;
 	const char *dispose_command;
+	/*
+	 * "yes": its savepoints and stops run nothing and are recorded as
+	 * bookkeeping only (JOB_SET_BOOKKEEPING); NULL: they run its
+	 * commands.  Text, as the commands file holds it (commands.h).
+	 */
+	const char *bookkeeping;
 };
 
 /* Which fields of a job store_job_set changes. */
@@ -215,11 +221,13 @@ enum {
 	JOB_SET_SAVEPOINT_DIR = 1 << 5,
 	JOB_SET_SAVEPOINT_COMMAND = 1 << 6,
 	JOB_SET_STOP_COMMAND = 1 << 7,
-	JOB_SET_DISPOSE_COMMAND = 1 << 8
+	JOB_SET_DISPOSE_COMMAND = 1 << 8,
+	JOB_SET_BOOKKEEPING = 1 << 9
 };
 #define JOB_SET_SAVEPOINT \
 	(JOB_SET_SAVEPOINT_DIR | JOB_SET_SAVEPOINT_COMMAND | \
-	    JOB_SET_STOP_COMMAND | JOB_SET_DISPOSE_COMMAND)
+	    JOB_SET_STOP_COMMAND | JOB_SET_DISPOSE_COMMAND | \
+	    JOB_SET_BOOKKEEPING)
 
 typedef int (*store_job_cb)(const struct job *, void *);
 
@@ -678,6 +686,7 @@ struct savepoint_task {
 	int64_t timeout_s;
 	int job_busy; /* a command of the job runs */
 	char *flink_url; /* owned; the job's JobManager, NULL: not bound */
+	int bookkeeping; /* the job's savepoints and stops run nothing */
 };
 struct disposal_task {
 	int64_t row;

@@ -19,7 +19,7 @@ static const struct {
 	enum stmt export, import;
 	int n, nv;
 } row_tables[STORE_ROW__MAX] = {
-	[STORE_ROW_JOB] = { STMT_EXPORT_JOBS, STMT_IMPORT_JOB, 13, 0 },
+	[STORE_ROW_JOB] = { STMT_EXPORT_JOBS, STMT_IMPORT_JOB, 14, 0 },
 	[STORE_ROW_COUNTER] = { STMT_EXPORT_COUNTERS, STMT_IMPORT_COUNTER, 2,
 	    0 },
 	[STORE_ROW_STATS] = { STMT_EXPORT_STATS, STMT_IMPORT_STATS, 16, 0 },

@@ -17,8 +17,11 @@ const char *const store_jobs_sql[STMT__MAX] = {
 	[STMT_JOB_KNOWN] = "SELECT state FROM jobs WHERE job_id = ?1",
 	[STMT_JOB_RM] = "DELETE FROM jobs WHERE job_id = ?1",
 	[STMT_JOB_LIST] =
-	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
-	    " last_checkpoint_id, pending FROM job_overview ORDER BY job_id",
+	    "SELECT o.job_id, o.name, o.state, o.checkpoint_type, o.command,"
+	    " o.timeout_s, o.last_checkpoint_id, o.pending,"
+	    " CASE WHEN j.bookkeeping_only = 1 THEN 'yes' END"
+	    " FROM job_overview o JOIN jobs j ON j.job_id = o.job_id"
+	    " ORDER BY o.job_id",
 	[STMT_JOB_OVERVIEW] =
 	    "SELECT job_id, name, state, created_ms, updated_ms FROM jobs"
 	    " ORDER BY job_id",
@@ -71,15 +74,21 @@ store_job_set(struct store *s, const struct job *j, int fields, int64_t now_ms)
 		VAL_TEXT(j->savepoint_dir), VAL_TEXT(j->savepoint_command),
 		VAL_TEXT(j->stop_command), VAL_TEXT(j->dispose_command),
 		VAL_INT(now_ms) };
+	struct store_val bk[] = { VAL_TEXT(j->id.s),
+		VAL_INT(j->bookkeeping != NULL), VAL_INT(now_ms) };
 	enum store_rc rc = STORE_OK;
 
 	if ((fields & ~JOB_SET_SAVEPOINT) != 0 &&
 	    (rc = store_q_run_one(s, STMT_JOB_SET, v, NVAL(v), "set job")) !=
 		STORE_OK)
 		return rc;
-	if ((fields & JOB_SET_SAVEPOINT) != 0)
-		rc = store_q_run_one(s, STMT_JOB_SET_SAVEPOINT, sp, NVAL(sp),
-		    "set job's savepoints");
+	if ((fields & JOB_SET_SAVEPOINT & ~JOB_SET_BOOKKEEPING) != 0 &&
+	    (rc = store_q_run_one(s, STMT_JOB_SET_SAVEPOINT, sp, NVAL(sp),
+		 "set job's savepoints")) != STORE_OK)
+		return rc;
+	if ((fields & JOB_SET_BOOKKEEPING) != 0)
+		rc = store_q_run_one(s, STMT_JOB_BOOKKEEPING_SET, bk, NVAL(bk),
+		    "set job's bookkeeping");
 	return rc;
 }
 
@@ -109,9 +118,9 @@ jobs(struct store *s, enum stmt id, store_job_cb cb, void *arg)
 			store_q_cols(&r, "dtSii", &j.id, &j.name, &j.state,
 			    &j.created_ms, &j.updated_ms);
 		else
-			store_q_cols(&r, "dtSTtiii", &j.id, &j.name, &j.state,
+			store_q_cols(&r, "dtSTtiiit", &j.id, &j.name, &j.state,
 			    &j.type, &j.command, &j.timeout_s,
-			    &j.last_checkpoint_id, &j.pending);
+			    &j.last_checkpoint_id, &j.pending, &j.bookkeeping);
 		if (cb(&j, arg) != 0)
 			break;
 	}

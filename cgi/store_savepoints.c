@@ -33,10 +33,10 @@ savepoint_task(const struct store_rows *r, void *task)
 {
 	struct savepoint_task *e = task;
 
-	return store_q_cols(r, "iddbcbbbbbcibc", &e->row, &e->job, &e->trigger,
+	return store_q_cols(r, "iddbcbbbbbcibcb", &e->row, &e->job, &e->trigger,
 	    &e->stop, &e->target_dir, &e->native, &e->cancel_job, &e->drain,
 	    &e->job_known, &e->job_running, &e->command, &e->timeout_s,
-	    &e->job_busy, &e->flink_url);
+	    &e->job_busy, &e->flink_url, &e->bookkeeping);
 }
 
 static int

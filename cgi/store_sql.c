@@ -51,7 +51,8 @@ const char *const store_sql_shared[STMT__MAX] = {
 	[STMT_EXPORT_JOBS] =
 	    "SELECT job_id, name, state, checkpoint_type, command, timeout_s,"
 	    " created_ms, updated_ms, savepoint_dir, savepoint_command,"
-	    " stop_command, dispose_command, flink_url FROM jobs"
+	    " stop_command, dispose_command, flink_url, bookkeeping_only"
+	    " FROM jobs"
 	    " ORDER BY job_id",
 	[STMT_EXPORT_COUNTERS] =
 	    "SELECT job_id, last_id FROM checkpoint_counters ORDER BY job_id",
@@ -71,9 +72,10 @@ const char *const store_sql_shared[STMT__MAX] = {
 	[STMT_IMPORT_JOB] =
 	    "INSERT INTO jobs (job_id, name, state, checkpoint_type, command,"
 	    " timeout_s, created_ms, updated_ms, savepoint_dir,"
-	    " savepoint_command, stop_command, dispose_command, flink_url)"
+	    " savepoint_command, stop_command, dispose_command, flink_url,"
+	    " bookkeeping_only)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-	    " ?11, ?12, ?13)",
+	    " ?11, ?12, ?13, ?14)",
 	[STMT_IMPORT_COUNTER] =
 	    "INSERT INTO checkpoint_counters (job_id, last_id) VALUES (?1, ?2)",
 	[STMT_IMPORT_STATS] =

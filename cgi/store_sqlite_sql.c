@@ -386,7 +386,7 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	    "  AND t.status = 'IN_PROGRESS' AND t.claimed_by IS NOT NULL)"
 	    " OR EXISTS (SELECT 1 FROM savepoints o WHERE o.job_id = s.job_id"
 	    "  AND o.status = 'IN_PROGRESS' AND o.claimed_by IS NOT NULL),"
-	    " j.flink_url"
+	    " j.flink_url, coalesce(j.bookkeeping_only, 0)"
 	    " FROM savepoints s LEFT JOIN jobs j ON j.job_id = s.job_id"
 	    " WHERE s.status = 'IN_PROGRESS' AND s.claimed_by IS NULL"
 	    " ORDER BY s.id LIMIT ?1",
@@ -511,6 +511,9 @@ const char *const store_sqlite_sql[STMT__MAX] = {
 	 */
 	[STMT_JOB_FLINK_SET] = "UPDATE jobs SET flink_url = ?2, updated_ms = ?3"
 			       " WHERE job_id = ?1",
+	/* A job's savepoints and stops bookkeeping only (schema/0017). */
+	[STMT_JOB_BOOKKEEPING_SET] = "UPDATE jobs SET bookkeeping_only = ?2,"
+				     " updated_ms = ?3 WHERE job_id = ?1",
 	[STMT_FLINK_COMPLETE] =
 	    "UPDATE triggers SET status = 'COMPLETED',"
 	    " checkpoint_id = ?2, checkpoint_type = coalesce(?3, checkpoint_type),"

@@ -109,9 +109,9 @@ is "$(jobs_dump)" "$before" "refused job sets: jobs unchanged"
 sql "INSERT INTO checkpoint_counters VALUES ('$J2', 7);
     INSERT INTO triggers (job_id, trigger_id, requested_type, created_ms)
     VALUES ('$J2', '$J1', 'FULL', 1)"
-succeeds "JOB ID                            STATE    TYPE         TIMEOUT  CHECKPOINT  PENDING  NAME            COMMAND
-$J1  RUNNING  FULL         1s       -           0        -               -
-$J2  RUNNING  INCREMENTAL  30s      7           1        nightly backup  sqlite3 /srv/app.db \".backup /srv/ckpt.db\"" \
+succeeds "JOB ID                            STATE    TYPE         TIMEOUT  CHECKPOINT  PENDING  SAVEPOINTS  NAME            COMMAND
+$J1  RUNNING  FULL         1s       -           0        run         -               -
+$J2  RUNNING  INCREMENTAL  30s      7           1        run         nightly backup  sqlite3 /srv/app.db \".backup /srv/ckpt.db\"" \
     "job list: a header and one aligned line per job" job list
 
 succeeds "" "job rm" job rm "$J2UP"
@@ -122,7 +122,7 @@ refused 1 "job $J2 not found" "job rm of an unknown job fails" job rm "$J2"
 refused 2 "bad job id '': expected 32 hexadecimal characters" \
     "job rm refuses an empty id" job rm ''
 succeeds "" "job rm of the last job" job rm "$J1"
-succeeds "JOB ID  STATE  TYPE  TIMEOUT  CHECKPOINT  PENDING  NAME  COMMAND" \
+succeeds "JOB ID  STATE  TYPE  TIMEOUT  CHECKPOINT  PENDING  SAVEPOINTS  NAME  COMMAND" \
     "job list with no jobs prints the header only" job list
 succeeds "" "a job added again" job add "$J2"
 like "$(sql 'SELECT last_checkpoint_id FROM job_overview')" '^7$' \

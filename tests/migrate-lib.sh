@@ -74,7 +74,7 @@ claim() {
 }
 
 # fill_source DB: jobs of every kind (one bound to a JobManager, not
-# RUNNING: no runner asks it), triggers completed, failed (declined,
+# RUNNING: no runner asks it; one bookkeeping only), triggers completed, failed (declined,
 # expired and job not found), pending, claimed by a runner elsewhere and expired,
 # a runner's pass recorded, a removed job's counter and counts.  Sets
 # EXPIRED, the trigger id whose result has expired.
@@ -83,7 +83,7 @@ fill_source() {
 	at "$1" "$CTL" job add "$J1" --name 'orders é "q"' --type INCREMENTAL \
 	    --timeout 30 --command 'if [ "$CHECKPOINT_ID" = 2 ]; then
 	    echo no space >&2; exit 3; fi; echo "/snap/$CHECKPOINT_ID"' &&
-	    at "$1" "$CTL" job add "$J2" --name plain &&
+	    at "$1" "$CTL" job add "$J2" --name plain --bookkeeping-only yes &&
 	    at "$1" "$CTL" job add "$J3" --name held &&
 	    at "$1" "$CTL" job set "$J3" --state SUSPENDED \
 	    --flink http://jobmanager.example:8081 &&

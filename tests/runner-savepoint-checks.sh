@@ -15,6 +15,10 @@ sp_status() {
 location() {
 	printf '{"status":{"id":"COMPLETED"},"operation":{"location":"%s"}}' "$1"
 }
+# sp_failed CLASS TRACE: how a savepoint's failed status body begins.
+sp_failed() {
+	printf '{"status":{"id":"COMPLETED"},"operation":{"failure-cause":{"class":"%s","stack-trace":"%s' "$1" "$2"
+}
 # sp JOB TID: status|checkpoint_id|location|failure_class of a savepoint.
 sp() {
 	dbq "SELECT status || '|' || coalesce(CAST(checkpoint_id AS TEXT), '-')
@@ -95,7 +99,7 @@ pass
 is "$(sp "$J2" "$S2" | cut -d'|' -f1,2,4)" "COMPLETED|1|$JOB_CLASS" \
     "failed savepoint: COMPLETED with its id and the scheduler's CompletionException"
 begins "$(sp_status "$J2" "$S2")" \
-    "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":\"$JOB_CLASS\",\"stack-trace\":\"$JOB_CLASS: $DECLINED no space left\\nCaused by: $DECLINED no space left\\n\\tat savepoint action (it exited with status 3)\\n\"" \
+    "$(sp_failed "$JOB_CLASS" "$JOB_CLASS: $DECLINED no space left\\nCaused by: $DECLINED no space left\\n\\tat savepoint action (it exited with status 3)\\n\"")" \
     "failed savepoint: CompletionException caused by CheckpointException, as SchedulerBase.triggerSavepoint wraps it, with the command's stderr"
 is "$(job_state "$J2")" RUNNING "failed savepoint: the job still runs"
 http GET /jobs/$J2/checkpoints
@@ -155,13 +159,54 @@ pass
 is "$(sp "$J4" "$S6")" "COMPLETED|-|-|$JOB_CLASS" \
     "no savepoint command: failed, no id, no location made up"
 is "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6'")" \
-    "$(lines "$JOB_CLASS: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command)." \
-    "Caused by: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command).")" \
+    "$(lines "$JOB_CLASS: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command, or --bookkeeping-only yes)." \
+    "Caused by: $DECLINED The job has no savepoint command, so nothing was taken (checkpointctl job set --savepoint-command, or --bookkeeping-only yes).")" \
     "no savepoint command: the cause says so"
 is "$(sp "$J4" "$S6S")" "COMPLETED|-|-|$JOB_CLASS" "no stop command: failed too, as SchedulerBase.stopWithSavepoint wraps it"
 like "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S6S'")" \
     'The job has no stop command, so nothing was taken' "no stop command: the cause says so"
 is "$(job_state "$J4")" RUNNING "no stop command: the job is not marked FINISHED"
+
+# --- a job its operator made bookkeeping only: nothing runs, and it says so ---
+J8=$(jid 58)
+BOOK="$CKPT_CLASS: Bookkeeping only: nothing was taken, as the job's operator said (checkpointctl job set --bookkeeping-only yes)"
+"$CTL" job add "$J8" --savepoint-dir file:/b --bookkeeping-only yes \
+    --savepoint-command "touch $T/bk-ran" --stop-command "touch $T/bk-ran" 2>>"$T/ctl.err"
+ok $? "job add --bookkeeping-only yes"
+is "$(dbq "SELECT bookkeeping_only FROM jobs WHERE job_id = '$J8'")" 1 \
+    "bookkeeping only: stored with the job"
+like "$("$CTL" job list | grep "$J8")" " bookkeeping " "job list: the job's savepoints are bookkeeping"
+like "$("$CTL" job list | grep "$J4")" " run " "job list: another job's run its commands"
+S8=$(tid 5801)
+http POST /jobs/$J8/savepoints "{\"triggerId\":\"$S8\"}"
+pass
+begins "$(sp_status "$J8" "$S8")" \
+    "$(sp_failed "$JOB_CLASS" "$JOB_CLASS: $BOOK.\\nCaused by: $BOOK.\\n\"")" \
+    "bookkeeping: the API's failure-cause says nothing was taken"
+is "$(sp "$J8" "$S8")" "COMPLETED|-|-|$JOB_CLASS" \
+    "bookkeeping: completed, no id, no location made up"
+like "$("$CTL" savepoints --job "$J8" | grep "$S8")" "Bookkeeping only: nothing was taken" \
+    "checkpointctl savepoints: the record says bookkeeping"
+ok "$([ ! -e "$T/bk-ran" ] && echo 0 || echo 1)" "bookkeeping: no command ran, though the job has one"
+like "$(cat "$RLOG")" "savepoint $S8 job $J8: bookkeeping only: nothing run" \
+    "bookkeeping: the runner logs it"
+is "$(job_state "$J8")" RUNNING "bookkeeping savepoint: the job runs on"
+S8S=$(tid 5802)
+http POST /jobs/$J8/stop "{\"triggerId\":\"$S8S\"}"
+pass
+is "$(sp "$J8" "$S8S")" "COMPLETED|-|-|$JOB_CLASS" "bookkeeping stop: no id, no location"
+like "$(dbq "SELECT failure_trace FROM savepoints WHERE trigger_id = '$S8S'")" \
+    "Bookkeeping only: nothing was taken, as the job's operator said .*; the job is recorded FINISHED" \
+    "bookkeeping stop: the record says so"
+is "$(job_state "$J8")" FINISHED "bookkeeping stop: the job is marked FINISHED"
+like "$(cat "$RLOG")" "stop $S8S job $J8: bookkeeping only: nothing run, the job recorded FINISHED" \
+    "bookkeeping stop: the runner logs it"
+"$CTL" job set "$J8" --state RUNNING --bookkeeping-only no 2>>"$T/ctl.err"
+is "$(dbq "SELECT bookkeeping_only FROM jobs WHERE job_id = '$J8'")" 0 \
+    "job set --bookkeeping-only no: its commands run again"
+"$CTL" job set "$J8" --bookkeeping-only maybe 2>"$T/bk.err"
+is "$?|$(cat "$T/bk.err")" "2|checkpointctl: bad --bookkeeping-only 'maybe': expected yes or no" \
+    "job set --bookkeeping-only takes yes or no"
 
 # --- more savepoints of one job than a round takes: one pass does all ----------
 J6=$(jid 56)

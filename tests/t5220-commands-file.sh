@@ -46,6 +46,12 @@ as_web() {
 	(as_run_user "$@")
 }
 REFUSED="Checkpoint was declined. The job's command is not the one the operator registered"
+# sp_row TID: a savepoint's status, location and trace's start, on a line.
+sp_row() {
+	dbq "SELECT status || ' ' || coalesce(location, '-') || ' ' ||
+	    substr(failure_trace, 1, 800) FROM savepoints
+	    WHERE trigger_id = '$1'" | head -n 1
+}
 
 # --- the runner's start ----------------------------------------------------
 runner_start() {
@@ -189,9 +195,7 @@ sp_post savepoints "$(tid 12)" ',"target-directory":"file:/sp/ok"' &&
     UPDATE jobs SET savepoint_dir = 'file:/etc' WHERE job_id = '$J'" &&
     sp_post savepoints "$(tid 11)" && pass
 for t in 11:file:/etc 12:file:/tmp/elsewhere; do
-	is "$(dbq "SELECT status || ' ' || coalesce(location, '-') || ' ' ||
-	    substr(failure_trace, 1, 800) FROM savepoints
-	    WHERE trigger_id = '$(tid ${t%%:*})'" | head -n 1)" \
+	is "$(sp_row "$(tid ${t%%:*})")" \
 	    "COMPLETED - java.util.concurrent.CompletionException: $CKPT_CLASS: $REFUSED: $CMDS registers this savepoint directory for job $J, and ${t#*:} is refused: it does not lie under its root, the job's savepoint directory or else CHECKPOINT_SAVEPOINT_ROOT." \
 	    "a savepoint into ${t#*:}, written by the web server's user: fails with the cause"
 done
@@ -212,6 +216,43 @@ is "$? $(grep -c "	flink	" "$CMDS") $(grep "^$J	savepoint-dir	" "$CMDS" | cut -f
 sp_post stop "$(tid 10)" ',"drain":false' && pass
 like "$(dbq "SELECT location FROM savepoints WHERE trigger_id = '$(tid 10)'") $(dbq "SELECT state FROM jobs WHERE job_id = '$J'")" \
     '^file:/sp/stop-[0-9]+ FINISHED$' "stop: runs again, the job finished"
+
+# --- bookkeeping only: the file must say so too --------------------------------
+# The web server's user makes a job bookkeeping only, to have its
+# savepoints and stops recorded with nothing run: refused, the job runs on.
+J3=$(jid 3)
+"$CTL" job add "$J3" --savepoint-dir file:/b \
+    --savepoint-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/sp-$CHECKPOINT_ID"' \
+    --stop-command 'echo "$CHECKPOINT_SAVEPOINT_DIR/stop-$CHECKPOINT_ID"' 2> "$T/ctl.err"
+is "$? $(grep -c "^$J3	bookkeeping-only	" "$CMDS")" "0 0" \
+    "job add without --bookkeeping-only: no line for it in the file"
+as_web sqlite3 -cmd '.timeout 5000' "$DB" \
+    "UPDATE jobs SET bookkeeping_only = 1 WHERE job_id = '$J3'"
+J=$J3
+sp_post savepoints "$(tid 30)" && sp_post stop "$(tid 31)" && pass
+for t in 30:savepoint 31:stop; do
+	is "$(sp_row "$(tid ${t%%:*})")" \
+	    "COMPLETED - java.util.concurrent.CompletionException: $CKPT_CLASS: $REFUSED: $CMDS registers no bookkeeping-only command for job $J3." \
+	    "bookkeeping only set by the web server's user: the ${t#*:} fails with the cause"
+done
+is "$(dbq "SELECT state FROM jobs WHERE job_id = '$J3'")" RUNNING \
+    "bookkeeping only set by the web server's user: the stop leaves the job running"
+# The operator says so: the file holds it, and it counts.
+"$CTL" job set "$J3" --bookkeeping-only yes 2> "$T/ctl.err"
+is "$? $(grep -c "^$J3	bookkeeping-only	yes\$" "$CMDS")" "0 1" \
+    "job set --bookkeeping-only yes: registered in the file"
+sp_post savepoints "$(tid 32)" && pass
+like "$(dbq "SELECT coalesce(location, '-') || ' ' || failure_trace FROM savepoints
+    WHERE trigger_id = '$(tid 32)'")" \
+    "^- java.util.concurrent.CompletionException: $CKPT_CLASS: Bookkeeping only: nothing was taken" \
+    "bookkeeping only, as the file says: recorded, nothing taken, no location"
+sp_post stop "$(tid 33)" && pass
+is "$(dbq "SELECT state FROM jobs WHERE job_id = '$J3'")" FINISHED \
+    "bookkeeping only, as the file says: the stop marks the job FINISHED"
+"$CTL" job set "$J3" --bookkeeping-only no 2> "$T/ctl.err"
+is "$? $(grep -c "^$J3	bookkeeping-only	" "$CMDS") $(dbq "SELECT bookkeeping_only FROM jobs WHERE job_id = '$J3'")" \
+    "0 0 0" "job set --bookkeeping-only no: gone from the file and the database"
+J=$(jid 1)
 
 # --- doctor, job rm ------------------------------------------------------------
 "$CTL" doctor > "$T/doctor.out" 2>&1

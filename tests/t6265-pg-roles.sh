@@ -80,6 +80,7 @@ ok $? "pg-grants.sql again: every statement may be repeated"
 for role in checkpoint_web checkpoint_runner; do
 	for sql in "UPDATE jobs SET command = 'touch /tmp/owned' WHERE job_id = '$J'" \
 	    "UPDATE jobs SET savepoint_command = 'id' WHERE job_id = '$J'" \
+	    "UPDATE jobs SET bookkeeping_only = 1 WHERE job_id = '$J'" \
 	    "INSERT INTO jobs (job_id, state, checkpoint_type, command, timeout_s, created_ms, updated_ms) VALUES ('$(printf '%032x' 9)', 'RUNNING', 'FULL', 'id', 5, 0, 0)" \
 	    "DELETE FROM jobs" \
 	    "DELETE FROM schedules" \
