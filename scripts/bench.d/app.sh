@@ -1,7 +1,7 @@
 # Sourced by the bench's stage scripts that load the app behind lighttpd
-# with wrk (savepoints.sh, flood.sh): the store, made and seeded; lighttpd
-# started as scripts/lighttpd.conf starts the app (one process of 16
-# threads); and one wrk run summed up as a line.  The caller sets W (its
+# (savepoints.sh, flood.sh, fleet-lists.sh): the store, made and seeded;
+# lighttpd started as scripts/lighttpd.conf starts the app (one process
+# of 16 threads); and one wrk run summed up as a line.  The caller sets W (its
 # scratch directory), APP (the checkpoint-api.fcgi to load), CONNS,
 # DURATION, STAGE_NAME and PG_HOOKS, and stops the server it started
 # (SERVER_PID) and runs PG_HOOKS at its exit.

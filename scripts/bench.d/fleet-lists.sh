@@ -38,29 +38,9 @@ trap '[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; wait
     for h in $PG_HOOKS; do $h; done; rm -rf "$W"' EXIT
 trap 'exit 1' INT TERM
 
-# start_app DB: lighttpd in front of the app on DB, on PORT.
-start_app() {
-	export CHECKPOINT_DB=$1
-	export CHECKPOINT_HOME=$W/lighttpd CHECKPOINT_FCGI="$APP -t 16"
-	export CHECKPOINT_PROCS=1
-	mkdir -p "$CHECKPOINT_HOME/www" "$CHECKPOINT_HOME/tmp"
-	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	export PORT
-	lighttpd -D -f scripts/lighttpd.conf &
-	SERVER_PID=$!
-	i=0
-	until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && { echo "fleet-lists: lighttpd did not start" >&2; exit 1; }
-		sleep 0.05
-	done
-}
-
-stop_app() {
-	kill "$SERVER_PID" 2>/dev/null
-	wait "$SERVER_PID" 2>/dev/null
-	SERVER_PID=
-}
+# start_app and stop_app, as the other stages' (app.sh).
+STAGE_NAME=fleet-lists
+. scripts/bench.d/app.sh
 
 # The fleet's statistics and queue, in either dialect: one job in a
 # hundred failing, one in a thousand waiting for a runner.
