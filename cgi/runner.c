@@ -1390,7 +1390,7 @@ pass_retention(struct pass *p)
  * can win each (store_schedule_fire).  The triggers it records are this
  * pass's to run, as if a client had posted them.  The pass also learns
  * when the next slot of any schedule comes, so that a watching runner
- * wakes for it.
+ * wakes for it, and a pass still running its actions then fires it.
  */
 struct sched_due {
 	struct schedule_row row;
@@ -1594,6 +1594,24 @@ pass_schedules(struct pass *p)
 }
 
 /*
+ * Whether a slot of a schedule came during the pass, and was fired then
+ * rather than after the pass's last action: a pass of a large fleet's
+ * actions may outlast a schedule's period.
+ */
+static int
+pass_slot_came(struct pass *p, volatile sig_atomic_t *quit)
+{
+	enum store_rc rc;
+	int64_t next = p->stats->next_slot_ms;
+
+	if (*quit || next <= 0 || schedule_now() < next)
+		return 0;
+	if ((rc = pass_schedules(p)) != STORE_OK)
+		log_error("schedules: %s", store_rc_name(rc));
+	return 1;
+}
+
+/*
  * A pass's opening: the results kept from the last, the stale claims
  * (and this runner's own in doubt), then the schedules' due slots and the
  * claims in doubt seen made.
@@ -1661,7 +1679,7 @@ pass_triggers(struct pass *p, enum store_rc rc, volatile sig_atomic_t *quit)
 		 * commit), or changed a job: look again from the start.
 		 */
 		next_round = pass_wait(p);
-		restart = 0;
+		restart = pass_slot_came(p, quit);
 		if (store_data_version(p->store, &version) == STORE_OK &&
 		    version != seen) {
 			seen = version;

@@ -251,3 +251,29 @@ is "$(fleet 320 | tr '\n' ' ')" "500 100 " \
     "three runners at once over 600 slots: each fired or skipped once"
 is "$(dbq "SELECT count(*) FROM triggers WHERE job_id LIKE 'ba7c%'
     AND remote_user = 'scheduler'")" 1000 "  one trigger each"
+
+# --- a slot that comes while a pass still runs its actions ---------------------------
+# J3's action waits for a file; J4 is scheduled every 10s from 400.  A
+# pass that started at 400 fires J4's slot of 410 when it comes, not
+# after J3's action: a pass over a large fleet's actions may outlast a
+# schedule's period.
+J3=$(jid 63)
+J4=$(jid 64)
+at 400
+"$CTL" job add "$J3" \
+    --command "touch '$T/started'; while [ ! -e '$T/go' ]; do sleep 0.05; done"
+"$CTL" job add "$J4" --command true --every 10s
+post "$J3" "$(tid 6301)"
+spawn "$RUNNER" 2>>"$RLOG"
+P=$LAST_PID
+wait_until 100 '[ -e "$T/started" ]'
+ok $? "a pass runs J3's action, which waits"
+at 410
+wait_until 100 '[ "$(scheduled "$J4")" = 1 ]'
+ok $? "  J4's slot fires when it comes, within that pass"
+gone "$P"
+is "$?" 1 "  the pass still running J3's action meanwhile"
+touch "$T/go"
+reap "$P"
+is "$(rows "$J4")" "COMPLETED|1|FULL|-|-" "  the pass ran J4's trigger too"
+is "$(rows "$J3")" "COMPLETED|1|FULL|-|-" "  and J3's, once its action ended"
