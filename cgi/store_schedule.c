@@ -88,6 +88,9 @@ schedule_record(struct store *s, const struct schedule_row *row,
 	return store_record_savepoint(s, &sp, &created);
 }
 
+#define BUSY_CHECKPOINT "a checkpoint of the job is still in progress"
+#define BUSY_SAVEPOINT "a savepoint of the job is still in progress"
+
 /* Why a slot of a RUNNING job is skipped all the same; NULL: it is not. */
 static enum store_rc
 schedule_busy(struct store *s, const struct schedule_row *row,
@@ -101,10 +104,36 @@ schedule_busy(struct store *s, const struct schedule_row *row,
 	    STORE_OK)
 		return store_q_end(&r);
 	if (store_q_next(&r) && store_q_int(&r, 0) != 0)
-		*skip = strcmp(row->kind, "SAVEPOINT") == 0 ?
-		    "a savepoint of the job is still in progress" :
-		    "a checkpoint of the job is still in progress";
+		*skip = strcmp(row->kind, "SAVEPOINT") == 0 ? BUSY_SAVEPOINT :
+							      BUSY_CHECKPOINT;
 	return store_q_end(&r);
+}
+
+/*
+ * schedule_fire_one's checkpoint slot of a RUNNING job, where the driver
+ * has it in one statement: a server's, one round trip rather than five,
+ * which on a large fleet's minute were the most of the firing's cost.
+ */
+static enum store_rc
+schedule_fire_checkpoint(struct store *s, const struct schedule_row *row,
+    struct schedule_fire *f, int64_t *missed)
+{
+	struct store_val v[] = { VAL_TEXT(row->job.s), VAL_TEXT(row->kind),
+		VAL_INT(f->slot_ms), VAL_INT(row->since_ms), VAL_INT(f->missed),
+		VAL_INT(f->now_ms), VAL_TEXT(f->trigger.s),
+		VAL_TEXT(ckpt_type_name(CKPT_CONFIGURED)),
+		VAL_TEXT(BUSY_CHECKPOINT), VAL_TEXT(SCHEDULE_CALLER) };
+	int64_t moved = 0, busy = 0;
+	enum store_rc rc;
+
+	rc = store_q_one_row(s, STMT_SCHED_FIRE_CHECKPOINT, v, NVAL(v),
+	    "fire schedule", "ii", &moved, &busy);
+	if (rc != STORE_OK || moved == 0)
+		return rc;
+	*missed += f->missed;
+	f->fired = busy != 0 ? 2 : 1;
+	f->skipped = busy != 0 ? BUSY_CHECKPOINT : NULL;
+	return STORE_OK;
 }
 
 /*
@@ -128,6 +157,9 @@ schedule_fire_one(struct store *s, const struct schedule_row *row,
 
 	f->fired = 0;
 	f->skipped = NULL;
+	if (skip == NULL && strcmp(row->kind, "SAVEPOINT") != 0 &&
+	    store_sql_text(s->ops->sql, STMT_SCHED_FIRE_CHECKPOINT) != NULL)
+		return schedule_fire_checkpoint(s, row, f, missed);
 	rc = store_q_run(s, STMT_SCHED_ADVANCE, adv, NVAL(adv), "fire schedule",
 	    &changed);
 	if (rc != STORE_OK || changed == 0)

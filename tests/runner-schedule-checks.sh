@@ -277,3 +277,15 @@ touch "$T/go"
 reap "$P"
 is "$(rows "$J4")" "COMPLETED|1|FULL|-|-" "  the pass ran J4's trigger too"
 is "$(rows "$J3")" "COMPLETED|1|FULL|-|-" "  and J3's, once its action ended"
+
+# --- a schedule keeps its hundred newest slots -------------------------------------
+dbq "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 150) INSERT INTO schedule_slots (job_id, kind, slot_ms,
+    fired_ms, skipped) SELECT '$J4', 'CHECKPOINT', $T0 + i, $T0 + i, 'old'
+    FROM n" >/dev/null
+at 420
+pass
+is "$(dbq "SELECT count(*) FROM schedule_slots WHERE job_id = '$J4'")" 100 \
+    "151 slots kept, one more fired: the hundred newest kept"
+is "$(dbq "SELECT count(*) FROM schedule_slots WHERE job_id = '$J4'
+    AND slot_ms >= $T0 + 410000")" 2 "  the slot just fired and the one before"
