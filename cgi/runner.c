@@ -1386,10 +1386,11 @@ pass_retention(struct pass *p)
  *
  * Each pass first fires what is due: per schedule, the latest slot since
  * the one it last fired (one, however many were missed while no runner
- * ran), each in its own transaction that only one runner can win
- * (store_schedule_fire).  The triggers it records are this pass's to run,
- * as if a client had posted them.  The pass also learns when the next
- * slot of any schedule comes, so that a watching runner wakes for it.
+ * ran), RUNNER_SCHED_BATCH slots a transaction in which only one runner
+ * can win each (store_schedule_fire).  The triggers it records are this
+ * pass's to run, as if a client had posted them.  The pass also learns
+ * when the next slot of any schedule comes, so that a watching runner
+ * wakes for it, and a pass still running its actions then fires it.
  */
 struct sched_due {
 	struct schedule_row row;
@@ -1479,14 +1480,103 @@ sched_missed(const struct schedule_row *row, int64_t slot_ms)
 	return n;
 }
 
+/* f for the due slot d, with a fresh trigger id; -1 if none was made. */
+static int
+sched_fire_init(struct pass *p, const struct sched_due *d,
+    struct schedule_fire *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->slot_ms = d->slot_ms;
+	f->missed = sched_missed(&d->row, f->slot_ms);
+	f->now_ms = clock_ms(CLOCK_REALTIME);
+	f->store_ms = p->o->store_ms;
+	f->max_queued = p->o->max_queued;
+	return id_random(&f->trigger);
+}
+
+/* What a committed batch's slots became, logged and counted. */
+static void
+sched_fired(struct pass *p, const struct schedule_row *const *rows,
+    const struct schedule_fire *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].fired == 1) {
+			p->stats->scheduled++;
+			log_info("job %s: scheduled %s %s (slot %lld)",
+			    rows[i]->job.s,
+			    strcmp(rows[i]->kind, "SAVEPOINT") == 0 ?
+				"savepoint" :
+				"checkpoint",
+			    f[i].trigger.s, (long long)f[i].slot_ms);
+		} else if (f[i].fired == 2)
+			log_info("job %s: scheduled %s skipped (slot %lld): %s",
+			    rows[i]->job.s, rows[i]->kind,
+			    (long long)f[i].slot_ms, f[i].skipped);
+	for (i = 0; i < n && f[i].fired == 0; i++)
+		;
+	if (i < n) {
+		p->stats->transactions++;
+		p->stats->schedule_transactions++;
+	}
+}
+
+/* The batch of sc's due slots from at, fired. */
+static enum store_rc
+sched_fire_batch(struct pass *p, const struct sched_scan *sc, size_t at,
+    size_t n)
+{
+	const struct schedule_row *rows[RUNNER_SCHED_BATCH];
+	struct schedule_fire f[RUNNER_SCHED_BATCH];
+	enum store_rc rc;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		rows[i] = &sc->due[at + i].row;
+		if (sched_fire_init(p, &sc->due[at + i], &f[i]) == -1)
+			return STORE_ERROR;
+	}
+	if ((rc = store_schedule_fire(p->store, rows, f, n)) == STORE_OK)
+		sched_fired(p, rows, f, n);
+	return rc;
+}
+
+/*
+ * Fires sc's due slots, batch by batch; a batch the database was busy
+ * for is tried again, as a round is.
+ */
+static enum store_rc
+sched_fire_all(struct pass *p, const struct sched_scan *sc)
+{
+	enum store_rc rc = STORE_OK;
+	size_t at = 0, n;
+	int busy = 0;
+
+	while (at < sc->n) {
+		n = sc->n - at < RUNNER_SCHED_BATCH ? sc->n - at :
+						      RUNNER_SCHED_BATCH;
+		rc = sched_fire_batch(p, sc, at, n);
+		if (rc == STORE_BUSY && ++busy <= RUNNER_BUSY_TRIES) {
+			log_warn("database busy; the schedules' slots will "
+				 "be fired again");
+			poll(NULL, 0, RUNNER_POLL_MS);
+			continue;
+		}
+		if (rc != STORE_OK)
+			break;
+		busy = 0;
+		at += n;
+	}
+	return rc;
+}
+
 static enum store_rc
 pass_schedules(struct pass *p)
 {
 	struct sched_scan sc;
-	struct schedule_fire f;
 	enum store_rc rc;
 	size_t i;
-	int fired;
 
 	memset(&sc, 0, sizeof(sc));
 	if ((sc.now_ms = schedule_now()) <= 0)
@@ -1495,38 +1585,30 @@ pass_schedules(struct pass *p)
 	if (sc.oom && rc == STORE_OK)
 		rc = STORE_ERROR;
 	p->stats->next_slot_ms = sc.next_ms;
-	for (i = 0; i < sc.n && rc == STORE_OK; i++) {
-		const struct schedule_row *row = &sc.due[i].row;
-
-		memset(&f, 0, sizeof(f));
-		f.slot_ms = sc.due[i].slot_ms;
-		f.missed = sched_missed(row, f.slot_ms);
-		f.now_ms = clock_ms(CLOCK_REALTIME);
-		f.store_ms = p->o->store_ms;
-		f.max_queued = p->o->max_queued;
-		if (id_random(&f.trigger) == -1) {
-			rc = STORE_ERROR;
-			break;
-		}
-		if ((rc = store_schedule_fire(p->store, row, &f, &fired)) !=
-		    STORE_OK)
-			break;
-		if (fired == 1) {
-			p->stats->scheduled++;
-			log_info("job %s: scheduled %s %s (slot %lld)",
-			    row->job.s,
-			    strcmp(row->kind, "SAVEPOINT") == 0 ? "savepoint" :
-								  "checkpoint",
-			    f.trigger.s, (long long)f.slot_ms);
-		} else if (fired == 2)
-			log_info("job %s: scheduled %s skipped (slot %lld): %s",
-			    row->job.s, row->kind, (long long)f.slot_ms,
-			    f.skipped);
-	}
+	if (rc == STORE_OK)
+		rc = sched_fire_all(p, &sc);
 	for (i = 0; i < sc.n; i++)
 		free(sc.due[i].strings);
 	free(sc.due);
 	return rc;
+}
+
+/*
+ * Whether a slot of a schedule came during the pass, and was fired then
+ * rather than after the pass's last action: a pass of a large fleet's
+ * actions may outlast a schedule's period.
+ */
+static int
+pass_slot_came(struct pass *p, volatile sig_atomic_t *quit)
+{
+	enum store_rc rc;
+	int64_t next = p->stats->next_slot_ms;
+
+	if (*quit || next <= 0 || schedule_now() < next)
+		return 0;
+	if ((rc = pass_schedules(p)) != STORE_OK)
+		log_error("schedules: %s", store_rc_name(rc));
+	return 1;
 }
 
 /*
@@ -1597,7 +1679,7 @@ pass_triggers(struct pass *p, enum store_rc rc, volatile sig_atomic_t *quit)
 		 * commit), or changed a job: look again from the start.
 		 */
 		next_round = pass_wait(p);
-		restart = 0;
+		restart = pass_slot_came(p, quit);
 		if (store_data_version(p->store, &version) == STORE_OK &&
 		    version != seen) {
 			seen = version;

@@ -35,6 +35,7 @@ struct runner_stats {
 	int64_t actions; /* commands run */
 	int64_t transactions; /* write transactions committed */
 	int64_t scheduled; /* slots fired (schedules) */
+	int64_t schedule_transactions; /* of those, transactions committed */
 	int64_t next_slot_ms; /* the next slot of any schedule; 0: none */
 	int64_t duration_ms;
 };

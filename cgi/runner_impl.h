@@ -19,6 +19,13 @@
 #define RUNNER_RECORD_IDLE_MS 10000 /* a pass that advanced nothing */
 /* Busy rounds in a row a pass tries again, each after RUNNER_POLL_MS. */
 #define RUNNER_BUSY_TRIES 10
+/*
+ * Due slots fired a transaction: a minute's slots of a large fleet fall
+ * due at once, and one commit (one sync) each would make the last wait
+ * for all the others; a few hundred keep SQLite's lock of the database
+ * short for the API's writes meanwhile.
+ */
+#define RUNNER_SCHED_BATCH 256
 /* Database errors a kept result is recorded through (struct unrecorded). */
 #define RUNNER_RECORD_ERRORS 3
 /* Past an action's timeout: the watchdog's 2 s, then recording its end. */

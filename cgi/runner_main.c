@@ -93,10 +93,12 @@ print_stats(const struct runner_stats *st)
 {
 	printf("{\"completed\":%lld,\"failed\":%lld,\"stale\":%lld,"
 	       "\"purged\":%lld,\"actions\":%lld,\"transactions\":%lld,"
-	       "\"duration_ms\":%lld}\n",
+	       "\"duration_ms\":%lld,\"scheduled\":%lld,"
+	       "\"schedule_transactions\":%lld}\n",
 	    (long long)st->completed, (long long)st->failed,
 	    (long long)st->stale, (long long)st->purged, (long long)st->actions,
-	    (long long)st->transactions, (long long)st->duration_ms);
+	    (long long)st->transactions, (long long)st->duration_ms,
+	    (long long)st->scheduled, (long long)st->schedule_transactions);
 	fflush(stdout);
 }
 

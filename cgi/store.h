@@ -787,20 +787,25 @@ struct schedule_fire {
 	int64_t max_queued;
 	struct id trigger; /* a fresh id for it */
 	int64_t missed; /* the slots passed over to it (schedule_missed) */
-	const char *skipped; /* set by store_schedule_fire: why, if skipped */
+	/* Set by store_schedule_fire: */
+	int fired; /* 1 a trigger recorded, 2 the slot skipped, 0 neither */
+	const char *skipped; /* why, if skipped */
 };
 /*
- * Fires slot_ms of the schedule as row read it, in one transaction: the
- * schedule moves up to the slot, the slot is recorded, and a trigger (or
- * a savepoint into the job's directory) is recorded with "scheduler" as
- * its caller, unless the job is not RUNNING (or has no directory for a
- * savepoint, or one of the kind is still in progress), when the slot is
- * recorded skipped, with why in f->skipped.  *fired is 1 for a
- * trigger recorded, 2 for a slot skipped, 0 when another runner fired the
- * slot first or the rule changed since.
+ * Fires n due slots, each of the schedule as rows[i] read it, in one
+ * transaction: each schedule moves up to f[i].slot_ms, the slot is
+ * recorded, and a trigger (or a savepoint into the job's directory) is
+ * recorded with "scheduler" as its caller, unless the job is not RUNNING
+ * (or has no directory for a savepoint, or one of the kind is still in
+ * progress), when the slot is recorded skipped, with why in f[i].skipped.
+ * f[i].fired is 1 for a trigger recorded, 2 for a slot skipped, 0 when
+ * another runner fired the slot first or the rule changed since.  All or
+ * none: on failure every f[i].fired is 0.  The caller keeps n to a few
+ * hundred, so that the transaction stays short (SQLite's holds the
+ * database).  Rows listed in order (store_schedule_list) lock in order.
  */
-enum store_rc store_schedule_fire(struct store *, const struct schedule_row *,
-    struct schedule_fire *, int *fired);
+enum store_rc store_schedule_fire(struct store *,
+    const struct schedule_row *const *rows, struct schedule_fire *f, size_t n);
 #define SCHEDULE_CALLER "scheduler"
 
 /*

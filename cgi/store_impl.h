@@ -133,6 +133,7 @@ enum stmt {
 	STMT_SCHED_RECORD,
 	STMT_SCHED_SLOT,
 	STMT_SCHED_SLOTS_PRUNE,
+	STMT_SCHED_FIRE_CHECKPOINT, /* a driver's own, or none */
 	/* Retention (schema/0012, retention.h). */
 	STMT_RETAIN_SET,
 	STMT_RETAIN_CLEAR,

@@ -648,6 +648,35 @@ const char *const store_pg_sql[STMT__MAX] = {
 	[STMT_SCHED_SLOT] =
 	    "INSERT INTO schedule_slots (job_id, kind, slot_ms, fired_ms,"
 	    " trigger_id, skipped) VALUES ($1, $2, $3, $4, $5::text, $6::text)",
+	/*
+	 * A checkpoint slot of a RUNNING job in one statement, each a round
+	 * trip to the server: STMT_SCHED_ADVANCE, STMT_SCHED_BUSY,
+	 * STMT_SCHED_SLOT, STMT_SCHED_RECORD and STMT_SCHED_SLOTS_PRUNE as
+	 * one.  Its parts see one snapshot: the prune, which does not see
+	 * the slot it inserts, keeps 99 others.  Answers whether the
+	 * schedule moved, and whether the slot was skipped as busy ($9).
+	 */
+	[STMT_SCHED_FIRE_CHECKPOINT] =
+	    "WITH a AS (UPDATE schedules SET last_slot_ms = $3::bigint,"
+	    " missed = missed + $5::bigint WHERE job_id = $1 AND kind = $2"
+	    " AND since_ms = $4::bigint AND last_slot_ms < $3::bigint"
+	    " RETURNING job_id),"
+	    " b AS (SELECT a.job_id, EXISTS (SELECT 1 FROM triggers t"
+	    " WHERE t.job_id = a.job_id AND t.status = 'IN_PROGRESS') AS busy"
+	    " FROM a),"
+	    " sl AS (INSERT INTO schedule_slots (job_id, kind, slot_ms,"
+	    " fired_ms, trigger_id, skipped) SELECT b.job_id, $2, $3::bigint,"
+	    " $6::bigint, CASE WHEN b.busy THEN NULL ELSE $7::text END,"
+	    " CASE WHEN b.busy THEN $9::text END FROM b),"
+	    " tr AS (INSERT INTO triggers (job_id, trigger_id, requested_type,"
+	    " created_ms, remote_user) SELECT b.job_id, $7::text, $8::text,"
+	    " $6::bigint, $10::text FROM b WHERE NOT b.busy),"
+	    " pr AS (DELETE FROM schedule_slots WHERE job_id = $1 AND kind = $2"
+	    " AND EXISTS (SELECT 1 FROM a) AND slot_ms < (SELECT slot_ms"
+	    " FROM schedule_slots WHERE job_id = $1 AND kind = $2"
+	    " ORDER BY slot_ms DESC LIMIT 1 OFFSET 98))"
+	    " SELECT (SELECT count(*) FROM a)::int,"
+	    " coalesce((SELECT b.busy::int FROM b), 0)",
 	/* Retention (schema/0012, retention.h): $2 is the kind. */
 	[STMT_RETAIN_SET] =
 	    "INSERT INTO retention (job_id, kind, keep_last, keep_ms, set_by,"

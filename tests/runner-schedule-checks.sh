@@ -204,3 +204,88 @@ is "$(scheduled "$J")" 9 "no checkpoint fired after --every none"
 "$CTL" job rm "$J"
 is "$(dbq "SELECT count(*) FROM schedules") $(dbq "SELECT count(*)
     FROM schedule_slots")" "0 0" "job rm: its schedules and slots go with it"
+
+# --- a fleet's slots, fired in batches --------------------------------------------
+# 600 jobs by SQL (either store's), each every 10s from 300: a minute's
+# slots of a fleet fall due together, and fire a few hundred a
+# transaction, not one each (--stats: schedule_transactions).
+at 300
+dbq "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 600) INSERT INTO jobs (job_id, name, created_ms, updated_ms)
+    SELECT 'ba7c000000000000000000000000' || (1000 + i), 'fleet', 1, 1
+    FROM n" >/dev/null
+dbq "UPDATE jobs SET state = 'SUSPENDED' WHERE job_id LIKE 'ba7c%'
+    AND job_id > 'ba7c0000000000000000000000001500'" >/dev/null
+dbq "INSERT INTO schedules (job_id, kind, every_ms, since_ms, last_slot_ms,
+    set_by) SELECT job_id, 'CHECKPOINT', 10000, $T0 + 300000,
+    $T0 + 300000, 'test' FROM jobs WHERE job_id LIKE 'ba7c%'" >/dev/null
+# fleet SLOT: the fleet's slots at SLOT, fired and skipped.
+fleet() {
+	dbq "SELECT count(*) FROM schedule_slots WHERE job_id LIKE 'ba7c%'
+	    AND slot_ms = $T0 + $1 * 1000 AND trigger_id IS NOT NULL"
+	dbq "SELECT count(*) FROM schedule_slots WHERE job_id LIKE 'ba7c%'
+	    AND slot_ms = $T0 + $1 * 1000 AND skipped IS NOT NULL"
+}
+at 310
+out=$(pass --stats)
+is "$(fleet 310 | tr '\n' ' ')" "500 100 " \
+    "600 slots due at once: 500 fired, the 100 SUSPENDED jobs' skipped"
+is "$(printf '%s' "$out" | sed -n 's/.*"scheduled":\([0-9]*\).*/\1/p')" \
+    500 "  --stats: 500 scheduled"
+tx=$(printf '%s' "$out" |
+    sed -n 's/.*"schedule_transactions":\([0-9]*\).*/\1/p')
+ok "$([ "${tx:-0}" -ge 1 ] && [ "${tx:-0}" -le 3 ] && echo 0 || echo 1)" \
+    "  in at most 3 transactions, not one a slot ($tx)"
+is "$(dbq "SELECT count(*) FROM triggers WHERE job_id LIKE 'ba7c%'
+    AND remote_user = 'scheduler' AND status = 'COMPLETED'")" 500 \
+    "  their 500 triggers recorded and run"
+at 320
+for i in 1 2 3; do
+	spawn "$RUNNER" 2>>"$RLOG"
+	eval "P$i=\$LAST_PID"
+done
+for i in 1 2 3; do
+	eval "reap \$P$i"
+done
+is "$(fleet 320 | tr '\n' ' ')" "500 100 " \
+    "three runners at once over 600 slots: each fired or skipped once"
+is "$(dbq "SELECT count(*) FROM triggers WHERE job_id LIKE 'ba7c%'
+    AND remote_user = 'scheduler'")" 1000 "  one trigger each"
+
+# --- a slot that comes while a pass still runs its actions ---------------------------
+# J3's action waits for a file; J4 is scheduled every 10s from 400.  A
+# pass that started at 400 fires J4's slot of 410 when it comes, not
+# after J3's action: a pass over a large fleet's actions may outlast a
+# schedule's period.
+J3=$(jid 63)
+J4=$(jid 64)
+at 400
+"$CTL" job add "$J3" \
+    --command "touch '$T/started'; while [ ! -e '$T/go' ]; do sleep 0.05; done"
+"$CTL" job add "$J4" --command true --every 10s
+post "$J3" "$(tid 6301)"
+spawn "$RUNNER" 2>>"$RLOG"
+P=$LAST_PID
+wait_until 100 '[ -e "$T/started" ]'
+ok $? "a pass runs J3's action, which waits"
+at 410
+wait_until 100 '[ "$(scheduled "$J4")" = 1 ]'
+ok $? "  J4's slot fires when it comes, within that pass"
+gone "$P"
+is "$?" 1 "  the pass still running J3's action meanwhile"
+touch "$T/go"
+reap "$P"
+is "$(rows "$J4")" "COMPLETED|1|FULL|-|-" "  the pass ran J4's trigger too"
+is "$(rows "$J3")" "COMPLETED|1|FULL|-|-" "  and J3's, once its action ended"
+
+# --- a schedule keeps its hundred newest slots -------------------------------------
+dbq "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
+    WHERE i < 150) INSERT INTO schedule_slots (job_id, kind, slot_ms,
+    fired_ms, skipped) SELECT '$J4', 'CHECKPOINT', $T0 + i, $T0 + i, 'old'
+    FROM n" >/dev/null
+at 420
+pass
+is "$(dbq "SELECT count(*) FROM schedule_slots WHERE job_id = '$J4'")" 100 \
+    "151 slots kept, one more fired: the hundred newest kept"
+is "$(dbq "SELECT count(*) FROM schedule_slots WHERE job_id = '$J4'
+    AND slot_ms >= $T0 + 410000")" 2 "  the slot just fired and the one before"

@@ -18,7 +18,7 @@
 pass
 ok $? "a pass over a new database creates it and exits 0"
 like "$(pass --stats)" \
-    '^\{"completed":0,"failed":0,"stale":0,"purged":0,"actions":0,"transactions":[0-9]+,"duration_ms":[0-9]+\}$' \
+    '^\{"completed":0,"failed":0,"stale":0,"purged":0,"actions":0,"transactions":[0-9]+,"duration_ms":[0-9]+,"scheduled":0,"schedule_transactions":0\}$' \
     "--stats of a pass with nothing to do: all zero"
 start_lighttpd
 

@@ -29,7 +29,7 @@ pass --stats > "$T/stats"
 ok $? "--stats: the pass exits 0"
 is "$(wc -l < "$T/stats" | tr -d ' ')" 1 "--stats: exactly one line"
 like "$(cat "$T/stats")" \
-    '^\{"completed":3,"failed":2,"stale":0,"purged":0,"actions":2,"transactions":[1-9][0-9]*,"duration_ms":[0-9]+\}$' \
+    '^\{"completed":3,"failed":2,"stale":0,"purged":0,"actions":2,"transactions":[1-9][0-9]*,"duration_ms":[0-9]+,"scheduled":0,"schedule_transactions":0\}$' \
     "--stats: the keys in order, with the right counts"
 is "$(pass)" "" "without --stats nothing goes to stdout"
 

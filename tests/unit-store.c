@@ -2522,6 +2522,7 @@ test_fire_nomem(void)
 	struct store *s, *keep;
 	struct job job;
 	struct schedule_row row;
+	const struct schedule_row *rows[] = { &row };
 	struct schedule_fire f;
 	struct sched_seen w;
 	enum store_rc rc;
@@ -2559,7 +2560,8 @@ test_fire_nomem(void)
 		snprintf(hex, sizeof(hex), "f17e%028d", after);
 		f.trigger = mkid(hex);
 		nomem_after = after;
-		rc = store_schedule_fire(s, &row, &f, &fired);
+		rc = store_schedule_fire(s, rows, &f, 1);
+		fired = f.fired;
 		reached = nomem_after < 0;
 		nomem_after = -1;
 		store_close(s);
