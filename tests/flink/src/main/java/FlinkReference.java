@@ -104,6 +104,10 @@ public final class FlinkReference {
 
 	private static String flink, app, job, savepoints, savepointDir;
 	private static final List<String> diffs = new ArrayList<>();
+	/* What finds gives on the service's side of each failure, printed
+	 * after the differences as "found <where>: <finds>", so that the
+	 * test holds the answers themselves, not only their agreement. */
+	private static final List<String> found = new ArrayList<>();
 
 	/* The keyed state every checkpoint holds: a count per key. */
 	public static final class Count extends RichMapFunction<Long, Long> {
@@ -155,6 +159,8 @@ public final class FlinkReference {
 		run(cluster, args[2]);
 		for (String d : diffs)
 			System.out.println(d);
+		for (String d : found)
+			System.out.println("found " + d);
 		System.out.flush();
 		/* The cluster's orderly shutdown of an unbounded job takes long
 		 * and proves nothing here; the test removes its files. */
@@ -362,6 +368,7 @@ public final class FlinkReference {
 		if (!fl.equals(al))
 			diffs.add(at + ".serialized-throwable: finds " + fl + " | " +
 			    al);
+		found.add(at + ".serialized-throwable: " + al);
 	}
 
 	/* Each line's class: what it holds before its first ": ". */
@@ -653,6 +660,7 @@ public final class FlinkReference {
 			al = finds(a.asText());
 			if (!fl.equals(al))
 				diffs.add(at + ": finds " + fl + " | " + al);
+			found.add(at + ": " + al);
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -706,9 +714,11 @@ public final class FlinkReference {
 	 * What Flink's ExceptionUtils finds in the chain, for each class of
 	 * FIND: findThrowable (the objects' own classes), then
 	 * findThrowableSerializedAware (SerializedThrowable.deserializeError
-	 * at each such level).  The latter never returns where
-	 * deserializeError gives back the same object, a SerializedThrowable
-	 * without serializedException: "never", said instead of calling it.
+	 * at each such level, which gives the original exception back from
+	 * serializedException).  The latter never returns where
+	 * deserializeError gives back the same object (a SerializedThrowable
+	 * without serializedException, or one whose class the reader lacks):
+	 * "never", said instead of calling it.
 	 */
 	private static List<String> finds(String base64) {
 		List<String> out = new ArrayList<>();
