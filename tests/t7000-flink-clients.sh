@@ -222,7 +222,8 @@ done
 # difference, masked by its rules (numbers by kind, places by type,
 # Flink's errors by their message; a failure's trace line by line, frames
 # aside, and its serialized-throwable level by level, class and message,
-# as Flink's clients read it).  It runs the flink command against both
+# as Flink's clients read it, and each level's original on the service's
+# side as a JDK writes it again).  It runs the flink command against both
 # too (the failures of an unknown job's checkpoint, savepoint and stop, a
 # disposal of a path where no savepoint is, a stopped job's checkpoint
 # and savepoint; list, checkpoint, checkpoint -full, savepoint), every

@@ -369,6 +369,8 @@ public final class FlinkReference {
 			diffs.add(at + ".serialized-throwable: finds " + fl + " | " +
 			    al);
 		found.add(at + ".serialized-throwable: " + al);
+		rewritten(at + ".serialized-throwable", ac.path("serialized-throwable")
+		    .asText());
 	}
 
 	/* Each line's class: what it holds before its first ": ". */
@@ -661,6 +663,7 @@ public final class FlinkReference {
 			if (!fl.equals(al))
 				diffs.add(at + ": finds " + fl + " | " + al);
 			found.add(at + ": " + al);
+			rewritten(at, a.asText());
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -738,6 +741,43 @@ public final class FlinkReference {
 			    ExceptionUtils.findThrowableSerializedAware(t, c, cl)
 			    .isPresent())));
 		return out;
+	}
+
+	/*
+	 * The service's originals are what a JDK writes: at each level whose
+	 * serializedException Flink's deserializeError reads, the object it
+	 * gives, written by an ObjectOutputStream, must be the same bytes;
+	 * a difference is a line.
+	 */
+	private static void rewritten(String at, String base64) {
+		ClassLoader cl = FlinkReference.class.getClassLoader();
+		Throwable t;
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			t = (Throwable) in.readObject();
+		} catch (Exception e) {
+			return; /* chain() has said so */
+		}
+		for (int n = 0; t instanceof SerializedThrowable && n < 64;
+		    t = t.getCause(), n++) {
+			SerializedThrowable s = (SerializedThrowable) t;
+			Throwable o = s.deserializeError(cl);
+			if (o == s)
+				continue;
+			java.io.ByteArrayOutputStream out =
+			    new java.io.ByteArrayOutputStream();
+			try (java.io.ObjectOutputStream w =
+			    new java.io.ObjectOutputStream(out)) {
+				w.writeObject(o);
+			} catch (Exception e) {
+				diffs.add(at + ": level " + n + " not written: " + e);
+				continue;
+			}
+			if (!Arrays.equals(out.toByteArray(),
+			    s.getSerializedException()))
+				diffs.add(at + ": level " + n +
+				    ": serializedException is not what a JDK writes");
+		}
 	}
 
 	/* Whether findThrowableSerializedAware(t, c) would loop forever. */
