@@ -708,6 +708,14 @@ public final class FlinkReference {
 		return out;
 	}
 
+	/* A serialized-throwable as Flink's clients read it. */
+	private static Throwable decode(String base64) throws Exception {
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			return (Throwable) in.readObject();
+		}
+	}
+
 	/* The classes client code looks for in a failure's chain. */
 	private static final List<Class<? extends Throwable>> FIND = List.of(
 	    FlinkJobNotFoundException.class, CheckpointException.class,
@@ -727,9 +735,8 @@ public final class FlinkReference {
 		List<String> out = new ArrayList<>();
 		ClassLoader cl = FlinkReference.class.getClassLoader();
 		Throwable t;
-		try (ObjectInputStream in = new ObjectInputStream(
-		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
-			t = (Throwable) in.readObject();
+		try {
+			t = decode(base64);
 		} catch (Exception e) {
 			out.add("unreadable: " + e);
 			return out;
@@ -752,9 +759,8 @@ public final class FlinkReference {
 	private static void rewritten(String at, String base64) {
 		ClassLoader cl = FlinkReference.class.getClassLoader();
 		Throwable t;
-		try (ObjectInputStream in = new ObjectInputStream(
-		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
-			t = (Throwable) in.readObject();
+		try {
+			t = decode(base64);
 		} catch (Exception e) {
 			return; /* chain() has said so */
 		}
