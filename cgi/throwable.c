@@ -16,9 +16,8 @@
  * is the class, fullStringifiedStackTrace the trace, detailMessage
  * "<class>: <message>" (throwable_message), or the class alone without a
  * message, as Flink 1.20's and 2.x's constructor writes it (its
- * getClassNameAndMessageOrError), serializedException null (no original
- * exception is on hand; deserializeError then returns the
- * SerializedThrowable itself), an empty stack trace (the frames are in
+ * getClassNameAndMessageOrError), serializedException the serialization
+ * of the original exception (below), an empty stack trace (the frames are in
  * the trace text, which SerializedThrowable's printStackTrace prints) and
  * Throwable's own empty suppressed list, Collections.EMPTY_LIST.  Its
  * toString() is then "<class>: <class>: <message>", as Flink's clients
@@ -28,6 +27,18 @@
  * constructor makes one for each cause of the original; the last cause's
  * is null (initCause(null)).  Later objects refer back to the class
  * descriptors, the stack trace's array class and the shared empty list.
+ *
+ * The original is what a JobManager serializes into serializedException
+ * (InstantiationUtil.serializeObject, a stream of its own): the exception
+ * of the level's class itself, its message alone as detailMessage, its
+ * cause the next level's original (null at the last), the same empty
+ * stack trace and suppressed list, and the fields of its class (a
+ * CheckpointException's CheckpointFailureReason).  Without it Flink's
+ * SerializedThrowable.deserializeError returns the SerializedThrowable
+ * itself, on which ExceptionUtils.findThrowableSerializedAware loops for
+ * ever.  Only classes in jclasses can be written, for the reader checks
+ * each one's serialVersionUID: a level of any other class, or above one,
+ * keeps serializedException null.
  */
 #include <config.h>
 
@@ -47,15 +58,18 @@
 #define TC_ARRAY 0x75
 #define TC_ENDBLOCKDATA 0x78
 #define TC_LONGSTRING 0x7c
+#define TC_ENUM 0x7e
 #define SC_WRITE_METHOD 0x01
 #define SC_SERIALIZABLE 0x02
+#define SC_ENUM 0x10
 #define BASE_WIRE_HANDLE 0x7e0000
 
 /*
  * The serialVersionUIDs, as ObjectStreamClass.lookup gives them (JDK 17):
  * declared by SerializedThrowable, Exception, Throwable and
- * Collections$EmptyList; computed for StackTraceElement[], which no JDK
- * checks for an array class.
+ * Collections$EmptyList; computed for StackTraceElement[] and byte[],
+ * which no JDK checks for an array class.  The exceptions' are in
+ * jclasses; Flink's are the same in 1.20 and 2.x.
  */
 #define SUID_SERIALIZED_THROWABLE \
 	0x65169df51fa713f3ULL /* 7284183123441947635 */
@@ -63,14 +77,12 @@
 #define SUID_THROWABLE 0xd5c635273977b8cbULL
 #define SUID_STACK_TRACE_ARRAY 0x02462a3c3cfd2239ULL
 #define SUID_EMPTY_LIST 0x7ab817b43ca79edeULL
+#define SUID_BYTE_ARRAY 0xacf317f8060854e0ULL
 
-/*
- * The handles the stream refers back to: "Ljava/lang/String;", the second
- * object of the stream after SerializedThrowable's descriptor, which is
- * the first.
- */
+/* SerializedThrowable's descriptor: the stream's first object. */
 #define HANDLE_SERIALIZED_THROWABLE BASE_WIRE_HANDLE
-#define HANDLE_STRING_TYPE (BASE_WIRE_HANDLE + 1)
+/* A type string that ObjectOutputStream writes once and refers back to. */
+#define STRING_TYPE "Ljava/lang/String;"
 
 /*
  * The most SerializedThrowables a stream nests; the last takes the rest
@@ -202,6 +214,115 @@ put_utf(struct buf *b, const char *s)
 }
 
 /*
+ * The exception classes an original may be of, each with its superclass
+ * (Throwable's is none) and the field of its own, if any.  Their
+ * serialVersionUIDs are the JDK's serialver tool's, for Flink's classes
+ * from Flink 1.20.5's and 2.3.0's jars alike.
+ */
+enum jclass {
+	JC_THROWABLE,
+	JC_EXCEPTION,
+	JC_RUNTIME,
+	JC_COMPLETION,
+	JC_ILLEGAL_STATE,
+	JC_IO,
+	JC_FILE_NOT_FOUND,
+	JC_FLINK,
+	JC_JOB_NOT_FOUND,
+	JC_REST_CLIENT,
+	JC_CHECKPOINT,
+	JC_N
+};
+
+enum jfield { JF_NONE, JF_REASON, JF_RESPONSE_CODE };
+
+static const struct {
+	const char *name;
+	uint64_t suid;
+	enum jclass super;
+	enum jfield field;
+} jclasses[JC_N] = {
+	[JC_THROWABLE] = { "java.lang.Throwable", SUID_THROWABLE, JC_N,
+	    JF_NONE },
+	[JC_EXCEPTION] = { "java.lang.Exception", SUID_EXCEPTION, JC_THROWABLE,
+	    JF_NONE },
+	[JC_RUNTIME] = { "java.lang.RuntimeException", 0x9e5f06470a3483e5ULL,
+	    JC_EXCEPTION, JF_NONE },
+	[JC_COMPLETION] = { "java.util.concurrent.CompletionException",
+	    0x6caab173bfb4e069ULL, JC_RUNTIME, JF_NONE },
+	[JC_ILLEGAL_STATE] = { "java.lang.IllegalStateException",
+	    0xe65755e69a46f248ULL, JC_RUNTIME, JF_NONE },
+	[JC_IO] = { "java.io.IOException", 0x6c8073646525f0abULL, JC_EXCEPTION,
+	    JF_NONE },
+	[JC_FILE_NOT_FOUND] = { "java.io.FileNotFoundException",
+	    0xf38a2bd6e0216ae4ULL, JC_IO, JF_NONE },
+	[JC_FLINK] = { "org.apache.flink.util.FlinkException",
+	    0x06412b0cfb4599b4ULL, JC_EXCEPTION, JF_NONE },
+	[JC_JOB_NOT_FOUND] = { "org.apache.flink.runtime.messages.FlinkJobNotFoundException",
+	    0x1fd867b9269c5911ULL, JC_FLINK, JF_NONE },
+	[JC_REST_CLIENT] = { "org.apache.flink.runtime.rest.util.RestClientException",
+	    0x0d04246123495ee7ULL, JC_FLINK, JF_RESPONSE_CODE },
+	[JC_CHECKPOINT] = { "org.apache.flink.runtime.checkpoint.CheckpointException",
+	    0x2d350ebf02e465a4ULL, JC_EXCEPTION, JF_REASON },
+};
+
+/*
+ * CheckpointFailureReason's constants (the same in 1.20 and 2.x), each
+ * with its message(), which begins a CheckpointException's message as
+ * Flink's constructors make it: a failure's reason is the one whose
+ * message begins its own, the longest.  One that begins with none, the
+ * service's own words, is TRIGGER_CHECKPOINT_FAILURE, Flink's catch-all
+ * for a trigger that failed.
+ */
+static const struct {
+	const char *name, *message;
+} reasons[] = {
+	{ "PERIODIC_SCHEDULER_SHUTDOWN",
+	    "Periodic checkpoint scheduler is shut down." },
+	{ "TOO_MANY_CHECKPOINT_REQUESTS",
+	    "The maximum number of queued checkpoint requests exceeded" },
+	{ "MINIMUM_TIME_BETWEEN_CHECKPOINTS",
+	    "The minimum time between checkpoints is still pending." },
+	{ "NOT_ALL_REQUIRED_TASKS_RUNNING",
+	    "Not all required tasks are currently running." },
+	{ "IO_EXCEPTION",
+	    "An Exception occurred while triggering the checkpoint." },
+	{ "BLOCKING_OUTPUT_EXIST",
+	    "Blocking output edge exists in running tasks." },
+	{ "CHECKPOINT_ASYNC_EXCEPTION",
+	    "Asynchronous task checkpoint failed." },
+	{ "CHANNEL_STATE_SHARED_STREAM_EXCEPTION",
+	    "The checkpoint was aborted due to exception of other subtasks" },
+	{ "CHECKPOINT_EXPIRED", "Checkpoint expired before completing." },
+	{ "CHECKPOINT_SUBSUMED", "Checkpoint has been subsumed." },
+	{ "CHECKPOINT_DECLINED", "Checkpoint was declined." },
+	{ "CHECKPOINT_DECLINED_TASK_NOT_READY",
+	    "Checkpoint was declined (tasks not ready)" },
+	{ "CHECKPOINT_DECLINED_TASK_CLOSING",
+	    "Checkpoint was declined (task is closing)" },
+	{ "CHECKPOINT_DECLINED_SUBSUMED",
+	    "Checkpoint was canceled because a barrier from newer checkpoint" },
+	{ "CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER",
+	    "Task received cancellation from one of its inputs" },
+	{ "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM",
+	    "Checkpoint was declined because one input stream is finished" },
+	{ "CHECKPOINT_COORDINATOR_SHUTDOWN",
+	    "CheckpointCoordinator shutdown." },
+	{ "CHECKPOINT_COORDINATOR_SUSPEND",
+	    "Checkpoint Coordinator is suspending." },
+	{ "JOB_FAILOVER_REGION", "FailoverRegion is restarting." },
+	{ "TASK_FAILURE", "Task has failed." },
+	{ "TASK_CHECKPOINT_FAILURE", "Task local checkpoint failure." },
+	{ "UNKNOWN_TASK_CHECKPOINT_NOTIFICATION_FAILURE",
+	    "Unknown task for the checkpoint to notify." },
+	{ "FINALIZE_CHECKPOINT_FAILURE", "Failure to finalize checkpoint." },
+	{ "TRIGGER_CHECKPOINT_FAILURE", "Trigger checkpoint failure." },
+};
+
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+#define REASON_FALLBACK (NFIELDS(reasons) - 1)
+
+/*
  * A stream being written, and the handles it assigns in order (to each
  * class descriptor, string, object and array) for those it refers back
  * to.  0: not written yet.
@@ -209,8 +330,13 @@ put_utf(struct buf *b, const char *s)
 struct stream {
 	struct buf *b;
 	uint32_t next; /* the next object's handle */
+	uint32_t string_type; /* STRING_TYPE */
 	uint32_t stack_trace_desc; /* StackTraceElement[]'s descriptor */
 	uint32_t empty_list; /* Collections.EMPTY_LIST */
+	uint32_t byte_array_desc; /* byte[]'s descriptor */
+	uint32_t desc[JC_N]; /* each exception class's descriptor */
+	uint32_t reason_desc; /* CheckpointFailureReason's descriptor */
+	uint32_t reason[NFIELDS(reasons)]; /* each constant, one object */
 };
 
 /* A piece of a string's text. */
@@ -255,10 +381,34 @@ put_string(struct stream *st, const char *s, size_t n)
 
 /* A field of a class descriptor: its type code, name and type string. */
 struct field {
-	char code; /* 'L' object, '[' array */
+	char code; /* 'I' int, 'L' object, '[' array */
 	const char *name;
-	const char *type; /* NULL: a reference to "Ljava/lang/String;" */
+	const char *type; /* NULL: a primitive's, which has none */
 };
+
+static int put_reference(struct stream *, uint32_t handle);
+
+/*
+ * An object field's type string: STRING_TYPE, which every class of ours
+ * but one has, a reference after its first time (writeTypeString finds
+ * it among the handles); any other, new.
+ */
+static int
+put_type(struct stream *st, const char *type)
+{
+	int string = type != NULL && strcmp(type, STRING_TYPE) == 0;
+
+	if (type == NULL)
+		return 0;
+	if (string && st->string_type != 0)
+		return put_reference(st, st->string_type);
+	if (string)
+		st->string_type = st->next;
+	st->next++;
+	return put_u8(st->b, TC_STRING) == -1 || put_utf(st->b, type) == -1 ?
+	    -1 :
+	    0;
+}
 
 /*
  * A class descriptor up to its superclass's (TC_CLASSDESC, name, suid,
@@ -280,16 +430,8 @@ put_classdesc(struct stream *st, const char *name, uint64_t suid,
 		if (put_u8(b, (unsigned char)f[i].code) == -1 ||
 		    put_utf(b, f[i].name) == -1)
 			return -1;
-		if (f[i].type == NULL) {
-			if (put_u8(b, TC_REFERENCE) == -1 ||
-			    put_be(b, HANDLE_STRING_TYPE, 4) == -1)
-				return -1;
-		} else {
-			st->next++;
-			if (put_u8(b, TC_STRING) == -1 ||
-			    put_utf(b, f[i].type) == -1)
-				return -1;
-		}
+		if (put_type(st, f[i].type) == -1)
+			return -1;
 	}
 	return put_u8(b, TC_ENDBLOCKDATA);
 }
@@ -305,18 +447,16 @@ put_reference(struct stream *st, uint32_t handle)
 
 /* Fields in ObjectStreamClass's order: by name, objects after primitives. */
 static const struct field serialized_throwable_fields[] = {
-	{ 'L', "fullStringifiedStackTrace", "Ljava/lang/String;" },
-	{ 'L', "originalErrorClassName", NULL },
+	{ 'L', "fullStringifiedStackTrace", STRING_TYPE },
+	{ 'L', "originalErrorClassName", STRING_TYPE },
 	{ '[', "serializedException", "[B" },
 };
 static const struct field throwable_fields[] = {
 	{ 'L', "cause", "Ljava/lang/Throwable;" },
-	{ 'L', "detailMessage", NULL },
+	{ 'L', "detailMessage", STRING_TYPE },
 	{ '[', "stackTrace", "[Ljava/lang/StackTraceElement;" },
 	{ 'L', "suppressedExceptions", "Ljava/util/List;" },
 };
-
-#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One SerializedThrowable of the chain: its class and its trace. */
 struct level {
@@ -386,6 +526,32 @@ put_head(struct stream *st, int first)
 }
 
 /*
+ * An array's head: TC_ARRAY, then its class's descriptor the first time,
+ * a reference to it (*desc) after; the array's own handle follows.
+ */
+static int
+put_array_head(struct stream *st, uint32_t *desc, const char *name,
+    uint64_t suid)
+{
+	struct buf *b = st->b;
+
+	if (put_u8(b, TC_ARRAY) == -1)
+		return -1;
+	if (*desc != 0) {
+		if (put_reference(st, *desc) == -1)
+			return -1;
+	} else {
+		*desc = st->next;
+		if (put_classdesc(st, name, suid, SC_SERIALIZABLE, NULL, 0) ==
+			-1 ||
+		    put_u8(b, TC_NULL) == -1)
+			return -1;
+	}
+	st->next++;
+	return 0;
+}
+
+/*
  * The empty stack trace, an array of its own for each object (its
  * setStackTrace copies), and the suppressed list, the one
  * Collections.EMPTY_LIST every Throwable shares.
@@ -395,21 +561,10 @@ put_empties(struct stream *st)
 {
 	struct buf *b = st->b;
 
-	if (put_u8(b, TC_ARRAY) == -1)
-		return -1;
-	if (st->stack_trace_desc != 0) {
-		if (put_reference(st, st->stack_trace_desc) == -1)
-			return -1;
-	} else {
-		st->stack_trace_desc = st->next;
-		if (put_classdesc(st, "[Ljava.lang.StackTraceElement;",
-			SUID_STACK_TRACE_ARRAY, SC_SERIALIZABLE, NULL,
-			0) == -1 ||
-		    put_u8(b, TC_NULL) == -1)
-			return -1;
-	}
-	st->next++;
-	if (put_be(b, 0, 4) == -1)
+	if (put_array_head(st, &st->stack_trace_desc,
+		"[Ljava.lang.StackTraceElement;",
+		SUID_STACK_TRACE_ARRAY) == -1 ||
+	    put_be(b, 0, 4) == -1)
 		return -1;
 	if (st->empty_list != 0)
 		return put_reference(st, st->empty_list);
@@ -422,13 +577,203 @@ put_empties(struct stream *st)
 	return 0;
 }
 
+/* The class in jclasses of that name, or JC_N. */
+static enum jclass
+jclass_find(const char *name, size_t n)
+{
+	int c;
+
+	for (c = 0; c < JC_N; c++)
+		if (strlen(jclasses[c].name) == n &&
+		    memcmp(jclasses[c].name, name, n) == 0)
+			return (enum jclass)c;
+	return JC_N;
+}
+
+/*
+ * A class's descriptor, then its superclass's, down to Throwable's, or a
+ * reference to one written before: writeClassDesc.
+ */
+static int
+put_jclass(struct stream *st, enum jclass c)
+{
+	static const struct field reason = {
+		'L', "checkpointFailureReason",
+		"Lorg/apache/flink/runtime/checkpoint/CheckpointFailureReason;"
+	};
+	static const struct field code = { 'I', "responseCode", NULL };
+	enum jfield f = jclasses[c].field;
+
+	if (st->desc[c] != 0)
+		return put_reference(st, st->desc[c]);
+	st->desc[c] = st->next;
+	if (c == JC_THROWABLE)
+		return put_classdesc(st, jclasses[c].name, jclasses[c].suid,
+			   SC_SERIALIZABLE | SC_WRITE_METHOD, throwable_fields,
+			   NFIELDS(throwable_fields)) == -1 ||
+			put_u8(st->b, TC_NULL) == -1 ?
+		    -1 :
+		    0;
+	if (put_classdesc(st, jclasses[c].name, jclasses[c].suid,
+		SC_SERIALIZABLE, f == JF_REASON ? &reason : &code,
+		f == JF_NONE ? 0 : 1) == -1)
+		return -1;
+	return put_jclass(st, jclasses[c].super);
+}
+
+/* The reason whose message begins msg, the longest: an index of reasons. */
+static size_t
+reason_of(const char *msg, size_t len)
+{
+	size_t i, n, best = REASON_FALLBACK, bestlen = 0;
+
+	for (i = 0; i < NFIELDS(reasons); i++) {
+		n = strlen(reasons[i].message);
+		if (n <= len && n > bestlen &&
+		    memcmp(msg, reasons[i].message, n) == 0) {
+			best = i;
+			bestlen = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * A CheckpointFailureReason: TC_ENUM, its class's descriptor (and
+ * Enum's), then the constant's name; a constant is one object, so a
+ * reference the second time: writeEnum.
+ */
+static int
+put_reason(struct stream *st, size_t r)
+{
+	struct buf *b = st->b;
+
+	if (st->reason[r] != 0)
+		return put_reference(st, st->reason[r]);
+	if (put_u8(b, TC_ENUM) == -1)
+		return -1;
+	if (st->reason_desc != 0) {
+		if (put_reference(st, st->reason_desc) == -1)
+			return -1;
+	} else {
+		st->reason_desc = st->next;
+		if (put_classdesc(st,
+			"org.apache.flink.runtime.checkpoint."
+			"CheckpointFailureReason",
+			0, SC_SERIALIZABLE | SC_ENUM, NULL, 0) == -1 ||
+		    put_classdesc(st, "java.lang.Enum", 0,
+			SC_SERIALIZABLE | SC_ENUM, NULL, 0) == -1 ||
+		    put_u8(b, TC_NULL) == -1)
+			return -1;
+	}
+	st->reason[r] = st->next++;
+	return put_string(st, reasons[r].name, strlen(reasons[r].name));
+}
+
+/*
+ * A RestClientException's responseCode: the HTTP status its trace says
+ * the JobManager answered (jobmanager.c writes "answered HTTP <n>"), 0
+ * where it answered none.
+ */
+static uint32_t
+response_code(const struct level *lv)
+{
+	static const char mark[] = "answered HTTP ";
+	const size_t n = sizeof(mark) - 1;
+	uint32_t code = 0;
+	size_t i;
+
+	for (i = 0; i + n <= lv->tracelen; i++)
+		if (memcmp(lv->trace + i, mark, n) == 0)
+			break;
+	for (i += n; i < lv->tracelen && code < 1000 && lv->trace[i] >= '0' &&
+	     lv->trace[i] <= '9';
+	     i++)
+		code = code * 10 + (uint32_t)(lv->trace[i] - '0');
+	return code;
+}
+
+/* The field of class c's own, after its superclasses' data. */
+static int
+put_own_field(struct stream *st, enum jclass c, const struct level *lv,
+    const struct part *msg)
+{
+	switch (jclasses[c].field) {
+	case JF_REASON:
+		return put_reason(st,
+		    msg != NULL ? reason_of(msg->s, msg->n) : REASON_FALLBACK);
+	case JF_RESPONSE_CODE:
+		return put_be(st->b, response_code(lv), 4);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The original exception of the level lv and its n - 1 causes after it:
+ * the object, then Throwable's data (its cause, whole, first), then its
+ * class's own field.
+ */
+static int
+put_original(struct stream *st, const struct level *lv, size_t n)
+{
+	enum jclass c = jclass_find(lv->class, lv->classlen);
+	struct part msg;
+	size_t off, len;
+	int has;
+
+	has = throwable_message(lv->class, lv->classlen, lv->trace,
+	    lv->tracelen, &off, &len);
+	msg = (struct part){ lv->trace + off, len };
+	if (put_u8(st->b, TC_OBJECT) == -1 || put_jclass(st, c) == -1)
+		return -1;
+	st->next++;
+	if ((n > 1 ? put_original(st, lv + 1, n - 1) :
+		     put_u8(st->b, TC_NULL)) == -1)
+		return -1;
+	if ((has ? put_parts(st, &msg, 1) : put_u8(st->b, TC_NULL)) == -1 ||
+	    put_empties(st) == -1 || put_u8(st->b, TC_ENDBLOCKDATA) == -1)
+		return -1;
+	return put_own_field(st, c, lv, has ? &msg : NULL);
+}
+
+/*
+ * SerializedThrowable's serializedException: the stream of the original
+ * of lv and its n - 1 causes as a byte[], or null where a class of them
+ * is none that jclasses holds.
+ */
+static int
+put_serialized(struct stream *st, const struct level *lv, size_t n)
+{
+	struct buf raw = { 0 };
+	struct stream o = { .b = &raw, .next = BASE_WIRE_HANDLE };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (jclass_find(lv[i].class, lv[i].classlen) == JC_N)
+			return put_u8(st->b, TC_NULL);
+	rc = put_be(&raw, STREAM_MAGIC, 2) == -1 ||
+		put_be(&raw, STREAM_VERSION, 2) == -1 ||
+		put_original(&o, lv, n) == -1 ||
+		put_array_head(st, &st->byte_array_desc, "[B",
+		    SUID_BYTE_ARRAY) == -1 ||
+		put_be(st->b, raw.len, 4) == -1 ||
+		buf_add(st->b, raw.p, raw.len) == -1 ?
+	    -1 :
+	    0;
+	buf_free(&raw);
+	return rc;
+}
+
 /*
  * A SerializedThrowable's data after its cause: Throwable's, by its
  * writeObject (defaultWriteObject, then the end of its block); Exception
- * has none; then SerializedThrowable's fields.
+ * has none; then SerializedThrowable's fields.  lv is followed by its
+ * n - 1 causes.
  */
 static int
-put_tail(struct stream *st, const struct level *lv)
+put_tail(struct stream *st, const struct level *lv, size_t n)
 {
 	struct part detail[3] = { { lv->class, lv->classlen }, { ": ", 2 } };
 	size_t off, len;
@@ -442,7 +787,7 @@ put_tail(struct stream *st, const struct level *lv)
 		return -1;
 	if (put_string(st, lv->trace, lv->tracelen) == -1 ||
 	    put_string(st, lv->class, lv->classlen) == -1 ||
-	    put_u8(st->b, TC_NULL) == -1)
+	    put_serialized(st, lv, n) == -1)
 		return -1;
 	return 0;
 }
@@ -456,7 +801,7 @@ put_stream(struct buf *b, const char *class, size_t classlen, const char *trace,
     size_t tracelen)
 {
 	struct level lv[MAX_LEVELS];
-	struct stream st = { b, BASE_WIRE_HANDLE, 0, 0 };
+	struct stream st = { .b = b, .next = BASE_WIRE_HANDLE };
 	size_t n, i;
 
 	n = chain_levels(class, classlen, trace, tracelen, lv, MAX_LEVELS);
@@ -469,7 +814,7 @@ put_stream(struct buf *b, const char *class, size_t classlen, const char *trace,
 	if (put_u8(b, TC_NULL) == -1)
 		return -1;
 	for (i = n; i-- > 0;)
-		if (put_tail(&st, &lv[i]) == -1)
+		if (put_tail(&st, &lv[i], n - i) == -1)
 			return -1;
 	return 0;
 }

@@ -5,7 +5,10 @@
  * The Flink CLI and the Kubernetes operator decode failureCause from that
  * field alone; its "class" and "stack-trace" they ignore.  Each
  * "Caused by:" line of the trace is a cause in the object, as Flink nests
- * them.
+ * them.  Each level carries, as serializedException, the Java
+ * serialization of the original exception from there down, when Flink's
+ * or the JDK's classes of that chain are ones throwable.c knows, so that
+ * SerializedThrowable.deserializeError gives back the real classes.
  *
  * Also the traces of failures the service makes as Flink's code does.
  */

@@ -83,7 +83,9 @@ json_string() {
 # one in its row; the Java side reads from it the class, TRACE, the detail
 # message "CLASS: MESSAGE" (Flink's SerializedThrowable writes it so, its
 # getClassNameAndMessageOrError), "CLASS: CLASS: MESSAGE" as toString()
-# and the causes' toString(), CAUSES (one a line; none by default).
+# and the causes' toString(), CAUSES (one a line; none by default), and
+# at every level a serializedException, the original exception's stream
+# (every class here is one the service knows).
 failure() {
 	_got=$(fcgi_raw GET "/jobs/$2/checkpoints/$3" | status_body)
 	BLOB=$(printf '%s' "$_got" |
@@ -101,6 +103,9 @@ failure() {
 	same_file "$1" message "$4: $6" "$1: the detail message, \"CLASS: MESSAGE\" as Flink's"
 	same_file "$1" tostring "$4: $4: $6" "$1: toString(), as Flink's clients show it"
 	same_file "$1" causes "${7:-}" "$1: the chain of causes"
+	_n=$(($(printf '%s' "${7:-}" | grep -c .) + 1))
+	same_file "$1" originals "$(yes stream | head -n "$_n")
+" "$1: a serializedException at each of its $_n levels"
 }
 
 javac -d "$CLASSES" \
@@ -251,9 +256,12 @@ like "$(cat "$T/java/magic.err")" 'StreamCorruptedException: invalid stream head
 ok $? "serialVersionUID altered: the Java side fails"
 like "$(cat "$T/java/suid.err")" 'InvalidClassException: org\.apache\.flink\.util\.SerializedThrowable; local class incompatible' \
     "serialVersionUID altered: InvalidClassException"
-# The last letter of the class name, the stream's last byte but one: still
-# a valid stream, so the strings must tell.
-java_check letter "$(altered letter $((SIZE - 2)) 116)"
+# The last letter of the class name, just before the byte[] of its
+# original (TC_ARRAY, TC_CLASSDESC, "[B"): still a valid stream, so the
+# strings must tell.
+LETTER=$(perl -0777 -ne 'print rindex($_, "Exception\x75\x72\x00\x02[B") + 8' \
+    "$T/whole.bin")
+java_check letter "$(altered letter "$LETTER" 116)"
 ok $? "a letter of a string altered: the Java side reads it"
 ! cmp -s "$T/java/letter/class" "$T/java/declined, 64 KiB of stderr/class"
 ok $? "a letter of a string altered: the class read differs"

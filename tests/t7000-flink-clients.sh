@@ -222,7 +222,8 @@ done
 # difference, masked by its rules (numbers by kind, places by type,
 # Flink's errors by their message; a failure's trace line by line, frames
 # aside, and its serialized-throwable level by level, class and message,
-# as Flink's clients read it).  It runs the flink command against both
+# as Flink's clients read it, and each level's original on the service's
+# side as a JDK writes it again).  It runs the flink command against both
 # too (the failures of an unknown job's checkpoint, savepoint and stop, a
 # disposal of a path where no savepoint is, a stopped job's checkpoint
 # and savepoint; list, checkpoint, checkpoint -full, savepoint), every
@@ -278,25 +279,26 @@ lines \
 BLOCKED='case $CHECKPOINT_SAVEPOINT_DIR in */blocked/*) echo "Failed to create savepoint directory at $CHECKPOINT_SAVEPOINT_DIR" >&2; exit 1;; esac; '
 # What Flink's ExceptionUtils finds of FlinkJobNotFoundException,
 # CheckpointException, FlinkException and CompletionException in each
-# failure's serialized-throwable, findThrowable/findThrowableSerializedAware:
-# the first is false on both sides (every level is a SerializedThrowable);
-# the second finds the JobManager's real classes through their
-# serializedException, and never returns on the service's, which has none
-# (checkpoint-api(7), FAILURE CAUSES).
+# failure's serialized-throwable, findThrowable/findThrowableSerializedAware,
+# is the same on both sides: the first finds none (every level is a
+# SerializedThrowable), the second the real classes, the JobManager's and
+# the service's, through each level's serializedException (checkpoint-api(7),
+# FAILURE CAUSES).  FlinkReference prints a line for each failure where
+# they differ, "never" where the second would loop for ever, and then
+# the service's answers, "found" lines, which must be these.
 JM_NOTFOUND='[FlinkJobNotFoundException false/true, CheckpointException false/false, FlinkException false/true, CompletionException false/true]'
 JM_DISPOSE='[FlinkJobNotFoundException false/false, CheckpointException false/false, FlinkException false/true, CompletionException false/false]'
 JM_CKPT='[FlinkJobNotFoundException false/false, CheckpointException false/true, FlinkException false/false, CompletionException false/true]'
-NEVER='[FlinkJobNotFoundException false/never, CheckpointException false/never, FlinkException false/never, CompletionException false/never]'
 ST=serialized-throwable
-FINDS=$(lines \
-    "status of an unknown job's trigger: .operation.failureCause.$ST: finds $JM_NOTFOUND | $NEVER" \
-    "status of an unknown job's savepoint: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER" \
-    "status of the disposal of a path where no savepoint is: .operation.failure-cause.$ST: finds $JM_DISPOSE | $NEVER" \
-    "status of an unknown job's stop: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER" \
-    "status of a savepoint that failed: .operation.failure-cause.$ST: finds $JM_CKPT | $NEVER" \
-    "status of a stop that failed: .operation.failure-cause.$ST: finds $JM_CKPT | $NEVER" \
-    "status of a stopped job's trigger: .operation.failureCause.$ST: finds $JM_NOTFOUND | $NEVER" \
-    "status of a stopped job's savepoint: .operation.failure-cause.$ST: finds $JM_NOTFOUND | $NEVER")
+FOUND=$(lines \
+    "found status of an unknown job's trigger: .operation.failureCause.$ST: $JM_NOTFOUND" \
+    "found status of an unknown job's savepoint: .operation.failure-cause.$ST: $JM_NOTFOUND" \
+    "found status of the disposal of a path where no savepoint is: .operation.failure-cause.$ST: $JM_DISPOSE" \
+    "found status of an unknown job's stop: .operation.failure-cause.$ST: $JM_NOTFOUND" \
+    "found status of a savepoint that failed: .operation.failure-cause.$ST: $JM_CKPT" \
+    "found status of a stop that failed: .operation.failure-cause.$ST: $JM_CKPT" \
+    "found status of a stopped job's trigger: .operation.failureCause.$ST: $JM_NOTFOUND" \
+    "found status of a stopped job's savepoint: .operation.failure-cause.$ST: $JM_NOTFOUND")
 # Behind lighttpd and nginx (FLINK_REFERENCE_SERVERS fewer), each with a
 # database, a MiniCluster and a job of its own: a stop ends the job.
 for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
@@ -329,9 +331,11 @@ for SERVER in ${FLINK_REFERENCE_SERVERS:-lighttpd nginx}; do
 	    "$T/flink-checkpoints-$S" > "$T/reference-$S.out" \
 	    2> "$T/reference-$S.err"
 	ok $? "reference, $S: a MiniCluster ran the job, both sides answered every request and command"
-	is "$(grep ': finds ' "$T/reference-$S.out")" "$FINDS" \
-	    "reference, $S: Flink's ExceptionUtils in each failure: findThrowable finds the same, findThrowableSerializedAware never returns on the service's"
-	is "$(grep -v ': finds ' "$T/reference-$S.out" |
+	is "$(grep ': finds ' "$T/reference-$S.out")" "" \
+	    "reference, $S: Flink's ExceptionUtils in each failure: findThrowable and findThrowableSerializedAware find the same on both sides"
+	is "$(grep '^found ' "$T/reference-$S.out")" "$FOUND" \
+	    "reference, $S: ... findThrowableSerializedAware finds the real classes in the service's failures"
+	is "$(grep -v -e ': finds ' -e '^found ' "$T/reference-$S.out" |
 	    sed -E -e '/^details: \.tasks: /s/[0-9a-f]{32}/<vertex>/g' \
 	    -e "s|$T/|<T>/|g")" "$(lines "$LISTED" \
 	    "statistics after a failed savepoint and stop: .history[0].failure_message: \"An Exception occurred while triggering the checkpoint. IO-problem detected.\" | \"Checkpoint was declined. Failed to create savepoint directory at file://<T>/flink-checkpoints-$S/savepoints/blocked/sp\"")" \

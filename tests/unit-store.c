@@ -929,7 +929,10 @@ test_claims(struct store *s)
 	"c3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBw"
 /*
  * That of class java.util.concurrent.CompletionException, trace "x":
- * detailMessage "java.util.concurrent.CompletionException: x".
+ * detailMessage "java.util.concurrent.CompletionException: x", and as
+ * serializedException the CompletionException with the message "x"
+ * (throwable.c; Flink 1.20.5's and 2.3.0's classes read these bytes, and
+ * a JDK writes the object back as the same).
  */
 #define THROWABLE_X \
 	THROWABLE_HEAD \
@@ -937,7 +940,16 @@ test_claims(struct store *s)
 	"AB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxlbWVudDsCRio8PP0iOQIAAHhwAAAA" \
 	"AHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMkRW1wdHlMaXN0ergXtDynnt4CAAB4" \
 	"cHh0AAF4dAAoamF2YS51dGlsLmNvbmN1cnJlbnQuQ29tcGxldGlvbkV4Y2VwdGlv" \
-	"bnA="
+	"bnVyAAJbQqzzF/gGCFTgAgAAeHAAAAGwrO0ABXNyAChqYXZhLnV0aWwuY29uY3Vy" \
+	"cmVudC5Db21wbGV0aW9uRXhjZXB0aW9ubKqxc7+04GkCAAB4cgAaamF2YS5sYW5n" \
+	"LlJ1bnRpbWVFeGNlcHRpb26eXwZHCjSD5QIAAHhyABNqYXZhLmxhbmcuRXhjZXB0" \
+	"aW9u0P0fPho7HMQCAAB4cgATamF2YS5sYW5nLlRocm93YWJsZdXGNSc5d7jLAwAE" \
+	"TAAFY2F1c2V0ABVMamF2YS9sYW5nL1Rocm93YWJsZTtMAA1kZXRhaWxNZXNzYWdl" \
+	"dAASTGphdmEvbGFuZy9TdHJpbmc7WwAKc3RhY2tUcmFjZXQAHltMamF2YS9sYW5n" \
+	"L1N0YWNrVHJhY2VFbGVtZW50O0wAFHN1cHByZXNzZWRFeGNlcHRpb25zdAAQTGph" \
+	"dmEvdXRpbC9MaXN0O3hwcHQAAXh1cgAeW0xqYXZhLmxhbmcuU3RhY2tUcmFjZUVs" \
+	"ZW1lbnQ7AkYqPDz9IjkCAAB4cAAAAABzcgAfamF2YS51dGlsLkNvbGxlY3Rpb25z" \
+	"JEVtcHR5TGlzdHq4F7Q8p57eAgAAeHB4"
 #define FAILED_X \
 	"{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failureCause\":" \
 	"{\"class\":\"java.util.concurrent.CompletionException\"," \
@@ -972,7 +984,21 @@ test_failure_json(struct store *s)
 	    "cGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNrcG9pbnRFeGNlcHRp"
 	    "b246IENoZWNrcG9pbnQgd2FzIGRlY2xpbmVkLgoJYXQgInN0YWdlIiBDOlx0bXAB"
 	    "IMOpL3QAN29yZy5hcGFjaGUuZmxpbmsucnVudGltZS5jaGVja3BvaW50LkNoZWNr"
-	    "cG9pbnRFeGNlcHRpb25w"
+	    "cG9pbnRFeGNlcHRpb251cgACW0Ks8xf4BghU4AIAAHhwAAAChqztAAVzcgA3b3Jn"
+	    "LmFwYWNoZS5mbGluay5ydW50aW1lLmNoZWNrcG9pbnQuQ2hlY2twb2ludEV4Y2Vw"
+	    "dGlvbi01Dr8C5GWkAgABTAAXY2hlY2twb2ludEZhaWx1cmVSZWFzb250AD1Mb3Jn"
+	    "L2FwYWNoZS9mbGluay9ydW50aW1lL2NoZWNrcG9pbnQvQ2hlY2twb2ludEZhaWx1"
+	    "cmVSZWFzb247eHIAE2phdmEubGFuZy5FeGNlcHRpb27Q/R8+GjscxAIAAHhyABNq"
+	    "YXZhLmxhbmcuVGhyb3dhYmxl1cY1Jzl3uMsDAARMAAVjYXVzZXQAFUxqYXZhL2xh"
+	    "bmcvVGhyb3dhYmxlO0wADWRldGFpbE1lc3NhZ2V0ABJMamF2YS9sYW5nL1N0cmlu"
+	    "ZztbAApzdGFja1RyYWNldAAeW0xqYXZhL2xhbmcvU3RhY2tUcmFjZUVsZW1lbnQ7"
+	    "TAAUc3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBMamF2YS91dGlsL0xpc3Q7eHBwdAAY"
+	    "Q2hlY2twb2ludCB3YXMgZGVjbGluZWQudXIAHltMamF2YS5sYW5nLlN0YWNrVHJh"
+	    "Y2VFbGVtZW50OwJGKjw8/SI5AgAAeHAAAAAAc3IAH2phdmEudXRpbC5Db2xsZWN0"
+	    "aW9ucyRFbXB0eUxpc3R6uBe0PKee3gIAAHhweH5yADtvcmcuYXBhY2hlLmZsaW5r"
+	    "LnJ1bnRpbWUuY2hlY2twb2ludC5DaGVja3BvaW50RmFpbHVyZVJlYXNvbgAAAAAA"
+	    "AAAAEgAAeHIADmphdmEubGFuZy5FbnVtAAAAAAAAAAASAAB4cHQAE0NIRUNLUE9J"
+	    "TlRfREVDTElORUQ="
 	    "\"}}}",
 	    "failure: exact JSON, escaped");
 
@@ -1001,7 +1027,14 @@ test_failure_json(struct store *s)
 	    "dAATamF2YS5sYW5nLkV4Y2VwdGlvbnVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNl"
 	    "RWxlbWVudDsCRio8PP0iOQIAAHhwAAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlv"
 	    "bnMkRW1wdHlMaXN0ergXtDynnt4CAAB4cHh0AAB0ABNqYXZhLmxhbmcuRXhjZXB0"
-	    "aW9ucA=="
+	    "aW9udXIAAltCrPMX+AYIVOACAAB4cAAAAU2s7QAFc3IAE2phdmEubGFuZy5FeGNl"
+	    "cHRpb27Q/R8+GjscxAIAAHhyABNqYXZhLmxhbmcuVGhyb3dhYmxl1cY1Jzl3uMsD"
+	    "AARMAAVjYXVzZXQAFUxqYXZhL2xhbmcvVGhyb3dhYmxlO0wADWRldGFpbE1lc3Nh"
+	    "Z2V0ABJMamF2YS9sYW5nL1N0cmluZztbAApzdGFja1RyYWNldAAeW0xqYXZhL2xh"
+	    "bmcvU3RhY2tUcmFjZUVsZW1lbnQ7TAAUc3VwcHJlc3NlZEV4Y2VwdGlvbnN0ABBM"
+	    "amF2YS91dGlsL0xpc3Q7eHBwcHVyAB5bTGphdmEubGFuZy5TdGFja1RyYWNlRWxl"
+	    "bWVudDsCRio8PP0iOQIAAHhwAAAAAHNyAB9qYXZhLnV0aWwuQ29sbGVjdGlvbnMk"
+	    "RW1wdHlMaXN0ergXtDynnt4CAAB4cHg="
 	    "\"}}}",
 	    "failure with no trace: empty stack-trace");
 }

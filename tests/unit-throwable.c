@@ -4,7 +4,8 @@
  * and past 65535 bytes, and its base64.  The expected stream of the small
  * case is what JDK 17's ObjectOutputStream writes for the object its
  * ObjectInputStream reads from it (t4200 checks that on every run, with a
- * real JDK).
+ * real JDK).  So is a known class's original exception, its
+ * serializedException (t7000 and t7010 read it with Flink's own classes).
  */
 #include <config.h>
 
@@ -467,9 +468,213 @@ test_chain(void)
 	buf_free(&want);
 }
 
+/*
+ * A known class's original (serializedException): a stream of its own,
+ * here the whole one of a CheckpointException declined, as JDK 17's
+ * ObjectOutputStream writes the CheckpointException that Flink 1.20.5's
+ * and 2.3.0's ObjectInputStream read from it, and after it, as the outer
+ * stream's last datum, behind byte[]'s descriptor and its length.
+ */
+static void
+test_original(void)
+{
+	static const char trace[] = "org.apache.flink.runtime.checkpoint."
+				    "CheckpointException: Checkpoint was "
+				    "declined. x\n";
+	/* clang-format off */
+	static const struct piece original[] = {
+		HEX("aced0005"), HEX("7372"), HEX("0037"),
+		TEXT("org.apache.flink.runtime.checkpoint.CheckpointException"),
+		HEX("2d350ebf02e465a4"), HEX("02"), HEX("0001"),
+		HEX("4c0017"), TEXT("checkpointFailureReason"), HEX("74003d"),
+		TEXT("Lorg/apache/flink/runtime/checkpoint/"
+		    "CheckpointFailureReason;"), HEX("78"),
+		HEX("720013"), TEXT("java.lang.Exception"),
+		HEX("d0fd1f3e1a3b1cc4"), HEX("02"), HEX("0000"), HEX("78"),
+		HEX("720013"), TEXT("java.lang.Throwable"),
+		HEX("d5c635273977b8cb"), HEX("03"), HEX("0004"), HEX("4c0005"),
+		TEXT("cause"), HEX("740015"), TEXT("Ljava/lang/Throwable;"),
+		HEX("4c000d"), TEXT("detailMessage"), HEX("740012"),
+		TEXT("Ljava/lang/String;"), /* new here: its first time */
+		HEX("5b000a"), TEXT("stackTrace"), HEX("74001e"),
+		TEXT("[Ljava/lang/StackTraceElement;"), HEX("4c0014"),
+		TEXT("suppressedExceptions"), HEX("740010"),
+		TEXT("Ljava/util/List;"), HEX("78"), HEX("70"),
+		HEX("70"), /* cause: null */
+		HEX("74001a"), TEXT("Checkpoint was declined. x"),
+	};
+	static const struct piece reason[] = {
+		HEX("78"), /* the end of Throwable's writeObject */
+		HEX("7e"), /* TC_ENUM */
+		HEX("72003b"),
+		TEXT("org.apache.flink.runtime.checkpoint.CheckpointFailureReason"),
+		HEX("0000000000000000"), HEX("12"), /* SC_SERIALIZABLE | SC_ENUM */
+		HEX("0000"), HEX("78"), HEX("72000e"), TEXT("java.lang.Enum"),
+		HEX("0000000000000000"), HEX("12"), HEX("0000"), HEX("78"),
+		HEX("70"), HEX("740013"), TEXT("CHECKPOINT_DECLINED"),
+	};
+	/* clang-format on */
+	struct buf got = { 0 }, want = { 0 }, head_b = { 0 };
+	size_t n;
+
+	expect(&want, original, N(original));
+	/* The stack trace and the empty list, the first of this stream. */
+	add_hex(&want, "757200");
+	add_hex(&want, "1e");
+	buf_adds(&want, "[Ljava.lang.StackTraceElement;");
+	add_hex(&want, "02462a3c3cfd22390200007870000000007372001f");
+	buf_adds(&want, "java.util.Collections$EmptyList");
+	add_hex(&want, "7ab817b43ca79ede0200007870");
+	expect(&want, reason, N(reason));
+	throwable_serialize(&got,
+	    "org.apache.flink.runtime.checkpoint."
+	    "CheckpointException",
+	    55, trace, strlen(trace));
+	add_hex(&head_b, "757200025b42acf317f8060854e00200007870");
+	n = want.len;
+	tap_ok(got.len > n + head_b.len + 4 &&
+		memcmp(got.p + got.len - n - 4 - head_b.len, head_b.p,
+		    head_b.len) == 0,
+	    "original: a byte[] after the class name");
+	tap_ok(got.len > n &&
+		(size_t)((unsigned char)got.p[got.len - n - 2] << 8 |
+		    (unsigned char)got.p[got.len - n - 1]) == n,
+	    "original: its length");
+	if (got.len > n)
+		memmove(got.p, got.p + got.len - n, n);
+	got.len = got.len > n ? n : 0;
+	same_bytes(&got, &want,
+	    "original: the CheckpointException, its "
+	    "reason CHECKPOINT_DECLINED");
+	buf_free(&got);
+	buf_free(&want);
+	buf_free(&head_b);
+}
+
+/* Whether b holds the class descriptor of name with that UID (hex). */
+static int
+holds_desc(const struct buf *b, const char *name, const char *suid)
+{
+	struct buf d = { 0 };
+	unsigned char len[2] = { 0, (unsigned char)strlen(name) };
+	size_t i;
+	int found = 0;
+
+	add_hex(&d, "72");
+	buf_add(&d, len, 2);
+	buf_adds(&d, name);
+	add_hex(&d, suid);
+	for (i = 0; !found && i + d.len <= b->len; i++)
+		found = memcmp(b->p + i, d.p, d.len) == 0;
+	buf_free(&d);
+	return found;
+}
+
+/* How many times b holds the stream magic: one stream and its originals. */
+static int
+count_streams(const struct buf *b)
+{
+	static const unsigned char magic[] = { 0xac, 0xed, 0x00, 0x05 };
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i + 4 <= b->len; i++)
+		n += memcmp(b->p + i, magic, 4) == 0;
+	return n;
+}
+
+#define CK "org.apache.flink.runtime.checkpoint.CheckpointException"
+#define CE "java.util.concurrent.CompletionException"
+#define NF "org.apache.flink.runtime.messages.FlinkJobNotFoundException"
+#define FE "org.apache.flink.util.FlinkException"
+#define RC "org.apache.flink.runtime.rest.util.RestClientException"
+
+/*
+ * Each known class's descriptor, with the serialVersionUID the JDK's
+ * serialver gives for it (Flink's from 1.20.5's and 2.3.0's jars, the
+ * same), in the originals of a chain of them; the reason a
+ * CheckpointException's message gives; and no original (one stream)
+ * where a class of the chain is unknown.
+ */
+static void
+test_original_classes(void)
+{
+	static const struct {
+		int line;
+		const char *class, *trace;
+		int streams; /* the outer one and each level's original */
+		const char *descs[6][2]; /* name, UID */
+		const char *reason;
+	} t[] = {
+		{ __LINE__, CE, CE ": " NF ": x\nCaused by: " NF ": x\n", 3,
+		    { { CE, "6caab173bfb4e069" },
+			{ "java.lang.RuntimeException", "9e5f06470a3483e5" },
+			{ NF, "1fd867b9269c5911" }, { FE, "06412b0cfb4599b4" },
+			{ "java.lang.Exception", "d0fd1f3e1a3b1cc4" },
+			{ "java.lang.Throwable", "d5c635273977b8cb" } },
+		    NULL },
+		{ __LINE__, FE,
+		    FE ": d\nCaused by: java.lang.IllegalStateException: s\n"
+		       "Caused by: java.io.FileNotFoundException: f\n",
+		    4,
+		    { { "java.lang.IllegalStateException", "e65755e69a46f248" },
+			{ "java.io.FileNotFoundException", "f38a2bd6e0216ae4" },
+			{ "java.io.IOException", "6c8073646525f0ab" } },
+		    NULL },
+		{ __LINE__, RC, RC ": [x]\n\tat r (GET u answered HTTP 503)\n",
+		    2, { { RC, "0d04246123495ee7" } }, NULL },
+		{ __LINE__, CK, CK ": Checkpoint expired before completing.\n",
+		    2, { { CK, "2d350ebf02e465a4" } }, "CHECKPOINT_EXPIRED" },
+		{ __LINE__, CK,
+		    CK ": The maximum number of queued checkpoint requests "
+		       "exceeded\n",
+		    2, { { CK, "2d350ebf02e465a4" } },
+		    "TOO_MANY_CHECKPOINT_REQUESTS" },
+		{ __LINE__, CK,
+		    CK ": Checkpoint was declined (tasks not ready)", 2,
+		    { { CK, "2d350ebf02e465a4" } },
+		    "CHECKPOINT_DECLINED_TASK_NOT_READY" },
+		{ __LINE__, CK, CK ": The JobManager no longer knows it.", 2,
+		    { { CK, "2d350ebf02e465a4" } },
+		    "TRIGGER_CHECKPOINT_FAILURE" },
+		{ __LINE__, CE, CE ": E: x\nCaused by: E: x\n", 1, { { 0 } },
+		    NULL },
+		{ __LINE__, "E",
+		    "E: x\nCaused by: " CK ": Checkpoint was "
+		    "declined.\n",
+		    2, { { CK, "2d350ebf02e465a4" } }, NULL },
+	};
+	struct buf b = { 0 };
+	size_t i, j, n;
+
+	for (i = 0; i < N(t); i++) {
+		buf_reset(&b);
+		throwable_serialize(&b, t[i].class, strlen(t[i].class),
+		    t[i].trace, strlen(t[i].trace));
+		tap_is_int_at(__FILE__, t[i].line, count_streams(&b),
+		    t[i].streams, "originals: the streams of line %d",
+		    t[i].line);
+		for (j = 0; j < 6 && t[i].descs[j][0] != NULL; j++)
+			tap_ok_at(__FILE__, t[i].line,
+			    holds_desc(&b, t[i].descs[j][0], t[i].descs[j][1]),
+			    "originals: line %d holds %s, UID %s", t[i].line,
+			    t[i].descs[j][0], t[i].descs[j][1]);
+		if (t[i].reason == NULL)
+			continue;
+		n = strlen(t[i].reason);
+		tap_ok_at(__FILE__, t[i].line,
+		    b.len > n && memcmp(b.p + b.len - n, t[i].reason, n) == 0,
+		    "originals: line %d ends in the reason %s", t[i].line,
+		    t[i].reason);
+	}
+	buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_original_classes();
+	test_original();
 	test_dispose();
 	test_chain();
 	test_message();

@@ -6,10 +6,15 @@
  * (fullStringifiedStackTrace), message (getMessage(), absent if null) and
  * tostring (toString()), and causes: each cause's toString(), one a line,
  * outermost first (empty without a cause), and cause<N>.trace the Nth's
- * fullStringifiedStackTrace.  It fails, exit status 1 with the exception
- * on stderr, if the blob does not decode to a SerializedThrowable whose
- * causes are SerializedThrowables too, if serializedException, the stack
- * trace or the suppressed list of any is not empty, or if
+ * fullStringifiedStackTrace, and originals: for each level, outermost
+ * first, "stream" where its serializedException is a Java serialization
+ * stream (the original exception, which t7000 reads with Flink's own
+ * classes), "null" where it has none.  It fails, exit status 1 with the
+ * exception on stderr, if the blob does not decode to a
+ * SerializedThrowable whose causes are SerializedThrowables too, if
+ * serializedException is neither null nor begins with the stream's magic
+ * and version, if the stack trace or the suppressed list of any is not
+ * empty, or if
  * ObjectOutputStream does not write the object it read back as the very
  * same bytes.
  *
@@ -55,14 +60,19 @@ public class ThrowableCheck {
 			require(in.read() == -1, "bytes after the object");
 		}
 		StringBuilder causes = new StringBuilder();
+		StringBuilder originals = new StringBuilder();
 		int n = 0;
 		Files.createDirectories(dir);
 		for (Throwable c = t; c != null; c = c.getCause(), n++) {
 			require(c instanceof SerializedThrowable,
 			    "a cause that is no SerializedThrowable: " + c);
 			SerializedThrowable s = (SerializedThrowable)c;
-			require(s.getSerializedException() == null,
-			    "serializedException is not null");
+			byte[] raw = s.getSerializedException();
+			require(raw == null || (raw.length > 4 &&
+			    (raw[0] & 0xff) == 0xac && (raw[1] & 0xff) == 0xed &&
+			    raw[2] == 0 && raw[3] == 5),
+			    "serializedException is no serialization stream");
+			originals.append(raw == null ? "null\n" : "stream\n");
 			require(s.getStackTrace().length == 0,
 			    "the stack trace is not empty");
 			require(s.getSuppressed().length == 0,
@@ -83,6 +93,7 @@ public class ThrowableCheck {
 		    Base64.getEncoder().encodeToString(again.toByteArray()));
 
 		write(dir, "causes", causes.toString());
+		write(dir, "originals", originals.toString());
 		write(dir, "class", t.getOriginalErrorClassName());
 		write(dir, "trace", t.getFullStringifiedStackTrace());
 		write(dir, "message", t.getMessage());

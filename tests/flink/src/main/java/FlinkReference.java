@@ -104,6 +104,10 @@ public final class FlinkReference {
 
 	private static String flink, app, job, savepoints, savepointDir;
 	private static final List<String> diffs = new ArrayList<>();
+	/* What finds gives on the service's side of each failure, printed
+	 * after the differences as "found <where>: <finds>", so that the
+	 * test holds the answers themselves, not only their agreement. */
+	private static final List<String> found = new ArrayList<>();
 
 	/* The keyed state every checkpoint holds: a count per key. */
 	public static final class Count extends RichMapFunction<Long, Long> {
@@ -155,6 +159,8 @@ public final class FlinkReference {
 		run(cluster, args[2]);
 		for (String d : diffs)
 			System.out.println(d);
+		for (String d : found)
+			System.out.println("found " + d);
 		System.out.flush();
 		/* The cluster's orderly shutdown of an unbounded job takes long
 		 * and proves nothing here; the test removes its files. */
@@ -362,6 +368,9 @@ public final class FlinkReference {
 		if (!fl.equals(al))
 			diffs.add(at + ".serialized-throwable: finds " + fl + " | " +
 			    al);
+		found.add(at + ".serialized-throwable: " + al);
+		rewritten(at + ".serialized-throwable", ac.path("serialized-throwable")
+		    .asText());
 	}
 
 	/* Each line's class: what it holds before its first ": ". */
@@ -653,6 +662,8 @@ public final class FlinkReference {
 			al = finds(a.asText());
 			if (!fl.equals(al))
 				diffs.add(at + ": finds " + fl + " | " + al);
+			found.add(at + ": " + al);
+			rewritten(at, a.asText());
 		} else if (f.isTextual() && key.equals("errors")) {
 			String m = HANDLER_EXCEPTION.matcher(
 			    f.asText().split("\n", 2)[0]).replaceFirst("");
@@ -697,6 +708,14 @@ public final class FlinkReference {
 		return out;
 	}
 
+	/* A serialized-throwable as Flink's clients read it. */
+	private static Throwable decode(String base64) throws Exception {
+		try (ObjectInputStream in = new ObjectInputStream(
+		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
+			return (Throwable) in.readObject();
+		}
+	}
+
 	/* The classes client code looks for in a failure's chain. */
 	private static final List<Class<? extends Throwable>> FIND = List.of(
 	    FlinkJobNotFoundException.class, CheckpointException.class,
@@ -706,17 +725,18 @@ public final class FlinkReference {
 	 * What Flink's ExceptionUtils finds in the chain, for each class of
 	 * FIND: findThrowable (the objects' own classes), then
 	 * findThrowableSerializedAware (SerializedThrowable.deserializeError
-	 * at each such level).  The latter never returns where
-	 * deserializeError gives back the same object, a SerializedThrowable
-	 * without serializedException: "never", said instead of calling it.
+	 * at each such level, which gives the original exception back from
+	 * serializedException).  The latter never returns where
+	 * deserializeError gives back the same object (a SerializedThrowable
+	 * without serializedException, or one whose class the reader lacks):
+	 * "never", said instead of calling it.
 	 */
 	private static List<String> finds(String base64) {
 		List<String> out = new ArrayList<>();
 		ClassLoader cl = FlinkReference.class.getClassLoader();
 		Throwable t;
-		try (ObjectInputStream in = new ObjectInputStream(
-		    new ByteArrayInputStream(Base64.getDecoder().decode(base64)))) {
-			t = (Throwable) in.readObject();
+		try {
+			t = decode(base64);
 		} catch (Exception e) {
 			out.add("unreadable: " + e);
 			return out;
@@ -728,6 +748,42 @@ public final class FlinkReference {
 			    ExceptionUtils.findThrowableSerializedAware(t, c, cl)
 			    .isPresent())));
 		return out;
+	}
+
+	/*
+	 * The service's originals are what a JDK writes: at each level whose
+	 * serializedException Flink's deserializeError reads, the object it
+	 * gives, written by an ObjectOutputStream, must be the same bytes;
+	 * a difference is a line.
+	 */
+	private static void rewritten(String at, String base64) {
+		ClassLoader cl = FlinkReference.class.getClassLoader();
+		Throwable t;
+		try {
+			t = decode(base64);
+		} catch (Exception e) {
+			return; /* chain() has said so */
+		}
+		for (int n = 0; t instanceof SerializedThrowable && n < 64;
+		    t = t.getCause(), n++) {
+			SerializedThrowable s = (SerializedThrowable) t;
+			Throwable o = s.deserializeError(cl);
+			if (o == s)
+				continue;
+			java.io.ByteArrayOutputStream out =
+			    new java.io.ByteArrayOutputStream();
+			try (java.io.ObjectOutputStream w =
+			    new java.io.ObjectOutputStream(out)) {
+				w.writeObject(o);
+			} catch (Exception e) {
+				diffs.add(at + ": level " + n + " not written: " + e);
+				continue;
+			}
+			if (!Arrays.equals(out.toByteArray(),
+			    s.getSerializedException()))
+				diffs.add(at + ": level " + n +
+				    ": serializedException is not what a JDK writes");
+		}
 	}
 
 	/* Whether findThrowableSerializedAware(t, c) would loop forever. */
