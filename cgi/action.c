@@ -33,6 +33,21 @@
 #else
 #define RUNNING_ON_VALGRIND 0
 #endif
+/*
+ * A sanitizer's runtime, as valgrind, takes a clone that shares memory
+ * for the thread it came from, on a stack it does not know (see
+ * watchdog_start): under either, the watchdog is a fork.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WATCHDOG_FORKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WATCHDOG_FORKS 1
+#endif
+#endif
+#ifndef WATCHDOG_FORKS
+#define WATCHDOG_FORKS 0
+#endif
 
 #include "action.h"
 #include "buf.h"
@@ -260,6 +275,12 @@ watchdog_main(void *arg)
 	return 0;
 }
 
+int
+action_watchdog_shares(void)
+{
+	return !WATCHDOG_FORKS && !RUNNING_ON_VALGRIND;
+}
+
 /*
  * Starts a's watchdog, on a stack of its own in the runner's memory,
  * shared (CLONE_VM), not copied: a fork copied the page tables of the
@@ -285,9 +306,10 @@ watchdog_start(struct action *a, pid_t runner, int64_t timeout_ms)
 	w->timeout_ms = timeout_ms;
 	/*
 	 * valgrind follows a clone only as a thread or a fork, and stops
-	 * the program at any other: under it, the watchdog is a fork.
+	 * the program at any other; a sanitizer reports the watchdog's
+	 * stack as out of its thread's: under either, a fork.
 	 */
-	if (RUNNING_ON_VALGRIND) {
+	if (!action_watchdog_shares()) {
 		if ((a->watchdog = fork()) == 0)
 			watchdog_run(w->group, w->runner, w->timeout_ms);
 	} else

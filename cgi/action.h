@@ -64,6 +64,12 @@ void action_wake_on_exit(void);
 int action_poll(struct pollfd *, size_t, int timeout_ms);
 int action_start(const struct action_spec *, struct action **);
 pid_t action_pid(const struct action *);
+/*
+ * 1 when an action's watchdog shares the runner's memory (a clone); 0
+ * when it is a fork, under valgrind or a sanitizer, which cannot follow
+ * such a clone.
+ */
+int action_watchdog_shares(void);
 size_t action_pollfds(const struct action *, struct pollfd *, size_t max);
 int action_timeout(const struct action *, int64_t now_ms);
 int action_step(struct action *, int64_t now_ms);
